@@ -1,0 +1,105 @@
+#include "meshioplusplus/mesh.hpp"
+
+#include <stdexcept>
+
+#include "meshioplusplus/cell_types.hpp"
+
+namespace meshioplusplus {
+
+std::int64_t CellBlock::num_cells() const noexcept {
+  if (is_ragged()) return offsets.rows() > 0 ? offsets.rows() - 1 : 0;
+  return connectivity.rows();
+}
+
+std::int64_t Mesh::num_cells() const noexcept {
+  std::int64_t total = 0;
+  for (const CellBlock& block : cells) total += block.num_cells();
+  return total;
+}
+
+NDArray block_bases(const std::vector<CellBlock>& blocks) {
+  NDArray bases = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(blocks.size()) + 1});
+  std::int64_t* out = bases.data_as<std::int64_t>();
+  out[0] = 0;
+  for (std::size_t i = 0; i < blocks.size(); ++i) out[i + 1] = out[i] + blocks[i].num_cells();
+  return bases;
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
+
+void check_indices(const NDArray& indices, std::int64_t limit, const std::string& what) {
+  if (indices.dtype() != DType::int64) fail(what + " must be int64");
+  for (std::int64_t index : indices.values<std::int64_t>())
+    if (index < 0 || index >= limit)
+      fail(what + " holds index " + std::to_string(index) + " outside [0, " +
+           std::to_string(limit) + ")");
+}
+
+void check_offsets(const NDArray& offsets, std::int64_t target_size, const std::string& what) {
+  if (offsets.dtype() != DType::int64 || offsets.ndim() != 1 || offsets.rows() < 1)
+    fail(what + " offsets must be int64 (n+1,)");
+  auto values = offsets.values<std::int64_t>();
+  if (values.front() != 0 || values.back() != target_size)
+    fail(what + " offsets must start at 0 and end at " + std::to_string(target_size));
+  for (std::size_t i = 1; i < values.size(); ++i)
+    if (values[i] < values[i - 1]) fail(what + " offsets must not decrease");
+}
+
+}  // namespace
+
+void validate(const Mesh& mesh) {
+  if (mesh.points.ndim() != 2) fail("points must be a 2-D array (n, dim)");
+  if (!dtype_is_float(mesh.points.dtype())) fail("points must be float32 or float64");
+  const std::int64_t num_points = mesh.num_points();
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+    const CellBlock& block = mesh.cells[b];
+    const std::string what = "cells[" + std::to_string(b) + "] (" + block.type + ")";
+    const CellTypeInfo* info = find_cell_type(block.type);
+    if (info == nullptr) fail(what + ": unknown cell type");
+    if (info->num_nodes == 0) {
+      if (!block.is_ragged()) fail(what + ": ragged type needs offsets");
+      if (block.type == "polyhedron") {
+        if (block.face_offsets.empty_handle()) fail(what + ": polyhedron needs face offsets");
+        check_offsets(block.face_offsets, block.connectivity.rows(), what + " face");
+        check_offsets(block.offsets, block.face_offsets.rows() - 1, what);
+      } else {
+        check_offsets(block.offsets, block.connectivity.rows(), what);
+      }
+    } else if (block.connectivity.ndim() != 2 || block.connectivity.dim(1) != info->num_nodes) {
+      fail(what + ": connectivity must be (n, " + std::to_string(info->num_nodes) + ")");
+    }
+    check_indices(block.connectivity, num_points, what);
+  }
+  for (const auto& [name, array] : mesh.point_data)
+    if (array.rows() != num_points) fail("point_data['" + name + "'] length differs from points");
+  for (const auto& [name, arrays] : mesh.cell_data) {
+    if (arrays.size() != mesh.cells.size())
+      fail("cell_data['" + name + "'] needs one array per cell block");
+    for (std::size_t b = 0; b < arrays.size(); ++b)
+      if (arrays[b].rows() != mesh.cells[b].num_cells())
+        fail("cell_data['" + name + "'][" + std::to_string(b) + "] length differs from its block");
+  }
+  const std::int64_t num_cells = mesh.num_cells();
+  for (const Region& region : mesh.regions) {
+    const std::string what = "region '" + region.name + "'";
+    switch (region.kind) {
+      case RegionKind::Point: check_indices(region.entries, num_points, what); break;
+      case RegionKind::Cell: check_indices(region.entries, num_cells, what); break;
+      case RegionKind::Side:
+        if (region.entries.ndim() != 2 || region.entries.dim(1) != 2)
+          fail(what + ": side entries must be (n, 2)");
+        if (region.entries.dtype() != DType::int64) fail(what + " must be int64");
+        {
+          auto values = region.entries.values<std::int64_t>();
+          for (std::size_t i = 0; i < values.size(); i += 2)
+            if (values[i] < 0 || values[i] >= num_cells || values[i + 1] < 0)
+              fail(what + " holds an invalid (cell, facet) pair");
+        }
+        break;
+    }
+  }
+}
+
+}  // namespace meshioplusplus

@@ -1,0 +1,147 @@
+// The format table: one row per format. Adding a format is a folder, a row here, its tests.
+#include "meshioplusplus/registry.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <stdexcept>
+#include <string>
+
+#include "formats/vtk/vtk.hpp"
+#include "formats/vtu/vtu.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus {
+namespace {
+
+
+constexpr std::array<std::string_view, 1> kVtuExtensions{".vtu"};
+constexpr std::array kVtuOptions{
+    WriteOptionSpec{"binary", "true", "base64 or raw binary data instead of ascii"},
+    WriteOptionSpec{"compression", "zlib", "zlib or none (binary only)"},
+    WriteOptionSpec{"header_type", "", "UInt32 or UInt64 block headers (default UInt32)"},
+    WriteOptionSpec{"appended", "false", "binary data as one raw <AppendedData> section"},
+};
+
+constexpr std::array<std::string_view, 1> kVtkExtensions{".vtk"};
+constexpr std::array kVtkOptions{
+    WriteOptionSpec{"binary", "true", "big-endian binary instead of ascii"},
+    WriteOptionSpec{"fmt_version", "5.1", "legacy file version: 4.2 or 5.1"},
+};
+
+const std::array kFormats{
+    FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write, kVtuOptions},
+    FormatInfo{"vtk", kVtkExtensions, "VTK legacy", vtk::read, vtk::write, kVtkOptions},
+};
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string known_names() {
+  std::string names;
+  for (const FormatInfo& format : kFormats) {
+    if (!names.empty()) names += ", ";
+    names += format.name;
+  }
+  return names;
+}
+
+}  // namespace
+
+void WriteOptions::set(std::string name, std::string value) {
+  for (auto& entry : values_)
+    if (entry.first == name) {
+      entry.second = std::move(value);
+      return;
+    }
+  values_.emplace_back(std::move(name), std::move(value));
+}
+
+const std::string* WriteOptions::find(std::string_view name) const noexcept {
+  for (const auto& entry : values_)
+    if (entry.first == name) return &entry.second;
+  return nullptr;
+}
+
+std::string_view WriteOptions::get(std::string_view name, std::string_view fallback) const noexcept {
+  const std::string* value = find(name);
+  return value ? std::string_view(*value) : fallback;
+}
+
+bool WriteOptions::get_bool(std::string_view name, bool fallback) const {
+  const std::string* value = find(name);
+  if (value == nullptr) return fallback;
+  const std::string text = lower(*value);
+  if (text == "true" || text == "1" || text == "yes") return true;
+  if (text == "false" || text == "0" || text == "no") return false;
+  throw std::invalid_argument("option '" + std::string(name) + "' expects true or false, got '" +
+                              *value + "'");
+}
+
+std::span<const FormatInfo> registered_formats() noexcept { return kFormats; }
+
+const FormatInfo& format_by_name(std::string_view name) {
+  const std::string wanted = lower(name);
+  for (const FormatInfo& format : kFormats)
+    if (format.name == wanted) return format;
+  throw std::invalid_argument("unknown file format '" + std::string(name) + "' (known: " + known_names() + ")");
+}
+
+const FormatInfo* format_for_path(std::string_view path) noexcept {
+  const std::string name = lower(path);
+  const FormatInfo* best = nullptr;
+  std::size_t best_length = 0;
+  for (const FormatInfo& format : kFormats)
+    for (std::string_view extension : format.extensions)
+      if (extension.size() > best_length && name.ends_with(extension)) {
+        best = &format;
+        best_length = extension.size();
+      }
+  return best;
+}
+
+Mesh read(const std::string& path, std::string_view format_name) {
+  const FormatInfo* format = nullptr;
+  try {
+    format = format_name.empty() ? format_for_path(path) : &format_by_name(format_name);
+  } catch (const std::invalid_argument& error) {
+    throw ReadError(path, "", error.what());
+  }
+  if (format == nullptr)
+    throw ReadError(path, "", "cannot tell the format from the file name; name one (known: " + known_names() + ")");
+  if (format->read == nullptr) throw ReadError(path, std::string(format->name), "this format is write-only");
+  return format->read(path);
+}
+
+void write(const std::string& path, const Mesh& mesh, std::string_view format_name,
+           const WriteOptions& options) {
+  const FormatInfo* format = nullptr;
+  try {
+    format = format_name.empty() ? format_for_path(path) : &format_by_name(format_name);
+  } catch (const std::invalid_argument& error) {
+    throw WriteError(path, "", error.what());
+  }
+  if (format == nullptr)
+    throw WriteError(path, "", "cannot tell the format from the file name; name one (known: " + known_names() + ")");
+  if (format->write == nullptr) throw WriteError(path, std::string(format->name), "this format is read-only");
+  for (const auto& [name, value] : options.items()) {
+    const bool known = std::any_of(format->write_options.begin(), format->write_options.end(),
+                                   [&](const WriteOptionSpec& spec) { return spec.name == name; });
+    if (!known) throw WriteError(path, std::string(format->name), "unknown write option '" + name + "'");
+  }
+  try {
+    validate(mesh);
+  } catch (const std::invalid_argument& error) {
+    throw WriteError(path, std::string(format->name), error.what());
+  }
+  try {
+    format->write(path, mesh, options);
+  } catch (const std::invalid_argument& error) {
+    throw WriteError(path, std::string(format->name), error.what());
+  }
+}
+
+}  // namespace meshioplusplus

@@ -1,0 +1,16 @@
+// VTK XML UnstructuredGrid (.vtu).
+#pragma once
+
+#include <string>
+
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/registry.hpp"
+
+namespace meshioplusplus::vtu {
+
+Mesh read(const std::string& path);
+// Options: binary (true), compression ("zlib" | "none"), header_type ("UInt32" | "UInt64";
+// "" = UInt32), appended (false: inline base64; true: appended raw).
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+
+}  // namespace meshioplusplus::vtu

@@ -1,0 +1,88 @@
+// Floor 2: crash-safe output. Bytes go to a temporary file beside the target, which
+// replaces the target only on commit(); a failed or abandoned write leaves any existing
+// file untouched.
+#pragma once
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace meshioplusplus::io {
+
+class AtomicFile {
+ public:
+  // Throws WriteError naming `path` when the temporary file cannot be created.
+  AtomicFile(const std::string& path, std::string_view format);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const void* data, std::size_t size);
+  void write(std::string_view text) { write(text.data(), text.size()); }
+  // Flushes, closes and renames over the target. Throws WriteError on failure.
+  void commit();
+  [[noreturn]] void fail(const std::string& message) const;
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_, temp_path_, format_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// Buffered text/binary output into an AtomicFile with locale-independent numbers:
+// floats are written in the shortest form that parses back to the same bits.
+class OutputBuffer {
+ public:
+  explicit OutputBuffer(AtomicFile& file) : file_(file) { buffer_.reserve(kCapacity + 512); }
+  ~OutputBuffer() = default;
+
+  void put(char c) {
+    buffer_.push_back(c);
+    maybe_flush();
+  }
+  void text(std::string_view s) {
+    buffer_.append(s);
+    maybe_flush();
+  }
+  void bytes(const void* data, std::size_t size) {
+    if (size > kCapacity) {
+      flush();
+      file_.write(data, size);
+      return;
+    }
+    buffer_.append(static_cast<const char*>(data), size);
+    maybe_flush();
+  }
+  template <class T> void number(T value) {
+    char scratch[40];
+    std::to_chars_result result;
+    if constexpr (std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t>) {
+      result = std::to_chars(scratch, scratch + sizeof scratch, static_cast<int>(value));
+    } else {
+      result = std::to_chars(scratch, scratch + sizeof scratch, value);
+    }
+    buffer_.append(scratch, static_cast<std::size_t>(result.ptr - scratch));
+    maybe_flush();
+  }
+  void flush() {
+    if (!buffer_.empty()) file_.write(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+  // Direct access for encoders that append large blocks (base64 …).
+  std::string& raw() noexcept { return buffer_; }
+  void maybe_flush() {
+    if (buffer_.size() >= kCapacity) flush();
+  }
+
+ private:
+  static constexpr std::size_t kCapacity = 1 << 20;
+  AtomicFile& file_;
+  std::string buffer_;
+};
+
+}  // namespace meshioplusplus::io

@@ -1,0 +1,111 @@
+// Floor 2: a forward scanner over text with locale-independent number parsing
+// (std::from_chars) and errors that name the file, byte offset and line.
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::io {
+
+inline bool is_space(char c) noexcept {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// 1-based line number of `offset` in `text` (computed only on error paths).
+inline std::uint64_t line_of_offset(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  return 1 + static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + offset, '\n'));
+}
+
+class TextScanner {
+ public:
+  // `document` is the whole file, so offsets and lines are file-absolute; scanning covers
+  // [begin, end) of it.
+  TextScanner(std::string_view document, std::size_t begin, std::size_t end,
+              const std::string& path, std::string_view format)
+      : document_(document), pos_(begin), end_(end), path_(path), format_(format) {}
+  TextScanner(std::string_view document, const std::string& path, std::string_view format)
+      : TextScanner(document, 0, document.size(), path, format) {}
+
+  std::size_t position() const noexcept { return pos_; }
+  void seek(std::size_t position) noexcept { pos_ = std::min(position, end_); }
+  std::size_t end() const noexcept { return end_; }
+  bool at_end() const noexcept { return pos_ >= end_; }
+  std::string_view document() const noexcept { return document_; }
+
+  void skip_whitespace() noexcept {
+    while (pos_ < end_ && is_space(document_[pos_])) ++pos_;
+  }
+  // Skips spaces and tabs but stops at a line break.
+  void skip_blanks() noexcept {
+    while (pos_ < end_ && (document_[pos_] == ' ' || document_[pos_] == '\t' || document_[pos_] == '\r'))
+      ++pos_;
+  }
+
+  // Next whitespace-delimited token; empty at the end.
+  std::string_view next_token() noexcept {
+    skip_whitespace();
+    const std::size_t start = pos_;
+    while (pos_ < end_ && !is_space(document_[pos_])) ++pos_;
+    return document_.substr(start, pos_ - start);
+  }
+
+  // The rest of the current line without its terminator; moves past the line break.
+  std::string_view next_line() noexcept {
+    const std::size_t start = pos_;
+    while (pos_ < end_ && document_[pos_] != '\n') ++pos_;
+    std::size_t stop = pos_;
+    if (pos_ < end_) ++pos_;
+    if (stop > start && document_[stop - 1] == '\r') --stop;
+    return document_.substr(start, stop - start);
+  }
+
+  template <class T> T next_number() {
+    skip_whitespace();
+    T value{};
+    const char* first = document_.data() + pos_;
+    const char* last = document_.data() + end_;
+    if (first < last && *first == '+') ++first;  // from_chars rejects an explicit '+'
+    std::from_chars_result result;
+    if constexpr (std::is_floating_point_v<T>) {
+      result = std::from_chars(first, last, value, std::chars_format::general);
+    } else {
+      result = std::from_chars(first, last, value);
+    }
+    if (result.ec != std::errc{} || (result.ptr < last && !is_space(*result.ptr))) {
+      if (first >= last) fail("unexpected end of data while reading a number");
+      const char* stop = first;
+      while (stop < last && !is_space(*stop) && stop - first < 32) ++stop;
+      fail("invalid number '" + std::string(first, stop) + "'");
+    }
+    pos_ = static_cast<std::size_t>(result.ptr - document_.data());
+    return value;
+  }
+
+  template <class T> void next_numbers(T* out, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = next_number<T>();
+  }
+
+  // Throws ReadError at the current position.
+  [[noreturn]] void fail(const std::string& message) const { fail_at(pos_, message); }
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
+    throw ReadError(path_, std::string(format_), message, offset, line_of_offset(document_, offset));
+  }
+
+ private:
+  std::string_view document_;
+  std::size_t pos_;
+  std::size_t end_;
+  const std::string& path_;
+  std::string_view format_;
+};
+
+}  // namespace meshioplusplus::io

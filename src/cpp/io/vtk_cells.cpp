@@ -1,0 +1,281 @@
+#include "io/vtk_cells.hpp"
+
+#include <cstring>
+
+#include "meshioplusplus/cell_types.hpp"
+
+namespace meshioplusplus::io {
+namespace {
+
+// VTK pixel/voxel number their corners lexicographically; quad/hexahedron go around.
+constexpr int kPixelToQuad[4] = {0, 1, 3, 2};
+constexpr int kVoxelToHexahedron[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+
+template <class Index>
+std::int64_t checked_index(Index value, std::int64_t num_points) {
+  const auto index = static_cast<std::int64_t>(value);
+  if constexpr (std::is_unsigned_v<Index>) {
+    if (static_cast<std::uint64_t>(value) > static_cast<std::uint64_t>(INT64_MAX))
+      throw CellStreamError("connectivity index out of range");
+  }
+  if (index < 0 || index >= num_points)
+    throw CellStreamError("connectivity index " + std::to_string(index) + " outside [0, " +
+                          std::to_string(num_points) + ")");
+  return index;
+}
+
+template <class Index>
+void gather_rectangular(const Index* connectivity, std::span<const std::int64_t> offsets,
+                        std::int64_t first, std::int64_t count, int nodes, const int* permutation,
+                        std::int64_t num_points, std::int64_t* out) {
+  for (std::int64_t c = 0; c < count; ++c) {
+    const Index* cell = connectivity + offsets[first + c];
+    std::int64_t* target = out + c * nodes;
+    if (permutation) {
+      for (int k = 0; k < nodes; ++k) target[k] = checked_index(cell[permutation[k]], num_points);
+    } else {
+      for (int k = 0; k < nodes; ++k) target[k] = checked_index(cell[k], num_points);
+    }
+  }
+}
+
+bool can_share_connectivity(const VtkCellStream& stream, std::int64_t nodes) {
+  // One run spanning everything, already int64, densely packed: the array itself is the block.
+  const std::int64_t n = static_cast<std::int64_t>(stream.types.size());
+  return stream.connectivity.dtype() == DType::int64 &&
+         static_cast<std::int64_t>(stream.connectivity.size()) == n * nodes &&
+         stream.offsets[n] == n * nodes && stream.connectivity.owns_data();
+}
+
+CellBlock make_polygon_block(const VtkCellStream& stream, std::int64_t first, std::int64_t count) {
+  CellBlock block;
+  block.type = "polygon";
+  const std::int64_t begin = stream.offsets[first], end = stream.offsets[first + count];
+  block.offsets = NDArray::allocate(DType::int64, {count + 1});
+  std::int64_t* offsets = block.offsets.data_as<std::int64_t>();
+  for (std::int64_t c = 0; c <= count; ++c) offsets[c] = stream.offsets[first + c] - begin;
+  block.connectivity = NDArray::allocate(DType::int64, {end - begin});
+  std::int64_t* out = block.connectivity.data_as<std::int64_t>();
+  visit_dtype(stream.connectivity.dtype(), [&](auto tag) {
+    using Index = decltype(tag);
+    if constexpr (std::is_integral_v<Index>) {
+      const Index* source = static_cast<const Index*>(stream.connectivity.data());
+      for (std::int64_t i = begin; i < end; ++i) out[i - begin] = checked_index(source[i], stream.num_points);
+    }
+  });
+  return block;
+}
+
+CellBlock make_polyhedron_block(const VtkCellStream& stream, std::int64_t first, std::int64_t count) {
+  if (stream.faces.empty_handle() || stream.face_offsets.empty())
+    throw CellStreamError("polyhedron cells without faces/faceoffsets arrays");
+  std::vector<std::int64_t> faces;
+  visit_dtype(stream.faces.dtype(), [&](auto tag) {
+    using Index = decltype(tag);
+    if constexpr (std::is_integral_v<Index>) {
+      const auto* source = static_cast<const Index*>(stream.faces.data());
+      faces.assign(source, source + stream.faces.size());
+    }
+  });
+  std::vector<std::int64_t> cell_offsets{0}, face_offsets{0}, nodes;
+  for (std::int64_t c = first; c < first + count; ++c) {
+    std::int64_t at = stream.face_offsets[c];
+    const std::int64_t stop = stream.face_offsets[c + 1];
+    if (at < 0 || stop > static_cast<std::int64_t>(faces.size()) || at >= stop)
+      throw CellStreamError("polyhedron face offsets out of range");
+    const std::int64_t nfaces = faces[at++];
+    for (std::int64_t f = 0; f < nfaces; ++f) {
+      if (at >= stop) throw CellStreamError("polyhedron face list shorter than announced");
+      const std::int64_t nverts = faces[at++];
+      if (nverts < 0 || at + nverts > stop) throw CellStreamError("polyhedron face list shorter than announced");
+      for (std::int64_t v = 0; v < nverts; ++v) nodes.push_back(checked_index(faces[at++], stream.num_points));
+      face_offsets.push_back(static_cast<std::int64_t>(nodes.size()));
+    }
+    cell_offsets.push_back(static_cast<std::int64_t>(face_offsets.size()) - 1);
+  }
+  auto to_array = [](const std::vector<std::int64_t>& values) {
+    NDArray array = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(values.size())});
+    if (!values.empty()) std::memcpy(array.data(), values.data(), values.size() * sizeof(std::int64_t));
+    return array;
+  };
+  CellBlock block;
+  block.type = "polyhedron";
+  block.connectivity = to_array(nodes);
+  block.offsets = to_array(cell_offsets);
+  block.face_offsets = to_array(face_offsets);
+  return block;
+}
+
+}  // namespace
+
+VtkCells cells_from_vtk(const VtkCellStream& stream) {
+  const std::int64_t n = static_cast<std::int64_t>(stream.types.size());
+  if (static_cast<std::int64_t>(stream.offsets.size()) != n + 1)
+    throw CellStreamError("offsets and types disagree on the number of cells");
+  const std::int64_t total = static_cast<std::int64_t>(stream.connectivity.size());
+  if (n > 0 && (stream.offsets[0] != 0 || stream.offsets[n] > total))
+    throw CellStreamError("cell offsets exceed the connectivity array");
+  if (!dtype_is_signed_int(stream.connectivity.dtype()) && !dtype_is_unsigned_int(stream.connectivity.dtype()))
+    throw CellStreamError("connectivity must be an integer array");
+  for (std::int64_t c = 0; c < n; ++c)
+    if (stream.offsets[c + 1] < stream.offsets[c]) throw CellStreamError("cell offsets decrease");
+
+  VtkCells result;
+  std::int64_t first = 0;
+  while (first < n) {
+    const std::int64_t vtk_id = stream.types[first];
+    std::int64_t stop = first + 1;
+    const std::int64_t nodes = stream.offsets[first + 1] - stream.offsets[first];
+    const bool ragged = vtk_id == kVtkPolygon || vtk_id == kVtkPolyhedron;
+    // A run continues while the type (and, for fixed types, the node count) stays the same.
+    while (stop < n && stream.types[stop] == vtk_id &&
+           (ragged || stream.offsets[stop + 1] - stream.offsets[stop] == nodes))
+      ++stop;
+    const std::int64_t count = stop - first;
+    if (vtk_id == kVtkPolygon) {
+      result.blocks.push_back(make_polygon_block(stream, first, count));
+    } else if (vtk_id == kVtkPolyhedron) {
+      result.blocks.push_back(make_polyhedron_block(stream, first, count));
+    } else {
+      const CellTypeInfo* info = cell_type_from_vtk(static_cast<int>(vtk_id), nodes);
+      if (info == nullptr)
+        throw CellStreamError("unknown VTK cell type " + std::to_string(vtk_id) + " with " +
+                              std::to_string(nodes) + " nodes");
+      if (info->num_nodes != nodes)
+        throw CellStreamError("VTK cell type " + std::to_string(vtk_id) + " (" + std::string(info->name) +
+                              ") needs " + std::to_string(info->num_nodes) + " nodes, got " +
+                              std::to_string(nodes));
+      const int* permutation = vtk_id == kVtkPixel ? kPixelToQuad : vtk_id == kVtkVoxel ? kVoxelToHexahedron : nullptr;
+      CellBlock block;
+      block.type = std::string(info->name);
+      if (count == n && permutation == nullptr && can_share_connectivity(stream, nodes)) {
+        const auto* ids = stream.connectivity.data_as<std::int64_t>();
+        for (std::int64_t i = 0; i < n * nodes; ++i) checked_index(ids[i], stream.num_points);
+        block.connectivity = stream.connectivity.reshaped({n, nodes});
+      } else {
+        block.connectivity = NDArray::allocate(DType::int64, {count, nodes});
+        std::int64_t* out = block.connectivity.data_as<std::int64_t>();
+        visit_dtype(stream.connectivity.dtype(), [&](auto tag) {
+          using Index = decltype(tag);
+          if constexpr (std::is_integral_v<Index>)
+            gather_rectangular(static_cast<const Index*>(stream.connectivity.data()), stream.offsets, first,
+                               count, static_cast<int>(nodes), permutation, stream.num_points, out);
+        });
+      }
+      result.blocks.push_back(std::move(block));
+    }
+    result.runs.push_back({first, count});
+    first = stop;
+  }
+  return result;
+}
+
+std::vector<NDArray> split_cell_data(const NDArray& data, const std::vector<CellRun>& runs) {
+  std::vector<NDArray> parts;
+  parts.reserve(runs.size());
+  if (runs.size() == 1 && runs[0].first_cell == 0 && runs[0].cell_count == data.rows()) {
+    parts.push_back(data);
+    return parts;
+  }
+  const std::size_t row_bytes = static_cast<std::size_t>(data.row_width()) * dtype_size(data.dtype());
+  for (const CellRun& run : runs) {
+    Shape shape = data.shape();
+    shape[0] = run.cell_count;
+    NDArray part = NDArray::allocate(data.dtype(), shape);
+    if (run.cell_count > 0)
+      std::memcpy(part.data(), static_cast<const char*>(data.data()) + run.first_cell * row_bytes,
+                  static_cast<std::size_t>(run.cell_count) * row_bytes);
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+int vtk_id_for(const CellBlock& block) {
+  const CellTypeInfo& info = cell_type(block.type);
+  if (info.vtk_id < 0) throw std::invalid_argument("VTK has no cell type for '" + block.type + "'");
+  return info.vtk_id;
+}
+
+VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks) {
+  std::int64_t num_cells = 0, total = 0, total_faces = 0;
+  bool any_polyhedron = false;
+  for (const CellBlock& block : blocks) {
+    num_cells += block.num_cells();
+    total += static_cast<std::int64_t>(block.connectivity.size());
+    if (block.type == "polyhedron") {
+      any_polyhedron = true;
+      // per cell: nfaces + per face (count + nodes)
+      total_faces += block.num_cells() + (block.face_offsets.rows() - 1) +
+                     static_cast<std::int64_t>(block.connectivity.size());
+    }
+  }
+  VtkCellArrays out;
+  out.types = NDArray::allocate(DType::uint8, {num_cells});
+  out.offsets = NDArray::allocate(DType::int64, {num_cells});
+  out.connectivity = NDArray::allocate(DType::int64, {total});
+  if (any_polyhedron) {
+    out.faces = NDArray::allocate(DType::int64, {total_faces});
+    out.face_offsets = NDArray::allocate(DType::int64, {num_cells});
+  }
+  auto* types = out.types.data_as<std::uint8_t>();
+  auto* offsets = out.offsets.data_as<std::int64_t>();
+  auto* connectivity = out.connectivity.data_as<std::int64_t>();
+  std::int64_t* faces = any_polyhedron ? out.faces.data_as<std::int64_t>() : nullptr;
+  std::int64_t* face_offsets = any_polyhedron ? out.face_offsets.data_as<std::int64_t>() : nullptr;
+  std::int64_t cell = 0, written = 0, faces_written = 0;
+  for (const CellBlock& block : blocks) {
+    const auto vtk_id = static_cast<std::uint8_t>(vtk_id_for(block));
+    const std::int64_t count = block.num_cells();
+    const auto* ids = block.connectivity.data_as<std::int64_t>();
+    if (block.type == "polyhedron") {
+      const auto* cell_faces = block.offsets.data_as<std::int64_t>();
+      const auto* face_nodes = block.face_offsets.data_as<std::int64_t>();
+      for (std::int64_t c = 0; c < count; ++c) {
+        // Connectivity lists each distinct point of the polyhedron once, in first-seen order.
+        const std::int64_t node_begin = face_nodes[cell_faces[c]], node_end = face_nodes[cell_faces[c + 1]];
+        std::vector<std::int64_t> unique;
+        for (std::int64_t i = node_begin; i < node_end; ++i) {
+          bool seen = false;
+          for (std::int64_t u : unique) seen = seen || u == ids[i];
+          if (!seen) unique.push_back(ids[i]);
+        }
+        for (std::int64_t u : unique) connectivity[written++] = u;
+        faces[faces_written++] = cell_faces[c + 1] - cell_faces[c];
+        for (std::int64_t f = cell_faces[c]; f < cell_faces[c + 1]; ++f) {
+          faces[faces_written++] = face_nodes[f + 1] - face_nodes[f];
+          for (std::int64_t i = face_nodes[f]; i < face_nodes[f + 1]; ++i) faces[faces_written++] = ids[i];
+        }
+        face_offsets[cell] = faces_written;
+        types[cell] = vtk_id;
+        offsets[cell++] = written;
+      }
+    } else if (block.is_ragged()) {
+      const auto* cell_offsets = block.offsets.data_as<std::int64_t>();
+      std::memcpy(connectivity + written, ids, block.connectivity.size() * sizeof(std::int64_t));
+      for (std::int64_t c = 0; c < count; ++c) {
+        if (any_polyhedron) face_offsets[cell] = -1;
+        types[cell] = vtk_id;
+        offsets[cell++] = written + cell_offsets[c + 1];
+      }
+      written += static_cast<std::int64_t>(block.connectivity.size());
+    } else {
+      const std::int64_t nodes = block.connectivity.row_width();
+      std::memcpy(connectivity + written, ids, block.connectivity.size() * sizeof(std::int64_t));
+      for (std::int64_t c = 0; c < count; ++c) {
+        if (any_polyhedron) face_offsets[cell] = -1;
+        types[cell] = vtk_id;
+        offsets[cell++] = written + (c + 1) * nodes;
+      }
+      written += count * nodes;
+    }
+  }
+  // Polyhedron connectivity holds unique points only, so it can be shorter than reserved.
+  if (written != total) {
+    NDArray trimmed = NDArray::allocate(DType::int64, {written});
+    std::memcpy(trimmed.data(), connectivity, static_cast<std::size_t>(written) * sizeof(std::int64_t));
+    out.connectivity = std::move(trimmed);
+  }
+  return out;
+}
+
+}  // namespace meshioplusplus::io

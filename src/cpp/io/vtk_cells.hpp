@@ -1,0 +1,64 @@
+// Floor 2: VTK's cell stream (types + offsets + connectivity [+ polyhedron faces]) to and
+// from meshio++ cell blocks. Shared by the XML (.vtu) and legacy (.vtk) formats.
+//
+// Reading groups consecutive cells of one type into a block (as meshio does), so cell
+// order — and with it cell data — is preserved without permutation.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "meshioplusplus/mesh.hpp"
+
+namespace meshioplusplus::io {
+
+// Raised for an inconsistent stream; the format turns it into a ReadError with a location.
+class CellStreamError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct VtkCellStream {
+  std::span<const std::int64_t> types;    // n VTK cell ids
+  std::span<const std::int64_t> offsets;  // n+1 start offsets into connectivity, offsets[0] == 0
+  NDArray connectivity;                   // any integer dtype, 1-D
+  // Polyhedra (VTK 42), VTU layout: per polyhedron [nfaces, n0, ids…, n1, ids…];
+  // face_offsets are n+1 start offsets into `faces` (only polyhedron cells are read).
+  NDArray faces;
+  std::span<const std::int64_t> face_offsets;
+  std::int64_t num_points = 0;  // for the index range check
+};
+
+struct CellRun {
+  std::int64_t first_cell;
+  std::int64_t cell_count;
+};
+
+struct VtkCells {
+  std::vector<CellBlock> blocks;
+  std::vector<CellRun> runs;  // runs[i] = the source cells of blocks[i]
+};
+
+VtkCells cells_from_vtk(const VtkCellStream& stream);
+
+// Slices per-cell data (rows = cells) into the blocks' runs. A single run covering the
+// whole array shares it without copying.
+std::vector<NDArray> split_cell_data(const NDArray& data, const std::vector<CellRun>& runs);
+
+// The inverse, for writers: the VTK stream of `blocks` in block order.
+struct VtkCellArrays {
+  NDArray types;         // uint8 (n,)
+  NDArray offsets;       // int64 (n,) end offsets into connectivity (VTU convention)
+  NDArray connectivity;  // int64 (total,)
+  NDArray faces;         // int64, empty handle when there are no polyhedra
+  NDArray face_offsets;  // int64 (n,) end offsets into faces, -1 for non-polyhedra
+};
+VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks);
+
+// The VTK id a block is written with; throws std::invalid_argument for types VTK lacks.
+int vtk_id_for(const CellBlock& block);
+
+}  // namespace meshioplusplus::io
