@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -86,6 +87,7 @@ struct Mesh {
 // The single owner of block-major cell numbering: int64 prefix sums of the cell counts,
 // length nblocks + 1, counting every block (ragged and empty ones too).
 NDArray block_bases(const std::vector<CellBlock>& blocks);
+NDArray block_bases(std::span<const std::int64_t> cell_counts);
 
 // Checks the invariants a writer relies on (shapes, dtypes, index ranges, data lengths).
 // Throws std::invalid_argument describing the first violation.

@@ -17,12 +17,22 @@ std::int64_t Mesh::num_cells() const noexcept {
   return total;
 }
 
-NDArray block_bases(const std::vector<CellBlock>& blocks) {
-  NDArray bases = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(blocks.size()) + 1});
+NDArray block_bases(std::span<const std::int64_t> cell_counts) {
+  NDArray bases = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(cell_counts.size()) + 1});
   std::int64_t* out = bases.data_as<std::int64_t>();
   out[0] = 0;
-  for (std::size_t i = 0; i < blocks.size(); ++i) out[i + 1] = out[i] + blocks[i].num_cells();
+  for (std::size_t i = 0; i < cell_counts.size(); ++i) {
+    if (cell_counts[i] < 0) throw std::invalid_argument("negative cell count");
+    out[i + 1] = out[i] + cell_counts[i];
+  }
   return bases;
+}
+
+NDArray block_bases(const std::vector<CellBlock>& blocks) {
+  std::vector<std::int64_t> counts;
+  counts.reserve(blocks.size());
+  for (const CellBlock& block : blocks) counts.push_back(block.num_cells());
+  return block_bases(counts);
 }
 
 namespace {

@@ -1,0 +1,276 @@
+// Floor 4: the thin nanobind layer. It moves meshes between C++ and Python without copying
+// array contents: C++ buffers become numpy arrays through an owner capsule, and contiguous
+// numpy arrays become NDArray views for the duration of a write.
+//
+// The Python side speaks plain containers (see meshioplusplus/_core_bridge.py):
+//   {"points": ndarray, "cells": [(type, connectivity, offsets|None, face_offsets|None)],
+//    "point_data": {name: ndarray}, "cell_data": {name: [ndarray per block]},
+//    "field_data": {name: ndarray}, "string_field_data": {name: [str]},
+//    "regions": [(name, kind, dim, tag, entries)]}
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "io/zlib_codec.hpp"
+#include "meshioplusplus/cell_types.hpp"
+#include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/ndarray.hpp"
+#include "meshioplusplus/registry.hpp"
+
+namespace nb = nanobind;
+namespace mpp = meshioplusplus;
+
+namespace {
+
+using AnyHostArray = nb::ndarray<nb::ro, nb::device::cpu>;
+
+// ---- C++ → Python ---------------------------------------------------------------------
+
+nb::dlpack::dtype to_dlpack_dtype(mpp::DType dtype) {
+  return mpp::visit_dtype(dtype, [](auto tag) { return nb::dtype<decltype(tag)>(); });
+}
+
+// Hands the buffer to numpy: the capsule owns one reference to the Buffer, so the buffer's
+// own allocator frees it when numpy drops the last reference.
+nb::object to_numpy(const mpp::NDArray& array) {
+  std::shared_ptr<mpp::Buffer> buffer = array.buffer();
+  if (!buffer) {  // views never leave C++ as results; copy defensively if one does
+    buffer = array.copy().buffer();
+  }
+  auto* owner = new std::shared_ptr<mpp::Buffer>(buffer);
+  nb::capsule capsule(owner, [](void* pointer) noexcept {
+    delete static_cast<std::shared_ptr<mpp::Buffer>*>(pointer);
+  });
+  std::vector<size_t> shape(array.shape().begin(), array.shape().end());
+  void* data = array.owns_data() ? const_cast<void*>(array.data()) : buffer->data();
+  nb::ndarray<nb::numpy> result(data, shape.size(), shape.data(), capsule, nullptr,
+                                to_dlpack_dtype(array.dtype()));
+  return result.cast();
+}
+
+nb::object optional_numpy(const mpp::NDArray& array) {
+  return array.empty_handle() ? nb::none() : to_numpy(array);
+}
+
+nb::dict mesh_to_python(const mpp::Mesh& mesh) {
+  nb::dict result;
+  result["points"] = to_numpy(mesh.points);
+  nb::list cells;
+  for (const mpp::CellBlock& block : mesh.cells)
+    cells.append(nb::make_tuple(block.type, to_numpy(block.connectivity), optional_numpy(block.offsets),
+                                optional_numpy(block.face_offsets)));
+  result["cells"] = cells;
+  nb::dict point_data, cell_data, field_data, string_field_data;
+  for (const auto& [name, array] : mesh.point_data) point_data[name.c_str()] = to_numpy(array);
+  for (const auto& [name, arrays] : mesh.cell_data) {
+    nb::list per_block;
+    for (const mpp::NDArray& array : arrays) per_block.append(to_numpy(array));
+    cell_data[name.c_str()] = per_block;
+  }
+  for (const auto& [name, array] : mesh.field_data) field_data[name.c_str()] = to_numpy(array);
+  for (const auto& [name, strings] : mesh.string_field_data) {
+    nb::list values;
+    for (const std::string& text : strings) values.append(nb::str(text.c_str(), text.size()));
+    string_field_data[name.c_str()] = values;
+  }
+  result["point_data"] = point_data;
+  result["cell_data"] = cell_data;
+  result["field_data"] = field_data;
+  result["string_field_data"] = string_field_data;
+  nb::list regions;
+  for (const mpp::Region& region : mesh.regions)
+    regions.append(nb::make_tuple(region.name, static_cast<int>(region.kind), region.dim, region.tag,
+                                  to_numpy(region.entries)));
+  result["regions"] = regions;
+  return result;
+}
+
+// ---- Python → C++ ---------------------------------------------------------------------
+
+mpp::DType from_dlpack_dtype(nb::dlpack::dtype dtype, const std::string& what) {
+  using Code = nb::dlpack::dtype_code;
+  const auto code = static_cast<Code>(dtype.code);
+  if (dtype.lanes == 1) {
+    if (code == Code::Float && dtype.bits == 32) return mpp::DType::float32;
+    if (code == Code::Float && dtype.bits == 64) return mpp::DType::float64;
+    if (code == Code::Int || code == Code::UInt) {
+      const bool is_signed = code == Code::Int;
+      switch (dtype.bits) {
+        case 8: return is_signed ? mpp::DType::int8 : mpp::DType::uint8;
+        case 16: return is_signed ? mpp::DType::int16 : mpp::DType::uint16;
+        case 32: return is_signed ? mpp::DType::int32 : mpp::DType::uint32;
+        case 64: return is_signed ? mpp::DType::int64 : mpp::DType::uint64;
+        default: break;
+      }
+    }
+  }
+  throw nb::type_error((what + ": unsupported dtype").c_str());
+}
+
+// A non-owning view of a C-contiguous numpy array; the Python caller keeps it alive.
+mpp::NDArray view_of(nb::handle object, const std::string& what) {
+  AnyHostArray array;
+  if (!nb::try_cast(object, array, false))
+    throw nb::type_error((what + ": expected a numpy array on the host").c_str());
+  mpp::Shape shape(array.ndim());
+  std::int64_t expected_stride = 1;
+  for (size_t axis = array.ndim(); axis-- > 0;) {
+    shape[axis] = static_cast<std::int64_t>(array.shape(axis));
+    if (array.shape(axis) > 1 && array.stride(axis) != expected_stride)
+      throw nb::type_error((what + ": array must be C-contiguous").c_str());
+    expected_stride *= static_cast<std::int64_t>(array.shape(axis));
+  }
+  return mpp::NDArray::view(const_cast<void*>(array.data()), from_dlpack_dtype(array.dtype(), what), shape);
+}
+
+mpp::NDArray optional_view(nb::handle object, const std::string& what) {
+  return object.is_none() ? mpp::NDArray() : view_of(object, what);
+}
+
+mpp::Mesh mesh_from_python(const nb::dict& source) {
+  mpp::Mesh mesh;
+  mesh.points = view_of(source["points"], "points");
+  size_t index = 0;
+  for (nb::handle item : nb::iter(source["cells"])) {
+    nb::tuple entry = nb::cast<nb::tuple>(item);
+    const std::string what = "cells[" + std::to_string(index++) + "]";
+    mpp::CellBlock block;
+    block.type = nb::cast<std::string>(entry[0]);
+    block.connectivity = view_of(entry[1], what);
+    block.offsets = optional_view(entry[2], what + " offsets");
+    block.face_offsets = optional_view(entry[3], what + " face offsets");
+    mesh.cells.push_back(std::move(block));
+  }
+  for (auto [name, array] : nb::cast<nb::dict>(source["point_data"])) {
+    const std::string key = nb::cast<std::string>(name);
+    mesh.point_data.set(key, view_of(array, "point_data['" + key + "']"));
+  }
+  for (auto [name, arrays] : nb::cast<nb::dict>(source["cell_data"])) {
+    const std::string key = nb::cast<std::string>(name);
+    std::vector<mpp::NDArray> per_block;
+    for (nb::handle array : nb::iter(arrays)) per_block.push_back(view_of(array, "cell_data['" + key + "']"));
+    mesh.cell_data.set(key, std::move(per_block));
+  }
+  for (auto [name, array] : nb::cast<nb::dict>(source["field_data"])) {
+    const std::string key = nb::cast<std::string>(name);
+    mesh.field_data.set(key, view_of(array, "field_data['" + key + "']"));
+  }
+  for (auto [name, strings] : nb::cast<nb::dict>(source["string_field_data"]))
+    mesh.string_field_data.set(nb::cast<std::string>(name), nb::cast<std::vector<std::string>>(strings));
+  for (nb::handle item : nb::iter(source["regions"])) {
+    nb::tuple entry = nb::cast<nb::tuple>(item);
+    mpp::Region region;
+    region.name = nb::cast<std::string>(entry[0]);
+    region.kind = static_cast<mpp::RegionKind>(nb::cast<int>(entry[1]));
+    region.dim = nb::cast<int>(entry[2]);
+    region.tag = nb::cast<std::int64_t>(entry[3]);
+    region.entries = view_of(entry[4], "region '" + region.name + "'");
+    mesh.regions.push_back(std::move(region));
+  }
+  return mesh;
+}
+
+// ---- errors ---------------------------------------------------------------------------
+
+nb::object python_exception_type(const char* name) {
+  return nb::module_::import_("meshioplusplus._exceptions").attr(name);
+}
+
+void raise_python(const char* type_name, const std::string& message, nb::dict attributes) {
+  nb::object type = python_exception_type(type_name);
+  nb::object instance = type(message);
+  for (auto [key, value] : attributes) nb::setattr(instance, key, value);
+  PyErr_SetObject(type.ptr(), instance.ptr());
+}
+
+void translate_exceptions(const std::exception_ptr& pointer, void*) {
+  try {
+    std::rethrow_exception(pointer);
+  } catch (const mpp::ReadError& error) {
+    nb::dict attributes;
+    attributes["path"] = error.path();
+    attributes["format"] = error.format();
+    attributes["reason"] = error.reason();
+    attributes["byte_offset"] = error.byte_offset() ? nb::cast(*error.byte_offset()) : nb::none();
+    attributes["line"] = error.line() ? nb::cast(*error.line()) : nb::none();
+    raise_python("ReadError", error.what(), attributes);
+  } catch (const mpp::WriteError& error) {
+    nb::dict attributes;
+    attributes["path"] = error.path();
+    attributes["format"] = error.format();
+    raise_python("WriteError", error.what(), attributes);
+  }
+}
+
+// ---- module ---------------------------------------------------------------------------
+
+nb::dict read_mesh(const std::string& path, const std::string& format) {
+  mpp::Mesh mesh;
+  {
+    nb::gil_scoped_release released;
+    mesh = mpp::read(path, format);
+  }
+  return mesh_to_python(mesh);
+}
+
+void write_mesh(const std::string& path, const nb::dict& source, const std::string& format,
+                const nb::dict& options) {
+  const mpp::Mesh mesh = mesh_from_python(source);
+  mpp::WriteOptions write_options;
+  for (auto [name, value] : options)
+    write_options.set(nb::cast<std::string>(name), nb::cast<std::string>(value));
+  nb::gil_scoped_release released;
+  mpp::write(path, mesh, format, write_options);
+}
+
+nb::list format_table() {
+  nb::list table;
+  for (const mpp::FormatInfo& format : mpp::registered_formats()) {
+    nb::dict row;
+    row["name"] = std::string(format.name);
+    nb::list extensions;
+    for (std::string_view extension : format.extensions) extensions.append(std::string(extension));
+    row["extensions"] = extensions;
+    row["description"] = std::string(format.description);
+    row["can_read"] = format.read != nullptr;
+    row["can_write"] = format.write != nullptr;
+    nb::list options;
+    for (const mpp::WriteOptionSpec& option : format.write_options)
+      options.append(nb::make_tuple(std::string(option.name), std::string(option.default_value),
+                                    std::string(option.help)));
+    row["write_options"] = options;
+    table.append(row);
+  }
+  return table;
+}
+
+nb::list cell_type_table() {
+  nb::list table;
+  for (const mpp::CellTypeInfo& info : mpp::cell_types())
+    table.append(nb::make_tuple(std::string(info.name), info.num_nodes, info.dimension, info.vtk_id));
+  return table;
+}
+
+nb::object block_bases_of(const std::vector<std::int64_t>& cell_counts) {
+  return to_numpy(mpp::block_bases(cell_counts));
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "meshio++ C++ core (internal; use the meshioplusplus package)";
+  nb::register_exception_translator(translate_exceptions);
+  m.def("read", &read_mesh, nb::arg("path"), nb::arg("format") = "");
+  m.def("write", &write_mesh, nb::arg("path"), nb::arg("mesh"), nb::arg("format") = "",
+        nb::arg("options") = nb::dict());
+  m.def("formats", &format_table);
+  m.def("cell_types", &cell_type_table);
+  m.def("block_bases", &block_bases_of, nb::arg("cell_counts"));
+  m.def("zlib_available", &meshioplusplus::io::zlib_available);
+}

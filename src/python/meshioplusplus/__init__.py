@@ -1,0 +1,35 @@
+"""meshio++: mesh I/O with a dependency-free C++20 core, meshio's Python surface, and a
+copy-exact GPU handoff.
+
+    import meshioplusplus as mio
+    mesh = mio.read("bracket.msh")
+    mio.write("bracket.vtu", mesh)
+"""
+
+from . import _core
+from ._cell_types import num_nodes_per_cell, topological_dimension
+from ._exceptions import MeshioError, ReadError, WriteError
+from ._formats import install_namespaces as _install_namespaces
+from ._helpers import extension_to_filetypes, read, write, write_points_cells
+from ._mesh import CellBlock, Mesh
+from ._regions import Region, RegionKind
+
+__version__ = "0.1.0"
+
+globals().update(_install_namespaces(__name__))
+
+__all__ = [
+    "CellBlock",
+    "Mesh",
+    "MeshioError",
+    "ReadError",
+    "Region",
+    "RegionKind",
+    "WriteError",
+    "extension_to_filetypes",
+    "num_nodes_per_cell",
+    "read",
+    "topological_dimension",
+    "write",
+    "write_points_cells",
+]

@@ -1,0 +1,136 @@
+"""Mesh <-> the plain containers the C++ bindings speak (no array copies where avoidable).
+
+To the core, canonical arrays (C-contiguous, native byte order, a supported dtype) travel
+as-is — the bindings wrap them as views. Only arrays that the core cannot take as they are
+are converted, and those conversions are listed in ``_CONVERSIONS`` below.
+"""
+
+import numpy as np
+
+from ._mesh import CellBlock, Mesh, is_ragged_type
+from ._regions import Region, RegionKind
+
+_SUPPORTED_KINDS = "iuf"
+
+# What is converted on the way to the core, and why:
+#   * non-contiguous or foreign-byte-order arrays: the core reads raw C-order native memory;
+#   * bool arrays: reinterpreted as uint8 (a view, no copy);
+#   * connectivity and region entries of another integer type: widened to int64, the core's
+#     index type;
+#   * integer points: converted to float64;
+#   * ragged polygon/polyhedron lists: packed into CSR arrays.
+
+
+def host_array(values, name):
+    """``values`` as an array the core can view without copying (copies only when needed)."""
+    array = np.asarray(values)
+    if array.dtype == np.bool_:
+        array = array.view(np.uint8)
+    if array.dtype.kind not in _SUPPORTED_KINDS or array.dtype.itemsize > 8 or array.dtype == np.float16:
+        raise TypeError(f"{name}: dtype {array.dtype} cannot be written (numeric arrays only)")
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    return array
+
+
+def index_array(values, name):
+    array = np.asarray(values)
+    if array.dtype.kind not in "iu" and array.size:
+        raise TypeError(f"{name}: indices must be integers, got {array.dtype}")
+    if array.dtype != np.int64:
+        array = array.astype(np.int64)
+    return host_array(array, name)
+
+
+def _points(points):
+    points = np.asarray(points)
+    if points.ndim != 2:
+        raise ValueError(f"points must be a 2-D array (n, dim), got shape {points.shape}")
+    if points.dtype.kind != "f" or points.dtype.itemsize not in (4, 8):
+        points = points.astype(np.float64)
+    return host_array(points, "points")
+
+
+def _core_cells(block, index):
+    name = f"cells[{index}] ({block.type})"
+    core_type = "polyhedron" if block.type.startswith("polyhedron") else block.type
+    if not is_ragged_type(block.type):
+        return (core_type, index_array(block.data, name), None, None)
+    data = block.data
+    if core_type == "polygon":
+        if isinstance(data, np.ndarray):
+            n, k = data.shape
+            return (core_type, index_array(data.reshape(-1), name), np.arange(0, (n + 1) * k, k, dtype=np.int64), None)
+        lengths = np.fromiter((len(cell) for cell in data), dtype=np.int64, count=len(data))
+        flat = np.concatenate([np.asarray(cell).reshape(-1) for cell in data]) if data else np.zeros(0, np.int64)
+        return (core_type, index_array(flat, name), _offsets(lengths), None)
+    faces = [np.asarray(face).reshape(-1) for cell in data for face in cell]
+    faces_per_cell = np.fromiter((len(cell) for cell in data), dtype=np.int64, count=len(data))
+    nodes_per_face = np.fromiter((len(face) for face in faces), dtype=np.int64, count=len(faces))
+    flat = np.concatenate(faces) if faces else np.zeros(0, np.int64)
+    return (core_type, index_array(flat, name), _offsets(faces_per_cell), _offsets(nodes_per_face))
+
+
+def _offsets(lengths):
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+def _split_field_data(field_data):
+    numeric, strings = {}, {}
+    for name, values in field_data.items():
+        array = np.asarray(values)
+        if array.dtype.kind in "USO":
+            strings[name] = [str(v) for v in array.reshape(-1)]
+        else:
+            numeric[name] = host_array(array, f"field_data[{name!r}]")
+    return numeric, strings
+
+
+def to_core(mesh):
+    """The bindings' container for ``mesh``; canonical arrays are shared, not copied."""
+    numeric_fields, string_fields = _split_field_data(mesh.field_data)
+    return {
+        "points": _points(mesh.points),
+        "cells": [_core_cells(block, i) for i, block in enumerate(mesh.cells)],
+        "point_data": {k: host_array(v, f"point_data[{k!r}]") for k, v in mesh.point_data.items()},
+        "cell_data": {
+            k: [host_array(a, f"cell_data[{k!r}][{b}]") for b, a in enumerate(v)] for k, v in mesh.cell_data.items()
+        },
+        "field_data": numeric_fields,
+        "string_field_data": string_fields,
+        "regions": [
+            (r.name, int(r.kind), r.dim, r.tag, index_array(r.entries, f"region {r.name!r}")) for r in mesh.regions
+        ],
+    }
+
+
+def _python_block(cell_type, connectivity, offsets, face_offsets):
+    if offsets is None:
+        return CellBlock(cell_type, connectivity)
+    if face_offsets is None:
+        return CellBlock(cell_type, np.split(connectivity, offsets[1:-1]) if len(offsets) > 1 else [])
+    faces = np.split(connectivity, face_offsets[1:-1]) if len(face_offsets) > 1 else []
+    cells = [faces[offsets[c] : offsets[c + 1]] for c in range(len(offsets) - 1)]
+    block = CellBlock.__new__(CellBlock)
+    block.type, block.dim, block.tags, block.data = cell_type, 3, [], cells
+    return block
+
+
+def from_core(container):
+    """A Mesh adopting the core's arrays (every array shares the C++ buffer)."""
+    field_data = dict(container["field_data"])
+    for name, strings in container["string_field_data"].items():
+        field_data[name] = np.array(strings)
+    mesh = Mesh(
+        container["points"],
+        [_python_block(*cells) for cells in container["cells"]],
+        point_data=container["point_data"],
+        cell_data=container["cell_data"],
+        field_data=field_data,
+        regions=[Region(name, RegionKind(kind), dim, tag, entries) for name, kind, dim, tag, entries in container["regions"]],
+    )
+    return mesh

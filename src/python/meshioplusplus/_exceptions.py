@@ -1,0 +1,26 @@
+"""Exceptions raised by meshio++ (the C++ core raises these same classes)."""
+
+
+class MeshioError(Exception):
+    """Base class of every meshio++ I/O error (meshio-compatible name)."""
+
+
+class ReadError(MeshioError):
+    """A file could not be read.
+
+    Attributes set by the core: ``path``, ``format``, ``reason``, ``byte_offset`` and
+    ``line`` (``None`` where not applicable).
+    """
+
+    path = None
+    format = None
+    reason = None
+    byte_offset = None
+    line = None
+
+
+class WriteError(MeshioError):
+    """A mesh could not be written; any existing file at the target is left intact."""
+
+    path = None
+    format = None

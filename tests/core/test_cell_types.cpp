@@ -1,0 +1,41 @@
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "meshioplusplus/cell_types.hpp"
+
+namespace mpp = meshioplusplus;
+
+TEST(CellTypes, HasAllSixtySevenMeshioTypesWithDimensions) {
+  int fixed_meshio_types = 0;
+  std::set<std::string_view> names;
+  for (const mpp::CellTypeInfo& info : mpp::cell_types()) {
+    EXPECT_TRUE(names.insert(info.name).second) << info.name;
+    EXPECT_GE(info.dimension, 0) << info.name;
+    EXPECT_LE(info.dimension, 3) << info.name;
+    if (info.num_nodes > 0 && info.name != "triangle7" && info.name != "quad6" && info.name != "wedge12")
+      ++fixed_meshio_types;
+  }
+  EXPECT_EQ(fixed_meshio_types, 67);
+  // The three meshio's own dimension table misses.
+  EXPECT_EQ(mpp::cell_type("wedge15").dimension, 3);
+  EXPECT_EQ(mpp::cell_type("pyramid13").dimension, 3);
+  EXPECT_EQ(mpp::cell_type("hexahedron24").dimension, 3);
+  EXPECT_EQ(mpp::cell_type("hexahedron24").num_nodes, 24);
+}
+
+TEST(CellTypes, VtkIdsMapBothWays) {
+  EXPECT_EQ(mpp::cell_type_from_vtk(10, 4)->name, "tetra");
+  EXPECT_EQ(mpp::cell_type_from_vtk(26, 15)->name, "wedge15");
+  EXPECT_EQ(mpp::cell_type_from_vtk(8, 4)->name, "quad");        // pixel
+  EXPECT_EQ(mpp::cell_type_from_vtk(11, 8)->name, "hexahedron");  // voxel
+  EXPECT_EQ(mpp::cell_type_from_vtk(69, 15)->name, "triangle15");  // Lagrange triangle
+  EXPECT_EQ(mpp::cell_type_from_vtk(72, 64)->name, "hexahedron64");
+  EXPECT_EQ(mpp::cell_type_from_vtk(68, 6)->name, "line6");
+  EXPECT_EQ(mpp::cell_type_from_vtk(999, 3), nullptr);
+  EXPECT_EQ(mpp::cell_type_from_vtk(69, 7)->name, "triangle7");
+  EXPECT_TRUE(mpp::is_ragged_cell_type("polygon"));
+  EXPECT_FALSE(mpp::is_ragged_cell_type("quad"));
+  EXPECT_THROW(mpp::cell_type("blob"), std::invalid_argument);
+}

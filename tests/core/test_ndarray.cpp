@@ -1,0 +1,179 @@
+// Allocator-hook semantics: every owning buffer goes through the hook current at its
+// allocation, remembers it, and is freed into it, whenever it dies.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/ndarray.hpp"
+
+namespace mpp = meshioplusplus;
+
+namespace {
+
+struct CountingPool {
+  std::atomic<long> allocations{0};
+  std::atomic<long> frees{0};
+  std::atomic<long> bytes_live{0};
+};
+
+void* counting_alloc(std::size_t bytes, void* user) {
+  auto* pool = static_cast<CountingPool*>(user);
+  ++pool->allocations;
+  pool->bytes_live += static_cast<long>(bytes);
+  return std::malloc(bytes);
+}
+
+void counting_free(void* pointer, std::size_t bytes, void* user) {
+  auto* pool = static_cast<CountingPool*>(user);
+  ++pool->frees;
+  pool->bytes_live -= static_cast<long>(bytes);
+  std::free(pointer);
+}
+
+mpp::BufferAllocator allocator_for(CountingPool& pool) { return {counting_alloc, counting_free, &pool}; }
+
+// Restores the default heap even when a test fails half-way.
+struct HookGuard {
+  ~HookGuard() { mpp::set_buffer_allocator(nullptr); }
+};
+
+}  // namespace
+
+TEST(NDArrayAllocator, OwningAllocationsGoThroughTheHook) {
+  HookGuard guard;
+  CountingPool pool;
+  const mpp::BufferAllocator hook = allocator_for(pool);
+  mpp::set_buffer_allocator(&hook);
+  {
+    mpp::NDArray array = mpp::NDArray::allocate(mpp::DType::float64, {10, 3});
+    EXPECT_EQ(pool.allocations, 1);
+    EXPECT_EQ(pool.bytes_live, 240);
+    EXPECT_TRUE(array.owns_data());
+    ASSERT_TRUE(array.buffer()->allocator());
+    EXPECT_EQ(array.buffer()->allocator()->user, &pool);
+  }
+  EXPECT_EQ(pool.frees, 1);
+  EXPECT_EQ(pool.bytes_live, 0);
+}
+
+TEST(NDArrayAllocator, ViewsAllocateNothing) {
+  HookGuard guard;
+  CountingPool pool;
+  const mpp::BufferAllocator hook = allocator_for(pool);
+  mpp::set_buffer_allocator(&hook);
+  std::vector<double> storage(12, 1.5);
+  mpp::NDArray view = mpp::NDArray::view(storage.data(), mpp::DType::float64, {4, 3});
+  EXPECT_FALSE(view.owns_data());
+  EXPECT_EQ(view.size(), 12u);
+  EXPECT_EQ(view.values<double>()[11], 1.5);
+  mpp::NDArray reshaped = view.reshaped({12});
+  EXPECT_EQ(reshaped.data(), storage.data());
+  EXPECT_EQ(pool.allocations, 0);
+}
+
+TEST(NDArrayAllocator, BufferFreedAfterUninstallGoesToItsOwnAllocator) {
+  HookGuard guard;
+  CountingPool pool;
+  mpp::NDArray survivor;
+  {
+    const mpp::BufferAllocator hook = allocator_for(pool);
+    mpp::set_buffer_allocator(&hook);
+    survivor = mpp::NDArray::allocate(mpp::DType::int64, {100});
+    mpp::set_buffer_allocator(nullptr);  // the hook struct itself goes out of scope too
+  }
+  mpp::NDArray on_heap = mpp::NDArray::allocate(mpp::DType::int64, {100});
+  EXPECT_FALSE(on_heap.buffer()->allocator());
+  EXPECT_EQ(pool.allocations, 1);
+  survivor = mpp::NDArray();
+  EXPECT_EQ(pool.frees, 1);
+  EXPECT_EQ(pool.bytes_live, 0);
+}
+
+TEST(NDArrayAllocator, CopiesUseTheAllocatorCurrentAtCopyTime) {
+  HookGuard guard;
+  CountingPool first, second;
+  const mpp::BufferAllocator first_hook = allocator_for(first);
+  const mpp::BufferAllocator second_hook = allocator_for(second);
+  mpp::set_buffer_allocator(&first_hook);
+  mpp::NDArray original = mpp::NDArray::from_values<std::int32_t>({1, 2, 3});
+  mpp::set_buffer_allocator(&second_hook);
+  mpp::NDArray copy = original.copy();
+  mpp::NDArray widened = original.astype(mpp::DType::int64);
+  EXPECT_EQ(first.allocations, 1);
+  EXPECT_EQ(second.allocations, 2);
+  EXPECT_EQ(copy.values<std::int32_t>()[2], 3);
+  EXPECT_EQ(widened.values<std::int64_t>()[1], 2);
+  EXPECT_NE(copy.data(), original.data());
+}
+
+TEST(NDArrayAllocator, SharedHandlesFreeOnceAndAllocsBalanceFrees) {
+  HookGuard guard;
+  CountingPool pool;
+  const mpp::BufferAllocator hook = allocator_for(pool);
+  mpp::set_buffer_allocator(&hook);
+  {
+    std::vector<mpp::NDArray> arrays;
+    for (int i = 0; i < 50; ++i) arrays.push_back(mpp::NDArray::zeros(mpp::DType::uint8, {i}));
+    std::vector<mpp::NDArray> aliases = arrays;  // sharing, not copying
+    EXPECT_EQ(pool.allocations, 50);
+  }
+  EXPECT_EQ(pool.frees, 50);
+  EXPECT_EQ(pool.bytes_live, 0);
+}
+
+TEST(NDArrayAllocator, InstallingIsThreadSafe) {
+  HookGuard guard;
+  CountingPool pool;
+  const mpp::BufferAllocator hook = allocator_for(pool);
+  std::vector<std::thread> threads;
+  std::atomic<long> allocated{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 500; ++i) {
+        if (t == 0) mpp::set_buffer_allocator(i % 2 ? &hook : nullptr);
+        mpp::NDArray array = mpp::NDArray::allocate(mpp::DType::float32, {16});
+        ++allocated;
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(allocated, 2000);
+  EXPECT_EQ(pool.allocations, pool.frees);
+  EXPECT_EQ(pool.bytes_live, 0);
+}
+
+TEST(NDArrayAllocator, RejectsIncompleteAllocator) {
+  const mpp::BufferAllocator broken{nullptr, counting_free, nullptr};
+  EXPECT_THROW(mpp::set_buffer_allocator(&broken), std::invalid_argument);
+}
+
+TEST(NDArray, TypeCheckedAccessAndShapes) {
+  mpp::NDArray array = mpp::NDArray::zeros(mpp::DType::float32, {2, 3, 4});
+  EXPECT_EQ(array.ndim(), 3u);
+  EXPECT_EQ(array.row_width(), 12);
+  EXPECT_EQ(array.nbytes(), 96u);
+  EXPECT_THROW(array.data_as<double>(), std::logic_error);
+  EXPECT_THROW(array.reshaped({5}), std::invalid_argument);
+  EXPECT_EQ(mpp::dtype_name(mpp::DType::uint16), "uint16");
+  EXPECT_EQ(mpp::dtype_size(mpp::DType::int64), 8u);
+}
+
+TEST(BlockBases, CountsEveryBlockIncludingRaggedAndEmpty) {
+  std::vector<mpp::CellBlock> blocks(3);
+  blocks[0].type = "triangle";
+  blocks[0].connectivity = mpp::NDArray::zeros(mpp::DType::int64, {5, 3});
+  blocks[1].type = "tetra";
+  blocks[1].connectivity = mpp::NDArray::zeros(mpp::DType::int64, {0, 4});
+  blocks[2].type = "polygon";
+  blocks[2].connectivity = mpp::NDArray::zeros(mpp::DType::int64, {7});
+  blocks[2].offsets = mpp::NDArray::from_values<std::int64_t>({0, 3, 7});
+  mpp::NDArray bases = mpp::block_bases(blocks);
+  ASSERT_EQ(bases.size(), 4u);
+  EXPECT_EQ(bases.values<std::int64_t>()[0], 0);
+  EXPECT_EQ(bases.values<std::int64_t>()[1], 5);
+  EXPECT_EQ(bases.values<std::int64_t>()[2], 5);
+  EXPECT_EQ(bases.values<std::int64_t>()[3], 7);
+}
