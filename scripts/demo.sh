@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The README's demo command: sets itself up on a fresh machine, then runs examples/demo.py.
+source "$(dirname "$0")/_env.sh"
+install_system_packages
+ensure_venv
+install_package
+python examples/demo.py "$@"

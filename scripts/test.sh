@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The README's test command (and what CI runs): sets itself up on a fresh machine, builds,
+# then runs the C++ suite (ctest) and the Python suite (pytest). Any failure fails the run.
+source "$(dirname "$0")/_env.sh"
+install_system_packages
+ensure_venv
+echo "== installing test requirements"
+python -m pip install -q -r requirements-test.txt
+
+echo "== C++: configure, build, ctest"
+cmake -S . -B build/cpp -G Ninja -DMESHIOPLUSPLUS_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build/cpp -j "$(nproc)"
+ctest --test-dir build/cpp --output-on-failure -j "$(nproc)"
+
+install_package
+
+echo "== Python: pytest"
+# Run from the repository root against the installed package (src/ is not on sys.path).
+python -m pytest tests -q "$@"
