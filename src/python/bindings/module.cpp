@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "allocator_shim.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -273,4 +274,5 @@ NB_MODULE(_core, m) {
   m.def("cell_types", &cell_type_table);
   m.def("block_bases", &block_bases_of, nb::arg("cell_counts"));
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
+  meshioplusplus::bindings::bind_allocator_shim(m);
 }
