@@ -1,0 +1,151 @@
+"""One benchmark measurement in a clean process; prints a JSON line.
+
+usage: _worker.py TOOL OPERATION VARIANT PATH REPEAT
+  TOOL      meshioplusplus | meshio | vtk | meshioplusplus17
+  OPERATION read | write (write reads PATH's mesh first, untimed, then writes VARIANT)
+"""
+
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+
+
+def rss_now_kib():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def peak_rss_kib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+MESHIO_WRITE_OPTIONS = {
+    "vtu-ascii": ("vtu", {"binary": False}),
+    "vtu-base64": ("vtu", {"binary": True, "compression": None}),
+    "vtu-zlib": ("vtu", {"binary": True, "compression": "zlib"}),
+    "vtk-binary": ("vtk", {"binary": True}),
+    "vtk-ascii": ("vtk", {"binary": False}),
+}
+OUR_WRITE_OPTIONS = dict(MESHIO_WRITE_OPTIONS, **{
+    "vtu-raw": ("vtu", {"binary": True, "compression": None, "appended": True}),
+    "vtu-raw-zlib": ("vtu", {"binary": True, "compression": "zlib", "appended": True}),
+})
+
+
+def array_bytes(mesh):
+    total = mesh.points.nbytes
+    for block in mesh.cells:
+        total += getattr(block, "data", block[1]).nbytes
+    for values in mesh.point_data.values():
+        total += values.nbytes
+    for per_block in mesh.cell_data.values():
+        total += sum(a.nbytes for a in per_block)
+    return total
+
+
+def meshio_like(module_name):
+    module = __import__(module_name)
+
+    def read(path):
+        mesh = module.read(path)
+        return mesh, array_bytes(mesh)
+
+    def write(mesh, variant, target):
+        options = (OUR_WRITE_OPTIONS if module_name == "meshioplusplus" else MESHIO_WRITE_OPTIONS).get(variant)
+        if options is None:
+            raise SystemExit(f"{module_name} cannot write {variant}")
+        file_format, kwargs = options
+        module.write(target, mesh, file_format=file_format, **kwargs)
+
+    return read, write
+
+
+def vtk_tool():
+    import vtk
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    def reader_for(path):
+        if path.endswith(".vtu"):
+            return vtk.vtkXMLUnstructuredGridReader()
+        return vtk.vtkUnstructuredGridReader()
+
+    def read(path):
+        reader = reader_for(path)
+        reader.SetFileName(path)
+        reader.Update()
+        grid = reader.GetOutput()
+        total = vtk_to_numpy(grid.GetPoints().GetData()).nbytes
+        cells = grid.GetCells()
+        total += vtk_to_numpy(cells.GetConnectivityArray()).nbytes + vtk_to_numpy(cells.GetOffsetsArray()).nbytes
+        return grid, total
+
+    def write(grid, variant, target):
+        if variant.startswith("vtu"):
+            writer = vtk.vtkXMLUnstructuredGridWriter()
+            if variant == "vtu-ascii":
+                writer.SetDataModeToAscii()
+            elif variant in ("vtu-base64", "vtu-zlib"):
+                writer.SetDataModeToBinary()
+            else:
+                writer.SetDataModeToAppended()
+                writer.EncodeAppendedDataOff()
+            if variant.endswith("zlib"):
+                writer.SetCompressorTypeToZLib()
+            else:
+                writer.SetCompressorTypeToNone()
+        else:
+            writer = vtk.vtkUnstructuredGridWriter()
+            writer.SetFileVersion(51) if hasattr(writer, "SetFileVersion") else None
+            if variant == "vtk-binary":
+                writer.SetFileTypeToBinary()
+            else:
+                writer.SetFileTypeToASCII()
+        writer.SetFileName(target)
+        writer.SetInputData(grid)
+        writer.Write()
+
+    return read, write
+
+
+def main():
+    tool, operation, variant, path, repeat = sys.argv[1:6]
+    repeat = int(repeat)
+    if tool == "vtk":
+        read, write = vtk_tool()
+    else:
+        read, write = meshio_like({"meshioplusplus17": "meshioplusplus"}.get(tool, tool))
+    baseline = rss_now_kib()
+    best = float("inf")
+    returned = 0
+    if operation == "read":
+        for _ in range(repeat):
+            started = time.perf_counter()
+            mesh, returned = read(path)
+            best = min(best, time.perf_counter() - started)
+            del mesh
+    else:
+        mesh, returned = read(path)
+        folder = tempfile.mkdtemp(prefix="mpp-bench-")
+        target = os.path.join(folder, "out." + variant.split("-")[0])
+        for _ in range(repeat):
+            started = time.perf_counter()
+            write(mesh, variant, target)
+            best = min(best, time.perf_counter() - started)
+        os.remove(target)
+        os.rmdir(folder)
+    print(json.dumps({
+        "seconds": best,
+        "array_bytes": returned,
+        "peak_rss_over_baseline_bytes": (peak_rss_kib() - baseline) * 1024,
+        "file_bytes": os.path.getsize(path),
+    }))
+
+
+if __name__ == "__main__":
+    main()

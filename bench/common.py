@@ -1,0 +1,80 @@
+"""Shared pieces of the benchmarks: the test mesh, peer runners, timing and reporting.
+
+Every measurement runs in a fresh subprocess (one tool, one operation, one file) so that
+peak RSS and import costs of one tool never leak into another's numbers.
+"""
+
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+
+import numpy as np
+
+BENCH_DIR = pathlib.Path(__file__).resolve().parent
+DATA_DIR = BENCH_DIR / "data"
+WORKER = BENCH_DIR / "_worker.py"
+#: meshio++ 17.21 from PyPI lives in its own venv (same import name as ours).
+OLD_MPP_PYTHON = BENCH_DIR / ".venv-meshioplusplus-17" / "bin" / "python"
+
+
+def tet_box(cubes_per_side):
+    """A unit cube split into cubes_per_side**3 cubes of 6 tetrahedra each (Kuhn split),
+    with a float64 point field and an int32 cell field."""
+    n = cubes_per_side + 1
+    axis = np.linspace(0.0, 1.0, n)
+    x, y, z = np.meshgrid(axis, axis, axis, indexing="ij")
+    points = np.column_stack([x.ravel(), y.ravel(), z.ravel()])
+    i, j, k = np.meshgrid(*(np.arange(cubes_per_side),) * 3, indexing="ij")
+    base = (i * n * n + j * n + k).ravel()
+    corner = [base + di * n * n + dj * n + dk for di in (0, 1) for dj in (0, 1) for dk in (0, 1)]
+    # corners indexed by (di, dj, dk) bits: 0=000 1=001 2=010 3=011 4=100 5=101 6=110 7=111
+    kuhn = [(0, 4, 6, 7), (0, 4, 5, 7), (0, 1, 5, 7), (0, 1, 3, 7), (0, 2, 3, 7), (0, 2, 6, 7)]
+    tets = np.concatenate([np.column_stack([corner[a], corner[b], corner[c], corner[d]]) for a, b, c, d in kuhn])
+    temperature = np.sin(points[:, 0] * 3.0) + points[:, 1] ** 2
+    material = (np.arange(len(tets)) % 7).astype(np.int32)
+    return points, tets.astype(np.int64), temperature, material
+
+
+def machine_description():
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def run_worker(python, tool, operation, variant, path, repeat, timeout=900):
+    """Runs one measurement in a subprocess; returns the worker's JSON dict or an error dict."""
+    command = [str(python), str(WORKER), tool, operation, variant, str(path), str(repeat)]
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {timeout} s"}
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["failed"])[-1]
+        return {"error": last[:120]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def format_seconds(result):
+    if result is None:
+        return "n/a"
+    if "error" in result:
+        return "fails"
+    seconds = result["seconds"]
+    return f"{seconds * 1e3:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def ratio(reference, ours):
+    if not reference or not ours or "error" in reference or "error" in ours:
+        return "—"
+    return f"{reference['seconds'] / ours['seconds']:.1f}×"
