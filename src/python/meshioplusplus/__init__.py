@@ -10,6 +10,7 @@ from . import _core
 from ._cell_types import num_nodes_per_cell, topological_dimension
 from ._exceptions import MeshioError, ReadError, WriteError
 from ._formats import install_namespaces as _install_namespaces
+from ._gpu import DevicePayload, InteropError, InteropWarning, from_cupy, has_cuda_device, has_cupy, to_cupy, to_dlpack
 from ._helpers import extension_to_filetypes, read, write, write_points_cells
 from ._mesh import CellBlock, Mesh
 from ._regions import Region, RegionKind
@@ -20,6 +21,9 @@ globals().update(_install_namespaces(__name__))
 
 __all__ = [
     "CellBlock",
+    "DevicePayload",
+    "InteropError",
+    "InteropWarning",
     "Mesh",
     "MeshioError",
     "ReadError",
@@ -27,8 +31,13 @@ __all__ = [
     "RegionKind",
     "WriteError",
     "extension_to_filetypes",
+    "from_cupy",
+    "has_cuda_device",
+    "has_cupy",
     "num_nodes_per_cell",
     "read",
+    "to_cupy",
+    "to_dlpack",
     "topological_dimension",
     "write",
     "write_points_cells",
