@@ -7,7 +7,8 @@ GPU-less runners. Run it on any machine with a device and the matching CuPy whee
     python -m pytest tests/python/test_gpu.py -v
 
 The no-GPU half (builder, DLPack host round trip, fake-CuPy transfer counts) is
-tests/python/test_gpu_payload.py.
+tests/python/test_gpu_payload.py, with test_profiling.py, test_mirror.py, test_pinned_reads.py
+and test_frameworks.py; the second half of this file repeats their contracts on the device.
 """
 
 import types
@@ -168,3 +169,202 @@ def test_clean_host_export_still_needs_no_device_copy_to_come_back():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # host arrays: adopted, nothing copied, nothing warned
         mio.from_cupy(payload)
+
+
+# --- counted transfers, pinned reads, mirror and frameworks on the device ---------------------
+# The same contracts tests/python/test_profiling.py, test_pinned_reads.py, test_mirror.py and
+# test_frameworks.py check against the fake CuPy, repeated where the copies are real.
+
+import gc  # noqa: E402
+import os  # noqa: E402
+import pathlib  # noqa: E402
+
+from meshioplusplus.profiling import count_transfers  # noqa: E402
+
+CORPUS = pathlib.Path(
+    os.environ.get("MESHIOPLUSPLUS_CORPUS", pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "corpus")
+)
+
+
+def hook_array(shape, dtype, values):
+    """An array whose memory the core allocated through the current allocator hook."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    raw = mio._core.block_bases([0] * max(0, -(-nbytes // 8) - 1))
+    array = raw.view(np.uint8)[:nbytes].view(dtype).reshape(shape)
+    array[...] = values
+    return array
+
+
+def hook_mesh(n_points=20000):
+    """device_mesh's arrays, rebuilt in hook-allocated memory (what a read returns)."""
+    source = device_mesh(n_points)
+    return mio.Mesh(
+        hook_array(source.points.shape, np.float64, source.points),
+        [(block.type, hook_array(block.data.shape, np.int64, block.data)) for block in source.cells],
+        point_data={name: hook_array(v.shape, v.dtype, v) for name, v in source.point_data.items()},
+        cell_data={name: [hook_array(a.shape, a.dtype, a) for a in v] for name, v in source.cell_data.items()},
+    )
+
+
+def read_mesh_or_none():
+    """A real corpus read, or None while the VTU reader is a stub / the corpus is absent."""
+    paths = sorted(CORPUS.glob("vtu/*.vtu"))
+    if not paths:
+        return None
+    try:
+        return mio.read(max(paths, key=lambda p: p.stat().st_size))
+    except RuntimeError as error:
+        if str(error) == "stub":
+            return None
+        raise
+
+
+def test_counting_contract_on_the_device():
+    mesh = device_mesh()
+    arrays = list(mio.to_dlpack(mesh).named_arrays())
+    with count_transfers() as counter:
+        gpu = mio.to_cupy(mesh)
+    assert [e.kind for e in counter.events] == ["to_device"] * len(arrays) + ["sync"]
+    assert [e.nbytes for e in counter.of_kind("to_device")] == [a.nbytes for _, a in arrays]
+    with count_transfers() as counter, pytest.warns(InteropWarning):
+        mio.from_cupy(gpu)
+    assert counter.to_host == len(arrays) - 1 and counter.to_device == 0  # block_bases is recomputed
+    with count_transfers() as counter:
+        mio.to_cupy(mesh, pinned=True)
+    assert counter.host_staging == len([a for _, a in arrays if a.nbytes]) and counter.syncs == 1
+
+
+def test_pageable_staged_and_pinned_reads_paths_agree():
+    meshes = {"pageable": device_mesh(20000)}
+    with mio.pinned_reads():
+        meshes["pinned_reads"] = hook_mesh(20000)
+        read = read_mesh_or_none()
+    expected = host_arrays(mio.to_cupy(meshes["pageable"]))
+    with count_transfers() as counter:
+        results = {
+            "pageable": mio.to_cupy(meshes["pageable"]),
+            "staged": mio.to_cupy(meshes["pageable"], pinned=True),
+            "pinned_reads": mio.to_cupy(meshes["pinned_reads"], pinned=True),
+        }
+    staged_from_pinned_reads = [e.array for e in counter.events if e.kind == "host_staging" and e.operation == "to_cupy"]
+    assert "points" in staged_from_pinned_reads  # the staged call staged it ...
+    assert staged_from_pinned_reads.count("points") == 1  # ... the pinned_reads call did not
+    assert any("without staging" in fact for fact in results["pinned_reads"].derived)
+    for path, payload in results.items():
+        for name, values in host_arrays(payload).items():
+            np.testing.assert_array_equal(values, expected[name], err_msg=f"{path}: {name}")
+    if read is not None:
+        plain, fast = host_arrays(mio.to_cupy(read)), host_arrays(mio.to_cupy(read, pinned=True))
+        for name, values in plain.items():
+            np.testing.assert_array_equal(fast[name], values, err_msg=f"read: {name}")
+
+
+def test_pinned_reads_on_a_stream_keeps_sources_until_synchronized():
+    with mio.pinned_reads():
+        mesh = hook_mesh(200000)
+    expected = {name: np.array(array) for name, array in mio.to_dlpack(mesh).named_arrays()}
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with count_transfers() as counter:
+        gpu = mio.to_cupy(mesh, pinned=True, stream=stream)
+    assert counter.syncs == 0 and all(not e.blocking for e in counter.of_kind("to_device") if e.array != "block_bases")
+    assert len(gpu.refs) == len(expected)
+    del mesh  # the payload's refs keep the page-locked sources alive for the DMA
+    gc.collect()
+    stream.synchronize()
+    for name, values in host_arrays(gpu).items():
+        np.testing.assert_array_equal(values, expected[name], err_msg=name)
+
+
+def test_mirror_round_trip_on_the_device():
+    mesh = device_mesh()
+    original = mesh.point_data["T"].copy()
+    temperature = mesh.point_data["T"]
+    mirror = mio.DeviceMirror(mesh)
+    mirror.device.point_data["T"] *= 2.0
+    with count_transfers() as counter:
+        assert mirror.to_host() is mesh
+    assert counter.to_host == len(mirror.names) and counter.to_device == 0
+    assert mesh.point_data["T"] is temperature
+    np.testing.assert_array_equal(temperature, 2.0 * original)
+    temperature[:] = 1.0
+    mirror.to_device(["point_data['T']"])
+    np.testing.assert_array_equal(mirror.device.point_data["T"].get(), temperature)
+    mirror.device.point_data["T"] += 1.0
+    pending = mirror.to_host(["point_data['T']"], blocking=False)
+    assert pending.result() is mesh
+    np.testing.assert_array_equal(temperature, np.full(len(temperature), 2.0))
+
+
+def test_mirror_opt_ins_are_undone_on_the_device():
+    mesh = device_mesh()
+    points = mesh.points.copy()
+    with pytest.warns(InteropWarning):
+        mirror = mio.DeviceMirror(mesh, float32=True, int32=True)
+    mirror.to_host()
+    assert mesh.points.dtype == np.float64 and mesh.cells[0].data.dtype == np.int64
+    np.testing.assert_allclose(mesh.points, points, rtol=1e-6)
+
+
+def test_device_payload_arrays_export_versioned_dlpack():
+    gpu = mio.to_cupy(device_mesh())
+    import ctypes
+
+    name = ctypes.pythonapi.PyCapsule_GetName
+    name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    try:
+        capsule = gpu.points.__dlpack__(max_version=(1, 0))
+    except TypeError:
+        pytest.skip("this CuPy exports legacy DLPack only")
+    assert name(capsule) in (b"dltensor_versioned", b"dltensor")  # a producer may answer legacy
+    assert name(gpu.points.__dlpack__()) == b"dltensor"
+
+
+def test_to_torch_on_cuda_is_one_counted_copy_per_array():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    mesh = device_mesh()
+    with count_transfers() as counter:
+        payload = mio.to_torch(mesh, device="cuda")
+    assert counter.to_device == len(list(payload.named_arrays()))
+    assert payload.device[0] == CUDA and payload.shared == ()
+    np.testing.assert_array_equal(payload.points.cpu().numpy(), mesh.points)
+    with count_transfers() as counter, pytest.warns(InteropWarning):
+        back = mio.from_cupy(payload)  # torch CUDA tensors: one counted copy each
+    assert counter.to_host == len(list(payload.named_arrays())) - 1
+    np.testing.assert_array_equal(back.points, mesh.points)
+
+
+def test_to_numba_on_the_device():
+    cuda = pytest.importorskip("numba.cuda")
+    if not cuda.is_available():
+        pytest.skip("numba.cuda finds no device")
+    mesh = device_mesh()
+    with count_transfers() as counter:
+        payload = mio.to_numba(mesh)
+    assert counter.to_device == len(list(payload.named_arrays()))
+    adopted = cupy.asarray(payload.points)  # CAI: adopted in place
+    assert adopted.data.ptr == payload.points.__cuda_array_interface__["data"][0]
+    with pytest.warns(InteropWarning):
+        back = mio.from_cupy(payload)
+    np.testing.assert_array_equal(back.points, mesh.points)
+
+
+def test_to_jax_on_the_gpu():
+    jax = pytest.importorskip("jax")
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        pytest.skip("JAX has no GPU backend here")
+    mesh = device_mesh()
+    previous = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)  # device_mesh is float64/int64: JAX must not narrow it
+    try:
+        with count_transfers() as counter:
+            payload = mio.to_jax(mesh, device=gpus[0])
+    finally:
+        jax.config.update("jax_enable_x64", previous)
+    assert counter.to_device == len(list(payload.named_arrays())) and counter.syncs == 1
+    assert payload.device[0] == CUDA
+    np.testing.assert_array_equal(np.asarray(payload.points), mesh.points)

@@ -6,14 +6,27 @@ copy-exact GPU handoff.
     mio.write("bracket.vtu", mesh)
 """
 
-from . import _core
+from . import _core, profiling
 from ._cell_types import num_nodes_per_cell, topological_dimension
 from ._exceptions import MeshioError, ReadError, WriteError
 from ._formats import install_namespaces as _install_namespaces
-from ._gpu import DevicePayload, InteropError, InteropWarning, from_cupy, has_cuda_device, has_cupy, to_cupy, to_dlpack
+from ._gpu import (
+    DevicePayload,
+    InteropError,
+    InteropWarning,
+    from_cupy,
+    has_cuda_device,
+    has_cupy,
+    pinned_reads,
+    to_cupy,
+    to_dlpack,
+)
 from ._helpers import extension_to_filetypes, read, write, write_points_cells
+from ._interop_frameworks import to_jax, to_numba, to_torch, to_xp
 from ._mesh import CellBlock, Mesh
+from ._mirror import DeviceMirror, PendingHostCopy
 from ._regions import Region, RegionKind
+from .profiling import TransferBudget, assert_no_transfers, count_transfers
 
 __version__ = "0.1.0"
 
@@ -21,23 +34,34 @@ globals().update(_install_namespaces(__name__))
 
 __all__ = [
     "CellBlock",
+    "DeviceMirror",
     "DevicePayload",
     "InteropError",
     "InteropWarning",
     "Mesh",
     "MeshioError",
+    "PendingHostCopy",
     "ReadError",
     "Region",
     "RegionKind",
+    "TransferBudget",
     "WriteError",
+    "assert_no_transfers",
+    "count_transfers",
     "extension_to_filetypes",
     "from_cupy",
     "has_cuda_device",
     "has_cupy",
     "num_nodes_per_cell",
+    "pinned_reads",
+    "profiling",
     "read",
     "to_cupy",
     "to_dlpack",
+    "to_jax",
+    "to_numba",
+    "to_torch",
+    "to_xp",
     "topological_dimension",
     "write",
     "write_points_cells",

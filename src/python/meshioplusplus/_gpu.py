@@ -22,22 +22,31 @@ Data policy (what is shared, what is copied, what is dropped) — see docs/gpu.m
 * any array that is not C-contiguous or not in native byte order is copied into one that is.
 * field_data rides along on the host untouched; it is never transferred.
 
-Array names used in ``shared``, ``dropped``, ``notes`` and errors follow the mesh:
-``points``, ``cells[i]`` (i = the mesh's block index), ``block_bases``,
-``point_data['T']``, ``cell_data['T'][i]`` and ``region 'inlet' (side)``.
+Array names used in ``shared``, ``dropped``, ``notes``, errors and transfer events
+(``meshioplusplus.profiling``) follow the mesh: ``points``, ``cells[i]`` (i = the mesh's block
+index), ``block_bases``, ``point_data['T']``, ``cell_data['T'][i]`` and
+``region 'inlet' (side)``.
+
+Every host<->device copy made here is reported to ``meshioplusplus.profiling`` while a counter
+is active; the check is one truth test (``if _counting:``) when nobody counts.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sys
 import warnings
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from . import _core
+from ._allocation import allocation_owner, allocator_installed
 from ._mesh import CellBlock, Mesh
 from ._regions import Region, RegionKind, block_bases
+from .profiling import _active as _counting
+from .profiling import _record
 
 # DLPack device types (dlpack.h, DLDeviceType).
 _DL_CPU = 1
@@ -288,7 +297,7 @@ def _to_device_payload(
     build = _PayloadBuilder(float32=float32, int32=int32, zero_copy_only=zero_copy_only)
 
     points = build.points(mesh.points)
-    kept = [i for i, block in enumerate(mesh.cells) if not block.is_ragged]
+    kept = _kept_blocks(mesh)
     cells = tuple(CellArrays(mesh.cells[i].type, build.index(mesh.cells[i].data, f"cells[{i}]")) for i in kept)
     for i, block in enumerate(mesh.cells):
         if block.is_ragged:
@@ -320,6 +329,24 @@ def _to_device_payload(
         derived=tuple(build.derived),
         refs=(),
     )
+
+
+def _kept_blocks(mesh: Mesh) -> List[int]:
+    """The mesh's block indices that travel: every rectangular block, in order."""
+    return [i for i, block in enumerate(mesh.cells) if not block.is_ragged]
+
+
+def _mesh_names(mesh: Mesh, payload: DevicePayload) -> Dict[str, str]:
+    """Payload array name -> the same array's name in ``mesh`` (they differ after ragged drops)."""
+    names = {name: name for name, _ in payload.named_arrays()}
+    kept = _kept_blocks(mesh)
+    if len(kept) == len(mesh.cells):
+        return names
+    for payload_index, mesh_index in enumerate(kept):
+        names[f"cells[{payload_index}]"] = f"cells[{mesh_index}]"
+        for field in payload.cell_data:
+            names[f"cell_data[{field!r}][{payload_index}]"] = f"cell_data[{field!r}][{mesh_index}]"
+    return names
 
 
 def _point_data(build: _PayloadBuilder, point_data: Dict[str, Any]) -> Dict[str, np.ndarray]:
@@ -416,8 +443,23 @@ def _note_what_is_not_carried(build: _PayloadBuilder, mesh: Mesh) -> None:
 def _warn_notes(function: str, notes: Tuple[str, ...]) -> None:
     if notes:
         message = f"{function}: " + "; ".join(notes)
-        # stacklevel 3: the user's call of the public function, not this helper.
-        warnings.warn(InteropWarning(message, notes), stacklevel=3)
+        warnings.warn(InteropWarning(message, notes), stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first caller outside this package.
+
+    Public functions call each other (``to_xp`` -> ``to_cupy`` -> here), so a fixed level
+    would blame meshio++'s own lines.
+    """
+    package = __name__.rpartition(".")[0]
+    frame, level = sys._getframe(1), 1  # level 1 = the function calling warnings.warn
+    while frame is not None and frame.f_back is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module != package and not module.startswith(package + "."):
+            break
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def to_dlpack(mesh: Mesh, *, float32: bool = False, int32: bool = False, zero_copy_only: bool = False) -> DevicePayload:
@@ -467,7 +509,9 @@ def to_cupy(mesh: Mesh, *, float32: bool = False, int32: bool = False, pinned: b
     once into a new CuPy array. There is no ``zero_copy_only`` here: every array is copied
     across the bus by definition.
 
-    ``pinned=True`` stages each array through page-locked host memory before the copy.
+    ``pinned=True`` stages each array through page-locked host memory before the copy —
+    except arrays a reader allocated in page-locked memory under ``pinned_reads()``, which
+    are copied straight from their own buffers (listed in ``derived``).
     ``stream=None`` runs the copies on the current stream and synchronizes it before returning,
     then releases any staging memory. With a caller's ``stream`` the copies are enqueued on it
     and the function returns at once: synchronize the stream before using the arrays or
@@ -475,7 +519,7 @@ def to_cupy(mesh: Mesh, *, float32: bool = False, int32: bool = False, pinned: b
     """
     cupy = _import_cupy("to_cupy")
     host = _to_device_payload(mesh, float32=float32, int32=int32, zero_copy_only=False)
-    moved = _move_to_device(host, cupy, pinned=pinned, stream=stream)
+    moved = _move_to_device(host, cupy, pinned=pinned, stream=stream, names=_mesh_names(mesh, host))
     _warn_notes("to_cupy", moved.notes)
     return moved
 
@@ -499,53 +543,154 @@ def _map_arrays(payload: DevicePayload, convert: Callable[[str, Any], Any]) -> D
 
 
 class _Uploader:
-    """Copies host arrays to the device, once each, optionally through pinned staging."""
+    """Copies host arrays to the device, once each, optionally through pinned staging.
 
-    def __init__(self, cupy: Any, *, pinned: bool, stream: Any):
+    ``names`` maps payload names to the mesh's names, which transfer events and NVTX
+    ranges carry; ``operation`` is the public call the copies belong to.
+    """
+
+    def __init__(self, cupy: Any, *, pinned: bool, stream: Any, operation: str = "to_cupy",
+                 names: Optional[Dict[str, str]] = None):
         self.cupy = cupy
         self.pinned = pinned
         self.stream = stream
+        self.operation = operation
+        self.names = names or {}
         self.keep_alive: List[Any] = []
+        self.unstaged: List[str] = []  # already page-locked (pinned_reads): no staging copy
         self.count = 0
         self.nbytes = 0
 
     def __call__(self, name: str, host: np.ndarray) -> Any:
+        label = self.names.get(name, name)
         device = self.cupy.empty(host.shape, dtype=host.dtype)
-        source = self.staged(host) if self.pinned and host.nbytes else host
-        with _profiler_range(self.cupy, f"meshioplusplus.to_cupy {name}"):
+        self.upload_into(device, label, host)
+        return device
+
+    def upload_into(self, device: Any, label: str, host: np.ndarray) -> None:
+        """One host->device copy of ``host`` into the existing ``device`` array."""
+        source, from_pinned = self.source_of(label, host)
+        with _profiler_range(self.cupy, f"meshioplusplus.{self.operation} {label}"):
             device.set(source, stream=self.stream)
+        if _counting:
+            # From pageable memory the driver has taken the bytes when set() returns; from
+            # page-locked memory the DMA runs on after it (the host waits later, or never).
+            _record("to_device", label, host.nbytes, operation=self.operation, blocking=not from_pinned)
         # Until the stream has run the copy, its source must stay alive (and, if pinned,
         # must not go back to CuPy's pinned pool to be reused).
         self.keep_alive.append(source)
         self.count += 1
         self.nbytes += host.nbytes
-        return device
 
-    def staged(self, host: np.ndarray) -> np.ndarray:
+    def source_of(self, label: str, host: np.ndarray) -> Tuple[np.ndarray, bool]:
+        """What the device copy reads from, and whether that is page-locked memory.
+
+        Arrays read under ``pinned_reads`` already are page-locked: the copy reads them in
+        place whatever ``pinned`` says (and is then an asynchronous DMA, like a staged one).
+        """
+        if not host.nbytes:
+            return host, False
+        if _pinned_read_owner(host) is not None:
+            if self.pinned:
+                self.unstaged.append(label)
+            return host, True
+        if self.pinned:
+            return self.staged(label, host), True
+        return host, False
+
+    def staged(self, label: str, host: np.ndarray) -> np.ndarray:
         memory = self.cupy.cuda.alloc_pinned_memory(host.nbytes)
         staging = np.frombuffer(memory, dtype=host.dtype, count=host.size).reshape(host.shape)
         np.copyto(staging, host)
+        if _counting:
+            _record("host_staging", label, host.nbytes, operation=self.operation)
         return staging
 
+    def synchronize(self) -> None:
+        """Wait for the copies on the current stream (stream=None), then release their sources."""
+        self.cupy.cuda.get_current_stream().synchronize()
+        if _counting:
+            _record("sync", None, 0, operation=self.operation)
+        self.keep_alive.clear()  # the copies are done; staging goes back to the pool
 
-def _move_to_device(host: DevicePayload, cupy: Any, *, pinned: bool, stream: Any) -> DevicePayload:
-    upload = _Uploader(cupy, pinned=pinned, stream=stream)
+    def facts(self, what: str) -> List[str]:
+        """``derived`` lines describing what this uploader did."""
+        facts = [f"{what}: {self.count} arrays, {self.nbytes} bytes, one host->device transfer each"]
+        if self.pinned and not self.unstaged:
+            facts.append(f"{what}: each array staged through page-locked host memory first")
+        if self.unstaged:
+            facts.append(f"{what}: the other arrays staged through page-locked host memory first")
+            facts.append(
+                f"{what}: already page-locked (read under pinned_reads), copied without staging: " + ", ".join(self.unstaged)
+            )
+        if self.stream is not None:
+            facts.append(f"{what}: copies enqueued on the caller's stream; sources held in refs until it syncs")
+        return facts
+
+
+def _move_to_device(host: DevicePayload, cupy: Any, *, pinned: bool, stream: Any, operation: str = "to_cupy",
+                    names: Optional[Dict[str, str]] = None) -> DevicePayload:
+    upload = _Uploader(cupy, pinned=pinned, stream=stream, operation=operation, names=names)
     # Allocating under the caller's stream ties CuPy's pool bookkeeping to it.
     with stream if stream is not None else contextlib.nullcontext():
         arrays = _map_arrays(host, upload)
-    derived = list(host.derived)
-    derived.append(f"to_cupy: {upload.count} arrays, {upload.nbytes} bytes, one host->device transfer each")
-    if pinned:
-        derived.append("to_cupy: each array staged through page-locked host memory first")
+    derived = list(host.derived) + upload.facts(operation)
     if stream is None:
-        cupy.cuda.get_current_stream().synchronize()
-        upload.keep_alive.clear()  # the copies are done; staging goes back to the pool
+        upload.synchronize()
         refs: Tuple[Any, ...] = ()
     else:
-        derived.append("to_cupy: copies enqueued on the caller's stream; sources held in refs until it syncs")
         refs = tuple(upload.keep_alive)
     device = tuple(int(part) for part in arrays["points"].__dlpack_device__())
     return dataclasses.replace(host, **arrays, device=device, shared=(), derived=tuple(derived), refs=refs)
+
+
+# --- reading straight into page-locked memory ------------------------------------------------
+
+# id(owner) -> how many live allocations returned that object, for owners handed out by a
+# pinned_reads() allocator. An owner stays referenced by the C++ shim until its buffer is
+# freed, so its id cannot be reused while it is listed here.
+_pinned_owner_ids: Dict[int, int] = {}
+
+
+@contextlib.contextmanager
+def pinned_reads(alloc: Optional[Callable[[int], Any]] = None, free: Optional[Callable[[Any], None]] = None):
+    """Readers inside the block allocate every array in page-locked host memory.
+
+    ``alloc(nbytes)`` defaults to ``cupy.cuda.alloc_pinned_memory`` (CuPy is imported here,
+    not before). Arrays read inside the block stay valid after it and go back to that
+    allocator when they die. ``to_cupy(mesh, pinned=True)`` copies such arrays straight from
+    their own buffers, without the staging copy. Blocks nest; the previous allocator comes
+    back on exit, also on an exception. The hook is process-wide, like ``allocator_installed``.
+    """
+    if alloc is None:
+        alloc = _import_cupy("pinned_reads").cuda.alloc_pinned_memory
+    user_alloc, user_free = alloc, free
+
+    def pinned_alloc(nbytes: int) -> Any:
+        owner = user_alloc(nbytes)
+        _pinned_owner_ids[id(owner)] = _pinned_owner_ids.get(id(owner), 0) + 1
+        return owner
+
+    def pinned_free(owner: Any) -> None:
+        remaining = _pinned_owner_ids.pop(id(owner), 1) - 1
+        if remaining > 0:
+            _pinned_owner_ids[id(owner)] = remaining
+        if user_free is not None:
+            user_free(owner)
+
+    with allocator_installed(pinned_alloc, pinned_free):
+        yield
+
+
+def _pinned_read_owner(array: np.ndarray) -> Any:
+    """The pinned_reads allocation holding all of ``array``'s bytes, or None."""
+    if array.nbytes == 0 or not _pinned_owner_ids:
+        return None
+    owner = allocation_owner(array)
+    if owner is None or id(owner) not in _pinned_owner_ids:
+        return None
+    last_byte = int(array.__array_interface__["data"][0]) + array.nbytes - 1
+    return owner if _core.python_allocation_owner(last_byte) is owner else None
 
 
 @contextlib.contextmanager
@@ -571,9 +716,14 @@ def _profiler_range(cupy: Any, label: str):
 
 
 class _HostAdopter:
-    """Brings one array to the host: adopted in place when it is host memory, else one copy."""
+    """Brings one array to the host: adopted in place when it is host memory, else one copy.
 
-    def __init__(self) -> None:
+    Every device->host copy (and an on-device layout fix before it) is counted under
+    ``operation`` for ``meshioplusplus.profiling``.
+    """
+
+    def __init__(self, operation: str = "from_cupy") -> None:
+        self.operation = operation
         self.copied: List[str] = []
         self.copied_bytes = 0
 
@@ -582,6 +732,8 @@ class _HostAdopter:
             return value
         if _is_device_array(value):
             host = self.copy_from_device(name, value)
+            if _counting:
+                _record("to_host", name, host.nbytes, operation=self.operation)
             self.copied.append(name)
             self.copied_bytes += host.nbytes
             return host
@@ -589,17 +741,47 @@ class _HostAdopter:
             return np.from_dlpack(value)  # host DLPack: adopted in place, no CuPy needed
         return np.asarray(value)  # plain host containers (lists, __array_interface__ objects)
 
-    @staticmethod
-    def copy_from_device(name: str, value: Any) -> np.ndarray:
-        host = _own_get(value)
+    def copy_from_device(self, name: str, value: Any) -> np.ndarray:
+        """Exactly one device->host copy, by the first route the array supports.
+
+        1. its own ``.get()`` (CuPy);
+        2. the producer copying to the host itself: ``np.from_dlpack(value, device="cpu")``
+           (numpy >= 2.1 and a producer that accepts ``dl_device``) — no CuPy needed;
+        3. CuPy adopting it on the device (DLPack, else CUDA Array Interface; no copy), then
+           ``.get()``.
+        """
+        host = _own_get(self.contiguous(name, value)) if callable(getattr(value, "get", None)) else None
+        if host is None and hasattr(value, "__dlpack__"):
+            host = _producer_host_copy(value)
         if host is None:
-            # A foreign device array: let CuPy adopt it on the device (no copy), then copy once.
-            cupy = _import_cupy("from_cupy")
+            cupy = _import_cupy(self.operation)
             adopted = cupy.from_dlpack(value) if hasattr(value, "__dlpack__") else cupy.asarray(value)
-            host = adopted.get()
+            host = self.contiguous(name, adopted).get()
         if not isinstance(host, np.ndarray):
             raise TypeError(f"{name}: {type(value).__name__}.get() returned {type(host).__name__}, not a numpy array")
         return host
+
+    def contiguous(self, name: str, device: Any) -> Any:
+        """A C-contiguous device array: a strided one is copied on the device first (counted).
+
+        CuPy would make that copy silently inside ``.get()``; making it here keeps it visible.
+        """
+        flags = getattr(device, "flags", None)
+        if flags is None or getattr(flags, "c_contiguous", True):
+            return device
+        compact = device.copy()
+        if _counting:
+            _record("device_copy", name, int(getattr(compact, "nbytes", 0)), operation=self.operation)
+        return compact
+
+
+def _producer_host_copy(value: Any) -> Optional[np.ndarray]:
+    """The producer's own copy to host memory over DLPack, or None where either side cannot."""
+    try:
+        return np.from_dlpack(value, device="cpu", copy=True)
+    except (TypeError, BufferError, ValueError, NotImplementedError, RuntimeError):
+        # numpy < 2.1 knows no ``device``; many producers refuse cross-device exports.
+        return None
 
 
 def _own_get(value: Any) -> Optional[np.ndarray]:
@@ -631,8 +813,9 @@ def from_cupy(payload: Any) -> Mesh:
 
     numpy arrays pass through; host DLPack exporters are adopted in place with
     ``np.from_dlpack`` (no CuPy needed); device arrays (``__cuda_array_interface__`` or a
-    non-host ``__dlpack_device__``) come back with exactly one device->host copy each, which
-    is warned as an ``InteropWarning``. Index arrays keep the payload's dtype.
+    non-host ``__dlpack_device__``: CuPy, torch, Numba, JAX …) come back with exactly one
+    device->host copy each, which is warned as an ``InteropWarning`` and counted by
+    ``meshioplusplus.profiling``. Index arrays keep the payload's dtype.
     """
     adopt = _HostAdopter()
     points = adopt("points", payload.points)

@@ -7,16 +7,25 @@ like a CuPy array where it matters for testing the handoff:
   hidden device->host copy fails loudly instead of passing silently;
 * every host<->device copy, pinned staging allocation and synchronization is appended to a
   transfer log (``fake.log``) that tests count;
-* copies from pinned staging memory are asynchronous like a real DMA: they land when their
-  stream synchronizes, and the fake raises if the staging buffer was freed before that —
-  which is how it checks that async callers keep staging buffers alive;
+* copies from pinned memory are asynchronous like a real DMA: they land when their stream
+  synchronizes, and the fake raises if the pinned buffer was freed before that — which is
+  how it checks that async callers keep staging buffers alive. "Pinned" means any buffer
+  from ``cuda.alloc_pinned_memory`` that is still alive, found by address like CUDA does,
+  so arrays a reader allocated there (``pinned_reads``) count as pinned too;
+* ``get(out=…)`` checks dtype, shape and layout as CuPy does; ``get(blocking=False)`` is
+  logged as non-blocking but lands at once (there is no real concurrency to wait for);
+* reading a device scalar (``float(x)``, ``int(x)``, ``bool(x)``, ``x.item()``) is logged
+  as a tiny to_host copy plus an implicit sync, and also reported to
+  ``meshioplusplus.profiling`` (marked implicit) so counted blocks and budgets see it;
 * ``__cuda_array_interface__`` carries a HOST pointer and is marked ``"_fake_cupy"``: hand
   it to a real CUDA consumer (Numba, real CuPy) and that consumer would read garbage.
   ``__dlpack__`` is refused for the same reason; ``__dlpack_device__`` says (2, 0).
 
-What it cannot prove: real bus bandwidth or timing, real stream ordering between streams,
+What it cannot prove: real bus bandwidth or timing, real stream ordering between streams
+(an event recorded on one stream is "done" once that stream's pending copies landed),
 whether CuPy accepts a given call signature (its API is mirrored by hand), pinned-memory
-limits, or DLPack capsules of device memory. tests/python/test_gpu.py covers those on a GPU.
+limits, that page-locked memory really is page-locked, or DLPack capsules of device memory.
+tests/python/test_gpu.py covers those on a GPU; docs/transfers.md lists the split.
 
 Usage::
 
@@ -87,6 +96,7 @@ class FakePinnedMemory(bytearray):
     """Stands in for cupy.cuda.PinnedMemoryPointer: a host buffer with the buffer protocol.
 
     A bytearray subclass because Python-level classes cannot export buffers before 3.12.
+    Never resized, so its address (``ptr``) is fixed for its lifetime.
     """
 
     # Identity semantics: two staging buffers with equal bytes are still two allocations
@@ -99,15 +109,15 @@ class FakePinnedMemory(bytearray):
     def size(self) -> int:
         return len(self)
 
+    @property
+    def ptr(self) -> int:
+        if not len(self):
+            return 0
+        return int(np.frombuffer(self, dtype=np.uint8).__array_interface__["data"][0])
 
-def _pinned_owner(array: np.ndarray) -> Optional[FakePinnedMemory]:
-    """The pinned allocation an array views, if any (walks numpy's ``base`` chain)."""
-    base: Any = array
-    while isinstance(base, np.ndarray):
-        base = base.base
-    if isinstance(base, memoryview):
-        base = base.obj
-    return base if isinstance(base, FakePinnedMemory) else None
+    def contains(self, address: int, nbytes: int) -> bool:
+        start = self.ptr
+        return bool(len(self)) and start <= address and address + nbytes <= start + len(self)
 
 
 @dataclasses.dataclass
@@ -163,7 +173,10 @@ class FakeStream:
         return event
 
     def wait_event(self, event: "FakeEvent") -> None:
-        event.synchronize()
+        # A device-side wait: later work on this stream runs after the event's stream. The
+        # host does not wait, so nothing is logged; the fake just lands the earlier copies.
+        if event._stream is not None:
+            event._stream._flush()
 
     def use(self) -> "FakeStream":
         self._fake._stream_stack.append(self)
@@ -261,15 +274,31 @@ class FakeNdarray:
             "fake cupy: implicit conversion to a NumPy array is not allowed (as with CuPy); use .get()"
         )
 
-    def get(self, stream: Optional[FakeStream] = None, out: Optional[np.ndarray] = None, blocking: bool = True) -> np.ndarray:
+    def get(self, stream: Optional[FakeStream] = None, order: str = "C", out: Optional[np.ndarray] = None,
+            blocking: bool = True) -> np.ndarray:
         stream = stream if stream is not None else self._fake.cuda.get_current_stream()
+        if out is not None:
+            self._check_out(out)
         stream._flush()  # work queued earlier on the same stream runs first
-        host = self._buffer.copy()
+        host = self._buffer.copy(order="F" if order == "F" else "C")
         self._fake.record("to_host", nbytes=host.nbytes, stream=stream, blocking=blocking)
         if out is None:
             return host
         np.copyto(out, host)
         return out
+
+    def _check_out(self, out: Any) -> None:
+        """The checks CuPy's ``get(out=…)`` makes before copying."""
+        if not isinstance(out, np.ndarray):
+            raise TypeError("Only numpy.ndarray can be obtained from cupy.ndarray")
+        if out.dtype != self.dtype:
+            raise TypeError(f"{out.dtype} array cannot be obtained from {self.dtype} array")
+        if out.shape != self.shape:
+            raise ValueError(f"Shape mismatch. Expected shape: {self.shape}, actual shape: {out.shape}")
+        if not (out.flags.c_contiguous or out.flags.f_contiguous):
+            raise RuntimeError("`out` cannot be specified when copying to non-contiguous ndarray")
+        if not out.flags.writeable:
+            raise ValueError("fake cupy: `out` is read-only")
 
     def set(self, arr: np.ndarray, stream: Optional[FakeStream] = None) -> None:
         # The same checks CuPy's ndarray.set makes, in the same order.
@@ -281,7 +310,7 @@ class FakeNdarray:
             raise ValueError(f"Shape mismatch. Old shape: {self.shape}, new shape: {arr.shape}")
         stream = stream if stream is not None else self._fake.cuda.get_current_stream()
         arr = np.ascontiguousarray(arr)
-        memory = _pinned_owner(arr)
+        memory = self._fake._pinned_memory_of(arr)
         if memory is None:
             # Pageable memory: CUDA stages it before the call returns, so the data is in.
             self._buffer[...] = arr
@@ -298,6 +327,7 @@ class FakeNdarray:
             raise TypeError("only size-1 fake cupy arrays can be converted to Python scalars")
         self._fake.record("to_host", nbytes=self.itemsize, stream=None, implicit=True)
         self._fake.record("sync", nbytes=0, stream=None, implicit=True)
+        _report_implicit_read(self.itemsize)
         return value.item()
 
     def item(self) -> Any:
@@ -315,7 +345,11 @@ class FakeNdarray:
     # --- device-side work (no transfer) ---
 
     def __getitem__(self, key: Any) -> "FakeNdarray":
-        return type(self)(self._buffer[key])
+        view = self._buffer[key]
+        if not isinstance(view, np.ndarray):
+            # A full index gives a numpy scalar (a host copy); CuPy gives a 0-d device view.
+            view = self._buffer[(key if isinstance(key, tuple) else (key,)) + (Ellipsis,)]
+        return type(self)(view)
 
     def copy(self) -> "FakeNdarray":
         self._fake.record("device_copy", nbytes=self.nbytes, stream=None)
@@ -405,6 +439,28 @@ class FakeCupy(types.ModuleType):
     def _streams(self) -> List[FakeStream]:
         return [self.cuda.Stream.null, *self._all_streams]
 
+    def _pinned_memory_of(self, array: np.ndarray) -> Optional[FakePinnedMemory]:
+        """The live pinned allocation holding all of ``array``'s bytes, if any.
+
+        First numpy's ``base`` chain (staging views), then by address among the live pinned
+        buffers — as CUDA decides, so memory a C++ reader filled through ``pinned_reads``
+        (whose numpy base is the reader's capsule) is found too.
+        """
+        base: Any = array
+        while isinstance(base, np.ndarray):
+            base = base.base
+        if isinstance(base, memoryview):
+            base = base.obj
+        if isinstance(base, FakePinnedMemory):
+            return base
+        if not array.nbytes:
+            return None
+        address = int(array.__array_interface__["data"][0])
+        for memory in list(self._live_pinned):
+            if memory.contains(address, array.nbytes):
+                return memory
+        return None
+
     # --- the cupy namespace ---
 
     def empty(self, shape: Any, dtype: Any = float, order: str = "C") -> FakeNdarray:
@@ -428,6 +484,10 @@ class FakeCupy(types.ModuleType):
         return device
 
     array = asarray
+
+    def ascontiguousarray(self, obj: Any) -> FakeNdarray:
+        device = self.asarray(obj)
+        return device if device.flags.c_contiguous else device.copy()
 
     def from_dlpack(self, obj: Any) -> FakeNdarray:
         if isinstance(obj, FakeNdarray):
@@ -486,6 +546,15 @@ class FakeCupy(types.ModuleType):
             RangePop=lambda: fake._nvtx_labels.pop(),
         )
         return cuda
+
+
+def _report_implicit_read(nbytes: int) -> None:
+    """Hand a scalar read to meshio++'s transfer counting, if anyone counts (see profiling)."""
+    from meshioplusplus import profiling
+
+    if profiling._active:
+        profiling._record("to_host", None, nbytes, operation="device scalar read (fake cupy)", implicit=True)
+        profiling._record("sync", None, 0, operation="device scalar read (fake cupy)", implicit=True)
 
 
 _MODULE_NAMES = ("cupy", "cupy.cuda")
