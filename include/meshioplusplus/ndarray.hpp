@@ -79,6 +79,9 @@ class Buffer {
  public:
   // Allocates `nbytes` through the current allocator. Throws std::bad_alloc on failure.
   explicit Buffer(std::size_t nbytes);
+  // Allocates `nbytes` on the default heap, bypassing the hook.
+  struct DefaultHeap {};
+  Buffer(std::size_t nbytes, DefaultHeap);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -106,6 +109,9 @@ class NDArray {
   // Owning, uninitialised, allocated once through the current allocator hook.
   static NDArray allocate(DType dtype, Shape shape);
   static NDArray zeros(DType dtype, Shape shape);
+  // Owning scratch on the default heap, never through the hook: for temporaries a reader
+  // needs while parsing (file-dtype staging, offsets) that are not returned to the caller.
+  static NDArray allocate_scratch(DType dtype, Shape shape);
   // Non-owning: allocates nothing. The caller keeps `data` alive while the view is used.
   static NDArray view(void* data, DType dtype, Shape shape);
   template <class T> static NDArray from_values(std::initializer_list<T> values);

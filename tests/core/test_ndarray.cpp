@@ -177,3 +177,14 @@ TEST(BlockBases, CountsEveryBlockIncludingRaggedAndEmpty) {
   EXPECT_EQ(bases.values<std::int64_t>()[2], 5);
   EXPECT_EQ(bases.values<std::int64_t>()[3], 7);
 }
+
+TEST(NDArrayAllocator, ScratchBypassesTheHook) {
+  HookGuard guard;
+  CountingPool pool;
+  const mpp::BufferAllocator hook = allocator_for(pool);
+  mpp::set_buffer_allocator(&hook);
+  mpp::NDArray scratch = mpp::NDArray::allocate_scratch(mpp::DType::int32, {1000});
+  EXPECT_TRUE(scratch.owns_data());
+  EXPECT_FALSE(scratch.buffer()->allocator());
+  EXPECT_EQ(pool.allocations, 0);
+}

@@ -89,6 +89,10 @@ Buffer::Buffer(std::size_t nbytes) : nbytes_(nbytes), allocator_(current_buffer_
   }
 }
 
+Buffer::Buffer(std::size_t nbytes, DefaultHeap) : nbytes_(nbytes) {
+  data_ = ::operator new(nbytes == 0 ? 1 : nbytes, kHeapAlignment);
+}
+
 Buffer::~Buffer() {
   const std::size_t request = nbytes_ == 0 ? 1 : nbytes_;
   if (allocator_) {
@@ -115,6 +119,16 @@ NDArray NDArray::allocate(DType dtype, Shape shape) {
   const std::size_t bytes = element_count(shape) * dtype_size(dtype);
   array.shape_ = std::move(shape);
   array.buffer_ = std::make_shared<Buffer>(bytes);
+  array.data_ = array.buffer_->data();
+  return array;
+}
+
+NDArray NDArray::allocate_scratch(DType dtype, Shape shape) {
+  NDArray array;
+  array.dtype_ = dtype;
+  const std::size_t bytes = element_count(shape) * dtype_size(dtype);
+  array.shape_ = std::move(shape);
+  array.buffer_ = std::make_shared<Buffer>(bytes, Buffer::DefaultHeap{});
   array.data_ = array.buffer_->data();
   return array;
 }
