@@ -10,7 +10,7 @@ python -m pip install -q -r requirements-test.txt
 echo "== C++: configure, build, ctest"
 cmake -S . -B build/cpp -G Ninja -DMESHIOPLUSPLUS_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build/cpp -j "$(nproc)"
-ctest --test-dir build/cpp --output-on-failure -j "$(nproc)"
+ctest --test-dir build/cpp --output-on-failure
 
 install_package
 

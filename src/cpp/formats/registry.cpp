@@ -7,6 +7,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "formats/abaqus/abaqus.hpp"
+#include "formats/gmsh/gmsh.hpp"
+#include "formats/medit/medit.hpp"
+#include "formats/nastran/nastran.hpp"
+#include "formats/obj/obj.hpp"
+#include "formats/off/off.hpp"
+#include "formats/ply/ply.hpp"
+#include "formats/stl/stl.hpp"
 #include "formats/vtk/vtk.hpp"
 #include "formats/vtu/vtu.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -29,9 +37,53 @@ constexpr std::array kVtkOptions{
     WriteOptionSpec{"fmt_version", "5.1", "legacy file version: 4.2 or 5.1"},
 };
 
+constexpr std::array<std::string_view, 1> kGmshExtensions{".msh"};
+constexpr std::array kGmshOptions{
+    WriteOptionSpec{"fmt_version", "4.1", "MSH version: 2.2 or 4.1"},
+    WriteOptionSpec{"binary", "true", "binary instead of ascii"},
+};
+
+constexpr std::array<std::string_view, 2> kMeditExtensions{".mesh", ".meshb"};
+constexpr std::array kMeditOptions{
+    WriteOptionSpec{"version", "", "1-4: float32/float64 reals, 32/64-bit integers and positions (default by data)"},
+    WriteOptionSpec{"big_endian", "false", "big-endian .meshb (binary only)"},
+};
+
+constexpr std::array<std::string_view, 1> kAbaqusExtensions{".inp"};
+constexpr std::array kAbaqusOptions{
+    WriteOptionSpec{"translate_cell_names", "true", "Abaqus element names (C3D8 …) instead of meshio's"},
+};
+
+constexpr std::array<std::string_view, 3> kNastranExtensions{".bdf", ".fem", ".nas"};
+constexpr std::array kNastranOptions{
+    WriteOptionSpec{"point_format", "fixed-large", "GRID cards: free, fixed-small or fixed-large"},
+    WriteOptionSpec{"cell_format", "fixed-small", "element cards: free, fixed-small or fixed-large"},
+};
+
+constexpr std::array<std::string_view, 1> kStlExtensions{".stl"};
+constexpr std::array kStlOptions{
+    WriteOptionSpec{"binary", "false", "binary (float32) instead of ascii"},
+};
+
+constexpr std::array<std::string_view, 1> kPlyExtensions{".ply"};
+constexpr std::array kPlyOptions{
+    WriteOptionSpec{"binary", "true", "binary_little_endian instead of ascii"},
+};
+
+constexpr std::array<std::string_view, 1> kObjExtensions{".obj"};
+constexpr std::array<std::string_view, 1> kOffExtensions{".off"};
+
 const std::array kFormats{
     FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write, kVtuOptions},
     FormatInfo{"vtk", kVtkExtensions, "VTK legacy", vtk::read, vtk::write, kVtkOptions},
+    FormatInfo{"gmsh", kGmshExtensions, "Gmsh MSH", gmsh::read, gmsh::write, kGmshOptions},
+    FormatInfo{"medit", kMeditExtensions, "Medit / Gamma Mesh Format", medit::read, medit::write, kMeditOptions},
+    FormatInfo{"abaqus", kAbaqusExtensions, "Abaqus input", abaqus::read, abaqus::write, kAbaqusOptions},
+    FormatInfo{"nastran", kNastranExtensions, "Nastran bulk data", nastran::read, nastran::write, kNastranOptions},
+    FormatInfo{"stl", kStlExtensions, "STL (stereolithography)", stl::read, stl::write, kStlOptions},
+    FormatInfo{"ply", kPlyExtensions, "Stanford PLY", ply::read, ply::write, kPlyOptions},
+    FormatInfo{"obj", kObjExtensions, "Wavefront OBJ", obj::read, obj::write, {}},
+    FormatInfo{"off", kOffExtensions, "Geomview OFF", off::read, off::write, {}},
 };
 
 std::string lower(std::string_view text) {

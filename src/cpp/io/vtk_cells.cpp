@@ -10,6 +10,9 @@ namespace {
 // VTK pixel/voxel number their corners lexicographically; quad/hexahedron go around.
 constexpr int kPixelToQuad[4] = {0, 1, 3, 2};
 constexpr int kVoxelToHexahedron[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+// meshio (and Gmsh) list a wedge's bottom triangle the other way round from VTK.
+constexpr int kWedgeOrder[6] = {0, 2, 1, 3, 5, 4};
+constexpr int kVtkWedge = 13;
 
 template <class Index>
 std::int64_t checked_index(Index value, std::int64_t num_points) {
@@ -69,18 +72,23 @@ CellBlock make_polygon_block(const VtkCellStream& stream, std::int64_t first, st
 CellBlock make_polyhedron_block(const VtkCellStream& stream, std::int64_t first, std::int64_t count) {
   if (stream.faces.empty_handle() || stream.face_offsets.empty())
     throw CellStreamError("polyhedron cells without faces/faceoffsets arrays");
+  // Only this run's window of the face stream: copying all of it for every run would be
+  // quadratic when polyhedra alternate with other cells.
+  const std::int64_t window_begin = stream.face_offsets[first], window_end = stream.face_offsets[first + count];
+  if (window_begin < 0 || window_end < window_begin || window_end > static_cast<std::int64_t>(stream.faces.size()))
+    throw CellStreamError("polyhedron face offsets out of range");
   std::vector<std::int64_t> faces;
   visit_dtype(stream.faces.dtype(), [&](auto tag) {
     using Index = decltype(tag);
     if constexpr (std::is_integral_v<Index>) {
       const auto* source = static_cast<const Index*>(stream.faces.data());
-      faces.assign(source, source + stream.faces.size());
+      faces.assign(source + window_begin, source + window_end);
     }
   });
   std::vector<std::int64_t> cell_offsets{0}, face_offsets{0}, nodes;
   for (std::int64_t c = first; c < first + count; ++c) {
-    std::int64_t at = stream.face_offsets[c];
-    const std::int64_t stop = stream.face_offsets[c + 1];
+    std::int64_t at = stream.face_offsets[c] - window_begin;
+    const std::int64_t stop = stream.face_offsets[c + 1] - window_begin;
     if (at < 0 || stop > static_cast<std::int64_t>(faces.size()) || at >= stop)
       throw CellStreamError("polyhedron face offsets out of range");
     const std::int64_t nfaces = faces[at++];
@@ -145,7 +153,9 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
         throw CellStreamError("VTK cell type " + std::to_string(vtk_id) + " (" + std::string(info->name) +
                               ") needs " + std::to_string(info->num_nodes) + " nodes, got " +
                               std::to_string(nodes));
-      const int* permutation = vtk_id == kVtkPixel ? kPixelToQuad : vtk_id == kVtkVoxel ? kVoxelToHexahedron : nullptr;
+      const int* permutation = vtk_id == kVtkPixel   ? kPixelToQuad
+                               : vtk_id == kVtkVoxel ? kVoxelToHexahedron
+                                                     : vtk_node_permutation(static_cast<int>(vtk_id));
       CellBlock block;
       block.type = std::string(info->name);
       if (count == n && permutation == nullptr && can_share_connectivity(stream, nodes)) {
@@ -189,6 +199,8 @@ std::vector<NDArray> split_cell_data(const NDArray& data, const std::vector<Cell
   }
   return parts;
 }
+
+const int* vtk_node_permutation(int vtk_id) noexcept { return vtk_id == kVtkWedge ? kWedgeOrder : nullptr; }
 
 int vtk_id_for(const CellBlock& block) {
   const CellTypeInfo& info = cell_type(block.type);
@@ -260,7 +272,12 @@ VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks) {
       written += static_cast<std::int64_t>(block.connectivity.size());
     } else {
       const std::int64_t nodes = block.connectivity.row_width();
-      std::memcpy(connectivity + written, ids, block.connectivity.size() * sizeof(std::int64_t));
+      if (const int* permutation = vtk_node_permutation(vtk_id)) {
+        for (std::int64_t i = 0; i < count * nodes; ++i)
+          connectivity[written + i] = ids[i - i % nodes + permutation[i % nodes]];
+      } else {
+        std::memcpy(connectivity + written, ids, block.connectivity.size() * sizeof(std::int64_t));
+      }
       for (std::int64_t c = 0; c < count; ++c) {
         if (any_polyhedron) face_offsets[cell] = -1;
         types[cell] = vtk_id;

@@ -61,4 +61,10 @@ VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks);
 // The VTK id a block is written with; throws std::invalid_argument for types VTK lacks.
 int vtk_id_for(const CellBlock& block);
 
+// For the one type whose node order differs between meshio and VTK — the linear wedge
+// (VTK 13), whose bottom triangle runs the other way — the permutation between the two
+// orders (its own inverse: vtk[k] = ours[p[k]] and ours[k] = vtk[p[k]]); nullptr otherwise.
+// cells_from_vtk and cells_to_vtk apply it; writers that stream cells themselves must too.
+const int* vtk_node_permutation(int vtk_id) noexcept;
+
 }  // namespace meshioplusplus::io

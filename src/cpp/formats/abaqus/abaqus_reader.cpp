@@ -1,0 +1,602 @@
+// Abaqus .inp reader (see abaqus.hpp for what it keeps). The format announces no counts, so
+// nodes, connectivity and set members gather in scratch vectors and each array is allocated
+// once, in its final shape, at the end.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <numbers>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "formats/abaqus/abaqus.hpp"
+#include "formats/abaqus/abaqus_element_types.hpp"
+#include "formats/abaqus/abaqus_input.hpp"
+#include "io/mapped_file.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::abaqus {
+namespace {
+
+using detail::ElementType;
+using detail::InputLines;
+using detail::KeywordLine;
+using detail::Line;
+using detail::upper;
+
+// Includes nested deeper than this are taken for a loop.
+constexpr int kMaxIncludeDepth = 32;
+
+using Vector3 = std::array<double, 3>;
+
+// Where an instance puts its part: translation first, then rotation about the axis through
+// `axis_point` along the unit vector `axis`.
+struct Placement {
+  Vector3 translation{};
+  bool rotates = false;
+  Vector3 axis_point{};
+  Vector3 axis{};
+  double angle = 0;  // radians
+
+  Vector3 apply(Vector3 x) const {
+    // Untouched unless asked: even adding 0 would turn -0.0 into 0.0.
+    if (translation != Vector3{} || rotates)
+      for (int i = 0; i < 3; ++i) x[i] += translation[i];
+    if (!rotates) return x;
+    Vector3 v{x[0] - axis_point[0], x[1] - axis_point[1], x[2] - axis_point[2]};
+    const Vector3 cross{axis[1] * v[2] - axis[2] * v[1], axis[2] * v[0] - axis[0] * v[2],
+                        axis[0] * v[1] - axis[1] * v[0]};
+    const double along = axis[0] * v[0] + axis[1] * v[1] + axis[2] * v[2];
+    const double c = std::cos(angle), s = std::sin(angle);
+    for (int i = 0; i < 3; ++i) x[i] = axis_point[i] + v[i] * c + cross[i] * s + axis[i] * along * (1 - c);
+    return x;
+  }
+};
+
+using Members = std::vector<std::int64_t>;  // point or cell indices; (cell, face) pairs for sides
+using SetTable = std::map<std::string, Members>;  // upper-case set name → members
+
+// One label space: the model (or assembly) level, or one instance.
+struct Scope {
+  std::string name;  // as written, for messages
+  std::unordered_map<std::int64_t, std::int64_t> nodes;     // label → point index
+  std::unordered_map<std::int64_t, std::int64_t> elements;  // label → block-major cell index
+  std::unordered_set<std::int64_t> skipped_elements;         // labels of element types not read
+  SetTable node_sets, element_sets, surfaces;
+  Placement placement;
+
+  SetTable& sets(RegionKind kind) {
+    return kind == RegionKind::Point ? node_sets : kind == RegionKind::Cell ? element_sets : surfaces;
+  }
+};
+
+struct RegionName {
+  RegionKind kind;
+  std::string key;  // upper case
+  std::string name;  // as first written
+};
+
+struct BlockBuild {
+  const CellTypeInfo* type;
+  std::int64_t first_cell;  // block-major index of its first cell
+  std::vector<std::int64_t> connectivity;
+};
+
+// A *PART body, read again for each instance of it.
+struct PartBody {
+  std::string_view document;
+  std::string path;
+  std::size_t begin = 0, end = 0;
+  bool instanced = false;
+};
+
+bool is_label(std::string_view field) noexcept {
+  return !field.empty() && (std::isdigit(static_cast<unsigned char>(field.front())) || field.front() == '-' ||
+                            field.front() == '+');
+}
+
+const char* kind_word(RegionKind kind) {
+  return kind == RegionKind::Point ? "node" : kind == RegionKind::Cell ? "element" : "surface";
+}
+
+class Reader {
+ public:
+  Mesh read(const std::string& path) {
+    const std::string_view document = open(path);
+    InputLines lines(document, 0, document.size(), path);
+    parse(lines);
+    if (!has_assembly_) read_parts_never_instanced();
+    return build();
+  }
+
+ private:
+  // ---- input -------------------------------------------------------------------------
+
+  // The files stay mapped to the end: part bodies are read again from them.
+  std::string_view open(const std::string& path) {
+    files_.push_back(std::make_unique<io::MappedFile>(path, "abaqus"));
+    return files_.back()->bytes();
+  }
+
+  // A file named by INPUT=; failing to open it is reported at the keyword that names it.
+  std::string_view open_input(const std::string& path, const KeywordLine& keyword, InputLines& in) {
+    try {
+      return open(path);
+    } catch (const ReadError& error) {
+      in.fail_at(keyword.offset, "*" + keyword.name + ": " + path + ": " + error.reason());
+    }
+  }
+
+  // A relative INPUT= path is looked up beside the including file first, then as given.
+  static std::string resolve(const std::string& name, const std::string& including) {
+    const std::filesystem::path given(name);
+    if (given.is_absolute()) return name;
+    const std::filesystem::path beside = std::filesystem::path(including).parent_path() / given;
+    std::error_code ignored;
+    return std::filesystem::exists(beside, ignored) ? beside.string() : name;
+  }
+
+  const std::string& required(const KeywordLine& keyword, std::string_view parameter, InputLines& in) {
+    const std::string* value = keyword.find(parameter);
+    if (value == nullptr || value->empty())
+      in.fail_at(keyword.offset, "*" + keyword.name + " needs " + std::string(parameter) + "=");
+    return *value;
+  }
+
+  // Calls fn(lines, line) for each data line of `keyword` — its own, or those of the file
+  // named by INPUT= — then at_end(lines) while those lines can still report errors.
+  template <class Fn, class AtEnd>
+  void for_each_data_line(const KeywordLine& keyword, InputLines& in, Fn&& fn, AtEnd&& at_end) {
+    Line line;
+    if (const std::string* input = keyword.find("INPUT"); input != nullptr && !input->empty()) {
+      in.skip_data();
+      const std::string path = resolve(*input, in.path());
+      const std::string_view document = open_input(path, keyword, in);
+      InputLines data(document, 0, document.size(), path);
+      while (data.next_data(line)) fn(data, line);
+      return at_end(data);
+    }
+    while (in.next_data(line)) fn(in, line);
+    at_end(in);
+  }
+  template <class Fn> void for_each_data_line(const KeywordLine& keyword, InputLines& in, Fn&& fn) {
+    for_each_data_line(keyword, in, std::forward<Fn>(fn), [](InputLines&) {});
+  }
+
+  // ---- keywords ------------------------------------------------------------------------
+
+  void parse(InputLines& in) {
+    Line line;
+    while (in.next(line)) {
+      if (line.text.front() != '*')
+        in.fail_at(line.offset, "a data line outside of any keyword: '" + std::string(line.text.substr(0, 40)) + "'");
+      dispatch(in.keyword(line), in);
+    }
+  }
+
+  void dispatch(const KeywordLine& keyword, InputLines& in) {
+    const std::string& name = keyword.name;
+    if (name == "NODE") return read_nodes(keyword, in);
+    if (name == "ELEMENT") return read_elements(keyword, in);
+    if (name == "NSET") return read_set(keyword, in, RegionKind::Point);
+    if (name == "ELSET") return read_set(keyword, in, RegionKind::Cell);
+    if (name == "SURFACE") return read_surface(keyword, in);
+    if (name == "INCLUDE") return include(keyword, in);
+    if (name == "PART") return capture_part(keyword, in);
+    if (name == "INSTANCE") return begin_instance(keyword, in);
+    if (name == "ASSEMBLY") has_assembly_ = true;
+    if (name == "END INSTANCE" || name == "END ASSEMBLY") current_ = "";
+    in.skip_data();
+  }
+
+  void include(const KeywordLine& keyword, InputLines& in) {
+    const std::string path = resolve(required(keyword, "INPUT", in), in.path());
+    in.skip_data();
+    if (include_depth_ >= kMaxIncludeDepth)
+      in.fail_at(keyword.offset, "includes nest deeper than " + std::to_string(kMaxIncludeDepth) + " (a loop?)");
+    const std::string_view document = open_input(path, keyword, in);
+    InputLines lines(document, 0, document.size(), path);
+    ++include_depth_;
+    parse(lines);
+    --include_depth_;
+  }
+
+  // A part body is not read where it stands but for each *INSTANCE of it.
+  void capture_part(const KeywordLine& keyword, InputLines& in) {
+    PartBody body{in.document(), in.path()};
+    bool first = true;
+    Line line;
+    while (in.next(line)) {
+      if (first) body.begin = line.offset;
+      first = false;
+      if (line.text.front() == '*' && detail::keyword_name(line.text) == "END PART") {
+        body.end = line.offset;
+        parts_[upper(required(keyword, "NAME", in))] = body;
+        part_order_.push_back(upper(*keyword.find("NAME")));
+        return;
+      }
+    }
+    in.fail_at(keyword.offset, "*PART without *END PART");
+  }
+
+  void begin_instance(const KeywordLine& keyword, InputLines& in) {
+    const std::string& name = required(keyword, "NAME", in);
+    current_ = upper(name);
+    Scope& instance = scope(current_, name);
+    instance.placement = read_placement(in);
+    const std::string* part = keyword.find("PART");
+    if (part == nullptr) return;  // imported from an earlier analysis: nothing to read here
+    const auto found = parts_.find(upper(*part));
+    if (found == parts_.end()) in.fail_at(keyword.offset, "instance '" + name + "' of unknown part '" + *part + "'");
+    found->second.instanced = true;
+    read_part_body(found->second);
+  }
+
+  void read_part_body(const PartBody& body) {
+    InputLines lines(body.document, body.begin, body.end, body.path);
+    parse(lines);
+  }
+
+  // Without an assembly, each part stands for itself, once.
+  void read_parts_never_instanced() {
+    for (const std::string& key : part_order_) {
+      const PartBody& body = parts_.at(key);
+      if (body.instanced || body.begin >= body.end) continue;
+      current_ = key;
+      scope(key, key);
+      read_part_body(body);
+    }
+  }
+
+  // Data lines of *INSTANCE: a translation, then a rotation (point a, point b, angle in degrees).
+  Placement read_placement(InputLines& in) {
+    Placement placement;
+    Line line;
+    std::vector<std::string_view> fields;
+    for (int row = 0; row < 2 && in.next_data(line); ++row) {
+      InputLines::fields(line.text, fields);
+      const std::size_t wanted = row == 0 ? 3 : 7;
+      if (row == 1 && fields.size() < wanted)
+        in.fail_at(line.offset, "an instance rotation needs 7 values: point a, point b, angle");
+      std::array<double, 7> values{};
+      for (std::size_t i = 0; i < std::min(wanted, fields.size()); ++i)
+        values[i] = fields[i].empty() ? 0.0 : in.real(fields[i]);
+      if (row == 0) {
+        placement.translation = {values[0], values[1], values[2]};
+        continue;
+      }
+      const Vector3 axis{values[3] - values[0], values[4] - values[1], values[5] - values[2]};
+      const double length = std::sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+      if (length == 0) in.fail_at(line.offset, "the rotation axis of an instance needs two distinct points");
+      placement.rotates = true;
+      placement.axis_point = {values[0], values[1], values[2]};
+      placement.axis = {axis[0] / length, axis[1] / length, axis[2] / length};
+      placement.angle = values[6] * std::numbers::pi / 180.0;
+    }
+    in.skip_data();
+    return placement;
+  }
+
+  void read_nodes(const KeywordLine& keyword, InputLines& in) {
+    Scope& here = scope(current_);
+    Members* set = keyword.has("NSET") ? &define_set(here, RegionKind::Point, *keyword.find("NSET")) : nullptr;
+    std::vector<std::string_view> fields;
+    for_each_data_line(keyword, in, [&](InputLines& data, const Line& line) {
+      InputLines::fields(line.text, fields);
+      while (fields.size() > 1 && fields.back().empty()) fields.pop_back();  // a trailing comma
+      if (fields.size() < 2) data.fail_at(line.offset, "a node line needs a label and coordinates");
+      const std::int64_t label = data.integer(fields[0]);
+      Vector3 x{};
+      const std::size_t given = std::min<std::size_t>(fields.size() - 1, 3);
+      for (std::size_t i = 0; i < given; ++i) x[i] = fields[i + 1].empty() ? 0.0 : data.real(fields[i + 1]);
+      dimension_ = std::max(dimension_, static_cast<int>(given));
+      x = here.placement.apply(x);
+      const std::int64_t index = static_cast<std::int64_t>(coordinates_.size() / 3);
+      if (!here.nodes.emplace(label, index).second)
+        data.fail_on(fields[0], "node " + std::to_string(label) + " is defined twice" + where(here));
+      coordinates_.insert(coordinates_.end(), x.begin(), x.end());
+      if (set != nullptr) set->push_back(index);
+    });
+  }
+
+  void read_elements(const KeywordLine& keyword, InputLines& in) {
+    const std::string type_name = upper(required(keyword, "TYPE", in));
+    const ElementType type = detail::element_type(type_name);
+    Scope& here = scope(current_);
+    Members* set = keyword.has("ELSET") ? &define_set(here, RegionKind::Cell, *keyword.find("ELSET")) : nullptr;
+    if (type.cell == nullptr) return skip_elements(keyword, in, here);
+
+    const int nodes_per_cell = type.cell->num_nodes;
+    std::size_t block = blocks_.size();
+    std::vector<std::int64_t> record;  // label, then point indices in file order
+    std::size_t record_offset = 0;
+    std::vector<std::string_view> fields;
+    const auto read_line = [&](InputLines& data, const Line& line) {
+      InputLines::fields(line.text, fields);
+      if (record.empty()) record_offset = line.offset;
+      for (const std::string_view field : fields) {
+        if (field.empty()) continue;
+        if (record.size() == static_cast<std::size_t>(nodes_per_cell) + 1)
+          data.fail_on(field, "element " + std::to_string(record[0]) + " has more than the " +
+                                  std::to_string(nodes_per_cell) + " nodes of TYPE=" + type_name);
+        record.push_back(record.empty() ? data.integer(field) : node_index(here, field, data, record[0]));
+      }
+      if (record.size() < static_cast<std::size_t>(nodes_per_cell) + 1) return;  // continues on the next line
+      if (block == blocks_.size()) blocks_.push_back({type.cell, num_cells_, {}});
+      add_element(here, record, type, blocks_[block], data, record_offset);
+      if (set != nullptr) set->push_back(num_cells_ - 1);
+      record.clear();
+    };
+    const auto check_complete = [&](InputLines& data) {
+      if (record.empty()) return;
+      data.fail_at(record_offset, "element " + std::to_string(record[0]) + " lists " +
+                                      std::to_string(record.size() - 1) + " nodes; TYPE=" + type_name + " has " +
+                                      std::to_string(nodes_per_cell));
+    };
+    for_each_data_line(keyword, in, read_line, check_complete);
+  }
+
+  // Element types without a meshio counterpart: only their labels are kept, so that sets
+  // naming them are not taken for broken. (A record running over several lines lends the
+  // continuation lines' first node label too, which is harmless.)
+  void skip_elements(const KeywordLine& keyword, InputLines& in, Scope& here) {
+    std::vector<std::string_view> fields;
+    for_each_data_line(keyword, in, [&](InputLines&, const Line& line) {
+      InputLines::fields(line.text, fields);
+      std::int64_t label = 0;
+      const std::string_view first = fields.front();
+      if (std::from_chars(first.data(), first.data() + first.size(), label).ec == std::errc{})
+        here.skipped_elements.insert(label);
+    });
+  }
+
+  void add_element(Scope& here, const std::vector<std::int64_t>& record, const ElementType& type, BlockBuild& block,
+                   InputLines& data, std::size_t offset) {
+    if (!here.elements.emplace(record[0], num_cells_).second)
+      data.fail_at(offset, "element " + std::to_string(record[0]) + " is defined twice" + where(here));
+    ++num_cells_;
+    const std::size_t first = block.connectivity.size();
+    block.connectivity.resize(first + record.size() - 1);
+    for (std::size_t k = 0; k + 1 < record.size(); ++k) {
+      const std::size_t target = type.file_to_meshio.empty() ? k : static_cast<std::size_t>(type.file_to_meshio[k]);
+      block.connectivity[first + target] = record[k + 1];
+    }
+  }
+
+  void read_set(const KeywordLine& keyword, InputLines& in, RegionKind kind) {
+    const std::string& name = required(keyword, kind == RegionKind::Point ? "NSET" : "ELSET", in);
+    Scope& defining = scope(current_);
+    Scope& resolving = keyword.has("INSTANCE") ? instance_scope(*keyword.find("INSTANCE"), keyword, in) : defining;
+    Members& members = define_set(defining, kind, name);
+    const bool generate = keyword.has("GENERATE");
+    std::vector<std::string_view> fields;
+    for_each_data_line(keyword, in, [&](InputLines& data, const Line& line) {
+      InputLines::fields(line.text, fields);
+      while (!fields.empty() && fields.back().empty()) fields.pop_back();
+      if (generate) return generate_members(resolving, kind, fields, line, data, members);
+      for (const std::string_view field : fields)
+        if (!field.empty()) add_members(resolving, kind, field, data, members);
+    });
+  }
+
+  void generate_members(Scope& resolving, RegionKind kind, const std::vector<std::string_view>& fields,
+                        const Line& line, InputLines& data, Members& members) {
+    if (fields.size() < 2 || fields.size() > 3)
+      data.fail_at(line.offset, "GENERATE needs first, last[, increment]");
+    const std::int64_t first = data.integer(fields[0]);
+    const std::int64_t last = data.integer(fields[1]);
+    const std::int64_t step = fields.size() == 3 ? data.integer(fields[2]) : 1;
+    if (step <= 0 || last < first) data.fail_at(line.offset, "GENERATE needs first <= last and an increment > 0");
+    // Every label must exist, so a huge range fails at its first hole instead of running on.
+    for (std::int64_t label = first; label <= last; label += step) {
+      add_label(resolving, kind, label, data, fields[0], members);
+      if (last - label < step) break;
+    }
+  }
+
+  // One data field of a set: a label, "instance.label", a set name or "instance.set".
+  void add_members(Scope& resolving, RegionKind kind, std::string_view field, InputLines& data, Members& members) {
+    field = detail::unquote(field);
+    if (is_label(field)) return add_label(resolving, kind, data.integer(field), data, field, members);
+    if (const Members* named = find_set(resolving, kind, field)) return append(members, *named);
+    const std::size_t dot = field.rfind('.');
+    if (dot != std::string_view::npos) {
+      if (Scope* instance = find_scope(field.substr(0, dot))) {
+        const std::string_view rest = field.substr(dot + 1);
+        if (is_label(rest)) return add_label(*instance, kind, data.integer(rest), data, field, members);
+        if (const Members* named = find_set(*instance, kind, rest)) return append(members, *named);
+      }
+    }
+    data.fail_on(field, std::string("unknown ") + kind_word(kind) + " set '" + std::string(field) + "'" +
+                            where(resolving));
+  }
+
+  void add_label(Scope& resolving, RegionKind kind, std::int64_t label, InputLines& data, std::string_view field,
+                 Members& members) {
+    const auto& labels = kind == RegionKind::Point ? resolving.nodes : resolving.elements;
+    if (const auto found = labels.find(label); found != labels.end()) {
+      members.push_back(found->second);
+      return;
+    }
+    if (kind == RegionKind::Cell && resolving.skipped_elements.contains(label)) return;
+    data.fail_on(field, std::string("set member: ") + kind_word(kind) + " " + std::to_string(label) +
+                            " is not defined" + where(resolving));
+  }
+
+  std::int64_t node_index(Scope& here, std::string_view field, InputLines& data, std::int64_t element) {
+    Scope* owner = &here;
+    std::string_view label_text = field;
+    if (!is_label(field)) {  // "instance.label", as assembly-level elements may write
+      const std::size_t dot = field.rfind('.');
+      owner = dot == std::string_view::npos ? nullptr : find_scope(field.substr(0, dot));
+      label_text = dot == std::string_view::npos ? field : field.substr(dot + 1);
+      if (owner == nullptr) data.fail_on(field, "expected a node label, found '" + std::string(field) + "'");
+    }
+    const std::int64_t label = data.integer(label_text);
+    const auto found = owner->nodes.find(label);
+    if (found == owner->nodes.end())
+      data.fail_on(field, "element " + std::to_string(element) + " refers to node " + std::to_string(label) +
+                              ", which is not defined" + where(*owner));
+    return found->second;
+  }
+
+  // *SURFACE, TYPE=ELEMENT data lines: "element set or label, Sn". Face labels become the
+  // project's local facet numbers; labels other than Sn (SPOS, E1 …) and cells without a
+  // face table (lines) are skipped.
+  void read_surface(const KeywordLine& keyword, InputLines& in) {
+    const std::string* type = keyword.find("TYPE");
+    if ((type != nullptr && upper(*type) != "ELEMENT") || !keyword.has("NAME")) return in.skip_data();
+    Scope& here = scope(current_);
+    Members& pairs = define_set(here, RegionKind::Side, *keyword.find("NAME"));
+    std::vector<std::string_view> fields;
+    Members cells;
+    for_each_data_line(keyword, in, [&](InputLines& data, const Line& line) {
+      InputLines::fields(line.text, fields);
+      if (fields.size() < 2 || fields[1].size() < 2 || (fields[1][0] != 'S' && fields[1][0] != 's') ||
+          !is_label(fields[1].substr(1)))
+        return;
+      const auto label = data.integer(fields[1].substr(1));
+      cells.clear();
+      add_members(here, RegionKind::Cell, fields[0], data, cells);
+      for (const std::int64_t cell : cells) {
+        const std::string_view cell_type = cell_type_of(cell);
+        const int facet = detail::facet_of_face(cell_type, static_cast<int>(std::clamp<std::int64_t>(label, 0, 99)));
+        if (facet == -1)
+          data.fail_on(fields[1], "a " + std::string(cell_type) + " cell has no face " + std::string(fields[1]));
+        if (facet >= 0) pairs.insert(pairs.end(), {cell, facet});
+      }
+    });
+  }
+
+  std::string_view cell_type_of(std::int64_t cell) const {
+    const auto after = std::upper_bound(blocks_.begin(), blocks_.end(), cell,
+                                        [](std::int64_t c, const BlockBuild& block) { return c < block.first_cell; });
+    return std::prev(after)->type->name;
+  }
+
+  // ---- scopes and sets -----------------------------------------------------------------
+
+  Scope& scope(const std::string& key, std::string_view name = {}) {
+    auto [found, inserted] = scopes_.try_emplace(key);
+    if (inserted) {
+      found->second.name = name.empty() ? key : std::string(name);
+      scope_order_.push_back(&found->second);
+    }
+    return found->second;
+  }
+
+  Scope* find_scope(std::string_view name) {
+    const auto found = scopes_.find(upper(name));
+    return found == scopes_.end() ? nullptr : &found->second;
+  }
+
+  Scope& instance_scope(const std::string& name, const KeywordLine& keyword, InputLines& in) {
+    Scope* found = find_scope(name);
+    if (found == nullptr) in.fail_at(keyword.offset, "unknown instance '" + name + "'");
+    return *found;
+  }
+
+  static const Members* find_set(Scope& scope, RegionKind kind, std::string_view name) {
+    const SetTable& table = scope.sets(kind);
+    const auto found = table.find(upper(name));
+    return found == table.end() ? nullptr : &found->second;
+  }
+
+  // The members of set `name` in `owner`, created empty (and given a region) on first use.
+  Members& define_set(Scope& owner, RegionKind kind, const std::string& name) {
+    const std::string key = upper(name);
+    const bool known = std::any_of(region_names_.begin(), region_names_.end(),
+                                   [&](const RegionName& r) { return r.kind == kind && r.key == key; });
+    if (!known) region_names_.push_back({kind, key, name});
+    return owner.sets(kind)[key];
+  }
+
+  // Through a copy: a set may name itself.
+  static void append(Members& members, const Members& named) {
+    const Members copy = named;
+    members.insert(members.end(), copy.begin(), copy.end());
+  }
+
+  static std::string where(const Scope& scope) {
+    return scope.name.empty() ? std::string() : " in '" + scope.name + "'";
+  }
+
+  // ---- the mesh ------------------------------------------------------------------------
+
+  Mesh build() {
+    Mesh mesh;
+    const int dimension = dimension_ == 0 ? 3 : dimension_;
+    const std::int64_t num_points = static_cast<std::int64_t>(coordinates_.size() / 3);
+    mesh.points = NDArray::allocate(DType::float64, {num_points, dimension});
+    double* points = mesh.points.data_as<double>();
+    for (std::int64_t i = 0; i < num_points; ++i)
+      for (int axis = 0; axis < dimension; ++axis) *points++ = coordinates_[3 * i + axis];
+    for (const BlockBuild& block : blocks_) {
+      const std::int64_t rows = static_cast<std::int64_t>(block.connectivity.size()) / block.type->num_nodes;
+      NDArray connectivity = NDArray::allocate(DType::int64, {rows, block.type->num_nodes});
+      std::copy(block.connectivity.begin(), block.connectivity.end(), connectivity.data_as<std::int64_t>());
+      mesh.cells.push_back(CellBlock{std::string(block.type->name), std::move(connectivity), {}, {}});
+    }
+    for (const RegionName& name : region_names_) mesh.regions.push_back(build_region(name));
+    return mesh;
+  }
+
+  // Members of every scope's set of this name, sorted and unique.
+  Region build_region(const RegionName& name) {
+    const bool sides = name.kind == RegionKind::Side;
+    std::vector<std::array<std::int64_t, 2>> entries;  // (member, face); face 0 unless sides
+    for (Scope* scope : scope_order_) {
+      const SetTable& table = scope->sets(name.kind);
+      const auto found = table.find(name.key);
+      if (found == table.end()) continue;
+      const Members& members = found->second;
+      for (std::size_t i = 0; i < members.size(); i += sides ? 2 : 1)
+        entries.push_back({members[i], sides ? members[i + 1] : 0});
+    }
+    std::sort(entries.begin(), entries.end());
+    entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+
+    Region region;
+    region.name = name.name;
+    region.kind = name.kind;
+    const auto count = static_cast<std::int64_t>(entries.size());
+    region.entries = sides ? NDArray::allocate(DType::int64, {count, 2}) : NDArray::allocate(DType::int64, {count});
+    std::int64_t* out = region.entries.data_as<std::int64_t>();
+    for (const auto& [member, face] : entries) {
+      *out++ = member;
+      if (sides) *out++ = face;
+    }
+    return region;
+  }
+
+  std::vector<std::unique_ptr<io::MappedFile>> files_;
+  std::map<std::string, PartBody> parts_;
+  std::vector<std::string> part_order_;
+  std::map<std::string, Scope> scopes_;
+  std::vector<Scope*> scope_order_;  // creation order: region members merge in it
+  std::string current_;              // key of the scope definitions go to; "" = model level
+  bool has_assembly_ = false;
+  int include_depth_ = 0;
+
+  std::vector<double> coordinates_;  // 3 per point
+  int dimension_ = 0;
+  std::vector<BlockBuild> blocks_;
+  std::int64_t num_cells_ = 0;
+  std::vector<RegionName> region_names_;
+};
+
+}  // namespace
+
+Mesh read(const std::string& path) { return Reader().read(path); }
+
+}  // namespace meshioplusplus::abaqus

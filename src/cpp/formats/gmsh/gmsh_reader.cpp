@@ -1,0 +1,978 @@
+// MSH reader: versions 2.x, 4.0 and 4.1, ASCII and binary. See gmsh.hpp for what it
+// produces. Elements are read in two passes over the mapped file: the first finds the runs
+// of elements and counts them per type (binary runs are jumped over, ASCII ones tokenised
+// without number conversion), so that every array is allocated once in its final shape;
+// the second fills them.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "formats/gmsh/gmsh.hpp"
+#include "formats/gmsh/gmsh_cursor.hpp"
+#include "formats/gmsh/gmsh_element_types.hpp"
+#include "formats/gmsh/gmsh_tag_index.hpp"
+#include "io/mapped_file.hpp"
+#include "io/text_scanner.hpp"
+
+namespace meshioplusplus::gmsh {
+namespace {
+
+enum class Version { v2, v40, v41 };
+
+std::uint64_t entity_key(int dim, int tag) noexcept {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dim)) << 32) | static_cast<std::uint32_t>(tag);
+}
+
+template <class T> T load(const char* bytes) noexcept {
+  T value;
+  std::memcpy(&value, bytes, sizeof(T));
+  return value;
+}
+
+// Consecutive elements of one type as laid out in the file.
+struct ElementRun {
+  const GmshElementType* type = nullptr;
+  std::uint64_t count = 0;
+  std::size_t data_offset = 0;  // the first element record
+  int binary_tags = 0;          // 2.x binary: integer tags per element under this header
+  int entity_tag = 0;           // 4.x: the entity the run is classified on
+  std::size_t block = 0;        // our cell block (one per type)
+};
+
+// One cell block under construction: arrays allocated once, filled in pass two.
+struct BlockBuild {
+  const GmshElementType* type = nullptr;
+  std::int64_t count = 0;
+  std::int64_t filled = 0;
+  NDArray connectivity;  // int64 (count, k)
+  NDArray geometrical;   // int32 (count,)
+  NDArray physical;      // int32 (count,), 2.x only; 4.x derives it from the entities
+};
+
+struct PhysicalName {
+  int dim;
+  int tag;
+  std::string name;
+};
+
+enum class DataKind { node, element, element_node };
+
+// One output array of $NodeData / $ElementData / $ElementNodeData.
+struct DataTarget {
+  DataKind kind = DataKind::node;
+  std::string view;
+  std::int64_t step = 0;
+  std::int64_t components = 1;
+  std::string output_name;
+  NDArray point_values;              // node data
+  std::vector<NDArray> cell_values;  // element (node) data, one per block
+};
+
+std::string_view section_name(DataKind kind) noexcept {
+  switch (kind) {
+    case DataKind::node: return "NodeData";
+    case DataKind::element: return "ElementData";
+    case DataKind::element_node: break;
+  }
+  return "ElementNodeData";
+}
+
+NDArray nan_array(Shape shape) {
+  NDArray array = NDArray::allocate(DType::float64, std::move(shape));
+  std::fill_n(array.data_as<double>(), array.size(), std::numeric_limits<double>::quiet_NaN());
+  return array;
+}
+
+class MshReader {
+ public:
+  MshReader(std::string_view document, const std::string& path) : cursor_(document, path) {}
+
+  Mesh read() {
+    read_mesh_format();
+    while (true) {
+      cursor_.skip_whitespace();
+      if (cursor_.at_end()) break;
+      read_section();
+    }
+    return assemble();
+  }
+
+ private:
+  // ---- sections ------------------------------------------------------------------------
+  void read_section() {
+    const std::size_t start = cursor_.position();
+    const std::string_view header = cursor_.text_token();
+    if (header.size() < 2 || header[0] != '$')
+      cursor_.fail_at(start, "expected a section header such as $Nodes, found '" +
+                                 std::string(header.substr(0, 40)) + "'");
+    const std::string_view name = header.substr(1);
+    if (name.starts_with("End")) cursor_.fail_at(start, "'" + std::string(header) + "' closes no open section");
+    if (cursor_.binary()) cursor_.end_text_line();
+
+    if (name == "MeshFormat") return reread_mesh_format(start);
+    if (name == "PhysicalNames") return read_physical_names();
+    if (name == "Entities" && version_ != Version::v2) return read_entities();
+    if (name == "PartitionedEntities" && version_ == Version::v41) return read_partitioned_entities();
+    if (name == "Nodes") return read_nodes(start);
+    if (name == "Elements") return read_elements(start);
+    if (name == "Periodic" && version_ == Version::v41) return skip_periodic_41();
+    if (name == "GhostElements" && version_ == Version::v41) return skip_ghost_elements_41();
+    if (name == "NodeData") return read_data(DataKind::node, start);
+    if (name == "ElementData") return read_data(DataKind::element, start);
+    if (name == "ElementNodeData") return read_data(DataKind::element_node, start);
+    // The format says unknown sections are ignored ($Comments …); sections whose layout we
+    // do not parse ($InterpolationScheme, $Parametrizations, older $Periodic) likewise.
+    skip_section(name, start);
+  }
+
+  void expect_end(std::string_view name) {
+    cursor_.skip_whitespace();
+    const std::size_t at = cursor_.position();
+    const std::string_view token = cursor_.text_token();
+    if (token.size() != name.size() + 4 || !token.starts_with("$End") || token.substr(4) != name)
+      cursor_.fail_at(at, "expected $End" + std::string(name) + ", found '" +
+                              std::string(token.substr(0, 40)) +
+                              "' (do the counts in the section match its contents?)");
+  }
+
+  void skip_section(std::string_view name, std::size_t start) {
+    const std::string end = "$End" + std::string(name);
+    const std::string_view document = cursor_.document();
+    std::size_t from = cursor_.position();
+    while (true) {
+      const std::size_t found = document.find(end, from);
+      if (found == std::string_view::npos)
+        cursor_.fail_at(start, "section $" + std::string(name) + " is not closed by " + end);
+      const std::size_t after = found + end.size();
+      const bool line_start = found == 0 || document[found - 1] == '\n';
+      const bool line_end = after == document.size() || io::is_space(document[after]);
+      if (line_start && line_end) {
+        cursor_.seek(after);
+        return;
+      }
+      from = found + 1;
+    }
+  }
+
+  // ---- $MeshFormat ---------------------------------------------------------------------
+  void read_mesh_format() {
+    cursor_.skip_whitespace();
+    const std::size_t start = cursor_.position();
+    if (cursor_.text_token() != "$MeshFormat")
+      cursor_.fail_at(start, "not a Gmsh MSH file: it does not start with $MeshFormat");
+    parse_mesh_format(version_, binary_);
+    cursor_.set_binary(binary_);
+  }
+
+  void reread_mesh_format(std::size_t start) {
+    Version version{};
+    bool binary = false;
+    parse_mesh_format(version, binary);
+    if (version != version_ || binary != binary_)
+      cursor_.fail_at(start, "a second $MeshFormat changes the version or encoding");
+  }
+
+  void parse_mesh_format(Version& version, bool& binary) {
+    const std::size_t version_at = (cursor_.skip_whitespace(), cursor_.position());
+    const std::string_view text = cursor_.text_token();
+    if (text.starts_with("2")) version = Version::v2;
+    else if (text == "4" || text == "4.0") version = Version::v40;
+    else if (text == "4.1") version = Version::v41;
+    else cursor_.fail_at(version_at, "MSH version '" + std::string(text) + "' is not supported (2.x, 4.0, 4.1 are)");
+    const int file_type = cursor_.text_number<int>();
+    const int data_size = cursor_.text_number<int>();
+    if (file_type != 0 && file_type != 1) cursor_.fail("file-type must be 0 (ASCII) or 1 (binary)");
+    if (data_size != 8) cursor_.fail("data-size " + std::to_string(data_size) + " is not supported (only 8)");
+    binary = file_type == 1;
+    if (binary) read_endianness_marker();
+    expect_end("MeshFormat");
+  }
+
+  void read_endianness_marker() {
+    cursor_.end_text_line();
+    const std::size_t at = cursor_.position();
+    std::uint32_t marker = 0;
+    std::memcpy(&marker, cursor_.take(4), 4);
+    if (marker == 1) return;
+    if (marker == 0x01000000u)
+      cursor_.fail_at(at, "the file was written with the other byte order (endianness marker reads " +
+                              std::to_string(marker) + "); only host-order binary files are supported");
+    cursor_.fail_at(at, "bad endianness marker " + std::to_string(marker) + " (expected the integer 1)");
+  }
+
+  // ---- $PhysicalNames (text in both encodings) -----------------------------------------
+  void read_physical_names() {
+    const auto count = cursor_.text_number<std::uint64_t>();
+    cursor_.check_count(count, 6, "physical name");
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const int dim = cursor_.text_number<int>();
+      const int tag = cursor_.text_number<int>();
+      if (dim < 0 || dim > 3) cursor_.fail("physical group dimension must be 0-3");
+      physical_names_.push_back({dim, tag, cursor_.text_quoted()});
+    }
+    expect_end("PhysicalNames");
+  }
+
+  // ---- $Entities / $PartitionedEntities: physical tags of each entity ------------------
+  void read_entities() {
+    std::uint64_t counts[4];
+    for (std::uint64_t& count : counts) count = cursor_.size_value();
+    for (int dim = 0; dim < 4; ++dim) {
+      cursor_.check_count(counts[dim], cursor_.binary() ? 20 : 8, "entity");
+      for (std::uint64_t i = 0; i < counts[dim]; ++i) {
+        const int tag = cursor_.int32();
+        // 4.1 points have a position; everything else (and 4.0 points) a bounding box.
+        cursor_.skip_values(dim == 0 && version_ == Version::v41 ? 3 : 6, 8);
+        read_entity_physicals(dim, tag);
+        if (dim > 0) cursor_.skip_values(cursor_.size_value(), 4);  // bounding entities
+      }
+    }
+    expect_end("Entities");
+  }
+
+  void read_partitioned_entities() {
+    cursor_.size_value();  // number of partitions
+    const std::uint64_t ghosts = cursor_.size_value();
+    cursor_.check_count(ghosts, cursor_.binary() ? 8 : 4, "ghost entity");
+    cursor_.skip_values(2 * ghosts, 4);  // (tag, partition) pairs
+    std::uint64_t counts[4];
+    for (std::uint64_t& count : counts) count = cursor_.size_value();
+    for (int dim = 0; dim < 4; ++dim) {
+      cursor_.check_count(counts[dim], cursor_.binary() ? 32 : 12, "partitioned entity");
+      for (std::uint64_t i = 0; i < counts[dim]; ++i) {
+        const int tag = cursor_.int32();
+        cursor_.skip_values(2, 4);                        // parent dim and tag
+        cursor_.skip_values(cursor_.size_value(), 4);     // partitions
+        cursor_.skip_values(dim == 0 ? 3 : 6, 8);         // position or bounding box
+        read_entity_physicals(dim, tag);
+        if (dim > 0) cursor_.skip_values(cursor_.size_value(), 4);
+      }
+    }
+    expect_end("PartitionedEntities");
+  }
+
+  void read_entity_physicals(int dim, int tag) {
+    const std::uint64_t count = cursor_.size_value();
+    cursor_.check_count(count, cursor_.binary() ? 4 : 2, "physical tag");
+    if (count == 0) return;
+    std::vector<std::int32_t>& tags = entity_physicals_[entity_key(dim, tag)];
+    tags.clear();
+    for (std::uint64_t k = 0; k < count; ++k) tags.push_back(cursor_.int32());
+  }
+
+  // ---- $Periodic and $GhostElements (4.1): parsed to be skipped safely in binary ---------
+  void skip_periodic_41() {
+    const std::uint64_t links = cursor_.size_value();
+    cursor_.check_count(links, 12, "periodic link");
+    for (std::uint64_t i = 0; i < links; ++i) {
+      cursor_.skip_values(3, 4);                          // dim, tag, master tag
+      cursor_.skip_values(cursor_.size_value(), 8);       // affine transform
+      const std::uint64_t pairs = cursor_.size_value();
+      cursor_.check_count(pairs, cursor_.binary() ? 16 : 4, "periodic node");
+      cursor_.skip_values(2 * pairs, 8);
+    }
+    expect_end("Periodic");
+  }
+
+  void skip_ghost_elements_41() {
+    const std::uint64_t count = cursor_.size_value();
+    cursor_.check_count(count, cursor_.binary() ? 20 : 6, "ghost element");
+    for (std::uint64_t i = 0; i < count; ++i) {
+      cursor_.skip_values(1, 8);                       // element tag
+      cursor_.skip_values(1, 4);                       // partition
+      cursor_.skip_values(cursor_.size_value(), 4);    // ghost partitions
+    }
+    expect_end("GhostElements");
+  }
+
+  // ---- $Nodes --------------------------------------------------------------------------
+  void read_nodes(std::size_t start) {
+    if (nodes_read_) cursor_.fail_at(start, "more than one $Nodes section is not supported");
+    nodes_read_ = true;
+    switch (version_) {
+      case Version::v41: read_nodes_4(true); break;
+      case Version::v40: read_nodes_4(false); break;
+      case Version::v2: read_nodes_2(); break;
+    }
+    if (const std::optional<std::uint64_t> duplicate = node_index_.finish())
+      cursor_.fail_at(start, "node tag " + std::to_string(*duplicate) + " occurs twice");
+    expect_end("Nodes");
+  }
+
+  void allocate_points(std::uint64_t count, bool with_entities) {
+    const auto rows = static_cast<std::int64_t>(count);
+    points_ = NDArray::allocate(DType::float64, {rows, 3});
+    if (with_entities) dim_tags_ = NDArray::allocate(DType::int32, {rows, 2});
+    node_index_ = TagIndex(rows);
+  }
+
+  // 4.1: per block the tags, then the coordinates. 4.0: per node its tag and coordinates;
+  // block header fields in another order; int tags in binary.
+  void read_nodes_4(bool v41) {
+    const std::uint64_t num_blocks = cursor_.size_value();
+    const std::uint64_t num_nodes = cursor_.size_value();
+    if (v41) cursor_.skip_values(2, 8);  // min and max tag
+    cursor_.check_count(num_nodes, cursor_.binary() ? 28 : 8, "node");
+    cursor_.check_count(num_blocks, cursor_.binary() ? 20 : 8, "node block");
+    allocate_points(num_nodes, true);
+    std::uint64_t filled = 0;
+    for (std::uint64_t b = 0; b < num_blocks; ++b) {
+      const std::size_t block_at = cursor_.position();
+      int entity_dim = cursor_.int32();
+      int entity_tag = cursor_.int32();
+      if (!v41) std::swap(entity_dim, entity_tag);
+      const int parametric = cursor_.int32();
+      const std::uint64_t count = cursor_.size_value();
+      if (entity_dim < 0 || entity_dim > 3) cursor_.fail_at(block_at, "node block entity dimension must be 0-3");
+      if (count > num_nodes - filled)
+        cursor_.fail_at(block_at, "node blocks hold more nodes than the " + std::to_string(num_nodes) +
+                                      " the section announces");
+      const int extra = parametric != 0 ? entity_dim : 0;  // u, v, w stored after x, y, z
+      if (v41) read_node_block_41(filled, count, extra);
+      else read_node_block_40(filled, count, extra);
+      std::int32_t* dim_tags = dim_tags_.data_as<std::int32_t>() + 2 * filled;
+      for (std::uint64_t i = 0; i < count; ++i) {
+        dim_tags[2 * i] = entity_dim;
+        dim_tags[2 * i + 1] = entity_tag;
+      }
+      filled += count;
+    }
+    if (filled != num_nodes)
+      cursor_.fail("the section announces " + std::to_string(num_nodes) + " nodes but its blocks hold " +
+                   std::to_string(filled));
+  }
+
+  void read_node_block_41(std::uint64_t first, std::uint64_t count, int extra) {
+    const auto base = static_cast<std::int64_t>(first);
+    double* xyz = points_.data_as<double>() + 3 * first;
+    const std::size_t stride = 3 + static_cast<std::size_t>(extra);
+    if (cursor_.binary()) {
+      const char* tags = cursor_.take(cursor_.checked_bytes(count, 8));
+      for (std::uint64_t i = 0; i < count; ++i)
+        node_index_.add(load<std::uint64_t>(tags + 8 * i), base + static_cast<std::int64_t>(i));
+      const char* coordinates = cursor_.take(cursor_.checked_bytes(count, 8 * stride));
+      if (stride == 3) {
+        std::memcpy(xyz, coordinates, count * 24);
+      } else {
+        for (std::uint64_t i = 0; i < count; ++i) std::memcpy(xyz + 3 * i, coordinates + 8 * stride * i, 24);
+      }
+      return;
+    }
+    for (std::uint64_t i = 0; i < count; ++i) node_index_.add(cursor_.size_value(), base + static_cast<std::int64_t>(i));
+    for (std::uint64_t i = 0; i < count; ++i) {
+      cursor_.text().next_numbers(xyz + 3 * i, 3);
+      cursor_.skip_values(static_cast<std::uint64_t>(extra), 8);
+    }
+  }
+
+  void read_node_block_40(std::uint64_t first, std::uint64_t count, int extra) {
+    const auto base = static_cast<std::int64_t>(first);
+    double* xyz = points_.data_as<double>() + 3 * first;
+    const std::size_t record = 4 + 8 * (3 + static_cast<std::size_t>(extra));
+    if (cursor_.binary()) {
+      const char* data = cursor_.take(cursor_.checked_bytes(count, record));
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const char* node = data + record * i;
+        node_index_.add(static_cast<std::uint64_t>(load<std::int32_t>(node)), base + static_cast<std::int64_t>(i));
+        std::memcpy(xyz + 3 * i, node + 4, 24);
+      }
+      return;
+    }
+    for (std::uint64_t i = 0; i < count; ++i) {
+      node_index_.add(cursor_.size_value(), base + static_cast<std::int64_t>(i));
+      cursor_.text().next_numbers(xyz + 3 * i, 3);
+      cursor_.skip_values(static_cast<std::uint64_t>(extra), 8);
+    }
+  }
+
+  void read_nodes_2() {
+    const auto count = cursor_.text_number<std::uint64_t>();
+    cursor_.check_count(count, cursor_.binary() ? 28 : 8, "node");
+    allocate_points(count, false);
+    double* xyz = points_.data_as<double>();
+    if (cursor_.binary()) {
+      cursor_.end_text_line();
+      const char* data = cursor_.take(cursor_.checked_bytes(count, 28));
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const char* node = data + 28 * i;
+        node_index_.add(static_cast<std::uint64_t>(load<std::int32_t>(node)), static_cast<std::int64_t>(i));
+        std::memcpy(xyz + 3 * i, node + 4, 24);
+      }
+      return;
+    }
+    for (std::uint64_t i = 0; i < count; ++i) {
+      node_index_.add(cursor_.text_number<std::uint64_t>(), static_cast<std::int64_t>(i));
+      cursor_.text().next_numbers(xyz + 3 * i, 3);
+    }
+  }
+
+  // ---- $Elements -----------------------------------------------------------------------
+  void read_elements(std::size_t start) {
+    if (elements_read_) cursor_.fail_at(start, "more than one $Elements section is not supported");
+    if (!nodes_read_) cursor_.fail_at(start, "$Elements comes before $Nodes");
+    elements_read_ = true;
+    if (version_ == Version::v2) scan_elements_2();
+    else scan_elements_4();
+    expect_end("Elements");
+    const std::size_t section_end = cursor_.position();
+    allocate_blocks();
+    for (const ElementRun& run : runs_) fill_run(run);
+    cursor_.seek(section_end);
+  }
+
+  const GmshElementType& element_type_at(int gmsh_id, std::size_t offset) const {
+    const GmshElementType* type = element_type_from_gmsh(gmsh_id);
+    if (type == nullptr)
+      cursor_.fail_at(offset, "Gmsh element type " + std::to_string(gmsh_id) + " is not supported");
+    return *type;
+  }
+
+  // Adds a run, giving its type a block on first appearance.
+  void add_run(ElementRun run) {
+    auto found = std::find_if(blocks_.begin(), blocks_.end(),
+                              [&](const BlockBuild& block) { return block.type == run.type; });
+    if (found == blocks_.end()) {
+      BlockBuild block;
+      block.type = run.type;
+      blocks_.push_back(std::move(block));
+      found = blocks_.end() - 1;
+    }
+    run.block = static_cast<std::size_t>(found - blocks_.begin());
+    found->count += static_cast<std::int64_t>(run.count);
+    runs_.push_back(run);
+  }
+
+  void scan_elements_4() {
+    const bool v41 = version_ == Version::v41;
+    const std::size_t tag_bytes = v41 ? 8 : 4;
+    const std::uint64_t num_blocks = cursor_.size_value();
+    const std::uint64_t num_elements = cursor_.size_value();
+    if (v41) cursor_.skip_values(2, 8);  // min and max tag
+    cursor_.check_count(num_elements, cursor_.binary() ? 2 * tag_bytes : 4, "element");
+    cursor_.check_count(num_blocks, cursor_.binary() ? 20 : 8, "element block");
+    std::uint64_t total = 0;
+    for (std::uint64_t b = 0; b < num_blocks; ++b) {
+      const std::size_t block_at = cursor_.position();
+      int entity_dim = cursor_.int32();
+      int entity_tag = cursor_.int32();
+      if (!v41) std::swap(entity_dim, entity_tag);
+      const GmshElementType& type = element_type_at(cursor_.int32(), block_at);
+      const std::uint64_t count = cursor_.size_value();
+      const std::uint64_t values_per_element = 1 + static_cast<std::uint64_t>(type.num_nodes);
+      cursor_.check_count(count, values_per_element * (cursor_.binary() ? tag_bytes : 2), "element");
+      if (count > num_elements - total)
+        cursor_.fail_at(block_at, "element blocks hold more elements than the " + std::to_string(num_elements) +
+                                      " the section announces");
+      ElementRun run{&type, count, cursor_.position()};
+      run.entity_tag = entity_tag;
+      add_run(run);
+      cursor_.skip_values(count * values_per_element, tag_bytes);
+      total += count;
+    }
+    if (total != num_elements)
+      cursor_.fail("the section announces " + std::to_string(num_elements) + " elements but its blocks hold " +
+                   std::to_string(total));
+  }
+
+  void scan_elements_2() {
+    const auto count = cursor_.text_number<std::uint64_t>();
+    cursor_.check_count(count, cursor_.binary() ? 16 : 8, "element");
+    if (cursor_.binary()) return scan_elements_2_binary(count);
+    for (std::uint64_t e = 0; e < count; ++e) {
+      cursor_.skip_whitespace();
+      const std::size_t element_at = cursor_.position();
+      cursor_.skip_values(1, 0);  // tag
+      const GmshElementType& type = element_type_at(cursor_.text_number<int>(), element_at);
+      const int num_tags = cursor_.text_number<int>();
+      if (num_tags < 0) cursor_.fail_at(element_at, "negative number of element tags");
+      cursor_.skip_values(static_cast<std::uint64_t>(num_tags) + static_cast<std::uint64_t>(type.num_nodes), 0);
+      if (!runs_.empty() && runs_.back().type == &type) {
+        ++runs_.back().count;
+        ++blocks_[runs_.back().block].count;
+      } else {
+        add_run(ElementRun{&type, 1, element_at});
+      }
+    }
+  }
+
+  // 2.x binary: headers (type, count, number of tags), each followed by its elements.
+  void scan_elements_2_binary(std::uint64_t count) {
+    cursor_.end_text_line();
+    std::uint64_t total = 0;
+    while (total < count) {
+      const std::size_t header_at = cursor_.position();
+      const GmshElementType& type = element_type_at(cursor_.raw<std::int32_t>(), header_at);
+      const std::int32_t following = cursor_.raw<std::int32_t>();
+      const std::int32_t num_tags = cursor_.raw<std::int32_t>();
+      if (following <= 0 || static_cast<std::uint64_t>(following) > count - total || num_tags < 0)
+        cursor_.fail_at(header_at, "bad element header (count " + std::to_string(following) + ", tags " +
+                                       std::to_string(num_tags) + ")");
+      ElementRun run{&type, static_cast<std::uint64_t>(following), cursor_.position(), num_tags};
+      add_run(run);
+      cursor_.take(cursor_.checked_bytes(run.count, 4 * (1 + static_cast<std::size_t>(num_tags) +
+                                                         static_cast<std::size_t>(type.num_nodes))));
+      total += run.count;
+    }
+  }
+
+  void allocate_blocks() {
+    bases_.assign(1, 0);
+    for (const BlockBuild& block : blocks_) bases_.push_back(bases_.back() + block.count);
+    for (BlockBuild& block : blocks_) {
+      block.connectivity = NDArray::allocate(DType::int64, {block.count, block.type->num_nodes});
+      block.geometrical = NDArray::allocate(DType::int32, {block.count});
+      if (version_ == Version::v2) block.physical = NDArray::allocate(DType::int32, {block.count});
+    }
+  }
+
+  // Stores one element's nodes in meshio order as point indices. `tag_of` gives the node
+  // tag of Gmsh-ordered node j.
+  template <class TagOf>
+  void put_nodes(const GmshElementType& type, std::int64_t* out, TagOf&& tag_of, std::size_t element_at) {
+    const std::span<const std::uint16_t> order = type.meshio_from_gmsh;
+    for (int i = 0; i < type.num_nodes; ++i) {
+      const std::uint64_t tag = tag_of(order.empty() ? i : order[i]);
+      const std::int64_t index = node_index_.find(tag);
+      if (index < 0)
+        cursor_.fail_at(element_at, "an element references node tag " + std::to_string(tag) +
+                                        ", which $Nodes does not define");
+      out[i] = index;
+    }
+  }
+
+  void fill_run(const ElementRun& run) {
+    BlockBuild& block = blocks_[run.block];
+    const GmshElementType& type = *run.type;
+    const int k = type.num_nodes;
+    std::int64_t* connectivity = block.connectivity.data_as<std::int64_t>() + block.filled * k;
+    std::int32_t* geometrical = block.geometrical.data_as<std::int32_t>() + block.filled;
+    std::int32_t* physical = block.physical.empty_handle() ? nullptr : block.physical.data_as<std::int32_t>() + block.filled;
+    cursor_.seek(run.data_offset);
+    if (version_ == Version::v2) {
+      if (cursor_.binary()) fill_run_2_binary(run, connectivity, physical, geometrical);
+      else fill_run_2_ascii(run, connectivity, physical, geometrical);
+    } else {
+      std::fill_n(geometrical, run.count, run.entity_tag);
+      if (cursor_.binary()) fill_run_4_binary(run, connectivity);
+      else fill_run_4_ascii(run, connectivity);
+    }
+    block.filled += static_cast<std::int64_t>(run.count);
+  }
+
+  void fill_run_4_binary(const ElementRun& run, std::int64_t* connectivity) {
+    const int k = run.type->num_nodes;
+    if (version_ == Version::v41) {
+      const std::size_t record = 8 * (1 + static_cast<std::size_t>(k));
+      const char* data = cursor_.document().data() + run.data_offset;
+      for (std::uint64_t e = 0; e < run.count; ++e) {
+        const char* nodes = data + record * e + 8;
+        put_nodes(*run.type, connectivity + e * k, [&](int j) { return load<std::uint64_t>(nodes + 8 * j); },
+                  run.data_offset + record * e);
+      }
+      return;
+    }
+    const std::size_t record = 4 * (1 + static_cast<std::size_t>(k));
+    const char* data = cursor_.document().data() + run.data_offset;
+    for (std::uint64_t e = 0; e < run.count; ++e) {
+      const char* nodes = data + record * e + 4;
+      put_nodes(*run.type, connectivity + e * k,
+                [&](int j) { return static_cast<std::uint64_t>(load<std::int32_t>(nodes + 4 * j)); },
+                run.data_offset + record * e);
+    }
+  }
+
+  void fill_run_4_ascii(const ElementRun& run, std::int64_t* connectivity) {
+    const int k = run.type->num_nodes;
+    node_tags_.resize(static_cast<std::size_t>(k));
+    for (std::uint64_t e = 0; e < run.count; ++e) {
+      cursor_.skip_whitespace();
+      const std::size_t element_at = cursor_.position();
+      cursor_.size_value();  // element tag
+      for (int j = 0; j < k; ++j) node_tags_[j] = cursor_.size_value();
+      put_nodes(*run.type, connectivity + e * k, [&](int j) { return node_tags_[j]; }, element_at);
+    }
+  }
+
+  void fill_run_2_binary(const ElementRun& run, std::int64_t* connectivity, std::int32_t* physical,
+                         std::int32_t* geometrical) {
+    const int k = run.type->num_nodes;
+    const int num_tags = run.binary_tags;
+    const std::size_t record = 4 * (1 + static_cast<std::size_t>(num_tags) + static_cast<std::size_t>(k));
+    const char* data = cursor_.document().data() + run.data_offset;
+    if (num_tags >= 1) any_physical_ = true;
+    for (std::uint64_t e = 0; e < run.count; ++e) {
+      const char* element = data + record * e;
+      physical[e] = num_tags >= 1 ? load<std::int32_t>(element + 4) : 0;
+      geometrical[e] = num_tags >= 2 ? load<std::int32_t>(element + 8) : 0;
+      const char* nodes = element + 4 * (1 + static_cast<std::size_t>(num_tags));
+      put_nodes(*run.type, connectivity + e * k,
+                [&](int j) { return static_cast<std::uint64_t>(load<std::int32_t>(nodes + 4 * j)); },
+                run.data_offset + record * e);
+    }
+  }
+
+  void fill_run_2_ascii(const ElementRun& run, std::int64_t* connectivity, std::int32_t* physical,
+                        std::int32_t* geometrical) {
+    const int k = run.type->num_nodes;
+    node_tags_.resize(static_cast<std::size_t>(k));
+    for (std::uint64_t e = 0; e < run.count; ++e) {
+      cursor_.skip_whitespace();
+      const std::size_t element_at = cursor_.position();
+      cursor_.skip_values(2, 0);  // tag and type (checked by the scan)
+      const int num_tags = cursor_.text_number<int>();
+      physical[e] = geometrical[e] = 0;
+      for (int t = 0; t < num_tags; ++t) {
+        const auto value = cursor_.text_number<std::int32_t>();
+        if (t == 0) physical[e] = value;
+        if (t == 1) geometrical[e] = value;
+      }
+      if (num_tags >= 1) any_physical_ = true;
+      for (int j = 0; j < k; ++j) node_tags_[j] = cursor_.text_number<std::uint64_t>();
+      put_nodes(*run.type, connectivity + e * k, [&](int j) { return node_tags_[j]; }, element_at);
+    }
+  }
+
+  // Element tag → block-major cell index; built on first use by data sections.
+  const TagIndex& element_index() {
+    if (element_index_) return *element_index_;
+    element_index_.emplace(bases_.back());
+    std::vector<std::int64_t> next_row(blocks_.size(), 0);
+    const std::size_t resume = cursor_.position();
+    for (const ElementRun& run : runs_) {
+      cursor_.seek(run.data_offset);
+      for (std::uint64_t e = 0; e < run.count; ++e)
+        element_index_->add(next_element_tag(run), bases_[run.block] + next_row[run.block]++);
+    }
+    cursor_.seek(resume);
+    if (const std::optional<std::uint64_t> duplicate = element_index_->finish())
+      cursor_.fail("element tag " + std::to_string(*duplicate) + " occurs twice; element data is ambiguous");
+    return *element_index_;
+  }
+
+  // Reads one element's tag and moves past the element.
+  std::uint64_t next_element_tag(const ElementRun& run) {
+    const auto k = static_cast<std::uint64_t>(run.type->num_nodes);
+    if (cursor_.binary()) {
+      switch (version_) {
+        case Version::v41: {
+          const auto tag = cursor_.raw<std::uint64_t>();
+          cursor_.take(8 * k);
+          return tag;
+        }
+        case Version::v40: {
+          const auto tag = cursor_.raw<std::int32_t>();
+          cursor_.take(4 * k);
+          return static_cast<std::uint64_t>(tag);
+        }
+        case Version::v2: {
+          const auto tag = cursor_.raw<std::int32_t>();
+          cursor_.take(4 * (static_cast<std::uint64_t>(run.binary_tags) + k));
+          return static_cast<std::uint64_t>(tag);
+        }
+      }
+    }
+    const auto tag = cursor_.text_number<std::uint64_t>();
+    if (version_ == Version::v2) {
+      cursor_.skip_values(1, 0);  // type
+      cursor_.skip_values(static_cast<std::uint64_t>(cursor_.text_number<int>()), 0);
+    }
+    cursor_.skip_values(k, 0);
+    return tag;
+  }
+
+
+  // ---- $NodeData / $ElementData / $ElementNodeData -------------------------------------
+  void read_data(DataKind kind, std::size_t start) {
+    if (kind == DataKind::node ? !nodes_read_ : !elements_read_)
+      cursor_.fail_at(start, "$" + std::string(section_name(kind)) + " comes before the mesh it refers to");
+    std::vector<std::string> strings(static_cast<std::size_t>(small_count("string tag")));
+    for (std::string& text : strings) text = cursor_.text_quoted();
+    const std::int64_t num_reals = small_count("real tag");
+    for (std::int64_t i = 0; i < num_reals; ++i) cursor_.text_number<double>();
+    std::vector<std::int64_t> integers(static_cast<std::size_t>(small_count("integer tag")));
+    for (std::int64_t& value : integers) value = cursor_.text_number<std::int64_t>();
+    const std::int64_t step = integers.size() > 0 ? integers[0] : 0;
+    const std::int64_t components = integers.size() > 1 ? integers[1] : 1;
+    const std::int64_t count = integers.size() > 2 ? integers[2] : 0;
+    if (components < 1 || components > 1024) cursor_.fail_at(start, "bad number of components " + std::to_string(components));
+    if (count < 0) cursor_.fail_at(start, "negative number of data entries");
+    if (cursor_.binary()) cursor_.end_text_line();
+    DataTarget& target = data_target(kind, strings.empty() ? std::string("data") : strings[0], step, components, start);
+    cursor_.check_count(static_cast<std::uint64_t>(count), cursor_.binary() ? 12 : 4, "data entry");
+    for (std::int64_t i = 0; i < count; ++i) read_data_entry(target);
+    expect_end(section_name(kind));
+  }
+
+  std::int64_t small_count(std::string_view what) {
+    const auto value = cursor_.text_number<std::int64_t>();
+    if (value < 0 || value > 1024) cursor_.fail("bad number of " + std::string(what) + "s: " + std::to_string(value));
+    return value;
+  }
+
+  DataTarget& data_target(DataKind kind, const std::string& view, std::int64_t step, std::int64_t components,
+                          std::size_t start) {
+    bool view_seen = false;
+    for (DataTarget& target : targets_) {
+      if (target.kind != kind || target.view != view) continue;
+      view_seen = true;
+      if (target.step != step) continue;
+      if (target.components != components)
+        cursor_.fail_at(start, "data '" + view + "' changes its number of components");
+      return target;
+    }
+    DataTarget target;
+    target.kind = kind;
+    target.view = view;
+    target.step = step;
+    target.components = components;
+    target.output_name = view;
+    if (view_seen) target.output_name += "[step " + std::to_string(step) + "]";
+    target.output_name = unique_output_name(kind, target.output_name);
+    if (kind == DataKind::node) {
+      target.point_values = nan_array(value_shape(num_points(), components));
+    } else {
+      for (const BlockBuild& block : blocks_) {
+        const std::int64_t width = kind == DataKind::element ? components : block.type->num_nodes * components;
+        target.cell_values.push_back(nan_array(value_shape(block.count, width)));
+      }
+    }
+    return targets_.emplace_back(std::move(target));
+  }
+
+  static Shape value_shape(std::int64_t rows, std::int64_t width) {
+    return width == 1 ? Shape{rows} : Shape{rows, width};
+  }
+
+  // Element data and element-node data share cell_data; keep their names apart.
+  std::string unique_output_name(DataKind kind, const std::string& wanted) const {
+    const auto taken = [&](const std::string& name) {
+      return std::any_of(targets_.begin(), targets_.end(), [&](const DataTarget& other) {
+        return (other.kind == DataKind::node) == (kind == DataKind::node) && other.output_name == name;
+      });
+    };
+    std::string name = wanted;
+    for (int suffix = 2; taken(name); ++suffix) name = wanted + " (" + std::to_string(suffix) + ")";
+    return name;
+  }
+
+  std::int64_t num_points() const noexcept { return points_.empty_handle() ? 0 : points_.rows(); }
+
+  void read_data_entry(DataTarget& target) {
+    if (!cursor_.binary()) cursor_.skip_whitespace();
+    const std::size_t entry_at = cursor_.position();
+    const std::uint64_t tag = cursor_.binary() ? static_cast<std::uint64_t>(cursor_.raw<std::int32_t>())
+                                               : cursor_.text_number<std::uint64_t>();
+    if (target.kind == DataKind::node) {
+      const std::int64_t node = node_index_.find(tag);
+      if (node < 0) cursor_.fail_at(entry_at, "data for node tag " + std::to_string(tag) + ", which $Nodes does not define");
+      read_values(target.point_values.data_as<double>() + node * target.components, target.components);
+      return;
+    }
+    const std::int64_t cell = element_index().find(tag);
+    if (cell < 0)
+      cursor_.fail_at(entry_at, "data for element tag " + std::to_string(tag) + ", which $Elements does not define");
+    const auto block = static_cast<std::size_t>(std::upper_bound(bases_.begin(), bases_.end(), cell) - bases_.begin() - 1);
+    const std::int64_t row = cell - bases_[block];
+    if (target.kind == DataKind::element) {
+      read_values(target.cell_values[block].data_as<double>() + row * target.components, target.components);
+      return;
+    }
+    const GmshElementType& type = *blocks_[block].type;
+    const std::int64_t nodes = cursor_.binary() ? cursor_.raw<std::int32_t>() : cursor_.text_number<std::int64_t>();
+    if (nodes != type.num_nodes)
+      cursor_.fail_at(entry_at, "element-node data gives " + std::to_string(nodes) + " nodes for a " +
+                                    std::string(type.name) + " element");
+    const std::int64_t width = nodes * target.components;
+    node_values_.resize(static_cast<std::size_t>(width));
+    read_values(node_values_.data(), width);
+    double* out = target.cell_values[block].data_as<double>() + row * width;
+    const std::span<const std::uint16_t> order = type.meshio_from_gmsh;
+    for (std::int64_t i = 0; i < nodes; ++i) {
+      const std::int64_t from = order.empty() ? i : order[static_cast<std::size_t>(i)];
+      std::copy_n(node_values_.data() + from * target.components, target.components, out + i * target.components);
+    }
+  }
+
+  void read_values(double* out, std::int64_t count) {
+    if (cursor_.binary()) {
+      std::memcpy(out, cursor_.take(cursor_.checked_bytes(static_cast<std::uint64_t>(count), 8)),
+                  static_cast<std::size_t>(count) * 8);
+      return;
+    }
+    cursor_.text().next_numbers(out, static_cast<std::size_t>(count));
+  }
+
+  // ---- assembling the mesh -------------------------------------------------------------
+  Mesh assemble() {
+    Mesh mesh;
+    mesh.points = points_.empty_handle() ? NDArray::allocate(DType::float64, {0, 3}) : points_;
+    for (const BlockBuild& block : blocks_) {
+      CellBlock& cells = mesh.cells.emplace_back();
+      cells.type = block.type->name;
+      cells.connectivity = block.connectivity;
+    }
+    for (DataTarget& target : targets_) {
+      if (target.kind == DataKind::node) mesh.point_data.set(target.output_name, std::move(target.point_values));
+      else mesh.cell_data.set(target.output_name, std::move(target.cell_values));
+    }
+    if (!dim_tags_.empty_handle()) mesh.point_data.set("gmsh:dim_tags", dim_tags_);
+    if (!blocks_.empty()) {
+      if (version_ != Version::v2) derive_physical_from_entities();
+      if (has_physical_information()) mesh.cell_data.set("gmsh:physical", collect(&BlockBuild::physical));
+      mesh.cell_data.set("gmsh:geometrical", collect(&BlockBuild::geometrical));
+    }
+    for (const PhysicalName& name : physical_names_)
+      mesh.field_data.set(name.name, NDArray::from_values<std::int32_t>({name.tag, name.dim}));
+    mesh.regions = build_regions();
+    return mesh;
+  }
+
+  std::vector<NDArray> collect(NDArray BlockBuild::*member) const {
+    std::vector<NDArray> arrays;
+    for (const BlockBuild& block : blocks_) arrays.push_back(block.*member);
+    return arrays;
+  }
+
+  bool has_physical_information() const {
+    return version_ == Version::v2 ? any_physical_ : !entity_physicals_.empty();
+  }
+
+  // The physical tags of the entity (dim, tag); null when it has none.
+  const std::vector<std::int32_t>* entity_physicals(int dim, int tag) const {
+    const auto found = entity_physicals_.find(entity_key(dim, tag));
+    return found == entity_physicals_.end() ? nullptr : &found->second;
+  }
+
+  // meshio's "gmsh:physical" for 4.x: the entity's first physical tag, 0 for none.
+  void derive_physical_from_entities() {
+    if (entity_physicals_.empty()) return;
+    for (BlockBuild& block : blocks_) {
+      block.physical = NDArray::allocate(DType::int32, {block.count});
+      const std::int32_t* geometrical = block.geometrical.data_as<std::int32_t>();
+      std::int32_t* physical = block.physical.data_as<std::int32_t>();
+      std::optional<std::int32_t> last_entity;
+      std::int32_t last_physical = 0;
+      for (std::int64_t row = 0; row < block.count; ++row) {
+        if (geometrical[row] != last_entity) {
+          last_entity = geometrical[row];
+          const std::vector<std::int32_t>* tags = entity_physicals(block.type->dimension, geometrical[row]);
+          last_physical = tags ? tags->front() : 0;
+        }
+        physical[row] = last_physical;
+      }
+    }
+  }
+
+  // Calls fn(dim, physical tag, block, first row, end row) for each run of consecutive cells
+  // of a block that belong to one physical group (cells with equal tags share their groups).
+  template <class Fn> void for_each_membership_run(Fn&& fn) const {
+    for (std::size_t b = 0; b < blocks_.size(); ++b) {
+      const BlockBuild& block = blocks_[b];
+      const int dim = block.type->dimension;
+      const bool by_physical = version_ == Version::v2;  // 4.x: groups come with the entity
+      const std::int32_t* tags = (by_physical ? block.physical : block.geometrical).data_as<std::int32_t>();
+      for (std::int64_t first = 0; first < block.count;) {
+        std::int64_t end = first + 1;
+        while (end < block.count && tags[end] == tags[first]) ++end;
+        if (by_physical) {
+          if (tags[first] != 0) fn(dim, tags[first], b, first, end);
+        } else if (const std::vector<std::int32_t>* groups = entity_physicals(dim, tags[first])) {
+          for (const std::int32_t tag : *groups) fn(dim, tag, b, first, end);
+        }
+        first = end;
+      }
+    }
+  }
+
+  std::vector<Region> build_regions() const {
+    using GroupKey = std::pair<int, int>;  // (dim, physical tag), ordered as the regions are
+    std::map<GroupKey, std::int64_t> counts;
+    for (const PhysicalName& name : physical_names_) counts.try_emplace({name.dim, name.tag}, 0);
+    for (const auto& [key, tags] : entity_physicals_)
+      for (const std::int32_t tag : tags) counts.try_emplace({static_cast<int>(key >> 32), tag}, 0);
+    for_each_membership_run([&](int dim, int tag, std::size_t, std::int64_t first, std::int64_t end) {
+      counts[{dim, tag}] += end - first;
+    });
+
+    std::vector<Region> regions;
+    std::map<GroupKey, std::pair<std::size_t, std::int64_t>> cursor;  // region, next entry
+    for (const auto& [key, count] : counts) {
+      Region region;
+      region.name = group_name(key.first, key.second);
+      region.kind = key.first == 0 ? RegionKind::Point : RegionKind::Cell;
+      region.dim = key.first;
+      region.tag = key.second;
+      region.entries = NDArray::allocate(DType::int64, {count});
+      cursor[key] = {regions.size(), 0};
+      regions.push_back(std::move(region));
+    }
+    for_each_membership_run([&](int dim, int tag, std::size_t block, std::int64_t first, std::int64_t end) {
+      auto& [index, next] = cursor[{dim, tag}];
+      std::int64_t* out = regions[index].entries.data_as<std::int64_t>() + next;
+      const BlockBuild& cells = blocks_[block];
+      for (std::int64_t row = first; row < end; ++row)
+        *out++ = dim == 0 ? cells.connectivity.data_as<std::int64_t>()[row * cells.type->num_nodes] : bases_[block] + row;
+      next += end - first;
+    });
+    for (Region& region : regions)
+      if (region.kind == RegionKind::Point) sort_unique_points(region);
+    return regions;
+  }
+
+  std::string group_name(int dim, int tag) const {
+    for (const PhysicalName& name : physical_names_)
+      if (name.dim == dim && name.tag == tag) return name.name;
+    return std::to_string(tag);
+  }
+
+  // Several vertex elements may sit on one node; a Point region lists each node once.
+  static void sort_unique_points(Region& region) {
+    std::int64_t* begin = region.entries.data_as<std::int64_t>();
+    std::int64_t* end = begin + region.entries.size();
+    std::sort(begin, end);
+    const std::int64_t unique = std::unique(begin, end) - begin;
+    if (unique == region.entries.rows()) return;
+    NDArray exact = NDArray::allocate(DType::int64, {unique});
+    std::copy_n(begin, unique, exact.data_as<std::int64_t>());
+    region.entries = exact;
+  }
+
+  Cursor cursor_;
+  Version version_ = Version::v41;
+  bool binary_ = false;
+  bool nodes_read_ = false;
+  bool elements_read_ = false;
+  bool any_physical_ = false;  // 2.x: some element carries a physical tag
+
+  std::vector<PhysicalName> physical_names_;
+  std::unordered_map<std::uint64_t, std::vector<std::int32_t>> entity_physicals_;
+
+  NDArray points_;
+  NDArray dim_tags_;
+  TagIndex node_index_;
+
+  std::vector<ElementRun> runs_;
+  std::vector<BlockBuild> blocks_;
+  std::vector<std::int64_t> bases_{0};  // block-major numbering: first cell of each block
+  std::optional<TagIndex> element_index_;
+  std::vector<std::uint64_t> node_tags_;  // one element's node tags (ASCII)
+
+  std::vector<DataTarget> targets_;
+  std::vector<double> node_values_;  // one element's element-node values
+};
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  const io::MappedFile file(path, kFormatName);
+  MshReader reader(file.bytes(), path);
+  return reader.read();
+}
+
+}  // namespace meshioplusplus::gmsh

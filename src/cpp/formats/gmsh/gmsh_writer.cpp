@@ -1,0 +1,959 @@
+// MSH writer: 2.2 and 4.1, ASCII and binary. See gmsh.hpp for how regions become physical
+// groups. A WritePlan is computed first (element types, groups, entities, runs); the
+// emitters then only format.
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "formats/gmsh/gmsh.hpp"
+#include "formats/gmsh/gmsh_element_types.hpp"
+#include "io/atomic_file.hpp"
+
+namespace meshioplusplus::gmsh {
+namespace {
+
+[[noreturn]] void reject(const std::string& message) { throw std::invalid_argument(message); }
+
+struct Options {
+  bool v41 = true;
+  bool binary = true;
+};
+
+Options parse_options(const WriteOptions& options) {
+  Options parsed;
+  const std::string_view version = options.get("fmt_version", "4.1");
+  if (version == "2.2") parsed.v41 = false;
+  else if (version != "4.1") reject("fmt_version must be 2.2 or 4.1, got '" + std::string(version) + "'");
+  parsed.binary = options.get_bool("binary", true);
+  return parsed;
+}
+
+// Calls fn(row, value) for each element of an integer array, whatever its dtype.
+template <class Fn> void for_each_integer(const NDArray& array, Fn&& fn) {
+  visit_dtype(array.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const T* values = array.data_as<T>();
+    for (std::size_t i = 0; i < array.size(); ++i) fn(static_cast<std::int64_t>(i), static_cast<std::int64_t>(values[i]));
+  });
+}
+
+bool is_integer(DType dtype) noexcept { return dtype_is_signed_int(dtype) || dtype_is_unsigned_int(dtype); }
+
+// ---- physical groups ------------------------------------------------------------------
+
+struct Group {
+  int dim;
+  std::int32_t tag;
+  std::string name;
+};
+
+// Sets of groups, numbered; signature 0 is the empty set. Cells in several regions get the
+// signature of the union, so each distinct combination becomes its own Gmsh entity.
+class SignatureTable {
+ public:
+  SignatureTable() : members_(1) {}
+
+  std::int32_t with_group(std::int32_t signature, std::int32_t group) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(signature) << 32) | static_cast<std::uint32_t>(group);
+    if (const auto cached = cache_.find(key); cached != cache_.end()) return cached->second;
+    std::vector<std::int32_t> members = members_[static_cast<std::size_t>(signature)];
+    const auto at = std::lower_bound(members.begin(), members.end(), group);
+    if (at == members.end() || *at != group) members.insert(at, group);
+    const auto [found, added] = ids_.try_emplace(members, static_cast<std::int32_t>(members_.size()));
+    if (added) members_.push_back(members);
+    return cache_[key] = found->second;
+  }
+  const std::vector<std::int32_t>& members(std::int32_t signature) const {
+    return members_[static_cast<std::size_t>(signature)];
+  }
+
+ private:
+  std::vector<std::vector<std::int32_t>> members_;
+  std::map<std::vector<std::int32_t>, std::int32_t> ids_;
+  std::unordered_map<std::uint64_t, std::int32_t> cache_;
+};
+
+struct BlockPlan {
+  const GmshElementType* type;
+  const CellBlock* cells;
+  std::int64_t base;  // block-major index of the first cell
+  std::int64_t count;
+};
+
+struct Entity {
+  int dim;
+  std::int32_t tag;
+  std::int32_t signature;
+  std::array<double, 6> box{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                            std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  void expand(const double* xyz) {
+    for (int a = 0; a < 3; ++a) {
+      box[a] = std::min(box[a], xyz[a]);
+      box[3 + a] = std::max(box[3 + a], xyz[a]);
+    }
+  }
+  // An entity without nodes gets a degenerate box at the origin rather than infinities.
+  std::array<double, 6> written_box() const {
+    if (box[0] > box[3]) return {0, 0, 0, 0, 0, 0};
+    return box;
+  }
+};
+
+// A stretch of consecutive cells (or added vertex elements, block == npos) on one entity.
+struct ElementRun {
+  static constexpr std::size_t kAddedVertices = std::numeric_limits<std::size_t>::max();
+  std::size_t block;
+  std::int64_t first;
+  std::int64_t count;
+  std::int32_t entity;
+};
+
+struct NodeRun {
+  std::int64_t first;
+  std::int64_t count;
+  std::int32_t entity;
+};
+
+struct WritePlan {
+  std::vector<BlockPlan> blocks;
+  std::int64_t num_cells = 0;
+  std::vector<Group> groups;
+  SignatureTable signatures;
+  std::vector<std::int32_t> cell_signature;  // per cell; empty when no groups
+  // Vertex elements added for Point-region points that no vertex cell covers.
+  std::vector<std::pair<std::int64_t, std::int32_t>> added_vertices;  // (point, signature)
+  std::vector<Entity> entities;
+  std::vector<std::int32_t> cell_entity;            // per cell
+  std::vector<std::int32_t> added_vertex_entity;    // per added vertex
+  std::vector<ElementRun> element_runs;
+  std::vector<NodeRun> node_runs;
+  std::vector<double> xyz;  // points as (n, 3) float64 when the mesh's are not already
+
+  std::int32_t physical_of(std::int32_t signature) const {
+    const std::vector<std::int32_t>& members = signatures.members(signature);
+    return members.empty() ? 0 : groups[static_cast<std::size_t>(members.front())].tag;
+  }
+  std::int32_t cell_signature_of(std::int64_t cell) const {
+    return cell_signature.empty() ? 0 : cell_signature[static_cast<std::size_t>(cell)];
+  }
+};
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const Mesh& mesh, bool v41) : mesh_(mesh), v41_(v41) {}
+
+  WritePlan build() {
+    plan_blocks();
+    plan_points();
+    if (std::any_of(mesh_.regions.begin(), mesh_.regions.end(),
+                    [](const Region& region) { return region.kind != RegionKind::Side; }))
+      plan_groups_from_regions();
+    else
+      plan_groups_from_cell_data();
+    plan_entities();
+    plan_node_runs();
+    compute_boxes();
+    return std::move(plan_);
+  }
+
+ private:
+  void plan_blocks() {
+    std::int64_t base = 0;
+    for (const CellBlock& block : mesh_.cells) {
+      const GmshElementType* type = element_type_from_name(block.type);
+      if (type == nullptr || block.is_ragged()) reject("Gmsh has no element type for cell type '" + block.type + "'");
+      if (block.connectivity.dtype() != DType::int64 || block.connectivity.ndim() != 2 ||
+          block.connectivity.dim(1) != type->num_nodes)
+        reject("cells of type '" + block.type + "' must be int64 (n, " + std::to_string(type->num_nodes) + ")");
+      plan_.blocks.push_back({type, &block, base, block.num_cells()});
+      base += block.num_cells();
+    }
+    plan_.num_cells = base;
+    const std::int64_t limit = std::numeric_limits<std::int32_t>::max() - 1;
+    if (!v41_ && (base > limit || mesh_.num_points() > limit))
+      reject("MSH 2.2 stores tags as 32-bit integers: too many cells or points (use fmt_version 4.1)");
+  }
+
+  void plan_points() {
+    const NDArray& points = mesh_.points;
+    if (points.ndim() != 2 || !dtype_is_float(points.dtype()) || points.dim(1) < 1 || points.dim(1) > 3)
+      reject("points must be float (n, 1..3)");
+    if (points.dtype() == DType::float64 && points.dim(1) == 3) return;  // written straight from the mesh
+    const std::int64_t n = points.rows(), width = points.dim(1);
+    plan_.xyz.assign(static_cast<std::size_t>(3 * n), 0.0);
+    visit_dtype(points.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (std::is_floating_point_v<T>) {
+        const T* in = points.data_as<T>();
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t a = 0; a < width; ++a) plan_.xyz[3 * i + a] = static_cast<double>(in[i * width + a]);
+      }
+    });
+  }
+
+  int dim_of_cell(std::int64_t cell) const {
+    const auto found = std::upper_bound(plan_.blocks.begin(), plan_.blocks.end(), cell,
+                                        [](std::int64_t c, const BlockPlan& block) { return c < block.base; });
+    return (found - 1)->type->dimension;
+  }
+
+  std::int32_t& signature_of_cell(std::int64_t cell) {
+    if (plan_.cell_signature.empty()) plan_.cell_signature.assign(static_cast<std::size_t>(plan_.num_cells), 0);
+    return plan_.cell_signature[static_cast<std::size_t>(cell)];
+  }
+
+  std::int32_t add_group(int dim, std::int32_t tag, const std::string& name) {
+    const auto index = static_cast<std::int32_t>(plan_.groups.size());
+    group_index_[{dim, tag}] = index;
+    plan_.groups.push_back({dim, tag, name});
+    return index;
+  }
+
+  // Each region keeps its tag unless that (dim, tag) is taken or invalid; then a fresh one.
+  void plan_groups_from_regions() {
+    std::int64_t largest = 0;
+    for (const Region& region : mesh_.regions)
+      if (region.tag > 0 && region.tag < std::numeric_limits<std::int32_t>::max()) largest = std::max(largest, region.tag);
+    next_free_tag_ = static_cast<std::int32_t>(largest + 1);
+    for (const Region& region : mesh_.regions) {
+      if (region.kind == RegionKind::Side) continue;
+      check_entries(region);
+      if (region.kind == RegionKind::Cell) add_cell_region(region);
+      else add_point_region(region);
+    }
+  }
+
+  void check_entries(const Region& region) const {
+    const std::int64_t limit = region.kind == RegionKind::Cell ? plan_.num_cells : mesh_.num_points();
+    if (region.entries.dtype() != DType::int64) reject("region '" + region.name + "' entries must be int64");
+    for (const std::int64_t entry : region.entries.values<std::int64_t>())
+      if (entry < 0 || entry >= limit) reject("region '" + region.name + "' holds an out-of-range index");
+  }
+
+  std::int32_t choose_tag(const Region& region, unsigned dims_mask) {
+    const bool valid = region.tag > 0 && region.tag < std::numeric_limits<std::int32_t>::max();
+    bool taken = !valid;
+    for (int dim = 0; dim < 4 && !taken; ++dim)
+      if ((dims_mask >> dim) & 1u) taken = group_index_.count({dim, static_cast<std::int32_t>(region.tag)}) != 0;
+    return taken ? next_free_tag_++ : static_cast<std::int32_t>(region.tag);
+  }
+
+  void add_cell_region(const Region& region) {
+    const std::span<const std::int64_t> cells = region.entries.values<std::int64_t>();
+    unsigned dims_mask = 0;
+    for (const std::int64_t cell : cells) dims_mask |= 1u << dim_of_cell(cell);
+    // An empty region still names its group ($PhysicalNames), so it reads back empty.
+    if (dims_mask == 0 && region.dim >= 0 && region.dim <= 3) dims_mask = 1u << region.dim;
+    const std::int32_t tag = choose_tag(region, dims_mask);
+    std::array<std::int32_t, 4> group_of_dim{-1, -1, -1, -1};
+    for (int dim = 0; dim < 4; ++dim)
+      if ((dims_mask >> dim) & 1u) group_of_dim[dim] = add_group(dim, tag, region.name);
+    for (const std::int64_t cell : cells) {
+      std::int32_t& signature = signature_of_cell(cell);
+      signature = plan_.signatures.with_group(signature, group_of_dim[dim_of_cell(cell)]);
+    }
+  }
+
+  // Gmsh groups points through vertex elements: reuse a vertex cell on the point, else add one.
+  void add_point_region(const Region& region) {
+    const std::int32_t group = add_group(0, choose_tag(region, 1u), region.name);
+    const std::vector<std::int64_t>& vertex_cells = vertex_cell_of_point();
+    for (const std::int64_t point : region.entries.values<std::int64_t>()) {
+      const std::int64_t cell = vertex_cells[static_cast<std::size_t>(point)];
+      if (cell >= 0) {
+        std::int32_t& signature = signature_of_cell(cell);
+        signature = plan_.signatures.with_group(signature, group);
+        continue;
+      }
+      const auto [found, added] = added_vertex_index_.try_emplace(point, plan_.added_vertices.size());
+      if (added) plan_.added_vertices.emplace_back(point, 0);
+      std::int32_t& signature = plan_.added_vertices[found->second].second;
+      signature = plan_.signatures.with_group(signature, group);
+    }
+  }
+
+  const std::vector<std::int64_t>& vertex_cell_of_point() {
+    if (!vertex_cells_.empty() || mesh_.num_points() == 0) return vertex_cells_;
+    vertex_cells_.assign(static_cast<std::size_t>(mesh_.num_points()), -1);
+    for (const BlockPlan& block : plan_.blocks) {
+      if (block.type->name != "vertex") continue;
+      const std::int64_t* nodes = block.cells->connectivity.data_as<std::int64_t>();
+      for (std::int64_t row = 0; row < block.count; ++row) {
+        std::int64_t& cell = vertex_cells_[static_cast<std::size_t>(nodes[row])];
+        if (cell < 0) cell = block.base + row;
+      }
+    }
+    return vertex_cells_;
+  }
+
+  // meshio-style meshes: "gmsh:physical" per cell, names from field_data [tag, dim].
+  void plan_groups_from_cell_data() {
+    const std::vector<NDArray>* physical = mesh_.cell_data.find("gmsh:physical");
+    if (physical == nullptr || physical->size() != plan_.blocks.size()) return;
+    for (std::size_t b = 0; b < plan_.blocks.size(); ++b) {
+      const BlockPlan& block = plan_.blocks[b];
+      const NDArray& tags = (*physical)[b];
+      if (!is_integer(tags.dtype()) || static_cast<std::int64_t>(tags.size()) != block.count) continue;
+      const int dim = block.type->dimension;
+      for_each_integer(tags, [&](std::int64_t row, std::int64_t tag) {
+        if (tag <= 0 || tag >= std::numeric_limits<std::int32_t>::max()) return;
+        const auto key = std::make_pair(dim, static_cast<std::int32_t>(tag));
+        auto found = group_index_.find(key);
+        const std::int32_t group =
+            found != group_index_.end() ? found->second : add_group(dim, key.second, field_data_name(dim, key.second));
+        std::int32_t& signature = signature_of_cell(block.base + row);
+        signature = plan_.signatures.with_group(signature, group);
+      });
+    }
+  }
+
+  std::string field_data_name(int dim, std::int32_t tag) const {
+    for (const auto& [name, array] : mesh_.field_data) {
+      if (array.size() != 2 || !is_integer(array.dtype())) continue;
+      std::int64_t values[2]{};
+      for_each_integer(array, [&](std::int64_t i, std::int64_t value) { values[i] = value; });
+      if (values[0] == tag && values[1] == dim) return name;
+    }
+    return std::to_string(tag);
+  }
+
+  // ---- entities: one per (dim, gmsh:geometrical tag, group signature) -----------------
+  struct EntityKey {
+    int dim;
+    std::int64_t geometrical;
+    std::int32_t signature;
+    bool operator==(const EntityKey&) const = default;
+  };
+  struct EntityKeyHash {
+    std::size_t operator()(const EntityKey& key) const noexcept {
+      return std::hash<std::int64_t>()(key.geometrical * 1000003 + key.signature * 7 + key.dim);
+    }
+  };
+
+  std::int32_t entity_for(const EntityKey& key) {
+    if (last_entity_ >= 0 && drafts_[static_cast<std::size_t>(last_entity_)] == key) return last_entity_;  // runs
+    const auto [found, added] = entity_index_.try_emplace(key, static_cast<std::int32_t>(drafts_.size()));
+    if (added) drafts_.push_back(key);
+    return last_entity_ = found->second;
+  }
+
+  void plan_entities() {
+    const std::vector<NDArray>* geometrical = mesh_.cell_data.find("gmsh:geometrical");
+    plan_.cell_entity.resize(static_cast<std::size_t>(plan_.num_cells));
+    for (std::size_t b = 0; b < plan_.blocks.size(); ++b) {
+      const BlockPlan& block = plan_.blocks[b];
+      const NDArray* tags = geometrical != nullptr && geometrical->size() == plan_.blocks.size() ? &(*geometrical)[b] : nullptr;
+      if (tags != nullptr && (!is_integer(tags->dtype()) || static_cast<std::int64_t>(tags->size()) != block.count))
+        tags = nullptr;
+      // 4.1 attaches groups to entities, so differently grouped cells need distinct ones.
+      // 2.2 tags each element with its group itself: a valid elementary tag is kept as is.
+      const auto assign = [&](std::int64_t row, std::int64_t geometrical_tag) {
+        const std::int64_t cell = block.base + row;
+        const bool keep_tag = !v41_ && geometrical_tag > 0 && geometrical_tag < std::numeric_limits<std::int32_t>::max();
+        plan_.cell_entity[static_cast<std::size_t>(cell)] =
+            entity_for({block.type->dimension, geometrical_tag, keep_tag ? 0 : plan_.cell_signature_of(cell)});
+      };
+      if (tags != nullptr) for_each_integer(*tags, assign);
+      else for (std::int64_t row = 0; row < block.count; ++row) assign(row, 0);
+    }
+    for (const auto& [point, signature] : plan_.added_vertices)
+      plan_.added_vertex_entity.push_back(entity_for({0, 0, signature}));
+    assign_entity_tags();
+    plan_element_runs();
+  }
+
+  // A draft keeps its gmsh:geometrical tag when it is the first to claim it in its
+  // dimension; the others get tags above every claimed one.
+  void assign_entity_tags() {
+    std::map<std::pair<int, std::int64_t>, bool> claimed;
+    std::array<std::int64_t, 4> largest{0, 0, 0, 0};
+    std::vector<std::int32_t> tags(drafts_.size(), 0);
+    for (std::size_t i = 0; i < drafts_.size(); ++i) {
+      const EntityKey& key = drafts_[i];
+      if (key.geometrical <= 0 || key.geometrical >= std::numeric_limits<std::int32_t>::max()) continue;
+      if (!claimed.try_emplace({key.dim, key.geometrical}, true).second) continue;
+      tags[i] = static_cast<std::int32_t>(key.geometrical);
+      largest[key.dim] = std::max(largest[key.dim], key.geometrical);
+    }
+    for (std::size_t i = 0; i < drafts_.size(); ++i)
+      if (tags[i] == 0) tags[i] = static_cast<std::int32_t>(++largest[drafts_[i].dim]);
+    for (std::size_t i = 0; i < drafts_.size(); ++i)
+      plan_.entities.push_back(Entity{drafts_[i].dim, tags[i], drafts_[i].signature});
+  }
+
+  void plan_element_runs() {
+    for (std::size_t b = 0; b < plan_.blocks.size(); ++b) {
+      const BlockPlan& block = plan_.blocks[b];
+      for (std::int64_t row = 0; row < block.count; ++row) {
+        const std::int32_t entity = plan_.cell_entity[static_cast<std::size_t>(block.base + row)];
+        ElementRun* last = plan_.element_runs.empty() ? nullptr : &plan_.element_runs.back();
+        if (last != nullptr && last->block == b && last->entity == entity) ++last->count;
+        else plan_.element_runs.push_back({b, row, 1, entity});
+      }
+    }
+    for (std::size_t i = 0; i < plan_.added_vertices.size(); ++i) {
+      const std::int32_t entity = plan_.added_vertex_entity[i];
+      ElementRun* last = plan_.element_runs.empty() ? nullptr : &plan_.element_runs.back();
+      if (last != nullptr && last->block == ElementRun::kAddedVertices && last->entity == entity) ++last->count;
+      else plan_.element_runs.push_back({ElementRun::kAddedVertices, static_cast<std::int64_t>(i), 1, entity});
+    }
+  }
+
+  // ---- node classification (4.1 needs every node on an entity) ---------------------------
+  void plan_node_runs() {
+    const std::int64_t n = mesh_.num_points();
+    if (n == 0) return;
+    if (const NDArray* dim_tags = usable_dim_tags()) {
+      std::map<std::pair<int, std::int32_t>, std::int32_t> by_dim_tag;
+      for (std::size_t e = 0; e < plan_.entities.size(); ++e)
+        by_dim_tag.try_emplace({plan_.entities[e].dim, plan_.entities[e].tag}, static_cast<std::int32_t>(e));
+      std::vector<std::int64_t> values(static_cast<std::size_t>(2 * n));
+      for_each_integer(*dim_tags, [&](std::int64_t i, std::int64_t value) { values[static_cast<std::size_t>(i)] = value; });
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto key = std::make_pair(static_cast<int>(values[2 * i]), static_cast<std::int32_t>(values[2 * i + 1]));
+        const auto [found, added] = by_dim_tag.try_emplace(key, static_cast<std::int32_t>(plan_.entities.size()));
+        if (added) plan_.entities.push_back(Entity{key.first, key.second, 0});
+        add_node(i, found->second);
+      }
+      return;
+    }
+    // One block on the first entity of the highest dimension (a point entity if none).
+    std::int32_t host = -1;
+    for (std::size_t e = 0; e < plan_.entities.size(); ++e)
+      if (host < 0 || plan_.entities[e].dim > plan_.entities[static_cast<std::size_t>(host)].dim)
+        host = static_cast<std::int32_t>(e);
+    if (host < 0) {
+      host = 0;
+      plan_.entities.push_back(Entity{0, 1, 0});
+    }
+    plan_.node_runs.push_back({0, n, host});
+  }
+
+  void add_node(std::int64_t node, std::int32_t entity) {
+    if (!plan_.node_runs.empty() && plan_.node_runs.back().entity == entity) ++plan_.node_runs.back().count;
+    else plan_.node_runs.push_back({node, 1, entity});
+  }
+
+  // gmsh:dim_tags (n, 2) with dims 0-3 and positive tags; nullptr when absent or unusable.
+  const NDArray* usable_dim_tags() const {
+    const NDArray* dim_tags = mesh_.point_data.find("gmsh:dim_tags");
+    if (dim_tags == nullptr || !is_integer(dim_tags->dtype()) || dim_tags->ndim() != 2 || dim_tags->dim(1) != 2 ||
+        dim_tags->rows() != mesh_.num_points())
+      return nullptr;
+    bool usable = true;
+    for_each_integer(*dim_tags, [&](std::int64_t i, std::int64_t value) {
+      if (i % 2 == 0 ? (value < 0 || value > 3) : (value <= 0 || value >= std::numeric_limits<std::int32_t>::max()))
+        usable = false;
+    });
+    return usable ? dim_tags : nullptr;
+  }
+
+  const double* xyz() const {
+    return plan_.xyz.empty() ? mesh_.points.data_as<double>() : plan_.xyz.data();
+  }
+
+  void compute_boxes() {
+    const double* points = xyz();
+    for (const BlockPlan& block : plan_.blocks) {
+      const std::int64_t k = block.type->num_nodes;
+      const std::int64_t* nodes = block.cells->connectivity.data_as<std::int64_t>();
+      for (std::int64_t row = 0; row < block.count; ++row) {
+        Entity& entity = plan_.entities[static_cast<std::size_t>(plan_.cell_entity[static_cast<std::size_t>(block.base + row)])];
+        for (std::int64_t j = 0; j < k; ++j) entity.expand(points + 3 * nodes[row * k + j]);
+      }
+    }
+    for (std::size_t i = 0; i < plan_.added_vertices.size(); ++i)
+      plan_.entities[static_cast<std::size_t>(plan_.added_vertex_entity[i])].expand(points + 3 * plan_.added_vertices[i].first);
+    for (const NodeRun& run : plan_.node_runs)
+      for (std::int64_t i = run.first; i < run.first + run.count; ++i)
+        plan_.entities[static_cast<std::size_t>(run.entity)].expand(points + 3 * i);
+  }
+
+  const Mesh& mesh_;
+  bool v41_;
+  WritePlan plan_;
+  std::map<std::pair<int, std::int32_t>, std::int32_t> group_index_;
+  std::int32_t next_free_tag_ = 1;
+  std::vector<std::int64_t> vertex_cells_;
+  std::unordered_map<std::int64_t, std::size_t> added_vertex_index_;
+  std::unordered_map<EntityKey, std::int32_t, EntityKeyHash> entity_index_;
+  std::vector<EntityKey> drafts_;
+  std::int32_t last_entity_ = -1;
+};
+
+// ---- formatting ---------------------------------------------------------------------------
+
+// Writes values as text (space-separated, one record per line) or raw host-order bytes.
+class ValueWriter {
+ public:
+  ValueWriter(io::OutputBuffer& out, bool binary) : out_(out), binary_(binary) {}
+
+  bool binary() const noexcept { return binary_; }
+  io::OutputBuffer& out() noexcept { return out_; }
+
+  void int32(std::int32_t value) { put(value); }
+  void size(std::uint64_t value) { put(value); }
+  void real(double value) { put(value); }
+  void end_record() {
+    if (!binary_) out_.put('\n');
+    line_start_ = true;
+  }
+  // Text in both encodings (section markers, counts before 2.2 binary payloads, headers).
+  void text_line(std::string_view text) {
+    out_.text(text);
+    out_.put('\n');
+  }
+  void begin_section(std::string_view name) {
+    out_.put('$');
+    text_line(name);
+  }
+  // Binary payloads end with a newline before the $End marker, as Gmsh writes them.
+  void end_section(std::string_view name) {
+    if (binary_) out_.put('\n');
+    out_.text("$End");
+    text_line(name);
+  }
+
+ private:
+  template <class T> void put(T value) {
+    if (binary_) {
+      out_.bytes(&value, sizeof value);
+      return;
+    }
+    if (!line_start_) out_.put(' ');
+    out_.number(value);
+    line_start_ = false;
+  }
+
+  io::OutputBuffer& out_;
+  bool binary_;
+  bool line_start_ = true;
+};
+
+// Gmsh cannot escape quotes inside names.
+std::string quoted(std::string_view name) {
+  std::string text = "\"";
+  for (const char c : name) text += c == '"' ? '\'' : (c == '\n' || c == '\r') ? ' ' : c;
+  return text + "\"";
+}
+
+std::string number_text(std::int64_t value) { return std::to_string(value); }
+
+class MshWriter {
+ public:
+  MshWriter(io::OutputBuffer& out, const Mesh& mesh, const WritePlan& plan, const Options& options)
+      : out_(out, options.binary), mesh_(mesh), plan_(plan), options_(options) {}
+
+  void write() {
+    write_mesh_format();
+    write_physical_names();
+    if (options_.v41) {
+      write_entities();
+      write_nodes_41();
+      write_elements_41();
+    } else {
+      write_nodes_22();
+      write_elements_22();
+    }
+    write_point_data();
+    write_cell_data();
+  }
+
+ private:
+  const double* xyz() const { return plan_.xyz.empty() ? mesh_.points.data_as<double>() : plan_.xyz.data(); }
+  std::int64_t num_points() const { return mesh_.num_points(); }
+
+  void write_mesh_format() {
+    out_.begin_section("MeshFormat");
+    out_.text_line(std::string(options_.v41 ? "4.1" : "2.2") + (options_.binary ? " 1 8" : " 0 8"));
+    if (options_.binary) {
+      const std::int32_t one = 1;
+      out_.out().bytes(&one, 4);
+      out_.out().put('\n');
+    }
+    out_.text_line("$EndMeshFormat");
+  }
+
+  // Names equal to the tag were made up by the reader; leave them out so they stay made up.
+  void write_physical_names() {
+    std::vector<const Group*> named;
+    for (const Group& group : plan_.groups)
+      if (group.name != std::to_string(group.tag)) named.push_back(&group);
+    if (named.empty()) return;
+    out_.text_line("$PhysicalNames");
+    out_.text_line(number_text(static_cast<std::int64_t>(named.size())));
+    for (const Group* group : named)
+      out_.text_line(std::to_string(group->dim) + " " + std::to_string(group->tag) + " " + quoted(group->name));
+    out_.text_line("$EndPhysicalNames");
+  }
+
+  std::vector<std::size_t> entities_in_order() const {
+    std::vector<std::size_t> order(plan_.entities.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const Entity& x = plan_.entities[a];
+      const Entity& y = plan_.entities[b];
+      return x.dim != y.dim ? x.dim < y.dim : x.tag < y.tag;
+    });
+    return order;
+  }
+
+  void write_entities() {
+    out_.begin_section("Entities");
+    std::array<std::uint64_t, 4> counts{};
+    for (const Entity& entity : plan_.entities) ++counts[static_cast<std::size_t>(entity.dim)];
+    for (const std::uint64_t count : counts) out_.size(count);
+    out_.end_record();
+    for (const std::size_t e : entities_in_order()) {
+      const Entity& entity = plan_.entities[e];
+      const std::array<double, 6> box = entity.written_box();
+      out_.int32(entity.tag);
+      for (int a = 0; a < (entity.dim == 0 ? 3 : 6); ++a) out_.real(box[static_cast<std::size_t>(a)]);
+      const std::vector<std::int32_t>& members = plan_.signatures.members(entity.signature);
+      out_.size(members.size());
+      for (const std::int32_t group : members) out_.int32(plan_.groups[static_cast<std::size_t>(group)].tag);
+      if (entity.dim > 0) out_.size(0);  // bounding entities: unknown
+      out_.end_record();
+    }
+    out_.end_section("Entities");
+  }
+
+  void write_nodes_41() {
+    out_.begin_section("Nodes");
+    const auto n = static_cast<std::uint64_t>(num_points());
+    out_.size(plan_.node_runs.size());
+    out_.size(n);
+    out_.size(n == 0 ? 0 : 1);
+    out_.size(n);
+    out_.end_record();
+    const double* points = xyz();
+    for (const NodeRun& run : plan_.node_runs) {
+      const Entity& entity = plan_.entities[static_cast<std::size_t>(run.entity)];
+      out_.int32(entity.dim);
+      out_.int32(entity.tag);
+      out_.int32(0);  // no parametric coordinates
+      out_.size(static_cast<std::uint64_t>(run.count));
+      out_.end_record();
+      if (out_.binary()) {
+        write_binary_node_tags(run);
+        out_.out().bytes(points + 3 * run.first, static_cast<std::size_t>(run.count) * 24);
+        continue;
+      }
+      for (std::int64_t i = run.first; i < run.first + run.count; ++i) {
+        out_.size(static_cast<std::uint64_t>(i) + 1);
+        out_.end_record();
+      }
+      for (std::int64_t i = run.first; i < run.first + run.count; ++i) write_xyz_record(points + 3 * i);
+    }
+    out_.end_section("Nodes");
+  }
+
+  void write_binary_node_tags(const NodeRun& run) {
+    constexpr std::int64_t kChunk = 4096;
+    std::array<std::uint64_t, kChunk> tags;
+    for (std::int64_t first = run.first; first < run.first + run.count; first += kChunk) {
+      const std::int64_t count = std::min(kChunk, run.first + run.count - first);
+      for (std::int64_t i = 0; i < count; ++i) tags[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(first + i + 1);
+      out_.out().bytes(tags.data(), static_cast<std::size_t>(count) * 8);
+    }
+  }
+
+  void write_xyz_record(const double* point) {
+    out_.real(point[0]);
+    out_.real(point[1]);
+    out_.real(point[2]);
+    out_.end_record();
+  }
+
+  // Gmsh-ordered point indices of one element.
+  void gmsh_nodes(const GmshElementType& type, const std::int64_t* meshio_nodes, std::int64_t* out) const {
+    const std::span<const std::uint16_t> order = type.gmsh_from_meshio;
+    for (int j = 0; j < type.num_nodes; ++j) out[j] = meshio_nodes[order.empty() ? j : order[static_cast<std::size_t>(j)]];
+  }
+
+  // Calls fn(element tag, type, gmsh-ordered node indices, group signature) per element.
+  template <class Fn> void for_each_element(const ElementRun& run, Fn&& fn) {
+    static const GmshElementType& vertex = *element_type_from_name("vertex");
+    std::int64_t nodes[1024];  // the largest element, hexahedron1000, fits
+    if (run.block == ElementRun::kAddedVertices) {
+      for (std::int64_t i = run.first; i < run.first + run.count; ++i) {
+        const auto& [point, signature] = plan_.added_vertices[static_cast<std::size_t>(i)];
+        nodes[0] = point;
+        fn(plan_.num_cells + i + 1, vertex, nodes, signature);
+      }
+      return;
+    }
+    const BlockPlan& block = plan_.blocks[run.block];
+    const std::int64_t k = block.type->num_nodes;
+    const std::int64_t* connectivity = block.cells->connectivity.data_as<std::int64_t>();
+    for (std::int64_t row = run.first; row < run.first + run.count; ++row) {
+      gmsh_nodes(*block.type, connectivity + row * k, nodes);
+      fn(block.base + row + 1, *block.type, nodes, plan_.cell_signature_of(block.base + row));
+    }
+  }
+
+  const GmshElementType& run_type(const ElementRun& run) const {
+    return run.block == ElementRun::kAddedVertices ? *element_type_from_name("vertex") : *plan_.blocks[run.block].type;
+  }
+
+  std::int64_t num_elements() const {
+    return plan_.num_cells + static_cast<std::int64_t>(plan_.added_vertices.size());
+  }
+
+  void write_elements_41() {
+    out_.begin_section("Elements");
+    const auto total = static_cast<std::uint64_t>(num_elements());
+    out_.size(plan_.element_runs.size());
+    out_.size(total);
+    out_.size(total == 0 ? 0 : 1);
+    out_.size(total);
+    out_.end_record();
+    std::vector<std::uint64_t> record;
+    for (const ElementRun& run : plan_.element_runs) {
+      const Entity& entity = plan_.entities[static_cast<std::size_t>(run.entity)];
+      const GmshElementType& type = run_type(run);
+      out_.int32(entity.dim);
+      out_.int32(entity.tag);
+      out_.int32(type.gmsh_id);
+      out_.size(static_cast<std::uint64_t>(run.count));
+      out_.end_record();
+      record.resize(1 + static_cast<std::size_t>(type.num_nodes));
+      for_each_element(run, [&](std::int64_t tag, const GmshElementType& element_type, const std::int64_t* nodes, std::int32_t) {
+        if (out_.binary()) {
+          record[0] = static_cast<std::uint64_t>(tag);
+          for (int j = 0; j < element_type.num_nodes; ++j) record[1 + j] = static_cast<std::uint64_t>(nodes[j]) + 1;
+          out_.out().bytes(record.data(), record.size() * 8);
+          return;
+        }
+        out_.size(static_cast<std::uint64_t>(tag));
+        for (int j = 0; j < element_type.num_nodes; ++j) out_.size(static_cast<std::uint64_t>(nodes[j]) + 1);
+        out_.end_record();
+      });
+    }
+    out_.end_section("Elements");
+  }
+
+  void write_nodes_22() {
+    out_.begin_section("Nodes");
+    out_.text_line(number_text(num_points()));
+    const double* points = xyz();
+    char record[28];
+    for (std::int64_t i = 0; i < num_points(); ++i) {
+      const auto tag = static_cast<std::int32_t>(i + 1);
+      if (out_.binary()) {
+        std::memcpy(record, &tag, 4);
+        std::memcpy(record + 4, points + 3 * i, 24);
+        out_.out().bytes(record, sizeof record);
+        continue;
+      }
+      out_.int32(tag);
+      write_xyz_record(points + 3 * i);
+    }
+    out_.end_section("Nodes");
+  }
+
+  // 2.2: (tag, type, 2 tags: physical and elementary, nodes); binary under one header per run.
+  void write_elements_22() {
+    out_.begin_section("Elements");
+    out_.text_line(number_text(num_elements()));
+    std::vector<std::int32_t> record;
+    for (const ElementRun& run : plan_.element_runs) {
+      const GmshElementType& type = run_type(run);
+      const Entity& entity = plan_.entities[static_cast<std::size_t>(run.entity)];
+      if (out_.binary()) {
+        const std::int32_t header[3]{type.gmsh_id, static_cast<std::int32_t>(run.count), 2};
+        out_.out().bytes(header, sizeof header);
+      }
+      record.resize(3 + static_cast<std::size_t>(type.num_nodes));
+      for_each_element(run, [&](std::int64_t tag, const GmshElementType& element_type, const std::int64_t* nodes,
+                                std::int32_t signature) {
+        const std::int32_t physical = plan_.physical_of(signature);
+        if (out_.binary()) {
+          record[0] = static_cast<std::int32_t>(tag);
+          record[1] = physical;
+          record[2] = entity.tag;
+          for (int j = 0; j < element_type.num_nodes; ++j) record[3 + j] = static_cast<std::int32_t>(nodes[j] + 1);
+          out_.out().bytes(record.data(), record.size() * 4);
+          return;
+        }
+        out_.int32(static_cast<std::int32_t>(tag));
+        out_.int32(element_type.gmsh_id);
+        out_.int32(2);
+        out_.int32(physical);
+        out_.int32(entity.tag);
+        for (int j = 0; j < element_type.num_nodes; ++j) out_.int32(static_cast<std::int32_t>(nodes[j] + 1));
+        out_.end_record();
+      });
+    }
+    out_.end_section("Elements");
+  }
+
+  // ---- $NodeData / $ElementData ------------------------------------------------------
+  // The reader names later time steps "view[step k]"; write them back as step k of "view".
+  static std::pair<std::string, std::int64_t> view_and_step(const std::string& name) {
+    const std::size_t open = name.rfind("[step ");
+    if (open == std::string::npos || !name.ends_with("]")) return {name, 0};
+    std::int64_t step = 0;
+    const char* first = name.data() + open + 6;
+    const char* last = name.data() + name.size() - 1;
+    const auto [end, error] = std::from_chars(first, last, step);
+    if (error != std::errc{} || end != last || step < 0 || open == 0) return {name, 0};
+    return {name.substr(0, open), step};
+  }
+
+  void write_data_header(std::string_view section, const std::string& name, std::int64_t components,
+                         std::int64_t count) {
+    const auto [view, step] = view_and_step(name);
+    out_.begin_section(section);
+    out_.text_line("1");
+    out_.text_line(quoted(view));
+    out_.text_line("1");
+    char time[32];
+    const auto result = std::to_chars(time, time + sizeof time, static_cast<double>(step));
+    out_.text_line(std::string_view(time, static_cast<std::size_t>(result.ptr - time)));
+    out_.text_line("3");
+    out_.text_line(number_text(step));
+    out_.text_line(number_text(components));
+    out_.text_line(number_text(count));
+  }
+
+  // A row the reader would have made from no entry (all NaN) is left out again.
+  template <class T> static bool has_values(const T* row, std::int64_t width) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::any_of(row, row + width, [](T value) { return value == value; });
+    } else {
+      return width > 0;
+    }
+  }
+
+  // Writes `count` rows of `array` as data records tagged first_tag, first_tag + 1, ….
+  // `node_count` > 0 writes element-node records (tag, node count, values per node in Gmsh
+  // node order) for elements of `type`.
+  void write_rows(const NDArray& array, std::int64_t first_tag, std::int64_t components,
+                  const GmshElementType* type = nullptr) {
+    visit_dtype(array.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      const T* values = array.data_as<T>();
+      const std::int64_t width = array.row_width();
+      std::vector<double> row(static_cast<std::size_t>(width));
+      for (std::int64_t r = 0; r < array.rows(); ++r) {
+        const T* in = values + r * width;
+        if (!has_values(in, width)) continue;
+        if (type == nullptr) {
+          for (std::int64_t c = 0; c < width; ++c) row[static_cast<std::size_t>(c)] = static_cast<double>(in[c]);
+        } else {
+          const std::span<const std::uint16_t> order = type->gmsh_from_meshio;
+          for (int j = 0; j < type->num_nodes; ++j) {
+            const std::int64_t from = order.empty() ? j : order[static_cast<std::size_t>(j)];
+            for (std::int64_t c = 0; c < components; ++c)
+              row[static_cast<std::size_t>(j * components + c)] = static_cast<double>(in[from * components + c]);
+          }
+        }
+        write_data_record(first_tag + r, type ? type->num_nodes : 0, row);
+      }
+    });
+  }
+
+  void write_data_record(std::int64_t tag, int node_count, const std::vector<double>& row) {
+    if (out_.binary()) {
+      const auto tag32 = static_cast<std::int32_t>(tag);
+      out_.out().bytes(&tag32, 4);
+      if (node_count > 0) out_.out().bytes(&node_count, 4);
+      out_.out().bytes(row.data(), row.size() * 8);
+      return;
+    }
+    out_.size(static_cast<std::uint64_t>(tag));
+    if (node_count > 0) out_.int32(node_count);
+    for (const double value : row) out_.real(value);
+    out_.end_record();
+  }
+
+  static std::int64_t count_rows(const NDArray& array) {
+    std::int64_t count = 0;
+    visit_dtype(array.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      const T* values = array.data_as<T>();
+      const std::int64_t width = array.row_width();
+      for (std::int64_t r = 0; r < array.rows(); ++r) count += has_values(values + r * width, width) ? 1 : 0;
+    });
+    return count;
+  }
+
+  void write_point_data() {
+    for (const auto& [name, array] : mesh_.point_data) {
+      if (name == "gmsh:dim_tags" || array.rows() != num_points() || array.row_width() == 0) continue;
+      write_data_header("NodeData", name, array.row_width(), count_rows(array));
+      write_rows(array, 1, array.row_width());
+      out_.end_section("NodeData");
+    }
+  }
+
+  // Equal widths in every block: $ElementData. Widths of (nodes of the block's type) × c
+  // for one c, as the reader makes from $ElementNodeData: $ElementNodeData again.
+  void write_cell_data() {
+    for (const auto& [name, arrays] : mesh_.cell_data) {
+      if (name == "gmsh:physical" || name == "gmsh:geometrical" || arrays.size() != plan_.blocks.size()) continue;
+      if (plan_.num_cells == 0 || !rows_match_blocks(arrays)) continue;
+      std::int64_t count = 0;
+      for (const NDArray& array : arrays) count += count_rows(array);
+      if (const std::int64_t width = common_width(arrays); width > 0) {
+        write_data_header("ElementData", name, width, count);
+        for (std::size_t b = 0; b < arrays.size(); ++b) write_rows(arrays[b], plan_.blocks[b].base + 1, width);
+        out_.end_section("ElementData");
+      } else if (const std::int64_t components = per_node_components(arrays); components > 0) {
+        write_data_header("ElementNodeData", name, components, count);
+        for (std::size_t b = 0; b < arrays.size(); ++b)
+          write_rows(arrays[b], plan_.blocks[b].base + 1, components, plan_.blocks[b].type);
+        out_.end_section("ElementNodeData");
+      }
+    }
+  }
+
+  bool rows_match_blocks(const std::vector<NDArray>& arrays) const {
+    for (std::size_t b = 0; b < arrays.size(); ++b)
+      if (arrays[b].rows() != plan_.blocks[b].count) return false;
+    return true;
+  }
+
+  static std::int64_t common_width(const std::vector<NDArray>& arrays) {
+    for (const NDArray& array : arrays)
+      if (array.row_width() != arrays.front().row_width()) return 0;
+    return arrays.front().row_width();
+  }
+
+  std::int64_t per_node_components(const std::vector<NDArray>& arrays) const {
+    const std::int64_t nodes = plan_.blocks.front().type->num_nodes;
+    const std::int64_t components = arrays.front().row_width() / nodes;
+    for (std::size_t b = 0; b < arrays.size(); ++b)
+      if (components == 0 || arrays[b].row_width() != plan_.blocks[b].type->num_nodes * components) return 0;
+    return components;
+  }
+
+  ValueWriter out_;
+  const Mesh& mesh_;
+  const WritePlan& plan_;
+  Options options_;
+};
+
+}  // namespace
+
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  const Options parsed = parse_options(options);
+  const WritePlan plan = PlanBuilder(mesh, parsed.v41).build();
+  io::AtomicFile file(path, kFormatName);
+  io::OutputBuffer out(file);
+  MshWriter(out, mesh, plan, parsed).write();
+  out.flush();
+  file.commit();
+}
+
+}  // namespace meshioplusplus::gmsh

@@ -1,0 +1,166 @@
+// Medit ASCII (.mesh) reader: keywords, then counts, then whitespace-separated records.
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "formats/medit/medit_reader.hpp"
+#include "formats/medit/medit_sections.hpp"
+#include "io/text_scanner.hpp"
+
+namespace meshioplusplus::medit::detail {
+namespace {
+
+bool starts_keyword(char c) noexcept { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+
+class AsciiReader {
+ public:
+  AsciiReader(std::string_view text, const std::string& path) : path_(path), scanner_(text, path_, "medit") {}
+
+  Mesh read() {
+    while (true) {
+      skip_comments();
+      if (scanner_.at_end()) break;
+      const std::size_t start = scanner_.position();
+      const std::string_view keyword = scanner_.next_token();
+      if (!starts_keyword(keyword.front()))
+        scanner_.fail_at(start, "expected a keyword, found '" + std::string(keyword.substr(0, 32)) + "'");
+      if (equals_ignoring_case(keyword, "End")) break;
+      read_section(keyword, start);
+    }
+    if (parsed_.points.empty_handle()) scanner_.fail("the file has no Vertices section");
+    return assemble(std::move(parsed_), path_);
+  }
+
+ private:
+  void read_section(std::string_view keyword, std::size_t start) {
+    if (equals_ignoring_case(keyword, "MeshVersionFormatted")) return read_version(start);
+    if (equals_ignoring_case(keyword, "Dimension")) return read_dimension(start);
+    if (equals_ignoring_case(keyword, "Vertices")) return read_vertices(start);
+    if (const ElementSection* section = element_section_by_keyword(keyword)) return read_elements(*section, start);
+    if (const SkippedSection* section = skipped_section_by_keyword(keyword)) return skip_records(*section, start);
+    skip_to_next_keyword();
+  }
+
+  // '#' comments run to the end of the line; they may stand wherever a keyword or a count may.
+  void skip_comments() {
+    while (true) {
+      scanner_.skip_whitespace();
+      if (scanner_.at_end() || scanner_.document()[scanner_.position()] != '#') return;
+      scanner_.next_line();
+    }
+  }
+
+  void read_version(std::size_t start) {
+    version_ = scanner_.next_number<int>();
+    if (version_ < 1 || version_ > 4)
+      scanner_.fail_at(start, "MeshVersionFormatted " + std::to_string(version_) + " is not 1, 2, 3 or 4");
+  }
+
+  void read_dimension(std::size_t start) {
+    skip_comments();
+    dimension_ = scanner_.next_number<int>();
+    if (dimension_ != 2 && dimension_ != 3)
+      scanner_.fail_at(start, "Dimension " + std::to_string(dimension_) + " is not 2 or 3");
+  }
+
+  // A section's record count, checked against the bytes left: every value takes at least
+  // one character and one separator, so a count the file cannot hold is refused before
+  // anything is allocated for it.
+  std::int64_t read_count(std::string_view keyword, std::int64_t values_per_record) {
+    skip_comments();
+    const std::size_t at = scanner_.position();
+    const std::int64_t count = scanner_.next_number<std::int64_t>();
+    if (count < 0) scanner_.fail_at(at, std::string(keyword) + ": negative count " + std::to_string(count));
+    const auto remaining = static_cast<std::int64_t>(scanner_.end() - scanner_.position());
+    if (values_per_record > 0 && count > (remaining + 1) / 2 / values_per_record)
+      scanner_.fail_at(at, std::string(keyword) + ": " + std::to_string(count) +
+                               " records announced, more than the rest of the file can hold");
+    return count;
+  }
+
+  void require_dimension(std::size_t start, std::string_view keyword) {
+    if (dimension_ == 0) scanner_.fail_at(start, std::string(keyword) + " comes before Dimension");
+  }
+
+  void read_vertices(std::size_t start) {
+    require_dimension(start, "Vertices");
+    if (!parsed_.points.empty_handle()) scanner_.fail_at(start, "a second Vertices section");
+    const std::int64_t count = read_count("Vertices", dimension_ + 1);
+    parsed_.points = NDArray::allocate(version_ == 1 ? DType::float32 : DType::float64, {count, dimension_});
+    parsed_.point_refs = allocate_refs(count);
+    visit_dtype(parsed_.points.dtype(), [&](auto real) {
+      using Real = decltype(real);
+      if constexpr (std::is_floating_point_v<Real>) {
+        Real* coordinates = parsed_.points.data_as<Real>();
+        for (std::int64_t row = 0; row < count; ++row) {
+          scanner_.next_numbers(coordinates + row * dimension_, static_cast<std::size_t>(dimension_));
+          read_ref(parsed_.point_refs, row);
+        }
+      }
+    });
+  }
+
+  void read_elements(const ElementSection& section, std::size_t start) {
+    const std::int64_t count = read_count(section.keyword, section.num_nodes + 1);
+    ParsedBlock block;
+    block.section = &section;
+    block.offset = start;
+    block.line = io::line_of_offset(scanner_.document(), start);
+    block.connectivity = NDArray::allocate(DType::int64, {count, section.num_nodes});
+    block.refs = allocate_refs(count);
+    std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
+    for (std::int64_t row = 0; row < count; ++row) {
+      for (int k = 0; k < section.num_nodes; ++k) *nodes++ = scanner_.next_number<std::int64_t>() - 1;
+      read_ref(block.refs, row);
+    }
+    parsed_.blocks.push_back(std::move(block));
+  }
+
+  void skip_records(const SkippedSection& section, std::size_t start) {
+    const int width = section.values_per_record + section.dim_multiple * dimension_;
+    if (section.dim_multiple > 0) require_dimension(start, section.keyword);
+    const std::int64_t count = read_count(section.keyword, section.count_lines ? 0 : width);
+    if (section.count_lines) {
+      scanner_.next_line();  // the rest of the count's line
+      for (std::int64_t i = 0; i < count && !scanner_.at_end(); ++i) scanner_.next_line();
+      return;
+    }
+    for (std::int64_t value = 0; value < count * width; ++value) scanner_.next_number<double>();
+  }
+
+  void skip_to_next_keyword() {
+    while (true) {
+      skip_comments();
+      if (scanner_.at_end() || starts_keyword(scanner_.document()[scanner_.position()])) return;
+      scanner_.next_token();
+    }
+  }
+
+  // Version 4 files hold 64-bit integers; the others 32-bit ones.
+  NDArray allocate_refs(std::int64_t count) const {
+    return NDArray::allocate(version_ == 4 ? DType::int64 : DType::int32, {count});
+  }
+
+  void read_ref(NDArray& refs, std::int64_t row) {
+    if (refs.dtype() == DType::int64) {
+      refs.data_as<std::int64_t>()[row] = scanner_.next_number<std::int64_t>();
+    } else {
+      refs.data_as<std::int32_t>()[row] = scanner_.next_number<std::int32_t>();
+    }
+  }
+
+  const std::string& path_;
+  io::TextScanner scanner_;
+  // A file without MeshVersionFormatted is read as version 2 (float64) rather than refused.
+  int version_ = 2;
+  int dimension_ = 0;
+  ParsedMesh parsed_;
+};
+
+}  // namespace
+
+Mesh read_ascii(std::string_view text, const std::string& path) { return AsciiReader(text, path).read(); }
+
+}  // namespace meshioplusplus::medit::detail

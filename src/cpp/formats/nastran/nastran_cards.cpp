@@ -1,0 +1,231 @@
+#include "formats/nastran/nastran_cards.hpp"
+
+#include <array>
+#include <cctype>
+#include <string>
+
+namespace meshioplusplus::nastran::detail {
+namespace {
+
+// Data fields per line: 8 in the small formats, 4 in the large ones.
+constexpr std::size_t kSmallFieldsPerLine = 8;
+constexpr std::size_t kLargeFieldsPerLine = 4;
+
+std::string_view trim(std::string_view text) noexcept {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+  return text;
+}
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool starts_with_word(std::string_view line, std::string_view word) {
+  return line.size() >= word.size() && upper(line.substr(0, word.size())) == word;
+}
+
+// "BEGIN BULK", with any blanks between the words.
+bool is_begin_bulk(std::string_view line) {
+  line = trim(line);
+  if (!starts_with_word(line, "BEGIN")) return false;
+  return starts_with_word(trim(line.substr(5)), "BULK");
+}
+
+// Columns [begin, begin + width) of a fixed-format line; empty past its end.
+std::string_view column(std::string_view line, std::size_t begin, std::size_t width) {
+  if (begin >= line.size()) return line.substr(line.size());
+  return trim(line.substr(begin, width));
+}
+
+// The first field of a line: up to the first comma in free format, else columns 1-8.
+std::string_view first_field(std::string_view line) {
+  const std::size_t comma = line.find(',');
+  return comma != std::string_view::npos ? trim(line.substr(0, comma)) : column(line, 0, 8);
+}
+
+// A continuation line starts with '+' or '*', or leaves its first field blank.
+bool is_continuation(std::string_view line) {
+  const std::string_view head = first_field(line);
+  return head.empty() || head.front() == '+' || head.front() == '*';
+}
+
+// Where the bulk data starts: after "BEGIN BULK", else at the top. Executive and case
+// control never hold a GRID or element card, so the search stops at the first one.
+std::size_t bulk_start(std::string_view document) {
+  std::size_t pos = 0;
+  while (pos < document.size()) {
+    const std::size_t end = std::min(document.find('\n', pos), document.size());
+    const std::string_view line = document.substr(pos, end - pos);
+    if (is_begin_bulk(line)) return end + (end < document.size() ? 1 : 0);
+    std::string name = upper(first_field(line));
+    if (!name.empty() && name.back() == '*') name.pop_back();
+    if (name == "GRID" || element_card(name) != nullptr) return 0;
+    pos = end + 1;
+  }
+  return 0;
+}
+
+constexpr std::array<int, 6> kTriax6Order{0, 2, 4, 1, 3, 5};
+// Nastran numbers the vertical edges' midside nodes before the top face's; meshio after.
+constexpr std::array<int, 20> kHexa20Order{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 12, 13, 14, 15};
+constexpr std::array<int, 15> kPenta15Order{0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 14, 9, 10, 11};
+
+constexpr std::array kTriangle{ElementVariant{3, "triangle", {}}};
+constexpr std::array kTriangle6{ElementVariant{6, "triangle6", {}}, ElementVariant{3, "triangle", {}}};
+constexpr std::array kTriax6{ElementVariant{6, "triangle6", kTriax6Order}};
+constexpr std::array kQuad{ElementVariant{4, "quad", {}}};
+constexpr std::array kQuad8{ElementVariant{8, "quad8", {}}, ElementVariant{4, "quad", {}}};
+constexpr std::array kQuad9{ElementVariant{9, "quad9", {}}, ElementVariant{8, "quad8", {}},
+                            ElementVariant{4, "quad", {}}};
+constexpr std::array kTetra{ElementVariant{4, "tetra", {}}, ElementVariant{10, "tetra10", {}}};
+constexpr std::array kPyramid{ElementVariant{5, "pyramid", {}}, ElementVariant{13, "pyramid13", {}}};
+constexpr std::array kWedge{ElementVariant{6, "wedge", {}}, ElementVariant{15, "wedge15", kPenta15Order}};
+constexpr std::array kHexahedron{ElementVariant{8, "hexahedron", {}}, ElementVariant{20, "hexahedron20", kHexa20Order}};
+constexpr std::array kLine{ElementVariant{2, "line", {}}};
+// Grounded elements (second node blank) are points.
+constexpr std::array kLineOrVertex{ElementVariant{2, "line", {}}, ElementVariant{1, "vertex", {}}};
+
+constexpr std::array kElementCards{
+    ElementCard{"CTRIA3", 2, 1, 3, 1, kTriangle},      ElementCard{"CTRIAR", 2, 1, 3, 1, kTriangle},
+    ElementCard{"CTRIA6", 2, 1, 6, 1, kTriangle6},     ElementCard{"CTRIAX6", 2, 1, 6, 1, kTriax6},
+    ElementCard{"CQUAD4", 2, 1, 4, 1, kQuad},          ElementCard{"CQUADR", 2, 1, 4, 1, kQuad},
+    ElementCard{"CSHEAR", 2, 1, 4, 1, kQuad},          ElementCard{"CQUAD8", 2, 1, 8, 1, kQuad8},
+    ElementCard{"CQUAD", 2, 1, 9, 1, kQuad9},          ElementCard{"CQUAD9", 2, 1, 9, 1, kQuad9},
+    ElementCard{"CTETRA", 2, 1, 10, 1, kTetra},        ElementCard{"CPYRAM", 2, 1, 13, 1, kPyramid},
+    ElementCard{"CPYRA", 2, 1, 13, 1, kPyramid},       ElementCard{"CPENTA", 2, 1, 15, 1, kWedge},
+    ElementCard{"CHEXA", 2, 1, 20, 1, kHexahedron},    ElementCard{"CBAR", 2, 1, 2, 1, kLine},
+    ElementCard{"CBEAM", 2, 1, 2, 1, kLine},           ElementCard{"CBUSH", 2, 1, 2, 1, kLineOrVertex},
+    ElementCard{"CBUSH1D", 2, 1, 2, 1, kLineOrVertex}, ElementCard{"CGAP", 2, 1, 2, 1, kLine},
+    ElementCard{"CROD", 2, 1, 2, 1, kLine},            ElementCard{"CTUBE", 2, 1, 2, 1, kLine},
+    ElementCard{"CVISC", 2, 1, 2, 1, kLine},           ElementCard{"CONROD", 1, 1, 2, -1, kLine},
+    ElementCard{"CELAS1", 2, 2, 2, 1, kLineOrVertex},  ElementCard{"CELAS2", 2, 2, 2, -1, kLineOrVertex},
+};
+
+struct WrittenRow {
+  std::string_view cell_type;
+  WrittenElement element;
+};
+
+constexpr std::array kWritten{
+    WrittenRow{"vertex", {"CELAS1", {}}},      WrittenRow{"line", {"CROD", {}}},
+    WrittenRow{"triangle", {"CTRIA3", {}}},    WrittenRow{"triangle6", {"CTRIA6", {}}},
+    WrittenRow{"quad", {"CQUAD4", {}}},        WrittenRow{"quad8", {"CQUAD8", {}}},
+    WrittenRow{"quad9", {"CQUAD", {}}},        WrittenRow{"tetra", {"CTETRA", {}}},
+    WrittenRow{"tetra10", {"CTETRA", {}}},     WrittenRow{"pyramid", {"CPYRAM", {}}},
+    WrittenRow{"pyramid13", {"CPYRAM", {}}},   WrittenRow{"wedge", {"CPENTA", {}}},
+    // Both permutations swap two groups of midside nodes, so each is its own inverse.
+    WrittenRow{"wedge15", {"CPENTA", kPenta15Order}},
+    WrittenRow{"hexahedron", {"CHEXA", {}}},   WrittenRow{"hexahedron20", {"CHEXA", kHexa20Order}},
+};
+
+}  // namespace
+
+const ElementCard* element_card(std::string_view name) noexcept {
+  // meshio writes second-order solids as CTETRA_, CHEXA_ …: the base cards.
+  if (name.ends_with('_')) name.remove_suffix(1);
+  for (const ElementCard& card : kElementCards)
+    if (card.name == name) return &card;
+  return nullptr;
+}
+
+WrittenElement written_element(std::string_view cell_type) noexcept {
+  for (const WrittenRow& row : kWritten)
+    if (row.cell_type == cell_type) return row.element;
+  return {};
+}
+
+CardReader::CardReader(std::string_view document, const std::string& path)
+    : path_(path), scanner_(document, bulk_start(document), document.size(), path_, "nastran") {}
+
+bool CardReader::next_line(PhysicalLine& line) {
+  if (pending_) {
+    line = *pending_;
+    pending_.reset();
+    return true;
+  }
+  while (!ended_ && !scanner_.at_end()) {
+    const std::size_t offset = scanner_.position();
+    std::string_view text = scanner_.next_line();
+    text = text.substr(0, text.find('$'));  // '$' starts a comment, also after data
+    const std::string_view content = trim(text);
+    if (content.empty()) continue;
+    if (starts_with_word(content, "ENDDATA")) {
+      ended_ = true;
+      return false;
+    }
+    line = {expand_tabs(text), offset};
+    return true;
+  }
+  return false;
+}
+
+bool CardReader::next(Card& card) {
+  PhysicalLine line;
+  while (next_line(line)) {
+    if (is_continuation(line.text)) continue;  // orphaned: its card was not a card
+    card.fields.clear();
+    card.offset = line.offset;
+    append_fields(line, true, card);
+    while (next_line(line)) {
+      if (!is_continuation(line.text)) {
+        pending_ = line;
+        break;
+      }
+      append_fields(line, false, card);
+    }
+    return true;
+  }
+  return false;
+}
+
+// Each line holds 8 data fields (4 in large format) plus a continuation mark in field 10;
+// short lines are padded with blank fields, so positions carry over continuations. A free
+// line with more fields than that is taken as one long line without a mark.
+void CardReader::append_fields(const PhysicalLine& physical, bool first, Card& card) {
+  const std::string_view text = physical.text;
+  const std::string_view head = first_field(text);
+  const bool large = !head.empty() && (head.back() == '*' || head.front() == '*');
+  if (first) card.name = upper(large ? head.substr(0, head.size() - 1) : head);
+  const std::size_t per_line = large ? kLargeFieldsPerLine : kSmallFieldsPerLine;
+  const std::size_t begin = card.fields.size();
+  const std::string_view blank = text.substr(text.size());
+  if (text.find(',') == std::string_view::npos) {
+    const std::size_t width = large ? 16 : 8;
+    for (std::size_t i = 0; i < per_line; ++i) card.fields.push_back(column(text, 8 + i * width, width));
+    return;
+  }
+  std::size_t start = text.find(',') + 1;
+  for (std::size_t i = start; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',') continue;
+    card.fields.push_back(trim(text.substr(start, i - start)));
+    start = i + 1;
+  }
+  if (card.fields.size() - begin == per_line + 1) card.fields.pop_back();  // the continuation mark
+  while (card.fields.size() - begin < per_line) card.fields.push_back(blank);
+}
+
+// Fixed-format lines may use tabs to reach the next field: expanded to the next multiple of
+// 8 columns, as Nastran reads them, in a copy (errors on such lines point at the line).
+std::string_view CardReader::expand_tabs(std::string_view text) {
+  if (text.find('\t') == std::string_view::npos || text.find(',') != std::string_view::npos) return text;
+  std::string& expanded = expanded_lines_.emplace_back();
+  for (const char c : text) {
+    if (c != '\t') {
+      expanded += c;
+      continue;
+    }
+    expanded.append(8 - expanded.size() % 8, ' ');
+  }
+  return expanded;
+}
+
+void CardReader::fail_on(const Card& card, std::string_view field, const std::string& message) const {
+  const std::string_view document = scanner_.document();
+  const bool inside = field.data() >= document.data() && field.data() <= document.data() + document.size();
+  scanner_.fail_at(inside ? static_cast<std::size_t>(field.data() - document.data()) : card.offset, message);
+}
+
+}  // namespace meshioplusplus::nastran::detail

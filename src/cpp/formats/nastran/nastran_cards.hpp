@@ -1,0 +1,87 @@
+// Nastran bulk data as cards: a card is its name and data fields, gathered from a first line
+// and its continuation lines in any of the three field formats. Also the element cards the
+// reader and writer know.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/text_scanner.hpp"
+#include "meshioplusplus/cell_types.hpp"
+
+namespace meshioplusplus::nastran::detail {
+
+struct Card {
+  std::string name;  // upper case, without the large-field '*'
+  std::size_t offset = 0;  // of the first line
+  // Data fields 2, 3, … of the card (field 1 is the name), trimmed; a blank field is empty.
+  // Each is a view into the document, so errors can point at it.
+  std::vector<std::string_view> fields;
+
+  std::string_view field(std::size_t index) const noexcept {
+    return index < fields.size() ? fields[index] : std::string_view();
+  }
+};
+
+class CardReader {
+ public:
+  // Reads from after "BEGIN BULK" when the file has one (else from the start) to ENDDATA.
+  CardReader(std::string_view document, const std::string& path);
+  CardReader(const CardReader&) = delete;  // the scanner refers to path_
+  CardReader& operator=(const CardReader&) = delete;
+
+  bool next(Card& card);
+
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
+    scanner_.fail_at(offset, message);
+  }
+  // At `field`, a view into the document (at the card when it is blank and lies elsewhere).
+  [[noreturn]] void fail_on(const Card& card, std::string_view field, const std::string& message) const;
+
+ private:
+  struct PhysicalLine {
+    std::string_view text;
+    std::size_t offset;
+  };
+  bool next_line(PhysicalLine& line);
+  void append_fields(const PhysicalLine& line, bool first, Card& card);
+  std::string_view expand_tabs(std::string_view text);
+
+  std::string path_;
+  io::TextScanner scanner_;
+  std::optional<PhysicalLine> pending_;
+  std::deque<std::string> expanded_lines_;  // tab-expanded copies; a deque keeps views valid
+  bool ended_ = false;
+};
+
+// An element card: where its node ids stand and which cell each node count makes.
+struct ElementVariant {
+  int num_nodes;
+  const char* cell_type;
+  std::span<const int> file_order;  // meshio node k = card node file_order[k]; empty: same
+};
+
+struct ElementCard {
+  std::string_view name;
+  int first_node_field;  // 0-based index into Card::fields (0 = the element id)
+  int node_field_step;   // 2 for CELAS1/CELAS2 (component numbers in between)
+  int max_nodes;
+  int ref_field;  // index of the property id; -1: none (ref 0)
+  std::span<const ElementVariant> variants;
+};
+
+const ElementCard* element_card(std::string_view name) noexcept;
+
+// The card and node order written for `cell_type`; card == nullptr when there is none.
+struct WrittenElement {
+  std::string_view card;
+  std::span<const int> file_order;  // card node k = meshio node file_order[k]; empty: same
+};
+WrittenElement written_element(std::string_view cell_type) noexcept;
+
+}  // namespace meshioplusplus::nastran::detail

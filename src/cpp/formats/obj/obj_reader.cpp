@@ -1,0 +1,311 @@
+// Wavefront OBJ reader.
+//
+// Read: "v x y z [w]" or "v x y z r g b" (the common colour extension), "vt u [v [w]]",
+// "vn x y z", and "f" with corners v, v/vt, v//vn or v/vt/vn — 1-based, or negative for
+// "relative to the last one defined so far". '#' starts a comment anywhere on a line.
+// Ignored: materials (mtllib, usemtl), smoothing groups (s), points/lines (p, l), free-form
+// geometry, and anything unknown; line continuations ('\') are not supported.
+//
+// What becomes what:
+//  - points float64 (n, 3); "w" values become point data "obj:w" (1 where a vertex has none)
+//    and vertex colours point data "obj:color" (n, 3) (NaN where a vertex has none).
+//  - faces: one block per cell type (triangle, quad, polygon; vertex/line for 1/2 corners)
+//    in order of first appearance. meshio instead starts a new block at every group or size
+//    change.
+//  - vt / vn: when there are as many as vertices and every corner that names one names the
+//    one with its vertex's number, they are per-vertex data: point data "obj:vt" / "obj:vn"
+//    (meshio's names). Otherwise (e.g. a UV seam duplicates texture coordinates, so there
+//    are more vt than v) they go to field data "obj:vt" (nvt, width) / "obj:vn" (nvn, 3),
+//    and each face's corners name theirs in cell data "obj:vt_index" / "obj:vn_index":
+//    int64 (faces, corners), 0-based, -1 where a corner names none (polygon rows are padded
+//    with -1 to the block's widest face). vt width is the widest vt line (missing values 0).
+//  - "g a b" puts the following faces into Cell regions a and b (dim 2) and "o name" into
+//    region name; "g" alone ends the groups. meshio keeps group numbers as cell data
+//    "obj:group_ids" instead.
+//
+// Arrays: a first pass counts v/vt/vn lines and every face's corners, so each array is
+// allocated once in final shape and the second pass parses straight into it. Region
+// entries grow in scratch vectors (their sizes are known only at the end).
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/obj/obj.hpp"
+#include "io/face_blocks.hpp"
+#include "io/mapped_file.hpp"
+#include "io/text_scanner.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::obj {
+namespace {
+
+constexpr std::string_view kFormat = "obj";
+constexpr std::int64_t kNone = -1;
+
+// What the first pass finds.
+struct Survey {
+  std::int64_t vertices = 0;
+  std::int64_t texcoords = 0;
+  std::int64_t normals = 0;
+  std::int64_t texcoord_width = 0;
+  bool any_w = false;
+  bool any_color = false;
+  std::vector<std::int64_t> corner_counts;
+};
+
+// One corner of a face, as 0-based indices (kNone where absent).
+struct Corner {
+  std::int64_t vertex = kNone;
+  std::int64_t texcoord = kNone;
+  std::int64_t normal = kNone;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view bytes, const std::string& path) : bytes_(bytes), path_(path) {}
+
+  Mesh read() {
+    survey_lines();
+    allocate();
+    parse_lines();
+    return finish();
+  }
+
+ private:
+  // ---- line walking ----
+
+  // Calls `on_line(keyword, scanner)` for every line with data; the scanner covers the line
+  // up to its comment and stands after the keyword.
+  template <class OnLine> void for_each_line(OnLine on_line) {
+    io::TextScanner lines(bytes_, path_, kFormat);
+    while (!lines.at_end()) {
+      const std::string_view line = lines.next_line();
+      const std::size_t begin = static_cast<std::size_t>(line.data() - bytes_.data());
+      io::TextScanner scanner(bytes_, begin, begin + std::min(line.size(), line.find('#')), path_, kFormat);
+      const std::string_view keyword = scanner.next_token();
+      if (!keyword.empty()) on_line(keyword, scanner);
+    }
+  }
+
+  static std::int64_t count_values(io::TextScanner scanner) {
+    std::int64_t count = 0;
+    while (!scanner.next_token().empty()) ++count;
+    return count;
+  }
+
+  void survey_lines() {
+    for_each_line([this](std::string_view keyword, io::TextScanner& scanner) {
+      if (keyword == "v") {
+        const std::int64_t values = count_values(scanner);
+        if (values != 3 && values != 4 && values != 6)
+          scanner.fail("a vertex needs x y z, x y z w or x y z r g b");
+        survey_.any_w |= values == 4;
+        survey_.any_color |= values == 6;
+        ++survey_.vertices;
+      } else if (keyword == "vt") {
+        const std::int64_t values = count_values(scanner);
+        if (values < 1 || values > 3) scanner.fail("a texture coordinate needs 1 to 3 values");
+        survey_.texcoord_width = std::max(survey_.texcoord_width, values);
+        ++survey_.texcoords;
+      } else if (keyword == "vn") {
+        if (count_values(scanner) != 3) scanner.fail("a normal needs 3 values");
+        ++survey_.normals;
+      } else if (keyword == "f") {
+        const std::int64_t corners = count_values(scanner);
+        if (corners < 1) scanner.fail("a face needs corners");
+        survey_.corner_counts.push_back(corners);
+      }
+    });
+  }
+
+  // ---- arrays, allocated once ----
+
+  void allocate() {
+    mesh_.points = NDArray::allocate(DType::float64, {survey_.vertices, 3});
+    if (survey_.any_w) w_ = NDArray::allocate(DType::float64, {survey_.vertices});
+    if (survey_.any_color) colors_ = NDArray::allocate(DType::float64, {survey_.vertices, 3});
+    if (survey_.texcoords > 0) texcoords_ = NDArray::allocate(DType::float64, {survey_.texcoords, survey_.texcoord_width});
+    if (survey_.normals > 0) normals_ = NDArray::allocate(DType::float64, {survey_.normals, 3});
+    layout_.emplace(survey_.corner_counts);
+    mesh_.cells = layout_->allocate_blocks();
+    std::vector<std::int64_t> widths;
+    for (std::size_t b = 0; b < layout_->num_blocks(); ++b) widths.push_back(layout_->max_corners(b));
+    if (survey_.texcoords > 0) texcoord_index_ = layout_->allocate_per_face(DType::int64, widths);
+    if (survey_.normals > 0) normal_index_ = layout_->allocate_per_face(DType::int64, widths);
+  }
+
+  // ---- second pass ----
+
+  void parse_lines() {
+    io::FaceBlockFiller filler(*layout_, mesh_.cells);
+    for_each_line([&](std::string_view keyword, io::TextScanner& scanner) {
+      if (keyword == "v") parse_vertex(scanner);
+      else if (keyword == "vt") parse_texcoord(scanner);
+      else if (keyword == "vn") scanner.next_numbers(normals_.data_as<double>() + 3 * normals_seen_++, 3);
+      else if (keyword == "f") parse_face(scanner, filler);
+      else if (keyword == "g") parse_groups(scanner);
+      else if (keyword == "o") parse_object(scanner);
+    });
+  }
+
+  void parse_vertex(io::TextScanner& scanner) {
+    const std::int64_t i = vertices_seen_++;
+    double values[6];
+    std::size_t count = 0;  // 3, 4 or 6: checked by the survey
+    for (scanner.skip_whitespace(); !scanner.at_end() && count < 6; scanner.skip_whitespace())
+      values[count++] = scanner.next_number<double>();
+    std::copy(values, values + 3, mesh_.points.data_as<double>() + 3 * i);
+    if (!w_.empty_handle()) w_.data_as<double>()[i] = count == 4 ? values[3] : 1.0;
+    if (!colors_.empty_handle())
+      for (std::size_t c = 0; c < 3; ++c)
+        colors_.data_as<double>()[3 * i + c] = count == 6 ? values[3 + c] : std::numeric_limits<double>::quiet_NaN();
+  }
+
+  void parse_texcoord(io::TextScanner& scanner) {
+    double* row = texcoords_.data_as<double>() + survey_.texcoord_width * texcoords_seen_++;
+    for (std::int64_t c = 0; c < survey_.texcoord_width; ++c) {
+      scanner.skip_whitespace();
+      row[c] = scanner.at_end() ? 0.0 : scanner.next_number<double>();
+    }
+  }
+
+  // A 1-based or negative (relative) index of the `what` list, as 0-based.
+  std::int64_t resolve(std::string_view text, std::int64_t seen, std::int64_t total, std::string_view what,
+                       const io::TextScanner& scanner) const {
+    const std::size_t offset = static_cast<std::size_t>(text.data() - bytes_.data());
+    std::int64_t raw = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), raw);
+    if (error != std::errc{} || end != text.data() + text.size() || raw == 0)
+      scanner.fail_at(offset, "invalid " + std::string(what) + " index '" + std::string(text.substr(0, 32)) + "'");
+    const std::int64_t index = raw > 0 ? raw - 1 : seen + raw;
+    if (index < 0 || index >= total)
+      scanner.fail_at(offset, std::string(what) + " index " + std::to_string(raw) + " refers to none of the " +
+                                  std::to_string(total) + " defined");
+    return index;
+  }
+
+  // "v", "v/vt", "v//vn" or "v/vt/vn".
+  Corner parse_corner(std::string_view token, const io::TextScanner& scanner) const {
+    Corner corner;
+    const std::size_t first_slash = token.find('/');
+    corner.vertex = resolve(token.substr(0, first_slash), vertices_seen_, survey_.vertices, "vertex", scanner);
+    if (first_slash == std::string_view::npos) return corner;
+    const std::string_view rest = token.substr(first_slash + 1);
+    const std::size_t second_slash = rest.find('/');
+    const std::string_view texcoord = rest.substr(0, second_slash);
+    // Only "v//vn" may leave the texture coordinate out; "v/" is cut short.
+    if (!texcoord.empty() || second_slash == std::string_view::npos)
+      corner.texcoord = resolve(texcoord, texcoords_seen_, survey_.texcoords, "texture coordinate", scanner);
+    if (second_slash != std::string_view::npos)
+      corner.normal = resolve(rest.substr(second_slash + 1), normals_seen_, survey_.normals, "normal", scanner);
+    return corner;
+  }
+
+  void parse_face(io::TextScanner& scanner, io::FaceBlockFiller& filler) {
+    const std::int64_t corners = survey_.corner_counts[static_cast<std::size_t>(faces_seen_++)];
+    const io::FaceSlot slot = filler.place(corners);
+    const std::int64_t width = layout_->max_corners(slot.block);
+    std::int64_t* texcoord_row = texcoord_index_.empty() ? nullptr : texcoord_index_[slot.block].data_as<std::int64_t>() + slot.row * width;
+    std::int64_t* normal_row = normal_index_.empty() ? nullptr : normal_index_[slot.block].data_as<std::int64_t>() + slot.row * width;
+    for (std::int64_t k = 0; k < width; ++k) {
+      const Corner corner = k < corners ? parse_corner(scanner.next_token(), scanner) : Corner{};
+      if (k < corners) slot.corners[k] = corner.vertex;
+      if (texcoord_row != nullptr) texcoord_row[k] = corner.texcoord;
+      if (normal_row != nullptr) normal_row[k] = corner.normal;
+      texcoords_per_vertex_ &= corner.texcoord == kNone || corner.texcoord == corner.vertex;
+      normals_per_vertex_ &= corner.normal == kNone || corner.normal == corner.vertex;
+      any_texcoord_index_ |= corner.texcoord != kNone;
+      any_normal_index_ |= corner.normal != kNone;
+    }
+    const std::int64_t cell = layout_->first_cell(slot.block) + slot.row;
+    for (std::size_t region : current_groups_) region_entries_[region].push_back(cell);
+    if (current_object_ && std::find(current_groups_.begin(), current_groups_.end(), *current_object_) == current_groups_.end())
+      region_entries_[*current_object_].push_back(cell);
+  }
+
+  std::size_t region_named(std::string_view name) {
+    for (std::size_t r = 0; r < region_names_.size(); ++r)
+      if (region_names_[r] == name) return r;
+    region_names_.emplace_back(name);
+    region_entries_.emplace_back();
+    return region_names_.size() - 1;
+  }
+
+  void parse_groups(io::TextScanner& scanner) {
+    current_groups_.clear();
+    for (std::string_view name = scanner.next_token(); !name.empty(); name = scanner.next_token()) {
+      const std::size_t region = region_named(name);
+      if (std::find(current_groups_.begin(), current_groups_.end(), region) == current_groups_.end())
+        current_groups_.push_back(region);
+    }
+  }
+
+  void parse_object(io::TextScanner& scanner) {
+    scanner.skip_whitespace();
+    std::string_view name = scanner.document().substr(scanner.position(), scanner.end() - scanner.position());
+    while (!name.empty() && io::is_space(name.back())) name.remove_suffix(1);  // object names may hold blanks
+    if (name.empty()) current_object_.reset();
+    else current_object_ = region_named(name);
+  }
+
+  // ---- assembly ----
+
+  // vt or vn: per-vertex point data, or a field array plus per-corner indices.
+  void place_corner_attribute(std::string_view name, NDArray values, std::vector<NDArray> indices, bool per_vertex,
+                              bool any_index) {
+    if (values.empty_handle()) return;
+    if (per_vertex && values.rows() == mesh_.num_points()) {
+      mesh_.point_data.set(std::string(name), std::move(values));
+      return;
+    }
+    mesh_.field_data.set(std::string(name), std::move(values));
+    if (any_index && !mesh_.cells.empty()) mesh_.cell_data.set(std::string(name) + "_index", std::move(indices));
+  }
+
+  Mesh finish() {
+    if (!w_.empty_handle()) mesh_.point_data.set("obj:w", std::move(w_));
+    if (!colors_.empty_handle()) mesh_.point_data.set("obj:color", std::move(colors_));
+    place_corner_attribute("obj:vt", std::move(texcoords_), std::move(texcoord_index_), texcoords_per_vertex_,
+                           any_texcoord_index_);
+    place_corner_attribute("obj:vn", std::move(normals_), std::move(normal_index_), normals_per_vertex_,
+                           any_normal_index_);
+    for (std::size_t r = 0; r < region_names_.size(); ++r) {
+      std::vector<std::int64_t>& cells = region_entries_[r];
+      std::sort(cells.begin(), cells.end());
+      Region region{region_names_[r], RegionKind::Cell, 2, -1,
+                    NDArray::allocate(DType::int64, {static_cast<std::int64_t>(cells.size())})};
+      std::copy(cells.begin(), cells.end(), region.entries.data_as<std::int64_t>());
+      mesh_.regions.push_back(std::move(region));
+    }
+    return std::move(mesh_);
+  }
+
+  std::string_view bytes_;
+  const std::string& path_;
+  Survey survey_;
+  Mesh mesh_;
+  std::optional<io::FaceBlockLayout> layout_;
+  NDArray w_, colors_, texcoords_, normals_;
+  std::vector<NDArray> texcoord_index_, normal_index_;
+  std::int64_t vertices_seen_ = 0, texcoords_seen_ = 0, normals_seen_ = 0, faces_seen_ = 0;
+  bool texcoords_per_vertex_ = true, normals_per_vertex_ = true;
+  bool any_texcoord_index_ = false, any_normal_index_ = false;
+  std::vector<std::string> region_names_;
+  std::vector<std::vector<std::int64_t>> region_entries_;
+  std::vector<std::size_t> current_groups_;
+  std::optional<std::size_t> current_object_;
+};
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  const io::MappedFile file(path, kFormat);
+  return Reader(file.bytes(), path).read();
+}
+
+}  // namespace meshioplusplus::obj

@@ -1,0 +1,310 @@
+// STL reader.
+//
+// Flavour: a file is binary when its size is exactly 84 + 50 n bytes, n being the uint32 at
+// byte 80 — so binary files whose 80-byte header starts with "solid" (SolidWorks writes
+// them) are read as binary. Any other file must be ASCII.
+//
+// Both flavours list three corners per triangle. Corners with equal coordinates (compared by
+// value, so -0 and 0 merge) become one point, numbered in order of first appearance: the
+// points and triangles meshio reads.
+//
+// What is kept:
+//  - ASCII: points float64; the facet normals as cell data "facet_normals" (float64 (n, 3)),
+//    as meshio; every named solid as a Cell region (dim 2) of its facets — solids that share
+//    a name share a region, unnamed solids get none. Several solids in one file are read in
+//    order into the one triangle block. Keywords are matched case-insensitively; each facet
+//    must be a triangle and each solid must end with "endsolid".
+//  - binary: points float32 (the file's precision). Facet normals are dropped, as meshio
+//    drops them (the corner order implies them and many writers leave them zero). The 16-bit
+//    attribute fields become cell data "stl:attribute" (uint16 (n,)) when any is non-zero:
+//    some tools keep colours there.
+//
+// Memory: the binary header gives the triangle count, so the connectivity is allocated once
+// in its final shape and corners are welded straight from the mapped file. ASCII gives no
+// count up front: corners and normals are parsed into scratch vectors, then each array is
+// allocated once.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/stl/stl.hpp"
+#include "io/byte_order.hpp"
+#include "io/mapped_file.hpp"
+#include "io/text_scanner.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::stl {
+namespace {
+
+constexpr std::string_view kFormat = "stl";
+constexpr std::size_t kBinaryHeaderSize = 84;  // 80 free bytes + uint32 triangle count
+constexpr std::size_t kBinaryRecordSize = 50;  // normal, 3 corners (12 float32), uint16
+constexpr std::size_t kAttributeOffset = 48;   // of the uint16 within a record
+
+std::uint32_t binary_triangle_count(std::string_view bytes) {
+  std::uint32_t count = 0;
+  io::copy_from_file_order(&count, bytes.data() + 80, sizeof count, 1, true);
+  return count;
+}
+
+bool is_binary(std::string_view bytes) {
+  return bytes.size() >= kBinaryHeaderSize &&
+         kBinaryHeaderSize + kBinaryRecordSize * std::uint64_t{binary_triangle_count(bytes)} == bytes.size();
+}
+
+// ---- welding corners into points -------------------------------------------------------
+
+template <class T> std::size_t hash_coordinates(const std::array<T, 3>& xyz) noexcept {
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  std::uint64_t hash = 0x243F6A8885A308D3ull;
+  for (T value : xyz) {
+    if (value == T(0)) value = T(0);  // -0 equals 0, so it must hash like it
+    hash = (hash ^ std::bit_cast<Bits>(value)) * 0x9E3779B97F4A7C15ull;
+    hash ^= hash >> 29;
+  }
+  return static_cast<std::size_t>(hash);
+}
+
+std::size_t table_size_for(std::int64_t entries) {
+  return std::bit_ceil(static_cast<std::size_t>(std::max<std::int64_t>(16, 2 * entries)));
+}
+
+// Points and triangles from 3 corners per triangle; `corner_at(c)` gives corner c's
+// coordinates as std::array<T, 3>. The hash table holds, per distinct position, the first
+// corner found there, so no coordinates are copied before the points array is allocated.
+template <class T, class CornerAt>
+void weld_corners(std::int64_t num_triangles, const CornerAt& corner_at, Mesh& mesh) {
+  const std::int64_t num_corners = 3 * num_triangles;
+  NDArray connectivity = NDArray::allocate(DType::int64, {num_triangles, 3});
+  std::int64_t* point_of_corner = connectivity.data_as<std::int64_t>();
+  std::vector<std::int64_t> first_corner_at(table_size_for(num_corners), -1);
+  const std::size_t mask = first_corner_at.size() - 1;
+  std::int64_t num_points = 0;
+  for (std::int64_t corner = 0; corner < num_corners; ++corner) {
+    const std::array<T, 3> xyz = corner_at(corner);
+    for (std::size_t slot = hash_coordinates(xyz) & mask;; slot = (slot + 1) & mask) {
+      const std::int64_t seen = first_corner_at[slot];
+      if (seen < 0) {
+        first_corner_at[slot] = corner;
+        point_of_corner[corner] = num_points++;
+        break;
+      }
+      if (corner_at(seen) == xyz) {
+        point_of_corner[corner] = point_of_corner[seen];
+        break;
+      }
+    }
+  }
+  mesh.points = NDArray::allocate(dtype_of<T>(), {num_points, 3});
+  T* out = mesh.points.data_as<T>();
+  std::int64_t written = 0;
+  for (std::int64_t corner = 0; corner < num_corners && written < num_points; ++corner) {
+    if (point_of_corner[corner] != written) continue;  // not this point's first corner
+    const std::array<T, 3> xyz = corner_at(corner);
+    std::memcpy(out + 3 * written, xyz.data(), sizeof xyz);
+    ++written;
+  }
+  if (num_triangles > 0) mesh.cells.push_back(CellBlock{"triangle", std::move(connectivity), {}, {}});
+}
+
+// ---- binary ------------------------------------------------------------------------------
+
+Mesh read_binary(std::string_view bytes) {
+  const std::int64_t num_triangles = binary_triangle_count(bytes);
+  const char* records = bytes.data() + kBinaryHeaderSize;
+  const auto corner_at = [records](std::int64_t corner) {
+    std::array<float, 3> xyz;
+    const std::size_t offset = kBinaryRecordSize * static_cast<std::size_t>(corner / 3) + 12 +
+                               12 * static_cast<std::size_t>(corner % 3);
+    io::copy_from_file_order(xyz.data(), records + offset, sizeof(float), 3, true);
+    return xyz;
+  };
+  Mesh mesh;
+  weld_corners<float>(num_triangles, corner_at, mesh);
+
+  const auto attribute_at = [records](std::int64_t triangle) {
+    std::uint16_t value;
+    io::copy_from_file_order(&value, records + kBinaryRecordSize * triangle + kAttributeOffset,
+                             sizeof value, 1, true);
+    return value;
+  };
+  bool any_attribute = false;
+  for (std::int64_t t = 0; t < num_triangles && !any_attribute; ++t) any_attribute = attribute_at(t) != 0;
+  if (any_attribute) {
+    NDArray attributes = NDArray::allocate(DType::uint16, {num_triangles});
+    std::uint16_t* out = attributes.data_as<std::uint16_t>();
+    for (std::int64_t t = 0; t < num_triangles; ++t) out[t] = attribute_at(t);
+    mesh.cell_data.set("stl:attribute", {std::move(attributes)});
+  }
+  return mesh;
+}
+
+// ---- ASCII -------------------------------------------------------------------------------
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view text) noexcept {
+  while (!text.empty() && io::is_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && io::is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+class AsciiParser {
+ public:
+  AsciiParser(std::string_view bytes, const std::string& path) : scanner_(bytes, path, kFormat) {}
+
+  Mesh parse() {
+    scanner_.skip_whitespace();
+    if (scanner_.at_end()) scanner_.fail("empty file: neither binary nor ASCII STL");
+    while (!scanner_.at_end()) {
+      expect_keyword("solid");
+      parse_solid();
+      scanner_.skip_whitespace();
+    }
+    return build_mesh();
+  }
+
+ private:
+  struct Solid {
+    std::string name;
+    std::int64_t first_facet;
+    std::int64_t end_facet;
+  };
+
+  std::int64_t num_facets() const noexcept { return static_cast<std::int64_t>(normals_.size() / 3); }
+
+  std::size_t offset_of(std::string_view token) const noexcept {
+    return static_cast<std::size_t>(token.data() - scanner_.document().data());
+  }
+
+  // A token quoted (and cut short) for a message.
+  static std::string describe(std::string_view token) {
+    if (token.empty()) return "the end of the file";
+    std::string text(1, '\'');
+    text.append(token.substr(0, 40)).push_back('\'');
+    return text;
+  }
+
+  void expect_keyword(std::string_view keyword, std::string_view hint = {}) {
+    const std::string_view token = scanner_.next_token();
+    if (equals_ignoring_case(token, keyword)) return;
+    scanner_.fail_at(offset_of(token), "expected '" + std::string(keyword) + "', found " + describe(token) + std::string(hint));
+  }
+
+  void read_vector(std::vector<double>& out) {
+    for (int axis = 0; axis < 3; ++axis) out.push_back(scanner_.next_number<double>());
+  }
+
+  void parse_solid() {
+    const std::string name(trim(scanner_.next_line()));
+    const std::int64_t first_facet = num_facets();
+    for (;;) {
+      const std::string_view token = scanner_.next_token();
+      if (equals_ignoring_case(token, "facet")) {
+        parse_facet();
+      } else if (equals_ignoring_case(token, "endsolid")) {
+        scanner_.next_line();  // the name repeated (or not): writers disagree, so not checked
+        break;
+      } else {
+        scanner_.fail_at(offset_of(token), "expected 'facet' or 'endsolid', found " + describe(token));
+      }
+    }
+    solids_.push_back(Solid{name, first_facet, num_facets()});
+  }
+
+  void parse_facet() {
+    expect_keyword("normal");
+    read_vector(normals_);
+    expect_keyword("outer");
+    expect_keyword("loop");
+    for (int corner = 0; corner < 3; ++corner) {
+      expect_keyword("vertex");
+      read_vector(corners_);
+    }
+    expect_keyword("endloop", " (STL facets are triangles)");
+    expect_keyword("endfacet");
+  }
+
+  Mesh build_mesh() {
+    Mesh mesh;
+    const double* corners = corners_.data();
+    const auto corner_at = [corners](std::int64_t corner) {
+      return std::array<double, 3>{corners[3 * corner], corners[3 * corner + 1], corners[3 * corner + 2]};
+    };
+    weld_corners<double>(num_facets(), corner_at, mesh);
+    if (num_facets() > 0) {
+      NDArray normals = NDArray::allocate(DType::float64, {num_facets(), 3});
+      std::memcpy(normals.data(), normals_.data(), normals.nbytes());
+      mesh.cell_data.set("facet_normals", {std::move(normals)});
+    }
+    add_solid_regions(mesh);
+    return mesh;
+  }
+
+  void add_solid_regions(Mesh& mesh) const {
+    std::vector<std::string> names;
+    for (const Solid& solid : solids_)
+      if (!solid.name.empty() && std::find(names.begin(), names.end(), solid.name) == names.end())
+        names.push_back(solid.name);
+    for (const std::string& name : names) {
+      std::int64_t size = 0;
+      for (const Solid& solid : solids_)
+        if (solid.name == name) size += solid.end_facet - solid.first_facet;
+      Region region{name, RegionKind::Cell, 2, -1, NDArray::allocate(DType::int64, {size})};
+      std::int64_t* entries = region.entries.data_as<std::int64_t>();
+      for (const Solid& solid : solids_)
+        if (solid.name == name)
+          for (std::int64_t facet = solid.first_facet; facet < solid.end_facet; ++facet) *entries++ = facet;
+      mesh.regions.push_back(std::move(region));
+    }
+  }
+
+  io::TextScanner scanner_;
+  std::vector<double> corners_;  // 9 per facet
+  std::vector<double> normals_;  // 3 per facet
+  std::vector<Solid> solids_;
+};
+
+// Text never holds NUL bytes; binary STL nearly always does (small counts, zero attributes).
+bool looks_binary(std::string_view bytes) {
+  return bytes.substr(0, 4096).find('\0') != std::string_view::npos;
+}
+
+// A file that fails as ASCII but looks binary is likely a truncated or padded binary file:
+// say what the size check expected.
+[[noreturn]] void rethrow_with_size_hint(const ReadError& error, std::string_view bytes) {
+  const std::uint64_t expected = kBinaryHeaderSize + kBinaryRecordSize * std::uint64_t{binary_triangle_count(bytes)};
+  throw ReadError(error.path(), error.format(),
+                  error.reason() + " (nor is it binary STL: its header announces " +
+                      std::to_string(binary_triangle_count(bytes)) + " triangles, i.e. " +
+                      std::to_string(expected) + " bytes, but the file has " + std::to_string(bytes.size()) + ")",
+                  error.byte_offset(), error.line());
+}
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  const io::MappedFile file(path, kFormat);
+  const std::string_view bytes = file.bytes();
+  if (is_binary(bytes)) return read_binary(bytes);
+  try {
+    return AsciiParser(bytes, path).parse();
+  } catch (const ReadError& error) {
+    if (bytes.size() >= kBinaryHeaderSize && looks_binary(bytes)) rethrow_with_size_hint(error, bytes);
+    throw;
+  }
+}
+
+}  // namespace meshioplusplus::stl

@@ -1,0 +1,938 @@
+// Gmsh MSH: the corpus against meshio's expectations, round trips of every element type
+// through 2.2/4.1 × ASCII/binary, hand-written files for the corners of the format, and
+// ReadErrors with locations for broken input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <unistd.h>
+
+#include "formats/gmsh/gmsh.hpp"
+#include "formats/gmsh/gmsh_element_types.hpp"
+#include "meshioplusplus/cell_types.hpp"
+#include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/side_regions.hpp"
+
+namespace mpp = meshioplusplus;
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- helpers ---------------------------------------------------------------------------
+
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() /
+            ("meshioplusplus_gmsh_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string write_text(const TempDir& dir, const std::string& name, const std::string& content) {
+  const std::string path = dir.file(name);
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Builds binary MSH content: text and host-order raw values.
+struct Bytes {
+  std::string data;
+  Bytes& text(std::string_view t) {
+    data.append(t);
+    return *this;
+  }
+  template <class T> Bytes& raw(T value) {
+    data.append(reinterpret_cast<const char*>(&value), sizeof value);
+    return *this;
+  }
+};
+
+template <class T> std::vector<T> values(const mpp::NDArray& array) {
+  const auto span = array.values<T>();
+  return {span.begin(), span.end()};
+}
+
+mpp::NDArray int64_matrix(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& data) {
+  mpp::NDArray array = mpp::NDArray::allocate(mpp::DType::int64, {rows, cols});
+  std::copy(data.begin(), data.end(), array.data_as<std::int64_t>());
+  return array;
+}
+
+mpp::NDArray int64_vector(const std::vector<std::int64_t>& data) {
+  mpp::NDArray array = mpp::NDArray::allocate(mpp::DType::int64, {static_cast<std::int64_t>(data.size())});
+  std::copy(data.begin(), data.end(), array.data_as<std::int64_t>());
+  return array;
+}
+
+const mpp::Region* find_region(const mpp::Mesh& mesh, const std::string& name) {
+  for (const mpp::Region& region : mesh.regions)
+    if (region.name == name) return &region;
+  return nullptr;
+}
+
+std::map<std::string, std::int64_t> cells_per_type(const mpp::Mesh& mesh) {
+  std::map<std::string, std::int64_t> counts;
+  for (const mpp::CellBlock& block : mesh.cells) counts[block.type] += block.num_cells();
+  return counts;
+}
+
+bool bit_equal(const mpp::NDArray& a, const mpp::NDArray& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+mpp::WriteOptions options(const std::string& version, bool binary) {
+  mpp::WriteOptions o;
+  o.set("fmt_version", version);
+  o.set("binary", binary ? "true" : "false");
+  return o;
+}
+
+const std::vector<std::tuple<std::string, bool>> kVariants{{"2.2", false}, {"2.2", true}, {"4.1", false}, {"4.1", true}};
+
+std::string variant_name(const std::string& version, bool binary) {
+  return version + (binary ? " binary" : " ascii");
+}
+
+// ---- corpus ----------------------------------------------------------------------------
+
+fs::path corpus() { return fs::path(MESHIOPLUSPLUS_CORPUS_DIR); }
+
+struct Expected {
+  std::int64_t num_points = 0;
+  std::map<std::string, std::int64_t> cells;  // per type, meshio's blocks summed
+  std::vector<std::string> field_names;
+  double sum_points = 0;
+};
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, separator)) parts.push_back(part);
+  if (!text.empty() && text.back() == separator) parts.emplace_back();
+  return parts;
+}
+
+std::map<std::string, Expected> expected_meshio() {
+  std::map<std::string, Expected> table;
+  std::ifstream in(corpus() / "EXPECTED_meshio.tsv");
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = split(line, '\t');
+    if (f.size() < 11 || f[1] != "yes") continue;
+    Expected e;
+    e.num_points = std::stoll(f[2]);
+    for (const std::string& block : split(f[4], ';')) {
+      const std::size_t colon = block.find(':');
+      if (colon != std::string::npos) e.cells[block.substr(0, colon)] += std::stoll(block.substr(colon + 1));
+    }
+    for (const std::string& name : split(f[7], ','))
+      if (!name.empty()) e.field_names.push_back(name);
+    e.sum_points = std::stod(f[10]);
+    table[f[0]] = e;
+  }
+  return table;
+}
+
+// Group sizes as Gmsh's own API reports them (gmsh.model.getEntitiesForPhysicalGroup and
+// the elements of those entities), collected once with the Python gmsh module.
+const std::map<std::string, std::map<std::string, std::int64_t>> kGroupSizes{
+    {"insulated-2.2.msh", {{"convection", 21}, {"wire", 45}, {"insulation", 66}}},
+    {"insulated-4.1.msh", {{"convection", 21}, {"wire", 45}, {"insulation", 66}}},
+    {"insulated-2.2-ascii.msh", {{"convection", 21}, {"wire", 57}, {"insulation", 66}}},
+    {"insulated-2.2-binary.msh", {{"convection", 21}, {"wire", 57}, {"insulation", 66}}},
+    {"insulated-4.1-ascii.msh", {{"convection", 21}, {"wire", 57}, {"insulation", 66}}},
+    {"insulated-4.1-binary.msh", {{"convection", 21}, {"wire", 57}, {"insulation", 66}}},
+    {"mixedtriquad.msh", {{"boundary", 22}, {"domain", 52}}},
+    {"beams.msh", {{"fixed", 8}, {"all", 851}}},
+};
+
+std::vector<fs::path> corpus_files() {
+  std::vector<fs::path> files;
+  for (const char* folder : {"gmsh", "gmsh_generated"}) {
+    if (!fs::is_directory(corpus() / folder)) continue;
+    for (const auto& entry : fs::directory_iterator(corpus() / folder))
+      if (entry.path().extension() == ".msh") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Every physical group's cells: the right count, valid indices of cells of the group's
+// dimension, each carrying the group's tag in gmsh:physical.
+void check_cell_region(const mpp::Mesh& mesh, const mpp::Region& region, std::int64_t expected_count) {
+  SCOPED_TRACE(region.name);
+  ASSERT_EQ(region.kind, mpp::RegionKind::Cell);
+  EXPECT_EQ(region.entries.rows(), expected_count);
+  const std::vector<std::int64_t> bases = values<std::int64_t>(mpp::block_bases(mesh.cells));
+  const std::vector<mpp::NDArray>* physical = mesh.cell_data.find("gmsh:physical");
+  ASSERT_NE(physical, nullptr);
+  for (const std::int64_t cell : region.entries.values<std::int64_t>()) {
+    const auto block = static_cast<std::size_t>(std::upper_bound(bases.begin(), bases.end(), cell) - bases.begin() - 1);
+    ASSERT_LT(block, mesh.cells.size());
+    EXPECT_EQ(mpp::cell_type(mesh.cells[block].type).dimension, region.dim);
+    EXPECT_EQ((*physical)[block].data_as<std::int32_t>()[cell - bases[block]], region.tag);
+  }
+}
+
+TEST(GmshCorpus, EveryFileMatchesMeshioExpectations) {
+  const std::vector<fs::path> files = corpus_files();
+  if (files.empty()) GTEST_SKIP() << "corpus not found at " << corpus();
+  const std::map<std::string, Expected> table = expected_meshio();
+  for (const fs::path& file : files) {
+    const std::string key = file.parent_path().filename().string() + "/" + file.filename().string();
+    SCOPED_TRACE(key);
+    ASSERT_TRUE(table.count(key)) << "no meshio expectation";
+    const Expected& expected = table.at(key);
+    const mpp::Mesh mesh = mpp::read(file.string());
+    EXPECT_EQ(mesh.num_points(), expected.num_points);
+    EXPECT_EQ(mesh.points.dim(1), 3);
+    EXPECT_EQ(cells_per_type(mesh), expected.cells);
+    double sum = 0;
+    for (const double v : mesh.points.values<double>()) sum += v;
+    EXPECT_NEAR(sum, expected.sum_points, 1e-8 * std::max(1.0, std::abs(expected.sum_points)));
+    EXPECT_NO_THROW(mpp::validate(mesh));
+    // Our blocks are one per type, so per-block arrays line up with our blocks.
+    for (const auto& [name, arrays] : mesh.cell_data) EXPECT_EQ(arrays.size(), mesh.cells.size()) << name;
+    EXPECT_TRUE(mesh.cell_data.contains("gmsh:geometrical"));
+    for (const std::string& name : expected.field_names) {
+      SCOPED_TRACE(name);
+      ASSERT_TRUE(mesh.field_data.contains(name));
+      const mpp::Region* region = find_region(mesh, name);
+      ASSERT_NE(region, nullptr) << "physical group without a region";
+      const std::vector<std::int32_t> tag_dim = values<std::int32_t>(*mesh.field_data.find(name));
+      EXPECT_EQ(region->tag, tag_dim[0]);
+      EXPECT_EQ(region->dim, tag_dim[1]);
+    }
+    EXPECT_EQ(mesh.regions.size(), expected.field_names.size());
+    if (const auto sizes = kGroupSizes.find(file.filename().string()); sizes != kGroupSizes.end())
+      for (const auto& [name, count] : sizes->second) {
+        const mpp::Region* region = find_region(mesh, name);
+        ASSERT_NE(region, nullptr) << name;
+        check_cell_region(mesh, *region, count);
+      }
+  }
+}
+
+TEST(GmshCorpus, FourEncodingsOfOneModelAgree) {
+  const fs::path folder = corpus() / "gmsh_generated";
+  if (!fs::is_directory(folder)) GTEST_SKIP() << "corpus not found";
+  const mpp::Mesh reference = mpp::read((folder / "insulated-4.1-binary.msh").string());
+  for (const char* name : {"insulated-2.2-ascii.msh", "insulated-2.2-binary.msh", "insulated-4.1-ascii.msh"}) {
+    SCOPED_TRACE(name);
+    const mpp::Mesh mesh = mpp::read((folder / name).string());
+    ASSERT_EQ(mesh.cells.size(), reference.cells.size());
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+      EXPECT_TRUE(bit_equal(mesh.cells[b].connectivity, reference.cells[b].connectivity));
+    // Binary files hold the same doubles; Gmsh's ASCII (%.16g) may be one digit short.
+    if (std::string(name).find("binary") != std::string::npos) {
+      EXPECT_TRUE(bit_equal(mesh.points, reference.points));
+    } else {
+      for (std::size_t i = 0; i < mesh.points.size(); ++i)
+        EXPECT_NEAR(mesh.points.data_as<double>()[i], reference.points.data_as<double>()[i], 1e-15);
+    }
+    ASSERT_EQ(mesh.regions.size(), reference.regions.size());
+    for (std::size_t r = 0; r < mesh.regions.size(); ++r)
+      EXPECT_EQ(values<std::int64_t>(mesh.regions[r].entries), values<std::int64_t>(reference.regions[r].entries));
+  }
+}
+
+TEST(GmshCorpus, SparseTagsAndSecondOrderTetraFromScikitFem) {
+  const fs::path file = corpus() / "gmsh" / "quadratic_sphere_tet.msh";
+  if (!fs::exists(file)) GTEST_SKIP() << "corpus not found";
+  const mpp::Mesh mesh = mpp::read(file.string());  // node tags run to 2456 for 1310 nodes
+  EXPECT_EQ(mesh.num_points(), 1310);
+  EXPECT_FALSE(mesh.cell_data.contains("gmsh:physical"));  // no entity has a physical tag
+  EXPECT_TRUE(mesh.point_data.contains("gmsh:dim_tags"));
+  EXPECT_EQ(mesh.point_data.find("gmsh:dim_tags")->shape(), (mpp::Shape{1310, 2}));
+}
+
+TEST(GmshCorpus, BoundaryGroupBecomesSideRegion) {
+  const fs::path file = corpus() / "gmsh" / "beams.msh";
+  if (!fs::exists(file)) GTEST_SKIP() << "corpus not found";
+  mpp::Mesh mesh = mpp::read(file.string());
+  const mpp::SideRegionReport report = mpp::derive_side_regions(mesh);
+  ASSERT_EQ(report.region_names, std::vector<std::string>{"fixed"});
+  EXPECT_EQ(report.unmatched_counts, std::vector<std::int64_t>{0});
+  const mpp::Region& side = mesh.regions.back();
+  EXPECT_EQ(side.kind, mpp::RegionKind::Side);
+  EXPECT_EQ(side.entries.rows(), 8);  // boundary triangles: one tetrahedron each
+}
+
+// ---- round trips -------------------------------------------------------------------------
+
+// One block per Gmsh-storable type, two cells each, awkward coordinates, a region per block
+// (a Point region for the vertex block), point and cell data.
+mpp::Mesh every_type_mesh() {
+  std::vector<const mpp::CellTypeInfo*> types;
+  for (const mpp::CellTypeInfo& info : mpp::cell_types())
+    if (mpp::gmsh::element_type_from_name(info.name) != nullptr) types.push_back(&info);
+  std::int64_t num_points = 0;
+  for (const mpp::CellTypeInfo* info : types) num_points += info->num_nodes + 1;
+  mpp::Mesh mesh;
+  mesh.points = mpp::NDArray::allocate(mpp::DType::float64, {num_points, 3});
+  double* xyz = mesh.points.data_as<double>();
+  for (std::int64_t i = 0; i < num_points; ++i) {
+    xyz[3 * i] = 0.1 * static_cast<double>(i) + 1e-7 / 3;
+    xyz[3 * i + 1] = -static_cast<double>(i) / 7.0;
+    xyz[3 * i + 2] = std::ldexp(1.0 + 1.0 / 3.0, -static_cast<int>(i % 1000));  // down to subnormal range
+  }
+  std::int64_t next_point = 0;
+  for (std::size_t b = 0; b < types.size(); ++b) {
+    const std::int64_t k = types[b]->num_nodes;
+    std::vector<std::int64_t> nodes;
+    for (std::int64_t j = 0; j < k; ++j) nodes.push_back(next_point + j);          // cell 0
+    for (std::int64_t j = 0; j < k; ++j) nodes.push_back(next_point + k - j);      // cell 1, reversed, shifted
+    next_point += k + 1;
+    mpp::CellBlock block;
+    block.type = types[b]->name;
+    block.connectivity = int64_matrix(2, k, nodes);
+    mesh.cells.push_back(block);
+  }
+  const std::vector<std::int64_t> bases = values<std::int64_t>(mpp::block_bases(mesh.cells));
+  for (std::size_t b = 0; b < types.size(); ++b) {
+    mpp::Region region;
+    region.name = "group of " + std::string(types[b]->name);
+    region.dim = types[b]->dimension;
+    region.tag = 10 + static_cast<std::int64_t>(b);
+    if (types[b]->dimension == 0) {
+      region.kind = mpp::RegionKind::Point;
+      region.entries = int64_vector(values<std::int64_t>(mesh.cells[b].connectivity));
+      std::sort(region.entries.data_as<std::int64_t>(), region.entries.data_as<std::int64_t>() + 2);
+    } else {
+      region.kind = mpp::RegionKind::Cell;
+      region.entries = int64_vector({bases[b], bases[b] + 1});
+    }
+    mesh.regions.push_back(region);
+  }
+  mpp::NDArray temperature = mpp::NDArray::allocate(mpp::DType::float64, {num_points});
+  mpp::NDArray velocity = mpp::NDArray::allocate(mpp::DType::float64, {num_points, 3});
+  for (std::int64_t i = 0; i < num_points; ++i) {
+    temperature.data_as<double>()[i] = std::sqrt(static_cast<double>(i) + 0.5);
+    for (int a = 0; a < 3; ++a) velocity.data_as<double>()[3 * i + a] = -1e300 / (static_cast<double>(i) + a + 1);
+  }
+  mesh.point_data.set("temperature", temperature);
+  mesh.point_data.set("velocity", velocity);
+  std::vector<mpp::NDArray> pressure;
+  for (std::size_t b = 0; b < types.size(); ++b) {
+    mpp::NDArray p = mpp::NDArray::allocate(mpp::DType::float64, {2});
+    p.data_as<double>()[0] = 1.0 / (3.0 + static_cast<double>(b));
+    p.data_as<double>()[1] = -0.0;
+    pressure.push_back(p);
+  }
+  mesh.cell_data.set("pressure", pressure);
+  return mesh;
+}
+
+void expect_same_regions(std::vector<mpp::Region> expected, const std::vector<mpp::Region>& actual) {
+  std::sort(expected.begin(), expected.end(), [](const mpp::Region& a, const mpp::Region& b) {
+    return std::tie(a.dim, a.tag) < std::tie(b.dim, b.tag);
+  });
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t r = 0; r < expected.size(); ++r) {
+    SCOPED_TRACE(expected[r].name);
+    EXPECT_EQ(actual[r].name, expected[r].name);
+    EXPECT_EQ(actual[r].kind, expected[r].kind);
+    EXPECT_EQ(actual[r].dim, expected[r].dim);
+    EXPECT_EQ(actual[r].tag, expected[r].tag);
+    EXPECT_EQ(values<std::int64_t>(actual[r].entries), values<std::int64_t>(expected[r].entries));
+  }
+}
+
+TEST(GmshRoundTrip, EveryElementTypeThroughAllFourEncodings) {
+  const mpp::Mesh mesh = every_type_mesh();
+  ASSERT_GE(mesh.cells.size(), 60u);  // every meshio type Gmsh has an id for
+  TempDir dir;
+  for (const auto& [version, binary] : kVariants) {
+    SCOPED_TRACE(variant_name(version, binary));
+    const std::string path = dir.file("all.msh");
+    mpp::write(path, mesh, "", options(version, binary));
+    const mpp::Mesh back = mpp::read(path);
+    EXPECT_TRUE(bit_equal(back.points, mesh.points)) << "points must be bit-exact";
+    ASSERT_EQ(back.cells.size(), mesh.cells.size());
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+      EXPECT_EQ(back.cells[b].type, mesh.cells[b].type);
+      EXPECT_TRUE(bit_equal(back.cells[b].connectivity, mesh.cells[b].connectivity)) << mesh.cells[b].type;
+    }
+    expect_same_regions(mesh.regions, back.regions);
+    const std::vector<mpp::NDArray>& physical = *back.cell_data.find("gmsh:physical");
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+      EXPECT_EQ(values<std::int32_t>(physical[b]), std::vector<std::int32_t>(2, 10 + static_cast<std::int32_t>(b)));
+    for (const mpp::Region& region : mesh.regions) {
+      ASSERT_TRUE(back.field_data.contains(region.name));
+      EXPECT_EQ(values<std::int32_t>(*back.field_data.find(region.name)),
+                (std::vector<std::int32_t>{static_cast<std::int32_t>(region.tag), region.dim}));
+    }
+    EXPECT_TRUE(bit_equal(*back.point_data.find("temperature"), *mesh.point_data.find("temperature")));
+    EXPECT_TRUE(bit_equal(*back.point_data.find("velocity"), *mesh.point_data.find("velocity")));
+    const std::vector<mpp::NDArray>& pressure = *back.cell_data.find("pressure");
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+      EXPECT_TRUE(bit_equal(pressure[b], (*mesh.cell_data.find("pressure"))[b]));
+  }
+}
+
+TEST(GmshRoundTrip, ReadWriteReadKeepsGeometricalTagsAndNodeEntities) {
+  const fs::path file = corpus() / "gmsh_generated" / "insulated-4.1-binary.msh";
+  if (!fs::exists(file)) GTEST_SKIP() << "corpus not found";
+  const mpp::Mesh original = mpp::read(file.string());
+  TempDir dir;
+  for (const auto& [version, binary] : kVariants) {
+    SCOPED_TRACE(variant_name(version, binary));
+    mpp::write(dir.file("again.msh"), original, "gmsh", options(version, binary));
+    const mpp::Mesh back = mpp::read(dir.file("again.msh"));
+    EXPECT_TRUE(bit_equal(back.points, original.points));
+    for (const char* name : {"gmsh:physical", "gmsh:geometrical"})
+      for (std::size_t b = 0; b < original.cells.size(); ++b)
+        EXPECT_TRUE(bit_equal((*back.cell_data.find(name))[b], (*original.cell_data.find(name))[b])) << name;
+    if (version == "4.1")
+      EXPECT_TRUE(bit_equal(*back.point_data.find("gmsh:dim_tags"), *original.point_data.find("gmsh:dim_tags")));
+    expect_same_regions(original.regions, back.regions);
+  }
+}
+
+mpp::Mesh two_triangles() {
+  mpp::Mesh mesh;
+  mesh.points = mpp::NDArray::allocate(mpp::DType::float64, {4, 3});
+  const double xyz[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+  std::copy(std::begin(xyz), std::end(xyz), mesh.points.data_as<double>());
+  mpp::CellBlock triangles;
+  triangles.type = "triangle";
+  triangles.connectivity = int64_matrix(2, 3, {0, 1, 2, 0, 2, 3});
+  mesh.cells.push_back(triangles);
+  return mesh;
+}
+
+mpp::Region cell_region(const std::string& name, int dim, std::int64_t tag, const std::vector<std::int64_t>& cells) {
+  mpp::Region region;
+  region.name = name;
+  region.kind = mpp::RegionKind::Cell;
+  region.dim = dim;
+  region.tag = tag;
+  region.entries = int64_vector(cells);
+  return region;
+}
+
+TEST(GmshRoundTrip, OverlappingGroupsNeedMsh41) {
+  mpp::Mesh mesh = two_triangles();
+  mesh.regions.push_back(cell_region("all", 2, 1, {0, 1}));
+  mesh.regions.push_back(cell_region("first", 2, 2, {0}));
+  TempDir dir;
+  mpp::write(dir.file("a.msh"), mesh, "gmsh", options("4.1", true));
+  expect_same_regions(mesh.regions, mpp::read(dir.file("a.msh")).regions);
+  // 2.2 carries one physical tag per element: cell 0 keeps its first group only; the other
+  // group survives by name ($PhysicalNames) but without elements.
+  mpp::write(dir.file("b.msh"), mesh, "gmsh", options("2.2", false));
+  const mpp::Mesh back = mpp::read(dir.file("b.msh"));
+  ASSERT_EQ(back.regions.size(), 2u);
+  EXPECT_EQ(back.regions[0].name, "all");
+  EXPECT_EQ(values<std::int64_t>(back.regions[0].entries), (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(back.regions[1].name, "first");
+  EXPECT_EQ(back.regions[1].entries.rows(), 0);
+}
+
+TEST(GmshRoundTrip, ConflictingOrMissingTagsGetFreshOnes) {
+  mpp::Mesh mesh = two_triangles();
+  mesh.regions.push_back(cell_region("a", 2, 5, {0}));
+  mesh.regions.push_back(cell_region("b", 2, 5, {1}));   // same (dim, tag): must not merge with "a"
+  mesh.regions.push_back(cell_region("c", 2, -1, {1}));  // no tag
+  TempDir dir;
+  mpp::write(dir.file("t.msh"), mesh, "gmsh", {});
+  const mpp::Mesh back = mpp::read(dir.file("t.msh"));
+  ASSERT_EQ(back.regions.size(), 3u);
+  std::map<std::string, std::vector<std::int64_t>> entries;
+  std::set<std::int64_t> tags;
+  for (const mpp::Region& region : back.regions) {
+    entries[region.name] = values<std::int64_t>(region.entries);
+    tags.insert(region.tag);
+  }
+  EXPECT_EQ(entries["a"], std::vector<std::int64_t>{0});
+  EXPECT_EQ(entries["b"], std::vector<std::int64_t>{1});
+  EXPECT_EQ(entries["c"], std::vector<std::int64_t>{1});
+  EXPECT_EQ(tags.size(), 3u);
+  EXPECT_EQ(find_region(back, "a")->tag, 5);
+}
+
+TEST(GmshRoundTrip, PointRegionWithoutVertexCellsGetsVertexElements) {
+  mpp::Mesh mesh = two_triangles();
+  mpp::Region corners;
+  corners.name = "corners";
+  corners.kind = mpp::RegionKind::Point;
+  corners.dim = 0;
+  corners.tag = 4;
+  corners.entries = int64_vector({1, 3});
+  mesh.regions.push_back(corners);
+  TempDir dir;
+  for (const auto& [version, binary] : kVariants) {
+    SCOPED_TRACE(variant_name(version, binary));
+    mpp::write(dir.file("p.msh"), mesh, "gmsh", options(version, binary));
+    const mpp::Mesh back = mpp::read(dir.file("p.msh"));
+    ASSERT_EQ(back.cells.size(), 2u);
+    EXPECT_TRUE(bit_equal(back.cells[0].connectivity, mesh.cells[0].connectivity));
+    EXPECT_EQ(back.cells[1].type, "vertex");
+    EXPECT_EQ(values<std::int64_t>(back.cells[1].connectivity), (std::vector<std::int64_t>{1, 3}));
+    expect_same_regions(mesh.regions, back.regions);
+  }
+}
+
+TEST(GmshRoundTrip, MeshioStylePhysicalTagsWithoutRegions) {
+  mpp::Mesh mesh = two_triangles();
+  mesh.cell_data.set("gmsh:physical", {mpp::NDArray::from_values<std::int64_t>({3, 0})});
+  mesh.field_data.set("plate", mpp::NDArray::from_values<std::int64_t>({3, 2}));
+  TempDir dir;
+  mpp::write(dir.file("m.msh"), mesh, "gmsh", options("4.1", false));
+  const mpp::Mesh back = mpp::read(dir.file("m.msh"));
+  ASSERT_EQ(back.regions.size(), 1u);
+  EXPECT_EQ(back.regions[0].name, "plate");
+  EXPECT_EQ(back.regions[0].tag, 3);
+  EXPECT_EQ(values<std::int64_t>(back.regions[0].entries), std::vector<std::int64_t>{0});
+  EXPECT_EQ(values<std::int32_t>((*back.cell_data.find("gmsh:physical"))[0]), (std::vector<std::int32_t>{3, 0}));
+}
+
+TEST(GmshRoundTrip, Float32PlanarPointsComeBackExactAsFloat64) {
+  mpp::Mesh mesh = two_triangles();
+  mpp::NDArray planar = mpp::NDArray::allocate(mpp::DType::float32, {4, 2});
+  const float xy[] = {0.1f, 0.2f, 1.3f, -0.7f, 1e-30f, 3.4e38f, -0.0f, 1.0f / 3.0f};
+  std::copy(std::begin(xy), std::end(xy), planar.data_as<float>());
+  mesh.points = planar;
+  TempDir dir;
+  for (const auto& [version, binary] : kVariants) {
+    SCOPED_TRACE(variant_name(version, binary));
+    mpp::write(dir.file("f.msh"), mesh, "gmsh", options(version, binary));
+    const mpp::Mesh back = mpp::read(dir.file("f.msh"));
+    ASSERT_EQ(back.points.shape(), (mpp::Shape{4, 3}));
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(back.points.data_as<double>()[3 * i], static_cast<double>(xy[2 * i]));
+      EXPECT_EQ(back.points.data_as<double>()[3 * i + 1], static_cast<double>(xy[2 * i + 1]));
+      EXPECT_EQ(back.points.data_as<double>()[3 * i + 2], 0.0);
+    }
+  }
+}
+
+TEST(GmshRoundTrip, SideRegionsAreNotWritten) {
+  mpp::Mesh mesh = two_triangles();
+  mpp::Region side;
+  side.name = "edge";
+  side.kind = mpp::RegionKind::Side;
+  side.dim = 1;
+  side.entries = int64_matrix(1, 2, {0, 0});
+  mesh.regions.push_back(side);
+  TempDir dir;
+  mpp::write(dir.file("s.msh"), mesh, "gmsh", {});
+  EXPECT_TRUE(mpp::read(dir.file("s.msh")).regions.empty());
+}
+
+TEST(GmshWrite, RejectsWhatMshCannotHold) {
+  TempDir dir;
+  mpp::Mesh polygons = two_triangles();
+  polygons.cells[0].type = "polygon";
+  polygons.cells[0].offsets = int64_vector({0, 3, 6});
+  polygons.cells[0].connectivity = int64_vector({0, 1, 2, 0, 2, 3});
+  EXPECT_THROW(mpp::write(dir.file("x.msh"), polygons, "gmsh", {}), mpp::WriteError);
+  EXPECT_THROW(mpp::write(dir.file("x.msh"), two_triangles(), "gmsh", options("3.0", true)), mpp::WriteError);
+  EXPECT_FALSE(fs::exists(dir.file("x.msh")));
+}
+
+TEST(GmshWrite, TimeStepsGoBackAsOneView) {
+  mpp::Mesh mesh = two_triangles();
+  mesh.point_data.set("T", mpp::NDArray::from_values<double>({1, 2, 3, 4}));
+  mesh.point_data.set("T[step 3]", mpp::NDArray::from_values<double>({5, 6, 7, std::nan("")}));
+  TempDir dir;
+  mpp::write(dir.file("d.msh"), mesh, "gmsh", options("2.2", false));
+  const std::string text = read_bytes(dir.file("d.msh"));
+  EXPECT_EQ(text.find("T[step"), std::string::npos);  // written as view "T", time step 3
+  const mpp::Mesh back = mpp::read(dir.file("d.msh"));
+  EXPECT_TRUE(bit_equal(*back.point_data.find("T"), *mesh.point_data.find("T")));
+  const std::vector<double> step = values<double>(*back.point_data.find("T[step 3]"));
+  EXPECT_EQ(step[2], 7.0);
+  EXPECT_TRUE(std::isnan(step[3]));  // no entry was written for it
+}
+
+TEST(GmshRegistry, ExtensionAndOptions) {
+  const mpp::FormatInfo* format = mpp::format_for_path("/some/where/Model.MSH");
+  ASSERT_NE(format, nullptr);
+  EXPECT_EQ(format->name, "gmsh");
+  std::map<std::string_view, std::string_view> defaults;
+  for (const mpp::WriteOptionSpec& spec : format->write_options) defaults[spec.name] = spec.default_value;
+  EXPECT_EQ(defaults["fmt_version"], "4.1");
+  EXPECT_EQ(defaults["binary"], "true");
+}
+
+TEST(GmshWrite, DefaultIsMsh41Binary) {
+  TempDir dir;
+  mpp::write(dir.file("d.msh"), two_triangles());
+  EXPECT_EQ(read_bytes(dir.file("d.msh")).substr(0, 20), std::string("$MeshFormat\n4.1 1 8\n"));
+}
+
+// ---- hand-written files: the corners of the format ---------------------------------------
+
+// Sparse, unordered node tags; parametric nodes; a $Comments section that mentions $Nodes;
+// $Periodic; physical names with spaces.
+const char* const kSparse41 = R"($MeshFormat
+4.1 0 8
+$EndMeshFormat
+$Comments
+this is not a $Nodes section
+$EndComments
+$PhysicalNames
+2
+1 7 "edge"
+2 3 "the surface"
+$EndPhysicalNames
+$Entities
+0 1 1 0
+4 0 0 0 1 0 0 1 7 0
+9 0 0 0 1 1 0 1 3 0
+$EndEntities
+$Nodes
+2 4 10 40
+1 4 0 2
+40
+10
+0 0 0
+1 0 0
+2 9 1 2
+30
+20
+1 1 0 0.5 0.5
+0 1 0 0.25 0.75
+$EndNodes
+$Elements
+2 3 5 9
+1 4 1 1
+9 40 10
+2 9 2 2
+5 40 10 30
+7 40 30 20
+$EndElements
+$Periodic
+1
+1 4 4
+16 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1
+1
+40 10
+$EndPeriodic
+)";
+
+TEST(GmshRead, SparseTagsParametricNodesAndSkippedSections) {
+  TempDir dir;
+  const mpp::Mesh mesh = mpp::read(write_text(dir, "sparse.msh", kSparse41));
+  EXPECT_EQ(values<double>(mesh.points), (std::vector<double>{0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0}));
+  ASSERT_EQ(mesh.cells.size(), 2u);
+  EXPECT_EQ(mesh.cells[0].type, "line");
+  EXPECT_EQ(values<std::int64_t>(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(values<std::int64_t>(mesh.cells[1].connectivity), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3}));
+  EXPECT_EQ(values<std::int32_t>((*mesh.cell_data.find("gmsh:geometrical"))[1]), (std::vector<std::int32_t>{9, 9}));
+  EXPECT_EQ(values<std::int32_t>((*mesh.cell_data.find("gmsh:physical"))[0]), (std::vector<std::int32_t>{7}));
+  EXPECT_EQ(values<std::int32_t>(*mesh.point_data.find("gmsh:dim_tags")),
+            (std::vector<std::int32_t>{1, 4, 1, 4, 2, 9, 2, 9}));
+  ASSERT_EQ(mesh.regions.size(), 2u);
+  EXPECT_EQ(mesh.regions[0].name, "edge");
+  EXPECT_EQ(mesh.regions[0].dim, 1);
+  EXPECT_EQ(values<std::int64_t>(mesh.regions[0].entries), std::vector<std::int64_t>{0});
+  EXPECT_EQ(mesh.regions[1].name, "the surface");
+  EXPECT_EQ(mesh.regions[1].tag, 3);
+  EXPECT_EQ(values<std::int64_t>(mesh.regions[1].entries), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(values<std::int32_t>(*mesh.field_data.find("the surface")), (std::vector<std::int32_t>{3, 2}));
+}
+
+TEST(GmshRead, Msh40HasItsOwnFieldOrder) {
+  // 4.0: block headers are (entity tag, dim, …), points have a bounding box, node tags
+  // come with their coordinates.
+  const char* text = R"($MeshFormat
+4 0 8
+$EndMeshFormat
+$Entities
+0 0 1 0
+6 0 0 0 1 1 0 1 2 0
+$EndEntities
+$Nodes
+1 3
+6 2 0 3
+11 0 0 0
+12 1 0 0
+13 0 1 0
+$EndNodes
+$Elements
+1 1
+6 2 2 1
+1 13 11 12
+$EndElements
+)";
+  TempDir dir;
+  const mpp::Mesh mesh = mpp::read(write_text(dir, "v40.msh", text));
+  EXPECT_EQ(values<std::int64_t>(mesh.cells.at(0).connectivity), (std::vector<std::int64_t>{2, 0, 1}));
+  EXPECT_EQ(values<std::int32_t>(*mesh.point_data.find("gmsh:dim_tags")), (std::vector<std::int32_t>{2, 6, 2, 6, 2, 6}));
+  ASSERT_EQ(mesh.regions.size(), 1u);
+  EXPECT_EQ(mesh.regions[0].name, "2");  // no $PhysicalNames: the tag as text
+}
+
+// 2.2 with data: two time steps of one view, partial node data, 3-component element data.
+const char* const kData22 = R"($MeshFormat
+2.2 0 8
+$EndMeshFormat
+$Nodes
+4
+5 0 0 0
+3 1 0 0
+8 1 1 0
+1 0 1 0
+$EndNodes
+$Elements
+3
+100 15 2 0 1 5
+7 2 2 6 2 5 3 8
+9 2 2 6 2 5 8 1
+$EndElements
+$NodeData
+1
+"T"
+1
+0.0
+3
+0
+1
+2
+3 1.5
+8 2.5
+$EndNodeData
+$NodeData
+1
+"T"
+1
+1.0
+3
+1
+1
+1
+5 9
+$EndNodeData
+$ElementData
+1
+"V"
+1
+0.0
+3
+0
+3
+1
+9 1 2 3
+$EndElementData
+)";
+
+TEST(GmshRead, DataSectionsTimeStepsAndMissingEntries) {
+  TempDir dir;
+  const mpp::Mesh mesh = mpp::read(write_text(dir, "data.msh", kData22));
+  ASSERT_EQ(mesh.cells.size(), 2u);
+  EXPECT_EQ(values<std::int64_t>(mesh.cells[1].connectivity), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3}));
+  const std::vector<double> t0 = values<double>(*mesh.point_data.find("T"));
+  EXPECT_TRUE(std::isnan(t0[0]));
+  EXPECT_EQ(t0[1], 1.5);
+  EXPECT_EQ(t0[2], 2.5);
+  const std::vector<double> t1 = values<double>(*mesh.point_data.find("T[step 1]"));
+  EXPECT_EQ(t1[0], 9.0);
+  EXPECT_TRUE(std::isnan(t1[1]));
+  const std::vector<mpp::NDArray>& v = *mesh.cell_data.find("V");
+  EXPECT_EQ(v[1].shape(), (mpp::Shape{2, 3}));
+  EXPECT_TRUE(std::isnan(v[1].data_as<double>()[0]));
+  EXPECT_EQ(v[1].data_as<double>()[3], 1.0);
+  EXPECT_EQ(v[1].data_as<double>()[5], 3.0);
+  EXPECT_EQ(values<std::int32_t>((*mesh.cell_data.find("gmsh:physical"))[0]), std::vector<std::int32_t>{0});
+  ASSERT_EQ(mesh.regions.size(), 1u);  // physical 0 is no group
+  EXPECT_EQ(mesh.regions[0].name, "6");
+  EXPECT_EQ(values<std::int64_t>(mesh.regions[0].entries), (std::vector<std::int64_t>{1, 2}));
+}
+
+TEST(GmshRead, Tetra10NodesAndElementNodeDataComeInMeshioOrder) {
+  // One tetra10 whose node tags are 1..10 in Gmsh order, and a vertex; element-node data
+  // gives each tetra10 node its Gmsh index. meshio order swaps the last two edge nodes.
+  std::string text = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n10\n";
+  for (int i = 1; i <= 10; ++i) text += std::to_string(i) + " " + std::to_string(i) + " 0 0\n";
+  text += "$EndNodes\n$Elements\n2\n1 11 2 0 1 1 2 3 4 5 6 7 8 9 10\n2 15 2 0 1 1\n$EndElements\n";
+  text += "$ElementNodeData\n1\n\"N\"\n0\n3\n0\n1\n2\n1 10 0 1 2 3 4 5 6 7 8 9\n2 1 42\n$EndElementNodeData\n";
+  TempDir dir;
+  const mpp::Mesh mesh = mpp::read(write_text(dir, "t10.msh", text));
+  EXPECT_EQ(values<std::int64_t>(mesh.cells.at(0).connectivity),
+            (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 9, 8}));
+  EXPECT_EQ(values<double>((*mesh.cell_data.find("N"))[0]), (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7, 9, 8}));
+  EXPECT_EQ(values<double>((*mesh.cell_data.find("N"))[1]), std::vector<double>{42});
+  // Written back (widths differ per block: nodes × 1 component), the element-node data is
+  // element-node data again, in Gmsh order.
+  mpp::write(dir.file("again.msh"), mesh, "gmsh", options("4.1", false));
+  const std::string written = read_bytes(dir.file("again.msh"));
+  EXPECT_NE(written.find("$ElementNodeData"), std::string::npos);
+  EXPECT_NE(written.find("1 10 0 1 2 3 4 5 6 7 8 9\n"), std::string::npos);
+  const mpp::Mesh back = mpp::read(dir.file("again.msh"));
+  for (std::size_t b = 0; b < 2; ++b) EXPECT_TRUE(bit_equal((*back.cell_data.find("N"))[b], (*mesh.cell_data.find("N"))[b]));
+}
+
+Bytes binary_41_header() {
+  Bytes b;
+  b.text("$MeshFormat\n4.1 1 8\n").raw<std::int32_t>(1).text("\n$EndMeshFormat\n");
+  return b;
+}
+
+// Two nodes (tags 1, 2) on curve 1, written as Gmsh does in binary 4.1.
+Bytes binary_41_nodes() {
+  Bytes b = binary_41_header();
+  b.text("$Nodes\n").raw<std::uint64_t>(1).raw<std::uint64_t>(2).raw<std::uint64_t>(1).raw<std::uint64_t>(2);
+  b.raw<std::int32_t>(1).raw<std::int32_t>(1).raw<std::int32_t>(0).raw<std::uint64_t>(2);
+  b.raw<std::uint64_t>(1).raw<std::uint64_t>(2);
+  for (double v : {0.0, 0.0, 0.0, 1.0, 0.0, 0.0}) b.raw(v);
+  b.text("\n$EndNodes\n");
+  return b;
+}
+
+TEST(GmshRead, HandBuiltBinary41) {
+  Bytes b = binary_41_nodes();
+  b.text("$Elements\n").raw<std::uint64_t>(1).raw<std::uint64_t>(1).raw<std::uint64_t>(1).raw<std::uint64_t>(1);
+  b.raw<std::int32_t>(1).raw<std::int32_t>(1).raw<std::int32_t>(1).raw<std::uint64_t>(1);
+  b.raw<std::uint64_t>(1).raw<std::uint64_t>(2).raw<std::uint64_t>(1);
+  b.text("\n$EndElements\n");
+  TempDir dir;
+  const mpp::Mesh mesh = mpp::read(write_text(dir, "b.msh", b.data));
+  EXPECT_EQ(values<std::int64_t>(mesh.cells.at(0).connectivity), (std::vector<std::int64_t>{1, 0}));
+}
+
+// ---- broken input: ReadError with a location -----------------------------------------------
+
+template <class Fn> mpp::ReadError read_error(Fn&& fn) {
+  try {
+    fn();
+  } catch (const mpp::ReadError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no ReadError";
+  return mpp::ReadError("", "", "");
+}
+
+TEST(GmshReadErrors, ElementReferencingMissingNodeAscii) {
+  std::string text = kSparse41;
+  const std::string bad_element = "7 40 30 20";
+  const std::size_t at = text.find(bad_element);
+  text.replace(at, bad_element.size(), "7 40 30 99");
+  TempDir dir;
+  const std::string path = write_text(dir, "missing.msh", text);
+  const mpp::ReadError error = read_error([&] { mpp::read(path); });
+  EXPECT_NE(error.reason().find("node tag 99"), std::string::npos) << error.what();
+  EXPECT_EQ(error.byte_offset(), at);  // the start of the offending element
+  EXPECT_EQ(error.line(), 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
+
+TEST(GmshReadErrors, ElementReferencingMissingNodeBinary) {
+  Bytes b = binary_41_nodes();
+  b.text("$Elements\n").raw<std::uint64_t>(1).raw<std::uint64_t>(1).raw<std::uint64_t>(1).raw<std::uint64_t>(1);
+  b.raw<std::int32_t>(1).raw<std::int32_t>(1).raw<std::int32_t>(1).raw<std::uint64_t>(1);
+  const std::size_t record = b.data.size();
+  b.raw<std::uint64_t>(1).raw<std::uint64_t>(2).raw<std::uint64_t>(7);
+  b.text("\n$EndElements\n");
+  TempDir dir;
+  const std::string path = write_text(dir, "missing.msh", b.data);
+  const mpp::ReadError error = read_error([&] { mpp::read(path); });
+  EXPECT_NE(error.reason().find("node tag 7"), std::string::npos) << error.what();
+  EXPECT_EQ(error.byte_offset(), record);
+}
+
+TEST(GmshReadErrors, TruncatedBinarySections) {
+  TempDir dir;
+  const mpp::Mesh mesh = every_type_mesh();
+  for (const std::string version : {"2.2", "4.1"}) {
+    SCOPED_TRACE(version);
+    mpp::write(dir.file("full.msh"), mesh, "gmsh", options(version, true));
+    const std::string full = read_bytes(dir.file("full.msh"));
+    for (const char* section : {"$Nodes", "$Elements", "$NodeData"}) {
+      SCOPED_TRACE(section);
+      const std::size_t start = full.find(section);
+      const std::size_t end = full.find(std::string("$End") + (section + 1), start);
+      const std::size_t cut = start + (end - start) / 2;
+      const std::string path = write_text(dir, "cut.msh", full.substr(0, cut));
+      const mpp::ReadError error = read_error([&] { mpp::read(path); });
+      ASSERT_TRUE(error.byte_offset().has_value()) << error.what();
+      EXPECT_GE(*error.byte_offset(), start);
+      EXPECT_LE(*error.byte_offset(), cut);
+    }
+  }
+}
+
+TEST(GmshReadErrors, WrongCounts) {
+  TempDir dir;
+  struct Case {
+    const char* what;
+    std::string from, to;
+  };
+  const std::vector<Case> cases{
+      {"more nodes announced than given", "2 4 10 40", "2 5 10 40"},
+      {"fewer nodes announced than given", "2 4 10 40", "2 3 10 40"},
+      {"node block larger than the section", "2 9 1 2\n30", "2 9 1 3\n30"},
+      {"more elements announced than given", "2 3 5 9", "2 4 5 9"},
+      {"element block count too high", "2 9 2 2\n5", "2 9 2 3\n5"},
+      {"more physical names announced", "$PhysicalNames\n2", "$PhysicalNames\n3"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string text = kSparse41;
+    ASSERT_NE(text.find(c.from), std::string::npos);
+    text.replace(text.find(c.from), c.from.size(), c.to);
+    const std::string path = write_text(dir, "counts.msh", text);
+    const mpp::ReadError error = read_error([&] { mpp::read(path); });
+    EXPECT_TRUE(error.byte_offset().has_value()) << error.what();
+    EXPECT_TRUE(error.line().has_value()) << error.what();
+  }
+  // 2.2: a node count beyond what follows.
+  std::string text = kData22;
+  text.replace(text.find("$Nodes\n4"), 8, "$Nodes\n5");
+  EXPECT_THROW(mpp::read(write_text(dir, "nodes22.msh", text)), mpp::ReadError);
+  // A count no file could hold is refused before anything is allocated.
+  text = kData22;
+  text.replace(text.find("$Nodes\n4"), 8, "$Nodes\n999999999999");
+  const mpp::ReadError huge = read_error([&] { mpp::read(write_text(dir, "huge.msh", text)); });
+  EXPECT_NE(huge.reason().find("exceeds"), std::string::npos) << huge.what();
+}
+
+TEST(GmshReadErrors, ForeignByteOrderVersionsAndGarbage) {
+  TempDir dir;
+  Bytes swapped;
+  swapped.text("$MeshFormat\n4.1 1 8\n").raw<std::uint32_t>(0x01000000u).text("\n$EndMeshFormat\n");
+  const mpp::ReadError endian = read_error([&] { mpp::read(write_text(dir, "be.msh", swapped.data)); });
+  EXPECT_NE(endian.reason().find("byte order"), std::string::npos) << endian.what();
+  EXPECT_EQ(endian.byte_offset(), std::string("$MeshFormat\n4.1 1 8\n").size());
+
+  EXPECT_THROW(mpp::read(write_text(dir, "v3.msh", "$MeshFormat\n3.0 0 8\n$EndMeshFormat\n")), mpp::ReadError);
+  EXPECT_THROW(mpp::read(write_text(dir, "junk.msh", "solid cube\nfacet normal 0 0 1\n")), mpp::ReadError);
+  EXPECT_THROW(mpp::read(write_text(dir, "open.msh", std::string(kSparse41) + "$Unclosed\n1 2 3\n")), mpp::ReadError);
+  std::string type = kSparse41;
+  type.replace(type.find("2 9 2 2"), 7, "2 9 99 2");
+  const mpp::ReadError unknown = read_error([&] { mpp::read(write_text(dir, "type.msh", type)); });
+  EXPECT_NE(unknown.reason().find("element type 99"), std::string::npos) << unknown.what();
+  std::string duplicate = kSparse41;
+  duplicate.replace(duplicate.find("30\n20"), 5, "30\n40");
+  EXPECT_THROW(mpp::read(write_text(dir, "dup.msh", duplicate)), mpp::ReadError);
+}
+
+}  // namespace

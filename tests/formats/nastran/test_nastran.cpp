@@ -1,0 +1,385 @@
+// Nastran bulk data: the corpus against meshio's expectations, the three field formats and
+// their continuations, Fortran-style reals, round trips of every card the writer uses in
+// every format, and the errors the reader raises on broken files.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "formats/nastran/nastran.hpp"
+#include "formats/nastran/nastran_fields.hpp"
+#include "meshioplusplus/cell_types.hpp"
+#include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/mesh.hpp"
+
+namespace fs = std::filesystem;
+using namespace meshioplusplus;
+namespace detail = meshioplusplus::nastran::detail;
+
+namespace {
+
+#ifdef MESHIOPLUSPLUS_CORPUS_DIR
+const fs::path kCorpusDir = MESHIOPLUSPLUS_CORPUS_DIR;
+#else
+const fs::path kCorpusDir;
+#endif
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string("meshioplusplus_nastran_") + info->test_suite_name() + "_" + info->name() +
+                       "_" + std::to_string(::getpid());
+    std::replace(name.begin(), name.end(), '/', '_');
+    path_ = fs::temp_directory_path() / name;
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string block_summary(const Mesh& mesh) {
+  std::string text;
+  for (const CellBlock& block : mesh.cells) {
+    if (!text.empty()) text += ';';
+    text += block.type + ":" + std::to_string(block.num_cells());
+  }
+  return text;
+}
+
+std::vector<std::int64_t> row(const Mesh& mesh, std::size_t block, std::int64_t cell) {
+  const NDArray& connectivity = mesh.cells[block].connectivity;
+  const std::int64_t* first = connectivity.data_as<std::int64_t>() + cell * connectivity.row_width();
+  return {first, first + connectivity.row_width()};
+}
+
+WriteOptions formats(const std::string& points, const std::string& cells) {
+  WriteOptions options;
+  options.set("point_format", points);
+  options.set("cell_format", cells);
+  return options;
+}
+
+// One block of every type the writer has a card for, awkward coordinates, property ids.
+Mesh every_card(int dimension) {
+  const std::vector<std::string> types{"vertex",  "line",      "triangle", "triangle6", "quad",
+                                       "quad8",   "quad9",     "tetra",    "tetra10",   "pyramid",
+                                       "pyramid13", "wedge",   "wedge15",  "hexahedron", "hexahedron20"};
+  Mesh mesh;
+  const std::int64_t num_points = 80;
+  mesh.points = NDArray::allocate(DType::float64, {num_points, dimension});
+  std::mt19937_64 random(5);
+  std::uniform_real_distribution<double> value(-1e4, 1e4);
+  for (double& x : mesh.points.values<double>()) x = value(random) / 3.0;
+  mesh.points.data_as<double>()[0] = 1e-300;
+  mesh.points.data_as<double>()[1] = -0.0;
+  mesh.points.data_as<double>()[2] = 12345678.9;
+  std::int64_t next_node = 0;
+  std::vector<NDArray> refs;
+  for (std::size_t b = 0; b < types.size(); ++b) {
+    const int nodes = cell_type(types[b]).num_nodes;
+    NDArray connectivity = NDArray::allocate(DType::int64, {2, nodes});
+    // Distinct nodes within a cell, so that node orders show.
+    for (std::int64_t& node : connectivity.values<std::int64_t>()) node = (next_node++ * 3) % num_points;
+    mesh.cells.push_back(CellBlock{types[b], connectivity, {}, {}});
+    NDArray pid = NDArray::allocate(DType::int64, {2});
+    pid.data_as<std::int64_t>()[0] = static_cast<std::int64_t>(b + 1);
+    pid.data_as<std::int64_t>()[1] = 1000 + static_cast<std::int64_t>(b);
+    refs.push_back(pid);
+  }
+  mesh.cell_data.set("nastran:ref", refs);
+  return mesh;
+}
+
+void expect_same_cells(const Mesh& expected, const Mesh& actual) {
+  ASSERT_EQ(block_summary(expected), block_summary(actual));
+  const auto& expected_refs = *expected.cell_data.find("nastran:ref");
+  const auto& actual_refs = *actual.cell_data.find("nastran:ref");
+  for (std::size_t b = 0; b < expected.cells.size(); ++b) {
+    EXPECT_EQ(std::memcmp(expected.cells[b].connectivity.data(), actual.cells[b].connectivity.data(),
+                          expected.cells[b].connectivity.nbytes()),
+              0)
+        << expected.cells[b].type;
+    EXPECT_EQ(std::memcmp(expected_refs[b].data(), actual_refs[b].data(), expected_refs[b].nbytes()), 0);
+  }
+}
+
+template <class Fn> ReadError read_error(Fn&& fn) {
+  try {
+    fn();
+  } catch (const ReadError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no ReadError";
+  return ReadError("", "", "");
+}
+
+}  // namespace
+
+TEST(NastranCorpus, Cube) {
+  if (!fs::is_directory(kCorpusDir / "nastran")) GTEST_SKIP() << "corpus not found at " << kCorpusDir;
+  const Mesh mesh = nastran::read((kCorpusDir / "nastran" / "cube.bdf").string());
+  EXPECT_EQ(mesh.num_points(), 64);
+  EXPECT_EQ(mesh.points.dim(1), 3);
+  EXPECT_EQ(block_summary(mesh), "hexahedron:26");
+  double sum = 0;
+  for (double v : mesh.points.values<double>()) sum += v;
+  EXPECT_NEAR(sum, 96, 96e-6);
+  EXPECT_TRUE(mesh.point_data.empty());
+  ASSERT_TRUE(mesh.cell_data.contains("nastran:ref"));
+  EXPECT_EQ(mesh.cell_data.find("nastran:ref")->front().data_as<std::int64_t>()[0], 1);
+  // CHEXA 1: 1 2 6 5 17 18 | continued: 22 21
+  EXPECT_EQ(row(mesh, 0, 0), (std::vector<std::int64_t>{0, 1, 5, 4, 16, 17, 21, 20}));
+  EXPECT_NO_THROW(validate(mesh));
+}
+
+TEST(NastranFields, FortranReals) {
+  using detail::parse_real;
+  EXPECT_EQ(parse_real("1.0-3"), 1.0e-3);
+  EXPECT_EQ(parse_real("1.0+3"), 1.0e3);
+  EXPECT_EQ(parse_real("-1.5-3"), -1.5e-3);
+  EXPECT_EQ(parse_real("+.7+1"), 7.0);
+  EXPECT_EQ(parse_real("1.D0"), 1.0);
+  EXPECT_EQ(parse_real("2.5d-1"), 0.25);
+  EXPECT_EQ(parse_real("7."), 7.0);
+  EXPECT_EQ(parse_real("70.-1"), 7.0);
+  EXPECT_EQ(parse_real("7.E+0"), 7.0);
+  EXPECT_EQ(parse_real("1.5e-05"), 1.5e-5);
+  EXPECT_EQ(parse_real("3"), 3.0);
+  for (const char* bad : {"", "abc", "1.0e", "1.0-", "--1", "1.0.0", "1,0", "1.0-3x"})
+    EXPECT_FALSE(parse_real(bad).has_value()) << bad;
+  EXPECT_EQ(detail::parse_integer("+12"), 12);
+  EXPECT_FALSE(detail::parse_integer("12.").has_value());
+}
+
+TEST(NastranFields, RealsFitTheirFields) {
+  using detail::format_real;
+  EXPECT_EQ(format_real(1.0, 8), "1.");
+  EXPECT_EQ(format_real(-0.0, 8), "-0.");
+  EXPECT_EQ(format_real(1e20, 0), "1.E+20");
+  EXPECT_EQ(format_real(0.5, 16), "0.5");
+  std::mt19937_64 random(3);
+  std::uniform_real_distribution<double> mantissa(-10, 10);
+  std::uniform_int_distribution<int> exponent(-300, 300);
+  for (int i = 0; i < 2000; ++i) {
+    const double value = mantissa(random) * std::pow(10.0, exponent(random));
+    const std::string free = format_real(value, 0);
+    EXPECT_EQ(detail::parse_real(free), value) << free;
+    for (const std::size_t width : {8u, 16u}) {
+      const std::string text = format_real(value, width);
+      ASSERT_LE(text.size(), width) << text;
+      EXPECT_NE(text.find('.'), std::string::npos) << text;
+      const double back = *detail::parse_real(text);
+      // 8 columns keep at least 2 significant digits, 16 at least 10.
+      EXPECT_NEAR(back, value, std::abs(value) * (width == 8 ? 5e-2 : 1e-9)) << text;
+    }
+  }
+  EXPECT_THROW(format_real(std::numeric_limits<double>::infinity(), 8), std::invalid_argument);
+}
+
+TEST(NastranRoundTrip, FreeFieldIsBitExact) {
+  ScratchDir dir;
+  const Mesh mesh = every_card(3);
+  nastran::write(dir.file("free.bdf"), mesh, formats("free", "free"));
+  const Mesh back = nastran::read(dir.file("free.bdf"));
+  ASSERT_EQ(back.points.shape(), mesh.points.shape());
+  EXPECT_EQ(std::memcmp(back.points.data(), mesh.points.data(), mesh.points.nbytes()), 0);
+  expect_same_cells(mesh, back);
+  EXPECT_NO_THROW(validate(back));
+}
+
+TEST(NastranRoundTrip, FixedFormatsRoundTheirReals) {
+  ScratchDir dir;
+  const Mesh mesh = every_card(3);
+  for (const std::string points : {"fixed-large", "fixed-small"}) {
+    for (const std::string cells : {"fixed-small", "fixed-large", "free"}) {
+      SCOPED_TRACE(points + " points, " + cells + " cells");
+      const std::string path = dir.file("fixed.nas");
+      nastran::write(path, mesh, formats(points, cells));
+      const Mesh back = nastran::read(path);
+      ASSERT_EQ(back.points.shape(), mesh.points.shape());
+      const double tolerance = points == "fixed-large" ? 1e-10 : 1e-2;
+      const auto expected = mesh.points.values<double>();
+      const auto actual = back.points.values<double>();
+      for (std::size_t i = 0; i < expected.size(); ++i)
+        ASSERT_NEAR(actual[i], expected[i], std::abs(expected[i]) * tolerance) << i;
+      expect_same_cells(mesh, back);
+    }
+  }
+  // meshio's defaults: large GRID* cards, small element cards.
+  nastran::write(dir.file("default.bdf"), mesh, {});
+  const std::string text = read_text(dir.file("default.bdf"));
+  EXPECT_NE(text.find("GRID*   1"), std::string::npos);
+  EXPECT_NE(text.find("\nCHEXA   27      14      "), std::string::npos);
+}
+
+TEST(NastranRoundTrip, PlanarPointsAndGridRefs) {
+  ScratchDir dir;
+  Mesh mesh = every_card(2);
+  NDArray cp = NDArray::allocate(DType::int32, {mesh.num_points()});
+  for (std::int64_t i = 0; i < mesh.num_points(); ++i) cp.data_as<std::int32_t>()[i] = static_cast<std::int32_t>(i % 2);
+  mesh.point_data.set("nastran:ref", cp);
+  nastran::write(dir.file("planar.bdf"), mesh, formats("free", "fixed-small"));
+  const Mesh back = nastran::read(dir.file("planar.bdf"));
+  ASSERT_EQ(back.points.dim(1), 3);
+  EXPECT_EQ(back.points.data_as<double>()[2], 0.0);
+  EXPECT_EQ(back.points.data_as<double>()[3], mesh.points.data_as<double>()[2]);
+  ASSERT_TRUE(back.point_data.contains("nastran:ref"));
+  EXPECT_EQ(back.point_data.find("nastran:ref")->data_as<std::int64_t>()[3], 1);
+}
+
+TEST(NastranWriter, RefusesWhatItCannotWrite) {
+  ScratchDir dir;
+  Mesh mesh = every_card(3);
+  mesh.cells.push_back(CellBlock{"line3", NDArray::zeros(DType::int64, {1, 3}), {}, {}});
+  mesh.cell_data = {};
+  EXPECT_THROW(nastran::write(dir.file("line3.bdf"), mesh, {}), std::invalid_argument);
+  EXPECT_FALSE(fs::exists(dir.file("line3.bdf")));
+  EXPECT_THROW(nastran::write(dir.file("x.bdf"), every_card(3), formats("fixed", "free")), std::invalid_argument);
+}
+
+TEST(NastranReader, FieldFormatsAndContinuations) {
+  ScratchDir dir;
+  const std::string path = dir.file("mixed.bdf");
+  write_text(path,
+             "SOL 101\nCEND\nTITLE = executive and case control are skipped\n"
+             "BEGIN BULK\n"
+             "$ small fixed, Fortran reals\n"
+             "GRID    1               0.      0.      0.\n"
+             "GRID    2               1.0+0   0.      0.\n"
+             "$ large fixed over two lines\n"
+             "GRID*   3                               0.0             1.0D0\n"
+             "*       0.0\n"
+             "GRID,4,,0.,0.,1.   $ free field\n"
+             "GRID,5,,1.,1.,1.\n"
+             "GRID    6               1.      0.      1.\n"
+             "GRID    7               0.      1.      1.\n"
+             "GRID\t8\t\t1.\t1.\t0.\n"
+             "CTETRA  10      3       1       2       3       4\n"
+             "CPENTA,11,,1,2,3,4,6,7\n"
+             "CHEXA   12      5       1       2       8       3       4       6       +HX\n"
+             "+HX     5       7\n"
+             "CHEXA*  13              5               1               2               *\n"
+             "*       8               3               4               6\n"
+             "*       5               7\n"
+             "CQUAD4  14      6       1       2       8       3\n"
+             "        0.1\n"
+             "CELAS1  15      7       1       1\n"
+             "CBAR    16      8       1       2       0.      0.      1.\n"
+             "CONROD  17      1       2       9       1.\n"
+             "ENDDATA\n"
+             "GRID    99              0.      0.      0.\n");
+  const Mesh mesh = nastran::read(path);
+  ASSERT_EQ(mesh.num_points(), 8);
+  const double* x = mesh.points.data_as<double>();
+  EXPECT_EQ(x[3], 1.0);
+  EXPECT_EQ(x[7], 1.0);
+  EXPECT_EQ(block_summary(mesh), "tetra:1;wedge:1;hexahedron:2;quad:1;vertex:1;line:2");
+  EXPECT_EQ(row(mesh, 2, 1), row(mesh, 2, 0));
+  EXPECT_EQ(row(mesh, 2, 1), (std::vector<std::int64_t>{0, 1, 7, 2, 3, 5, 4, 6}));
+  const auto& refs = *mesh.cell_data.find("nastran:ref");
+  EXPECT_EQ(refs[0].data_as<std::int64_t>()[0], 3);
+  EXPECT_EQ(refs[1].data_as<std::int64_t>()[0], 11);  // blank PID: the element id
+  EXPECT_EQ(refs[2].data_as<std::int64_t>()[1], 5);
+  EXPECT_EQ(refs[5].data_as<std::int64_t>()[1], 0);  // CONROD has no property
+  EXPECT_TRUE(mesh.point_data.empty());
+}
+
+TEST(NastranReader, SecondOrderNodeOrders) {
+  ScratchDir dir;
+  std::string text = "BEGIN BULK\n";
+  for (int id = 1; id <= 20; ++id) text += "GRID," + std::to_string(id) + ",," + std::to_string(id) + ".,0.,0.\n";
+  text += "CHEXA,1,1,1,2,3,4,5,6,+\n+,7,8,9,10,11,12,13,14,+\n+,15,16,17,18,19,20\n";
+  text += "CPENTA,2,1,1,2,3,4,5,6,+\n+,7,8,9,10,11,12,13,14,+\n+,15\n";
+  text += "CTRIAX6,3,1,1,2,3,4,5,6\n";
+  text += "ENDDATA\n";
+  write_text(dir.file("second.bdf"), text);
+  const Mesh mesh = nastran::read(dir.file("second.bdf"));
+  ASSERT_EQ(block_summary(mesh), "hexahedron20:1;wedge15:1;triangle6:1");
+  // Nastran: corners, bottom edges, vertical edges, top edges; meshio: …, top, vertical.
+  EXPECT_EQ(row(mesh, 0, 0), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 12, 13,
+                                                         14, 15}));
+  EXPECT_EQ(row(mesh, 1, 0), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 14, 9, 10, 11}));
+  EXPECT_EQ(row(mesh, 2, 0), (std::vector<std::int64_t>{0, 2, 4, 1, 3, 5}));
+}
+
+TEST(NastranReader, WithoutBeginBulk) {
+  ScratchDir dir;
+  write_text(dir.file("bulk.bdf"), "GRID,1,,0.,0.,0.\nGRID,2,,1.,0.,0.\nCROD,1,1,1,2\n");
+  const Mesh mesh = nastran::read(dir.file("bulk.bdf"));
+  EXPECT_EQ(block_summary(mesh), "line:1");
+}
+
+// ---------------------------------------------------------------------------------------
+
+TEST(NastranErrors, MissingGrid) {
+  ScratchDir dir;
+  const std::string path = dir.file("missing.bdf");
+  write_text(path, "BEGIN BULK\nGRID,1,,0.,0.,0.\nGRID,2,,1.,0.,0.\nGRID,3,,0.,1.,0.\nCTRIA3,7,1,1,2,4\nENDDATA\n");
+  const ReadError error = read_error([&] { nastran::read(path); });
+  EXPECT_EQ(error.path(), path);
+  EXPECT_EQ(error.format(), "nastran");
+  EXPECT_EQ(error.line(), 5u);
+  EXPECT_TRUE(error.byte_offset().has_value());
+  EXPECT_NE(error.reason().find("GRID 4"), std::string::npos) << error.reason();
+}
+
+TEST(NastranErrors, BadNumbers) {
+  ScratchDir dir;
+  const std::string path = dir.file("numbers.bdf");
+  write_text(path, "BEGIN BULK\nGRID    1               0.      1.x     0.\n");
+  ReadError error = read_error([&] { nastran::read(path); });
+  EXPECT_EQ(error.line(), 2u);
+  EXPECT_EQ(*error.byte_offset(), std::string("BEGIN BULK\nGRID    1               0.      ").size());
+  write_text(path, "BEGIN BULK\nGRID,1,,0.,0.,0.\nCROD,1,1,1,two\n");
+  error = read_error([&] { nastran::read(path); });
+  EXPECT_EQ(error.line(), 3u);
+  EXPECT_NE(error.reason().find("two"), std::string::npos);
+  write_text(path, "BEGIN BULK\nGRID,1.5,,0.,0.,0.\n");
+  EXPECT_EQ(read_error([&] { nastran::read(path); }).line(), 2u);
+}
+
+TEST(NastranErrors, WrongCountsAndTruncation) {
+  ScratchDir dir;
+  const std::string path = dir.file("counts.bdf");
+  std::string grids;
+  for (int id = 1; id <= 8; ++id) grids += "GRID," + std::to_string(id) + ",,0.,0.,0.\n";
+  write_text(path, grids + "CTETRA,1,1,1,2,3,4,5,6,+\n+,7\n");
+  ReadError error = read_error([&] { nastran::read(path); });
+  EXPECT_EQ(error.line(), 9u);
+  EXPECT_NE(error.reason().find("7 nodes"), std::string::npos) << error.reason();
+  // A file cut inside a card: the continuation never comes.
+  write_text(path, grids + "CHEXA   1       1       1       2       3       4       5       6       +\n");
+  EXPECT_EQ(read_error([&] { nastran::read(path); }).line(), 9u);
+  write_text(path, grids + "GRID,3,,0.,0.,0.\n");
+  EXPECT_NE(read_error([&] { nastran::read(path); }).reason().find("twice"), std::string::npos);
+  EXPECT_THROW(nastran::read(dir.file("absent.bdf")), ReadError);
+}

@@ -1,0 +1,218 @@
+// OFF reader and writer: the corpus file against meshio's numbers (EXPECTED_meshio.tsv), the
+// keyword variants, comments anywhere, mixed polygons with colours, round trips, and
+// malformed input.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "formats/off/off.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace fs = std::filesystem;
+using namespace meshioplusplus;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("mpp_off_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+std::string write_bytes(const std::string& name, const std::string& bytes) {
+  const fs::path path = scratch(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path.string();
+}
+
+std::string corpus_file(const std::string& relative) {
+  return (fs::path(MESHIOPLUSPLUS_CORPUS_DIR) / relative).string();
+}
+
+double point_sum(const Mesh& mesh) {
+  double sum = 0;
+  for (double value : mesh.points.values<double>()) sum += value;
+  return sum;
+}
+
+template <class T> NDArray array_of(Shape shape, std::vector<T> values) {
+  NDArray array = NDArray::allocate(dtype_of<T>(), std::move(shape));
+  std::memcpy(array.data(), values.data(), values.size() * sizeof(T));
+  return array;
+}
+
+bool same_bits(const NDArray& a, const NDArray& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+template <class Fn> ReadError expect_read_error(Fn fn) {
+  try {
+    fn();
+  } catch (const ReadError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no ReadError";
+  return ReadError("", "", "");
+}
+
+const char* const kCommented =
+    "# a leading comment\n"
+    "  OFF   # keyword with a comment\n"
+    "\n"
+    "# counts follow\n"
+    "  6 4 0\n"
+    "0 0 0 # vertex 0\n"
+    "1 0 0\n"
+    "\t1 1 0\n"
+    "0 1 0\n"
+    "2 0.5 0#no blank before the comment\n"
+    "3 3 3\n"
+    "3 0 1 2 255 0 0\n"
+    "# a comment between faces\n"
+    "4 0 1 2 3\n"
+    "5 0 1 4 2 3 0.25 0.5 0.75 1.0\n"
+    "3 2 3 5 7 # colour-map index\n";
+
+}  // namespace
+
+TEST(OffCorpus, BallMatchesMeshio) {
+  const std::string path = corpus_file("off/ballA.off");
+  if (!fs::exists(path)) GTEST_SKIP() << "corpus file off/ballA.off absent";
+  const Mesh mesh = off::read(path);
+  EXPECT_EQ(mesh.num_points(), 1900);
+  ASSERT_EQ(mesh.cells.size(), 1u);
+  EXPECT_EQ(mesh.cells[0].type, "triangle");
+  EXPECT_EQ(mesh.cells[0].num_cells(), 3796);
+  EXPECT_NEAR(point_sum(mesh), -7741.849654, 1e-6 * 7741.849654);
+  EXPECT_TRUE(mesh.cell_data.empty());
+}
+
+TEST(OffRead, CommentsBlanksMixedPolygonsAndFaceColours) {
+  const Mesh mesh = off::read(write_bytes("commented.off", kCommented));
+  ASSERT_EQ(mesh.num_points(), 6);
+  EXPECT_EQ(mesh.points.data_as<double>()[13], 0.5);
+  ASSERT_EQ(mesh.cells.size(), 3u);
+  EXPECT_EQ(mesh.cells[0].type, "triangle");
+  EXPECT_EQ(mesh.cells[0].num_cells(), 2);
+  EXPECT_EQ(mesh.cells[1].type, "quad");
+  EXPECT_EQ(mesh.cells[2].type, "polygon");
+  EXPECT_EQ(mesh.cells[0].connectivity.data_as<std::int64_t>()[5], 5);
+  const auto* colors = mesh.cell_data.find("off:color");
+  ASSERT_NE(colors, nullptr);
+  const NDArray& triangle_colors = (*colors)[0];
+  ASSERT_EQ(triangle_colors.shape(), (Shape{2, 4}));
+  EXPECT_EQ(triangle_colors.data_as<double>()[0], 255);
+  EXPECT_TRUE(std::isnan(triangle_colors.data_as<double>()[3]));
+  EXPECT_EQ(triangle_colors.data_as<double>()[4], 7);
+  EXPECT_TRUE(std::isnan(triangle_colors.data_as<double>()[5]));
+  EXPECT_TRUE(std::isnan((*colors)[1].data_as<double>()[0]));  // the quad has none
+  EXPECT_EQ((*colors)[2].data_as<double>()[3], 1.0);
+}
+
+TEST(OffRead, VertexNormalsColoursTexcoordsAndCountsOnTheKeywordLine) {
+  const std::string text =
+      "STCNOFF 3 1 0\n"
+      "0 0 0  0 0 1  255 0 0 128  0.5 0.25\n"
+      "1 0 0  0 0 1  0 255 0 128  0.5 0.25\n"
+      "0 1 0  0 0 1  0 0 255 128  0.5 0.25\n"
+      "3 0 1 2\n";
+  const Mesh mesh = off::read(write_bytes("stcn.off", text));
+  ASSERT_NE(mesh.point_data.find("off:normal"), nullptr);
+  ASSERT_NE(mesh.point_data.find("off:color"), nullptr);
+  ASSERT_NE(mesh.point_data.find("off:texcoord"), nullptr);
+  EXPECT_EQ(mesh.point_data.find("off:color")->shape(), (Shape{3, 4}));
+  EXPECT_EQ(mesh.point_data.find("off:color")->data_as<double>()[5], 255);
+  EXPECT_EQ(mesh.point_data.find("off:texcoord")->data_as<double>()[1], 0.25);
+}
+
+TEST(OffRead, NOffGivesItsDimension) {
+  const Mesh mesh = off::read(write_bytes("n.off", "nOFF\n2\n3 1\n0 0\n1 0\n0 1\n3 0 1 2\n"));
+  EXPECT_EQ(mesh.points.shape(), (Shape{3, 2}));
+}
+
+TEST(OffRoundTrip, PointsAreBitExactAndDataKept) {
+  Mesh mesh;
+  mesh.points = array_of<double>({6, 3}, {0.1, 0.2, 0.3, 1e-300, -0.0, 5e300, 1.0 / 3, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  mesh.cells.push_back({"triangle", array_of<std::int64_t>({1, 3}, {0, 1, 2}), {}, {}});
+  mesh.cells.push_back({"polygon", NDArray::from_values<std::int64_t>({0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 5}),
+                        NDArray::from_values<std::int64_t>({0, 5, 11}), {}});
+  mesh.point_data.set("off:normal", array_of<double>({6, 3}, std::vector<double>(18, 0.5)));
+  mesh.cell_data.set("off:color", {array_of<double>({1, 3}, {1, 0, 0}), array_of<double>({2, 3}, {0, 1, 0, 0, 0, 0.125})});
+  const std::string path = scratch("round.off").string();
+  off::write(path, mesh, {});
+  const Mesh back = off::read(path);
+  EXPECT_TRUE(same_bits(back.points, mesh.points));
+  ASSERT_EQ(back.cells.size(), 2u);
+  EXPECT_TRUE(same_bits(back.cells[1].connectivity, mesh.cells[1].connectivity));
+  EXPECT_TRUE(same_bits(back.cells[1].offsets, mesh.cells[1].offsets));
+  EXPECT_TRUE(same_bits(*back.point_data.find("off:normal"), *mesh.point_data.find("off:normal")));
+  EXPECT_TRUE(same_bits((*back.cell_data.find("off:color"))[1], (*mesh.cell_data.find("off:color"))[1]));
+}
+
+TEST(OffRoundTrip, CorpusRewriteReadsBackIdentical) {
+  const std::string source = corpus_file("off/ballA.off");
+  if (!fs::exists(source)) GTEST_SKIP() << "corpus file off/ballA.off absent";
+  const Mesh mesh = off::read(source);
+  const std::string path = scratch("ball.off").string();
+  off::write(path, mesh, {});
+  const Mesh back = off::read(path);
+  EXPECT_TRUE(same_bits(back.points, mesh.points));
+  EXPECT_TRUE(same_bits(back.cells.at(0).connectivity, mesh.cells.at(0).connectivity));
+}
+
+TEST(OffWrite, TwoDimensionalPointsGetZeroZAndVolumeCellsAreRefused) {
+  Mesh mesh;
+  mesh.points = array_of<double>({3, 2}, {0, 0, 1, 0, 0, 1});
+  mesh.cells.push_back({"triangle", array_of<std::int64_t>({1, 3}, {0, 1, 2}), {}, {}});
+  const std::string path = scratch("flat.off").string();
+  off::write(path, mesh, {});
+  EXPECT_EQ(off::read(path).points.shape(), (Shape{3, 3}));
+  mesh.cells.push_back({"tetra", array_of<std::int64_t>({1, 4}, {0, 1, 2, 0}), {}, {}});
+  EXPECT_THROW(off::write(path, mesh, {}), WriteError);
+}
+
+// ---- malformed input ---------------------------------------------------------------------
+
+TEST(OffErrors, MissingFacesNameTheEnd) {
+  const std::string path = write_bytes("short.off", "OFF\n3 2 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+  const ReadError error = expect_read_error([&] { off::read(path); });
+  EXPECT_EQ(error.path(), path);
+  EXPECT_EQ(error.format(), "off");
+  EXPECT_NE(error.reason().find("face 1"), std::string::npos) << error.what();
+  EXPECT_EQ(error.line(), 7u);
+}
+
+TEST(OffErrors, TooFewVerticesShowAsAWrongVertexLine) {
+  // The header says 4 vertices; the face line is then read as the 4th vertex.
+  const ReadError error = expect_read_error([] { off::read(write_bytes("counts.off", "OFF\n4 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")); });
+  EXPECT_EQ(error.line(), 6u);
+}
+
+TEST(OffErrors, FaceListingFewerCornersThanAnnounced) {
+  const ReadError error = expect_read_error([] { off::read(write_bytes("corners.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n4 0 1 2\n")); });
+  EXPECT_EQ(error.line(), 6u);
+}
+
+TEST(OffErrors, BadNumberAndIndexOutOfRange) {
+  EXPECT_EQ(expect_read_error([] { off::read(write_bytes("nan.off", "OFF\n3 1 0\n0 0 0\n1 0.0.0 0\n0 1 0\n3 0 1 2\n")); }).line(), 4u);
+  const ReadError range = expect_read_error([] { off::read(write_bytes("range.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n")); });
+  EXPECT_EQ(range.line(), 6u);
+  EXPECT_EQ(*range.byte_offset(), std::string("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 ").size());
+}
+
+TEST(OffErrors, UnsupportedAndForeignFiles) {
+  expect_read_error([] { off::read(write_bytes("h.off", "4OFF\n1 0 0\n0 0 0 1\n")); });
+  expect_read_error([] { off::read(write_bytes("b.off", "OFF BINARY\n")); });
+  expect_read_error([] { off::read(write_bytes("x.off", "ply\n")); });
+  expect_read_error([] { off::read(write_bytes("e.off", "")); });
+  expect_read_error([] { off::read(write_bytes("huge.off", "OFF\n99999999999 1 0\n0 0 0\n")); });
+  expect_read_error([] { off::read(write_bytes("neg.off", "OFF\n-1 1 0\n")); });
+}
