@@ -23,6 +23,7 @@
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/ndarray.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/side_regions.hpp"
 
 namespace nb = nanobind;
 namespace mpp = meshioplusplus;
@@ -230,6 +231,28 @@ void write_mesh(const std::string& path, const nb::dict& source, const std::stri
   mpp::write(path, mesh, format, write_options);
 }
 
+// Returns (the Side regions added, as region tuples; the report as a dict).
+nb::tuple derive_side_regions_of(const nb::dict& source) {
+  mpp::Mesh mesh = mesh_from_python(source);
+  const std::size_t existing = mesh.regions.size();
+  mpp::SideRegionReport report;
+  {
+    nb::gil_scoped_release released;
+    report = mpp::derive_side_regions(mesh);
+  }
+  nb::list added;
+  for (std::size_t i = existing; i < mesh.regions.size(); ++i) {
+    const mpp::Region& region = mesh.regions[i];
+    added.append(nb::make_tuple(region.name, static_cast<int>(region.kind), region.dim, region.tag,
+                                to_numpy(region.entries)));
+  }
+  nb::dict summary;
+  summary["region_names"] = nb::cast(report.region_names);
+  summary["unmatched_counts"] = nb::cast(report.unmatched_counts);
+  summary["already_present"] = nb::cast(report.already_present);
+  return nb::make_tuple(added, summary);
+}
+
 nb::list format_table() {
   nb::list table;
   for (const mpp::FormatInfo& format : mpp::registered_formats()) {
@@ -273,6 +296,7 @@ NB_MODULE(_core, m) {
   m.def("formats", &format_table);
   m.def("cell_types", &cell_type_table);
   m.def("block_bases", &block_bases_of, nb::arg("cell_counts"));
+  m.def("derive_side_regions", &derive_side_regions_of, nb::arg("mesh"));
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
   meshioplusplus::bindings::bind_allocator_shim(m);
 }

@@ -24,6 +24,7 @@ from ._gpu import (
 from ._helpers import extension_to_filetypes, read, write, write_points_cells
 from ._interop_frameworks import to_jax, to_numba, to_torch, to_xp
 from ._mesh import CellBlock, Mesh
+from ._operations import SideRegionReport, derive_side_regions
 from ._mirror import DeviceMirror, PendingHostCopy
 from ._regions import Region, RegionKind
 from .profiling import TransferBudget, assert_no_transfers, count_transfers
@@ -45,7 +46,9 @@ __all__ = [
     "Region",
     "RegionKind",
     "TransferBudget",
+    "SideRegionReport",
     "WriteError",
+    "derive_side_regions",
     "assert_no_transfers",
     "count_transfers",
     "extension_to_filetypes",
