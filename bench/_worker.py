@@ -6,6 +6,8 @@ usage: _worker.py TOOL OPERATION VARIANT PATH REPEAT
 """
 
 import json
+
+import numpy as np
 import os
 import resource
 import sys
@@ -32,16 +34,35 @@ MESHIO_WRITE_OPTIONS = {
     "vtk-binary": ("vtk", {"binary": True}),
     "vtk-ascii": ("vtk", {"binary": False}),
 }
+MESHIO_WRITE_OPTIONS.update({
+    # meshio's "gmsh" writer is 4.1 and "gmsh22" is 2.2 (each fixes fmt_version itself).
+    "msh41-binary": ("gmsh", {"binary": True}),
+    "msh41-ascii": ("gmsh", {"binary": False}),
+    "msh22-binary": ("gmsh22", {"binary": True}),
+    "msh22-ascii": ("gmsh22", {"binary": False}),
+    "stl-ascii": ("stl", {"binary": False}),
+    "stl-binary": ("stl", {"binary": True}),
+    "ply-ascii": ("ply", {"binary": False}),
+    "ply-binary": ("ply", {"binary": True}),
+    "obj": ("obj", {}),
+    "off": ("off", {}),
+    "medit-ascii": ("medit", {}),
+    "abaqus": ("abaqus", {}),
+    "nastran": ("nastran", {}),
+})
 OUR_WRITE_OPTIONS = dict(MESHIO_WRITE_OPTIONS, **{
     "vtu-raw": ("vtu", {"binary": True, "compression": None, "appended": True}),
     "vtu-raw-zlib": ("vtu", {"binary": True, "compression": "zlib", "appended": True}),
+    "medit-binary": ("medit", {}),
 })
+EXTENSIONS = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf"}
 
 
 def array_bytes(mesh):
     total = mesh.points.nbytes
     for block in mesh.cells:
-        total += getattr(block, "data", block[1]).nbytes
+        data = block.data if hasattr(block, "data") else block[1]
+        total += data.nbytes if hasattr(data, "nbytes") else sum(np.asarray(c).nbytes for c in data)
     for values in mesh.point_data.values():
         total += values.nbytes
     for per_block in mesh.cell_data.values():
@@ -113,10 +134,33 @@ def vtk_tool():
     return read, write
 
 
+def gmsh_tool():
+    import gmsh
+
+    gmsh.initialize()
+    gmsh.option.setNumber("General.Terminal", 0)
+
+    def read(path):
+        gmsh.clear()
+        gmsh.open(path)
+        return None, 0
+
+    def write(_, variant, target):
+        version, binary = {"msh41-binary": (4.1, 1), "msh41-ascii": (4.1, 0),
+                           "msh22-binary": (2.2, 1), "msh22-ascii": (2.2, 0)}[variant]
+        gmsh.option.setNumber("Mesh.MshFileVersion", version)
+        gmsh.option.setNumber("Mesh.Binary", binary)
+        gmsh.write(target)
+
+    return read, write
+
+
 def main():
     tool, operation, variant, path, repeat = sys.argv[1:6]
     repeat = int(repeat)
-    if tool == "vtk":
+    if tool == "gmsh":
+        read, write = gmsh_tool()
+    elif tool == "vtk":
         read, write = vtk_tool()
     else:
         read, write = meshio_like({"meshioplusplus17": "meshioplusplus"}.get(tool, tool))
@@ -132,7 +176,9 @@ def main():
     else:
         mesh, returned = read(path)
         folder = tempfile.mkdtemp(prefix="mpp-bench-")
-        target = os.path.join(folder, "out." + variant.split("-")[0])
+        stem = variant.split("-")[0]
+        extension = "meshb" if variant == "medit-binary" else EXTENSIONS.get(stem, stem)
+        target = os.path.join(folder, "out." + extension)
         for _ in range(repeat):
             started = time.perf_counter()
             write(mesh, variant, target)

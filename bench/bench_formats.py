@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Gmsh MSH and the surface / FE formats: meshio++ against meshio, meshio++ 17.21 from PyPI
+and, for MSH, Gmsh's own reader/writer (`gmsh.open` / `gmsh.write`), side by side.
+
+usage: python bench/bench_formats.py [--only NAME[,NAME…]] [--size N]
+  MSH and FE formats use the tet box of common.tet_box (N=56 -> 1,053,696 tets, with two
+  physical groups for MSH, written by Gmsh itself when the gmsh module is present);
+  surface formats use an N2 x N2 triangulated sheet (N2 = 710 -> 1,005,362 triangles).
+Input files are written by meshio (MSH: by Gmsh), the reference producers.
+"""
+
+import argparse
+import datetime
+import sys
+
+import numpy as np
+
+from common import DATA_DIR, OLD_MPP_PYTHON, format_seconds, machine_description, ratio, run_worker, tet_box
+
+VOLUME = ["msh41-binary", "msh41-ascii", "msh22-ascii", "msh22-binary", "medit-ascii", "abaqus", "nastran"]
+SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off"]
+EXTENSION = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf"}
+
+
+def sheet(cells_per_side):
+    n = cells_per_side + 1
+    axis = np.linspace(0.0, 1.0, n)
+    x, y = np.meshgrid(axis, axis, indexing="ij")
+    points = np.column_stack([x.ravel(), y.ravel(), 0.1 * np.sin(5 * x.ravel()) * np.cos(3 * y.ravel())])
+    i, j = np.meshgrid(np.arange(cells_per_side), np.arange(cells_per_side), indexing="ij")
+    a = (i * n + j).ravel()
+    triangles = np.concatenate([np.column_stack([a, a + n, a + n + 1]), np.column_stack([a, a + n + 1, a + 1])])
+    return points, triangles
+
+
+def input_path(variant, size):
+    stem = variant.split("-")[0]
+    return DATA_DIR / f"{variant}-{size}.{EXTENSION.get(stem, stem)}"
+
+
+def write_inputs(variants, size, sheet_size):
+    import meshio
+
+    DATA_DIR.mkdir(exist_ok=True)
+    volume = surface = None
+    for variant in variants:
+        path = input_path(variant, size if variant in VOLUME else sheet_size)
+        if path.exists():
+            continue
+        if variant in VOLUME:
+            if volume is None:
+                points, tets, temperature, material = tet_box(size)
+                volume = meshio.Mesh(points, [("tetra", tets)])
+            mesh = volume
+        else:
+            if surface is None:
+                points, triangles = sheet(sheet_size)
+                surface = meshio.Mesh(points, [("triangle", triangles)])
+            mesh = surface
+        if variant.startswith("msh"):
+            write_msh_with_gmsh(mesh, variant, path)
+            continue
+        from _worker import MESHIO_WRITE_OPTIONS
+
+        file_format, kwargs = MESHIO_WRITE_OPTIONS[variant]
+        meshio.write(path, mesh, file_format=file_format, **kwargs)
+    return {v: input_path(v, size if v in VOLUME else sheet_size) for v in variants}
+
+
+def write_msh_with_gmsh(mesh, variant, path):
+    """MSH inputs come from Gmsh itself, with a volume and a boundary physical group."""
+    import gmsh
+
+    gmsh.initialize()
+    gmsh.option.setNumber("General.Terminal", 0)
+    gmsh.model.add("box")
+    volume = gmsh.model.addDiscreteEntity(3)
+    tets = mesh.cells[0].data
+    gmsh.model.mesh.addNodes(3, volume, np.arange(1, len(mesh.points) + 1), mesh.points.ravel())
+    gmsh.model.mesh.addElementsByType(volume, 4, np.arange(1, len(tets) + 1), (tets + 1).ravel())
+    gmsh.model.setPhysicalName(3, gmsh.model.addPhysicalGroup(3, [volume], 1), "solid")
+    version, binary = {"msh41-binary": (4.1, 1), "msh41-ascii": (4.1, 0),
+                       "msh22-binary": (2.2, 1), "msh22-ascii": (2.2, 0)}[variant]
+    gmsh.option.setNumber("Mesh.MshFileVersion", version)
+    gmsh.option.setNumber("Mesh.Binary", binary)
+    gmsh.write(str(path))
+    gmsh.finalize()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", default="")
+    parser.add_argument("--size", type=int, default=56)
+    parser.add_argument("--sheet", type=int, default=710)
+    args = parser.parse_args()
+    variants = [v for v in VOLUME + SURFACE if not args.only or v.split("-")[0] in args.only.split(",") or v in args.only.split(",")]
+    paths = write_inputs(variants, args.size, args.sheet)
+    print(f"# formats benchmark — volume: {6 * args.size ** 3:,} tets; surface: {2 * args.sheet ** 2:,} triangles")
+    print(f"# {machine_description()}, {datetime.date.today()}")
+    tools = [("meshioplusplus", sys.executable), ("meshio", sys.executable)]
+    if OLD_MPP_PYTHON.exists():
+        tools.append(("meshioplusplus17", OLD_MPP_PYTHON))
+    print("| variant | op | " + " | ".join(t for t, _ in tools) + " | gmsh | vs meshio | vs gmsh | MB/s (ours) |")
+    print("|---|---|" + "---|" * (len(tools) + 4))
+    for variant in variants:
+        for operation in ("read", "write"):
+            results = {tool: run_worker(python, tool, operation, variant, paths[variant], 1 if tool != "meshioplusplus" else 3)
+                       for tool, python in tools}
+            results["gmsh"] = (run_worker(sys.executable, "gmsh", operation, variant, paths[variant], 1)
+                               if variant.startswith("msh") else None)
+            ours = results["meshioplusplus"]
+            speed = "—"
+            if ours and "error" not in ours and operation == "read":
+                speed = f"{ours['file_bytes'] / ours['seconds'] / 1e6:.0f}"
+            cells = " | ".join(format_seconds(results[t]) for t, _ in tools)
+            print(f"| {variant} | {operation} | {cells} | {format_seconds(results['gmsh'])} | "
+                  f"{ratio(results['meshio'], ours)} | {ratio(results['gmsh'], ours)} | {speed} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
