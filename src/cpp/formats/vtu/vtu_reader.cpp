@@ -49,6 +49,14 @@ constexpr std::size_t kZlibBlocksPerThread = 16;
 
 enum class Encoding { ascii, inline_base64, appended };
 
+// Arrays the mesh keeps go through the allocator hook; parsing temporaries must not.
+enum class Lifetime { result, scratch };
+
+NDArray allocate(Lifetime lifetime, DType dtype, Shape shape) {
+  return lifetime == Lifetime::result ? NDArray::allocate(dtype, std::move(shape))
+                                      : NDArray::allocate_scratch(dtype, std::move(shape));
+}
+
 // One <DataArray> (or <Array>) element as its tag announces it; nothing decoded yet.
 struct ArrayInfo {
   std::string name;
@@ -654,7 +662,7 @@ class Reader {
       decode(prepared, out);
       return;
     }
-    NDArray scratch = NDArray::allocate(*prepared.info->dtype, {static_cast<std::int64_t>(prepared.count)});
+    NDArray scratch = NDArray::allocate_scratch(*prepared.info->dtype, {static_cast<std::int64_t>(prepared.count)});
     decode(prepared, scratch.data());
     convert_values(scratch, dtype, out);
   }
@@ -721,24 +729,24 @@ class Reader {
     return {rows};
   }
 
-  NDArray read_array(const ArrayInfo& info, Shape shape) const {
+  NDArray read_array(const ArrayInfo& info, Shape shape, Lifetime lifetime) const {
     std::uint64_t count = 1;
     for (std::int64_t extent : shape) count = checked_product(count, static_cast<std::uint64_t>(extent), info.tag_offset);
     const PreparedArray prepared = prepare(info, count);
-    NDArray array = NDArray::allocate(*info.dtype, std::move(shape));
+    NDArray array = allocate(lifetime, *info.dtype, std::move(shape));
     decode(prepared, array.data());
     return array;
   }
 
-  NDArray read_integer_array(const ArrayInfo& info, std::int64_t count) const {
+  NDArray read_integer_array(const ArrayInfo& info, std::int64_t count, Lifetime lifetime) const {
     if (dtype_is_float(*info.dtype)) fail(info.tag_offset, label(info) + " must hold integers");
     if (info.components != 1) fail(info.tag_offset, label(info) + " must have one component");
-    return read_array(info, {count});
+    return read_array(info, {count}, lifetime);
   }
 
   // Index arrays the cell converter takes as int64 spans (types, offsets, face tables).
   std::vector<std::int64_t> read_index_vector(const ArrayInfo& info, std::int64_t count) const {
-    const NDArray raw = read_integer_array(info, count);
+    const NDArray raw = read_integer_array(info, count, Lifetime::scratch);
     std::vector<std::int64_t> values(static_cast<std::size_t>(count));
     visit_dtype(raw.dtype(), [&](auto tag) {
       using Value = decltype(tag);
@@ -866,7 +874,7 @@ class Reader {
       }
       stream.starts[c + 1] = end;
     }
-    stream.faces = read_integer_array(require_cell_array(piece, "faces"), end);
+    stream.faces = read_integer_array(require_cell_array(piece, "faces"), end, Lifetime::scratch);
     return stream;
   }
 
@@ -901,7 +909,7 @@ class Reader {
       }
     }
     FaceStream stream;
-    stream.faces = NDArray::allocate(DType::int64, {total});
+    stream.faces = NDArray::allocate_scratch(DType::int64, {total});
     std::int64_t* out = stream.faces.data_as<std::int64_t>();
     stream.starts.assign(types.size() + 1, 0);
     std::int64_t written = 0;
@@ -926,7 +934,10 @@ class Reader {
     io::VtkCellStream stream;
     stream.types = types;
     stream.offsets = starts;
-    stream.connectivity = read_integer_array(require_cell_array(piece, "connectivity"), starts.back());
+    // int64 connectivity may become a block's array as it is; any other dtype is converted.
+    const ArrayInfo& connectivity = require_cell_array(piece, "connectivity");
+    stream.connectivity = read_integer_array(connectivity, starts.back(),
+                                             *connectivity.dtype == DType::int64 ? Lifetime::result : Lifetime::scratch);
     stream.num_points = piece.num_points;
     FaceStream faces;
     if (std::find(types.begin(), types.end(), kVtkPolyhedron) != types.end()) {
@@ -955,7 +966,9 @@ class Reader {
       if (info->components != wanted.components)
         fail(info->tag_offset, label(*info) + " has " + std::to_string(info->components) +
                                    " components in this piece, " + std::to_string(wanted.components) + " in another");
-      const NDArray values = read_array(*info, array_shape(*info, piece.num_cells));
+      // One run shares the array; several get copies of their slices.
+      const Lifetime lifetime = runs.size() == 1 ? Lifetime::result : Lifetime::scratch;
+      const NDArray values = read_array(*info, array_shape(*info, piece.num_cells), lifetime);
       std::vector<NDArray>* arrays = mesh.cell_data.find(wanted.name);
       if (arrays == nullptr) arrays = &mesh.cell_data.set(wanted.name, {});
       for (NDArray& part : io::split_cell_data(values, runs)) arrays->push_back(std::move(part));
@@ -1031,7 +1044,7 @@ class Reader {
                                     std::to_string(info.components) + " components");
         tuples = static_cast<std::int64_t>(count / static_cast<std::uint64_t>(info.components));
       }
-      mesh.field_data.set(info.name, read_array(info, array_shape(info, tuples)));
+      mesh.field_data.set(info.name, read_array(info, array_shape(info, tuples), Lifetime::result));
     }
   }
 
