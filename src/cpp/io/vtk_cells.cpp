@@ -45,7 +45,7 @@ void gather_rectangular(const Index* connectivity, std::span<const std::int64_t>
 bool can_share_connectivity(const VtkCellStream& stream, std::int64_t nodes) {
   // One run spanning everything, already int64, densely packed: the array itself is the block.
   const std::int64_t n = static_cast<std::int64_t>(stream.types.size());
-  return stream.connectivity.dtype() == DType::int64 &&
+  return stream.connectivity_is_shareable && stream.connectivity.dtype() == DType::int64 &&
          static_cast<std::int64_t>(stream.connectivity.size()) == n * nodes &&
          stream.offsets[n] == n * nodes && stream.connectivity.owns_data();
 }

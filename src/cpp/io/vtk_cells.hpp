@@ -25,6 +25,8 @@ struct VtkCellStream {
   std::span<const std::int64_t> types;    // n VTK cell ids
   std::span<const std::int64_t> offsets;  // n+1 start offsets into connectivity, offsets[0] == 0
   NDArray connectivity;                   // any integer dtype, 1-D
+  // False when `connectivity` is parsing scratch that must not become a returned block.
+  bool connectivity_is_shareable = true;
   // Polyhedra (VTK 42), VTU layout: per polyhedron [nfaces, n0, ids…, n1, ids…];
   // face_offsets are n+1 start offsets into `faces` (only polyhedron cells are read).
   NDArray faces;

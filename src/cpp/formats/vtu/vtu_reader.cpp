@@ -927,6 +927,15 @@ class Reader {
     return stream;
   }
 
+  static bool forms_one_rectangular_run(const std::vector<std::int64_t>& types,
+                                        const std::vector<std::int64_t>& starts) {
+    if (types.empty() || types.front() == kVtkPolygon || types.front() == kVtkPolyhedron) return false;
+    const std::int64_t nodes = starts[1] - starts[0];
+    for (std::size_t c = 0; c < types.size(); ++c)
+      if (types[c] != types.front() || starts[c + 1] - starts[c] != nodes) return false;
+    return true;
+  }
+
   io::VtkCells read_piece_cells(const PieceInfo& piece) const {
     if (piece.num_cells == 0) return {};
     const std::vector<std::int64_t> types = read_index_vector(require_cell_array(piece, "types"), piece.num_cells);
@@ -934,10 +943,12 @@ class Reader {
     io::VtkCellStream stream;
     stream.types = types;
     stream.offsets = starts;
-    // int64 connectivity may become a block's array as it is; any other dtype is converted.
+    // int64 connectivity of a single rectangular run becomes the block's array as it is;
+    // anything else is parsing scratch, converted/split into blocks allocated once each.
     const ArrayInfo& connectivity = require_cell_array(piece, "connectivity");
-    stream.connectivity = read_integer_array(connectivity, starts.back(),
-                                             *connectivity.dtype == DType::int64 ? Lifetime::result : Lifetime::scratch);
+    const bool kept_as_is = *connectivity.dtype == DType::int64 && forms_one_rectangular_run(types, starts);
+    stream.connectivity = read_integer_array(connectivity, starts.back(), kept_as_is ? Lifetime::result : Lifetime::scratch);
+    stream.connectivity_is_shareable = kept_as_is;
     stream.num_points = piece.num_points;
     FaceStream faces;
     if (std::find(types.begin(), types.end(), kVtkPolyhedron) != types.end()) {
