@@ -16,36 +16,19 @@
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/side_regions.hpp"
+#include "support/test_support.hpp"
 
 namespace mpp = meshioplusplus;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-
-mpp::NDArray int64_matrix(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& data) {
-  mpp::NDArray array = mpp::NDArray::allocate(mpp::DType::int64, {rows, cols});
-  std::copy(data.begin(), data.end(), array.data_as<std::int64_t>());
-  return array;
-}
-
-mpp::NDArray int64_vector(const std::vector<std::int64_t>& data) {
-  return int64_matrix(static_cast<std::int64_t>(data.size()), 1, data).reshaped({static_cast<std::int64_t>(data.size())});
-}
 
 mpp::CellBlock block(const char* type, std::int64_t width, const std::vector<std::int64_t>& nodes) {
   mpp::CellBlock cells;
   cells.type = type;
   cells.connectivity = int64_matrix(static_cast<std::int64_t>(nodes.size()) / width, width, nodes);
   return cells;
-}
-
-mpp::Region cell_region(const std::string& name, int dim, std::int64_t tag, const std::vector<std::int64_t>& cells) {
-  mpp::Region region;
-  region.name = name;
-  region.kind = mpp::RegionKind::Cell;
-  region.dim = dim;
-  region.tag = tag;
-  region.entries = int64_vector(cells);
-  return region;
 }
 
 // A box of n³ cubes of tetrahedra.

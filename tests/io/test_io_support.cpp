@@ -16,22 +16,14 @@
 #include "io/text_scanner.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "support/test_support.hpp"
 
 namespace io = meshioplusplus::io;
 namespace fs = std::filesystem;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-fs::path scratch_dir() {
-  fs::path dir = fs::temp_directory_path() / ("mpp_io_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
 }  // namespace
 
 TEST(Base64, RoundTripsEveryLength) {
@@ -115,9 +107,9 @@ TEST(AtomicFile, ReplacesOnlyOnCommit) {
   {
     io::AtomicFile file(target.string(), "test");
     file.write("new contents");
-    EXPECT_EQ(slurp(target), "old");  // nothing visible before commit
+    EXPECT_EQ(read_file(target), "old");  // nothing visible before commit
   }  // abandoned: destructor removes the temp file
-  EXPECT_EQ(slurp(target), "old");
+  EXPECT_EQ(read_file(target), "old");
   for (const auto& entry : fs::directory_iterator(target.parent_path()))
     EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos);
   {
@@ -130,7 +122,7 @@ TEST(AtomicFile, ReplacesOnlyOnCommit) {
     out.flush();
     file.commit();
   }
-  EXPECT_EQ(slurp(target), "value 0.1 -5");
+  EXPECT_EQ(read_file(target), "value 0.1 -5");
   fs::remove_all(target.parent_path());
 }
 

@@ -20,57 +20,14 @@
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace meshioplusplus;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-
-#ifdef MESHIOPLUSPLUS_CORPUS_DIR
-const fs::path kCorpusDir = MESHIOPLUSPLUS_CORPUS_DIR;
-#else
-const fs::path kCorpusDir;
-#endif
-
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("meshioplusplus_abaqus_") + info->test_suite_name() + "_" + info->name() + "_" +
-                       std::to_string(::getpid());
-    std::replace(name.begin(), name.end(), '/', '_');
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string block_summary(const Mesh& mesh) {
-  std::string text;
-  for (const CellBlock& block : mesh.cells) {
-    if (!text.empty()) text += ';';
-    text += block.type + ":" + std::to_string(block.num_cells());
-  }
-  return text;
-}
 
 std::string region_names(const Mesh& mesh, RegionKind kind) {
   std::string text;
@@ -91,12 +48,6 @@ const Region& region_named(const Mesh& mesh, const std::string& name, RegionKind
 std::vector<std::int64_t> entries_of(const Region& region) {
   const auto values = region.entries.values<std::int64_t>();
   return {values.begin(), values.end()};
-}
-
-double sum_of_points(const Mesh& mesh) {
-  double sum = 0;
-  for (double v : mesh.points.values<double>()) sum += v;
-  return sum;
 }
 
 NDArray int64_array(std::vector<std::int64_t> values, std::int64_t columns = 0) {
@@ -152,16 +103,6 @@ void expect_same_mesh(const Mesh& expected, const Mesh& actual) {
   }
 }
 
-template <class Fn> ReadError read_error(Fn&& fn) {
-  try {
-    fn();
-  } catch (const ReadError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no ReadError";
-  return ReadError("", "", "");
-}
-
 }  // namespace
 
 TEST(AbaqusCorpus, PartAssemblyInstanceWithSets) {
@@ -170,7 +111,7 @@ TEST(AbaqusCorpus, PartAssemblyInstanceWithSets) {
   EXPECT_EQ(mesh.num_points(), 66);
   EXPECT_EQ(mesh.points.dim(1), 2);
   EXPECT_EQ(block_summary(mesh), "quad:50");
-  EXPECT_NEAR(sum_of_points(mesh), 4950, 4950e-6);
+  EXPECT_NEAR(point_sum(mesh), 4950, 4950e-6);
   EXPECT_EQ(region_names(mesh, RegionKind::Point),
             "_PickedSet2,_PickedSet7,_PickedSet8,_PickedSet14,_PickedSet15,_PickedSet16,_PickedSet17");
   EXPECT_EQ(region_names(mesh, RegionKind::Cell),
@@ -198,7 +139,7 @@ TEST(AbaqusCorpus, LargerFile) {
   EXPECT_EQ(mesh.num_points(), 3691);
   EXPECT_EQ(mesh.points.dim(1), 2);
   EXPECT_EQ(block_summary(mesh), "quad:3492");
-  EXPECT_NEAR(sum_of_points(mesh), -68501.91461, 68501.91461e-6);
+  EXPECT_NEAR(point_sum(mesh), -68501.91461, 68501.91461e-6);
   EXPECT_TRUE(mesh.regions.empty());
   EXPECT_NO_THROW(validate(mesh));
 }
@@ -210,7 +151,7 @@ TEST(AbaqusRoundTrip, EveryCellTypeWithSetsBitExact) {
     const Mesh mesh = every_cell_type(dimension);
     const std::string path = dir.file("all.inp");
     abaqus::write(path, mesh, {});
-    const std::string text = read_text(path);
+    const std::string text = read_file(path);
     EXPECT_NE(text.find(dimension == 3 ? "TYPE=S4\n" : "TYPE=CPS4\n"), std::string::npos);
     EXPECT_NE(text.find("*NSET, NSET=\"fixed nodes\""), std::string::npos);
     EXPECT_NE(text.find("*SURFACE, TYPE=ELEMENT, NAME=Load"), std::string::npos);
@@ -233,7 +174,7 @@ TEST(AbaqusRoundTrip, MeshioCellNames) {
   WriteOptions options;
   options.set("translate_cell_names", "false");
   abaqus::write(dir.file("names.inp"), mesh, options);
-  EXPECT_NE(read_text(dir.file("names.inp")).find("TYPE=hexahedron20"), std::string::npos);
+  EXPECT_NE(read_file(dir.file("names.inp")).find("TYPE=hexahedron20"), std::string::npos);
   const Mesh back = abaqus::read(dir.file("names.inp"));
   EXPECT_EQ(block_summary(back), block_summary(mesh));
   EXPECT_EQ(std::memcmp(back.cells[1].connectivity.data(), mesh.cells[1].connectivity.data(),
@@ -251,7 +192,7 @@ TEST(AbaqusWriter, RefusesTypesWithoutAnElement) {
 
 TEST(AbaqusReader, ThreeNodeBeamsPutTheMiddleNodeLast) {
   ScratchDir dir;
-  write_text(dir.file("beam.inp"),
+  write_file(dir.file("beam.inp"),
              "*NODE\n1, 0, 0, 0\n2, 1, 0, 0\n3, 2, 0, 0\n*ELEMENT, TYPE=B32\n1, 1, 2, 3\n");
   const Mesh mesh = abaqus::read(dir.file("beam.inp"));
   ASSERT_EQ(block_summary(mesh), "line3:1");
@@ -263,14 +204,14 @@ TEST(AbaqusReader, ThreeNodeBeamsPutTheMiddleNodeLast) {
 
 TEST(AbaqusReader, PartsInstancesIncludesAndSetReferences) {
   ScratchDir dir;
-  write_text(dir.file("part_nodes.inp"), "1, 0., 0., 0.\n2, 1., 0., 0.\n3, 0., 1., 0.\n4, 0., 0., 1.\n");
+  write_file(dir.file("part_nodes.inp"), "1, 0., 0., 0.\n2, 1., 0., 0.\n3, 0., 1., 0.\n4, 0., 0., 1.\n");
   fs::create_directories(dir.file("sub"));
-  write_text(dir.file("sub/elements.inp"),
+  write_file(dir.file("sub/elements.inp"),
              "** an included file, found beside its includer\n"
              "*element , type = c3d4 , elset = Solid\n"
              "1, 1, 2,\n   3, 4\n"
              "*Element, type=MASS, elset=Masses\n9, 1\n");
-  write_text(dir.file("model.inp"),
+  write_file(dir.file("model.inp"),
              "*Heading\nA title line\n"
              "** comment\n"
              "*Part, name=Brick\n"
@@ -317,17 +258,17 @@ TEST(AbaqusReader, PartsInstancesIncludesAndSetReferences) {
 
 TEST(AbaqusReader, SurfaceFacesBecomeLocalFacets) {
   ScratchDir dir;
-  write_text(dir.file("faces.inp"),
+  write_file(dir.file("faces.inp"),
              "*NODE\n1,0,0,0\n2,1,0,0\n3,1,1,0\n4,0,1,0\n5,0,0,1\n6,1,0,1\n7,1,1,1\n8,0,1,1\n"
              "*ELEMENT, TYPE=C3D8, ELSET=Hex\n1, 1, 2, 3, 4, 5, 6, 7, 8\n"
              "*ELEMENT, TYPE=C3D4\n2, 1, 2, 4, 5\n"
              "*ELEMENT, TYPE=T3D2\n3, 1, 2\n"
              "*SURFACE, NAME=Faces\nHex, S1\nHex, S3\n2, S1\n3, S1\nHex, SPOS\n"
              "*SURFACE, NAME=Bad\n2, S5\n");
-  const ReadError error = read_error([&] { abaqus::read(dir.file("faces.inp")); });
+  const ReadError error = expect_read_error([&] { abaqus::read(dir.file("faces.inp")); });
   EXPECT_EQ(error.line(), 23u);
-  std::string text = read_text(dir.file("faces.inp"));
-  write_text(dir.file("faces.inp"), text.substr(0, text.find("*SURFACE, NAME=Bad")));
+  std::string text = read_file(dir.file("faces.inp"));
+  write_file(dir.file("faces.inp"), text.substr(0, text.find("*SURFACE, NAME=Bad")));
   const Mesh mesh = abaqus::read(dir.file("faces.inp"));
   // Hexahedron S1 (the bottom) is side 4, S3 side 0; the tetrahedron's S1 is side 3.
   EXPECT_EQ(entries_of(region_named(mesh, "Faces", RegionKind::Side)), (std::vector<std::int64_t>{0, 0, 0, 4, 1, 3}));
@@ -335,7 +276,7 @@ TEST(AbaqusReader, SurfaceFacesBecomeLocalFacets) {
 
 TEST(AbaqusReader, PartsWithoutAssemblyStandForThemselves) {
   ScratchDir dir;
-  write_text(dir.file("parts.inp"),
+  write_file(dir.file("parts.inp"),
              "*PART, NAME=P1\n*NODE\n1, 0, 0\n2, 1, 0\n3, 0, 1\n*ELEMENT, TYPE=CPS3\n1, 1, 2, 3\n*END PART\n"
              "*PART, NAME=P2\n*NODE\n1, 5, 0\n2, 6, 0\n3, 5, 1\n*ELEMENT, TYPE=CPS3\n1, 3, 2, 1\n*END PART\n");
   const Mesh mesh = abaqus::read(dir.file("parts.inp"));
@@ -350,8 +291,8 @@ TEST(AbaqusReader, PartsWithoutAssemblyStandForThemselves) {
 TEST(AbaqusErrors, MissingNode) {
   ScratchDir dir;
   const std::string path = dir.file("missing.inp");
-  write_text(path, "*NODE\n1, 0, 0\n2, 1, 0\n3, 0, 1\n*ELEMENT, TYPE=CPS3\n1, 1, 2, 3\n2, 1, 7, 3\n");
-  const ReadError error = read_error([&] { abaqus::read(path); });
+  write_file(path, "*NODE\n1, 0, 0\n2, 1, 0\n3, 0, 1\n*ELEMENT, TYPE=CPS3\n1, 1, 2, 3\n2, 1, 7, 3\n");
+  const ReadError error = expect_read_error([&] { abaqus::read(path); });
   EXPECT_EQ(error.path(), path);
   EXPECT_EQ(error.format(), "abaqus");
   EXPECT_EQ(error.line(), 7u);
@@ -362,50 +303,50 @@ TEST(AbaqusErrors, MissingNode) {
 TEST(AbaqusErrors, TruncatedElement) {
   ScratchDir dir;
   const std::string path = dir.file("cut.inp");
-  write_text(path, "*NODE\n1, 0, 0\n2, 1, 0\n3, 0, 1\n*ELEMENT, TYPE=CPS3\n1, 1, 2, 3\n2, 1,");
-  const ReadError error = read_error([&] { abaqus::read(path); });
+  write_file(path, "*NODE\n1, 0, 0\n2, 1, 0\n3, 0, 1\n*ELEMENT, TYPE=CPS3\n1, 1, 2, 3\n2, 1,");
+  const ReadError error = expect_read_error([&] { abaqus::read(path); });
   EXPECT_EQ(error.line(), 7u);
   EXPECT_NE(error.reason().find("lists 1 nodes"), std::string::npos) << error.reason();
-  write_text(path, "*NODE\n1, 0, 0\n2, 1, 0\n3, 0, 1\n*ELEMENT, TYPE=CPS3\n1, 1, 2, 3, 3\n");
-  EXPECT_EQ(read_error([&] { abaqus::read(path); }).line(), 6u);
+  write_file(path, "*NODE\n1, 0, 0\n2, 1, 0\n3, 0, 1\n*ELEMENT, TYPE=CPS3\n1, 1, 2, 3, 3\n");
+  EXPECT_EQ(expect_read_error([&] { abaqus::read(path); }).line(), 6u);
 }
 
 TEST(AbaqusErrors, BadNumbers) {
   ScratchDir dir;
   const std::string path = dir.file("numbers.inp");
-  write_text(path, "*NODE\n1, 0, 0\n2, 1.5e, 0\n");
-  ReadError error = read_error([&] { abaqus::read(path); });
+  write_file(path, "*NODE\n1, 0, 0\n2, 1.5e, 0\n");
+  ReadError error = expect_read_error([&] { abaqus::read(path); });
   EXPECT_EQ(error.line(), 3u);
   EXPECT_NE(error.reason().find("1.5e"), std::string::npos);
-  write_text(path, "*NODE\nx1, 0, 0\n");
-  EXPECT_EQ(read_error([&] { abaqus::read(path); }).line(), 2u);
-  write_text(path, "*NODE\n1, 0, 0\n*ELEMENT, TYPE=T2D2\n1, 1, 1.0\n");
-  EXPECT_EQ(read_error([&] { abaqus::read(path); }).line(), 4u);
+  write_file(path, "*NODE\nx1, 0, 0\n");
+  EXPECT_EQ(expect_read_error([&] { abaqus::read(path); }).line(), 2u);
+  write_file(path, "*NODE\n1, 0, 0\n*ELEMENT, TYPE=T2D2\n1, 1, 1.0\n");
+  EXPECT_EQ(expect_read_error([&] { abaqus::read(path); }).line(), 4u);
 }
 
 TEST(AbaqusErrors, Structure) {
   ScratchDir dir;
   const std::string path = dir.file("structure.inp");
-  write_text(path, "1, 0, 0\n");
-  EXPECT_EQ(read_error([&] { abaqus::read(path); }).line(), 1u);
-  write_text(path, "*NODE\n1, 0, 0\n*ELEMENT\n1, 1\n");
-  EXPECT_NE(read_error([&] { abaqus::read(path); }).reason().find("TYPE"), std::string::npos);
-  write_text(path, "*NODE\n1, 0, 0\n1, 1, 0\n");
-  EXPECT_NE(read_error([&] { abaqus::read(path); }).reason().find("twice"), std::string::npos);
-  write_text(path, "*PART, name=P\n*NODE\n1, 0, 0\n");
-  EXPECT_NE(read_error([&] { abaqus::read(path); }).reason().find("END PART"), std::string::npos);
-  write_text(path, "*ASSEMBLY\n*INSTANCE, name=I, part=Nope\n*END INSTANCE\n");
-  EXPECT_EQ(read_error([&] { abaqus::read(path); }).line(), 2u);
-  write_text(path, "*NODE\n1, 0, 0\n*NSET, NSET=A\n Nope\n");
-  EXPECT_EQ(read_error([&] { abaqus::read(path); }).line(), 4u);
-  write_text(path, "*NODE\n1, 0, 0\n*NSET, NSET=A, GENERATE\n 1, 5, 1\n");
-  EXPECT_NE(read_error([&] { abaqus::read(path); }).reason().find("node 2"), std::string::npos);
-  write_text(path, "*NODE\n1, 0, 0\n*NSET, NSET=A, GENERATE\n 1, 5, 0\n");
-  EXPECT_EQ(read_error([&] { abaqus::read(path); }).line(), 4u);
-  write_text(path, "*INCLUDE, INPUT=structure.inp\n");
-  EXPECT_NE(read_error([&] { abaqus::read(path); }).reason().find("loop"), std::string::npos);
-  write_text(path, "** the include is named here\n*INCLUDE, INPUT=nowhere.inp\n");
-  const ReadError missing = read_error([&] { abaqus::read(path); });
+  write_file(path, "1, 0, 0\n");
+  EXPECT_EQ(expect_read_error([&] { abaqus::read(path); }).line(), 1u);
+  write_file(path, "*NODE\n1, 0, 0\n*ELEMENT\n1, 1\n");
+  EXPECT_NE(expect_read_error([&] { abaqus::read(path); }).reason().find("TYPE"), std::string::npos);
+  write_file(path, "*NODE\n1, 0, 0\n1, 1, 0\n");
+  EXPECT_NE(expect_read_error([&] { abaqus::read(path); }).reason().find("twice"), std::string::npos);
+  write_file(path, "*PART, name=P\n*NODE\n1, 0, 0\n");
+  EXPECT_NE(expect_read_error([&] { abaqus::read(path); }).reason().find("END PART"), std::string::npos);
+  write_file(path, "*ASSEMBLY\n*INSTANCE, name=I, part=Nope\n*END INSTANCE\n");
+  EXPECT_EQ(expect_read_error([&] { abaqus::read(path); }).line(), 2u);
+  write_file(path, "*NODE\n1, 0, 0\n*NSET, NSET=A\n Nope\n");
+  EXPECT_EQ(expect_read_error([&] { abaqus::read(path); }).line(), 4u);
+  write_file(path, "*NODE\n1, 0, 0\n*NSET, NSET=A, GENERATE\n 1, 5, 1\n");
+  EXPECT_NE(expect_read_error([&] { abaqus::read(path); }).reason().find("node 2"), std::string::npos);
+  write_file(path, "*NODE\n1, 0, 0\n*NSET, NSET=A, GENERATE\n 1, 5, 0\n");
+  EXPECT_EQ(expect_read_error([&] { abaqus::read(path); }).line(), 4u);
+  write_file(path, "*INCLUDE, INPUT=structure.inp\n");
+  EXPECT_NE(expect_read_error([&] { abaqus::read(path); }).reason().find("loop"), std::string::npos);
+  write_file(path, "** the include is named here\n*INCLUDE, INPUT=nowhere.inp\n");
+  const ReadError missing = expect_read_error([&] { abaqus::read(path); });
   EXPECT_EQ(missing.path(), path);
   EXPECT_EQ(missing.line(), 2u);
   EXPECT_NE(missing.reason().find("nowhere.inp"), std::string::npos);

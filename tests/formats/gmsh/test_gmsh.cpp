@@ -23,42 +23,16 @@
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/side_regions.hpp"
+#include "support/test_support.hpp"
 
 namespace mpp = meshioplusplus;
 namespace fs = std::filesystem;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
 
 // ---- helpers ---------------------------------------------------------------------------
-
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("meshioplusplus_gmsh_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string write_text(const TempDir& dir, const std::string& name, const std::string& content) {
-  const std::string path = dir.file(name);
-  std::ofstream(path, std::ios::binary) << content;
-  return path;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // Builds binary MSH content: text and host-order raw values.
 struct Bytes {
@@ -76,18 +50,6 @@ struct Bytes {
 template <class T> std::vector<T> values(const mpp::NDArray& array) {
   const auto span = array.values<T>();
   return {span.begin(), span.end()};
-}
-
-mpp::NDArray int64_matrix(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& data) {
-  mpp::NDArray array = mpp::NDArray::allocate(mpp::DType::int64, {rows, cols});
-  std::copy(data.begin(), data.end(), array.data_as<std::int64_t>());
-  return array;
-}
-
-mpp::NDArray int64_vector(const std::vector<std::int64_t>& data) {
-  mpp::NDArray array = mpp::NDArray::allocate(mpp::DType::int64, {static_cast<std::int64_t>(data.size())});
-  std::copy(data.begin(), data.end(), array.data_as<std::int64_t>());
-  return array;
 }
 
 const mpp::Region* find_region(const mpp::Mesh& mesh, const std::string& name) {
@@ -121,8 +83,6 @@ std::string variant_name(const std::string& version, bool binary) {
 
 // ---- corpus ----------------------------------------------------------------------------
 
-fs::path corpus() { return fs::path(MESHIOPLUSPLUS_CORPUS_DIR); }
-
 struct Expected {
   std::int64_t num_points = 0;
   std::map<std::string, std::int64_t> cells;  // per type, meshio's blocks summed
@@ -141,7 +101,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 
 std::map<std::string, Expected> expected_meshio() {
   std::map<std::string, Expected> table;
-  std::ifstream in(corpus() / "EXPECTED_meshio.tsv");
+  std::ifstream in(kCorpusDir / "EXPECTED_meshio.tsv");
   std::string line;
   std::getline(in, line);  // header
   while (std::getline(in, line)) {
@@ -177,8 +137,8 @@ const std::map<std::string, std::map<std::string, std::int64_t>> kGroupSizes{
 std::vector<fs::path> corpus_files() {
   std::vector<fs::path> files;
   for (const char* folder : {"gmsh", "gmsh_generated"}) {
-    if (!fs::is_directory(corpus() / folder)) continue;
-    for (const auto& entry : fs::directory_iterator(corpus() / folder))
+    if (!fs::is_directory(kCorpusDir / folder)) continue;
+    for (const auto& entry : fs::directory_iterator(kCorpusDir / folder))
       if (entry.path().extension() == ".msh") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
@@ -204,7 +164,7 @@ void check_cell_region(const mpp::Mesh& mesh, const mpp::Region& region, std::in
 
 TEST(GmshCorpus, EveryFileMatchesMeshioExpectations) {
   const std::vector<fs::path> files = corpus_files();
-  if (files.empty()) GTEST_SKIP() << "corpus not found at " << corpus();
+  if (files.empty()) GTEST_SKIP() << "corpus not found at " << kCorpusDir;
   const std::map<std::string, Expected> table = expected_meshio();
   for (const fs::path& file : files) {
     const std::string key = file.parent_path().filename().string() + "/" + file.filename().string();
@@ -242,7 +202,7 @@ TEST(GmshCorpus, EveryFileMatchesMeshioExpectations) {
 }
 
 TEST(GmshCorpus, FourEncodingsOfOneModelAgree) {
-  const fs::path folder = corpus() / "gmsh_generated";
+  const fs::path folder = kCorpusDir / "gmsh_generated";
   if (!fs::is_directory(folder)) GTEST_SKIP() << "corpus not found";
   const mpp::Mesh reference = mpp::read((folder / "insulated-4.1-binary.msh").string());
   for (const char* name : {"insulated-2.2-ascii.msh", "insulated-2.2-binary.msh", "insulated-4.1-ascii.msh"}) {
@@ -265,7 +225,7 @@ TEST(GmshCorpus, FourEncodingsOfOneModelAgree) {
 }
 
 TEST(GmshCorpus, SparseTagsAndSecondOrderTetraFromScikitFem) {
-  const fs::path file = corpus() / "gmsh" / "quadratic_sphere_tet.msh";
+  const fs::path file = kCorpusDir / "gmsh" / "quadratic_sphere_tet.msh";
   if (!fs::exists(file)) GTEST_SKIP() << "corpus not found";
   const mpp::Mesh mesh = mpp::read(file.string());  // node tags run to 2456 for 1310 nodes
   EXPECT_EQ(mesh.num_points(), 1310);
@@ -275,7 +235,7 @@ TEST(GmshCorpus, SparseTagsAndSecondOrderTetraFromScikitFem) {
 }
 
 TEST(GmshCorpus, BoundaryGroupBecomesSideRegion) {
-  const fs::path file = corpus() / "gmsh" / "beams.msh";
+  const fs::path file = kCorpusDir / "gmsh" / "beams.msh";
   if (!fs::exists(file)) GTEST_SKIP() << "corpus not found";
   mpp::Mesh mesh = mpp::read(file.string());
   const mpp::SideRegionReport report = mpp::derive_side_regions(mesh);
@@ -369,7 +329,7 @@ void expect_same_regions(std::vector<mpp::Region> expected, const std::vector<mp
 TEST(GmshRoundTrip, EveryElementTypeThroughAllFourEncodings) {
   const mpp::Mesh mesh = every_type_mesh();
   ASSERT_GE(mesh.cells.size(), 60u);  // every meshio type Gmsh has an id for
-  TempDir dir;
+  ScratchDir dir;
   for (const auto& [version, binary] : kVariants) {
     SCOPED_TRACE(variant_name(version, binary));
     const std::string path = dir.file("all.msh");
@@ -399,10 +359,10 @@ TEST(GmshRoundTrip, EveryElementTypeThroughAllFourEncodings) {
 }
 
 TEST(GmshRoundTrip, ReadWriteReadKeepsGeometricalTagsAndNodeEntities) {
-  const fs::path file = corpus() / "gmsh_generated" / "insulated-4.1-binary.msh";
+  const fs::path file = kCorpusDir / "gmsh_generated" / "insulated-4.1-binary.msh";
   if (!fs::exists(file)) GTEST_SKIP() << "corpus not found";
   const mpp::Mesh original = mpp::read(file.string());
-  TempDir dir;
+  ScratchDir dir;
   for (const auto& [version, binary] : kVariants) {
     SCOPED_TRACE(variant_name(version, binary));
     mpp::write(dir.file("again.msh"), original, "gmsh", options(version, binary));
@@ -429,21 +389,11 @@ mpp::Mesh two_triangles() {
   return mesh;
 }
 
-mpp::Region cell_region(const std::string& name, int dim, std::int64_t tag, const std::vector<std::int64_t>& cells) {
-  mpp::Region region;
-  region.name = name;
-  region.kind = mpp::RegionKind::Cell;
-  region.dim = dim;
-  region.tag = tag;
-  region.entries = int64_vector(cells);
-  return region;
-}
-
 TEST(GmshRoundTrip, OverlappingGroupsNeedMsh41) {
   mpp::Mesh mesh = two_triangles();
   mesh.regions.push_back(cell_region("all", 2, 1, {0, 1}));
   mesh.regions.push_back(cell_region("first", 2, 2, {0}));
-  TempDir dir;
+  ScratchDir dir;
   mpp::write(dir.file("a.msh"), mesh, "gmsh", options("4.1", true));
   expect_same_regions(mesh.regions, mpp::read(dir.file("a.msh")).regions);
   // 2.2 carries one physical tag per element: cell 0 keeps its first group only; the other
@@ -462,7 +412,7 @@ TEST(GmshRoundTrip, ConflictingOrMissingTagsGetFreshOnes) {
   mesh.regions.push_back(cell_region("a", 2, 5, {0}));
   mesh.regions.push_back(cell_region("b", 2, 5, {1}));   // same (dim, tag): must not merge with "a"
   mesh.regions.push_back(cell_region("c", 2, -1, {1}));  // no tag
-  TempDir dir;
+  ScratchDir dir;
   mpp::write(dir.file("t.msh"), mesh, "gmsh", {});
   const mpp::Mesh back = mpp::read(dir.file("t.msh"));
   ASSERT_EQ(back.regions.size(), 3u);
@@ -488,7 +438,7 @@ TEST(GmshRoundTrip, PointRegionWithoutVertexCellsGetsVertexElements) {
   corners.tag = 4;
   corners.entries = int64_vector({1, 3});
   mesh.regions.push_back(corners);
-  TempDir dir;
+  ScratchDir dir;
   for (const auto& [version, binary] : kVariants) {
     SCOPED_TRACE(variant_name(version, binary));
     mpp::write(dir.file("p.msh"), mesh, "gmsh", options(version, binary));
@@ -505,7 +455,7 @@ TEST(GmshRoundTrip, MeshioStylePhysicalTagsWithoutRegions) {
   mpp::Mesh mesh = two_triangles();
   mesh.cell_data.set("gmsh:physical", {mpp::NDArray::from_values<std::int64_t>({3, 0})});
   mesh.field_data.set("plate", mpp::NDArray::from_values<std::int64_t>({3, 2}));
-  TempDir dir;
+  ScratchDir dir;
   mpp::write(dir.file("m.msh"), mesh, "gmsh", options("4.1", false));
   const mpp::Mesh back = mpp::read(dir.file("m.msh"));
   ASSERT_EQ(back.regions.size(), 1u);
@@ -521,7 +471,7 @@ TEST(GmshRoundTrip, Float32PlanarPointsComeBackExactAsFloat64) {
   const float xy[] = {0.1f, 0.2f, 1.3f, -0.7f, 1e-30f, 3.4e38f, -0.0f, 1.0f / 3.0f};
   std::copy(std::begin(xy), std::end(xy), planar.data_as<float>());
   mesh.points = planar;
-  TempDir dir;
+  ScratchDir dir;
   for (const auto& [version, binary] : kVariants) {
     SCOPED_TRACE(variant_name(version, binary));
     mpp::write(dir.file("f.msh"), mesh, "gmsh", options(version, binary));
@@ -543,13 +493,13 @@ TEST(GmshRoundTrip, SideRegionsAreNotWritten) {
   side.dim = 1;
   side.entries = int64_matrix(1, 2, {0, 0});
   mesh.regions.push_back(side);
-  TempDir dir;
+  ScratchDir dir;
   mpp::write(dir.file("s.msh"), mesh, "gmsh", {});
   EXPECT_TRUE(mpp::read(dir.file("s.msh")).regions.empty());
 }
 
 TEST(GmshWrite, RejectsWhatMshCannotHold) {
-  TempDir dir;
+  ScratchDir dir;
   mpp::Mesh polygons = two_triangles();
   polygons.cells[0].type = "polygon";
   polygons.cells[0].offsets = int64_vector({0, 3, 6});
@@ -563,9 +513,9 @@ TEST(GmshWrite, TimeStepsGoBackAsOneView) {
   mpp::Mesh mesh = two_triangles();
   mesh.point_data.set("T", mpp::NDArray::from_values<double>({1, 2, 3, 4}));
   mesh.point_data.set("T[step 3]", mpp::NDArray::from_values<double>({5, 6, 7, std::nan("")}));
-  TempDir dir;
+  ScratchDir dir;
   mpp::write(dir.file("d.msh"), mesh, "gmsh", options("2.2", false));
-  const std::string text = read_bytes(dir.file("d.msh"));
+  const std::string text = read_file(dir.file("d.msh"));
   EXPECT_EQ(text.find("T[step"), std::string::npos);  // written as view "T", time step 3
   const mpp::Mesh back = mpp::read(dir.file("d.msh"));
   EXPECT_TRUE(bit_equal(*back.point_data.find("T"), *mesh.point_data.find("T")));
@@ -585,9 +535,9 @@ TEST(GmshRegistry, ExtensionAndOptions) {
 }
 
 TEST(GmshWrite, DefaultIsMsh41Binary) {
-  TempDir dir;
+  ScratchDir dir;
   mpp::write(dir.file("d.msh"), two_triangles());
-  EXPECT_EQ(read_bytes(dir.file("d.msh")).substr(0, 20), std::string("$MeshFormat\n4.1 1 8\n"));
+  EXPECT_EQ(read_file(dir.file("d.msh")).substr(0, 20), std::string("$MeshFormat\n4.1 1 8\n"));
 }
 
 // ---- hand-written files: the corners of the format ---------------------------------------
@@ -641,8 +591,8 @@ $EndPeriodic
 )";
 
 TEST(GmshRead, SparseTagsParametricNodesAndSkippedSections) {
-  TempDir dir;
-  const mpp::Mesh mesh = mpp::read(write_text(dir, "sparse.msh", kSparse41));
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("sparse.msh", kSparse41));
   EXPECT_EQ(values<double>(mesh.points), (std::vector<double>{0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0}));
   ASSERT_EQ(mesh.cells.size(), 2u);
   EXPECT_EQ(mesh.cells[0].type, "line");
@@ -685,8 +635,8 @@ $Elements
 1 13 11 12
 $EndElements
 )";
-  TempDir dir;
-  const mpp::Mesh mesh = mpp::read(write_text(dir, "v40.msh", text));
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("v40.msh", text));
   EXPECT_EQ(values<std::int64_t>(mesh.cells.at(0).connectivity), (std::vector<std::int64_t>{2, 0, 1}));
   EXPECT_EQ(values<std::int32_t>(*mesh.point_data.find("gmsh:dim_tags")), (std::vector<std::int32_t>{2, 6, 2, 6, 2, 6}));
   ASSERT_EQ(mesh.regions.size(), 1u);
@@ -747,8 +697,8 @@ $EndElementData
 )";
 
 TEST(GmshRead, DataSectionsTimeStepsAndMissingEntries) {
-  TempDir dir;
-  const mpp::Mesh mesh = mpp::read(write_text(dir, "data.msh", kData22));
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("data.msh", kData22));
   ASSERT_EQ(mesh.cells.size(), 2u);
   EXPECT_EQ(values<std::int64_t>(mesh.cells[1].connectivity), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3}));
   const std::vector<double> t0 = values<double>(*mesh.point_data.find("T"));
@@ -776,8 +726,8 @@ TEST(GmshRead, Tetra10NodesAndElementNodeDataComeInMeshioOrder) {
   for (int i = 1; i <= 10; ++i) text += std::to_string(i) + " " + std::to_string(i) + " 0 0\n";
   text += "$EndNodes\n$Elements\n2\n1 11 2 0 1 1 2 3 4 5 6 7 8 9 10\n2 15 2 0 1 1\n$EndElements\n";
   text += "$ElementNodeData\n1\n\"N\"\n0\n3\n0\n1\n2\n1 10 0 1 2 3 4 5 6 7 8 9\n2 1 42\n$EndElementNodeData\n";
-  TempDir dir;
-  const mpp::Mesh mesh = mpp::read(write_text(dir, "t10.msh", text));
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("t10.msh", text));
   EXPECT_EQ(values<std::int64_t>(mesh.cells.at(0).connectivity),
             (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 9, 8}));
   EXPECT_EQ(values<double>((*mesh.cell_data.find("N"))[0]), (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7, 9, 8}));
@@ -785,7 +735,7 @@ TEST(GmshRead, Tetra10NodesAndElementNodeDataComeInMeshioOrder) {
   // Written back (widths differ per block: nodes × 1 component), the element-node data is
   // element-node data again, in Gmsh order.
   mpp::write(dir.file("again.msh"), mesh, "gmsh", options("4.1", false));
-  const std::string written = read_bytes(dir.file("again.msh"));
+  const std::string written = read_file(dir.file("again.msh"));
   EXPECT_NE(written.find("$ElementNodeData"), std::string::npos);
   EXPECT_NE(written.find("1 10 0 1 2 3 4 5 6 7 8 9\n"), std::string::npos);
   const mpp::Mesh back = mpp::read(dir.file("again.msh"));
@@ -815,31 +765,21 @@ TEST(GmshRead, HandBuiltBinary41) {
   b.raw<std::int32_t>(1).raw<std::int32_t>(1).raw<std::int32_t>(1).raw<std::uint64_t>(1);
   b.raw<std::uint64_t>(1).raw<std::uint64_t>(2).raw<std::uint64_t>(1);
   b.text("\n$EndElements\n");
-  TempDir dir;
-  const mpp::Mesh mesh = mpp::read(write_text(dir, "b.msh", b.data));
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("b.msh", b.data));
   EXPECT_EQ(values<std::int64_t>(mesh.cells.at(0).connectivity), (std::vector<std::int64_t>{1, 0}));
 }
 
 // ---- broken input: ReadError with a location -----------------------------------------------
-
-template <class Fn> mpp::ReadError read_error(Fn&& fn) {
-  try {
-    fn();
-  } catch (const mpp::ReadError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no ReadError";
-  return mpp::ReadError("", "", "");
-}
 
 TEST(GmshReadErrors, ElementReferencingMissingNodeAscii) {
   std::string text = kSparse41;
   const std::string bad_element = "7 40 30 20";
   const std::size_t at = text.find(bad_element);
   text.replace(at, bad_element.size(), "7 40 30 99");
-  TempDir dir;
-  const std::string path = write_text(dir, "missing.msh", text);
-  const mpp::ReadError error = read_error([&] { mpp::read(path); });
+  ScratchDir dir;
+  const std::string path = dir.write("missing.msh", text);
+  const mpp::ReadError error = expect_read_error([&] { mpp::read(path); });
   EXPECT_NE(error.reason().find("node tag 99"), std::string::npos) << error.what();
   EXPECT_EQ(error.byte_offset(), at);  // the start of the offending element
   EXPECT_EQ(error.line(), 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
@@ -852,27 +792,27 @@ TEST(GmshReadErrors, ElementReferencingMissingNodeBinary) {
   const std::size_t record = b.data.size();
   b.raw<std::uint64_t>(1).raw<std::uint64_t>(2).raw<std::uint64_t>(7);
   b.text("\n$EndElements\n");
-  TempDir dir;
-  const std::string path = write_text(dir, "missing.msh", b.data);
-  const mpp::ReadError error = read_error([&] { mpp::read(path); });
+  ScratchDir dir;
+  const std::string path = dir.write("missing.msh", b.data);
+  const mpp::ReadError error = expect_read_error([&] { mpp::read(path); });
   EXPECT_NE(error.reason().find("node tag 7"), std::string::npos) << error.what();
   EXPECT_EQ(error.byte_offset(), record);
 }
 
 TEST(GmshReadErrors, TruncatedBinarySections) {
-  TempDir dir;
+  ScratchDir dir;
   const mpp::Mesh mesh = every_type_mesh();
   for (const std::string version : {"2.2", "4.1"}) {
     SCOPED_TRACE(version);
     mpp::write(dir.file("full.msh"), mesh, "gmsh", options(version, true));
-    const std::string full = read_bytes(dir.file("full.msh"));
+    const std::string full = read_file(dir.file("full.msh"));
     for (const char* section : {"$Nodes", "$Elements", "$NodeData"}) {
       SCOPED_TRACE(section);
       const std::size_t start = full.find(section);
       const std::size_t end = full.find(std::string("$End") + (section + 1), start);
       const std::size_t cut = start + (end - start) / 2;
-      const std::string path = write_text(dir, "cut.msh", full.substr(0, cut));
-      const mpp::ReadError error = read_error([&] { mpp::read(path); });
+      const std::string path = dir.write("cut.msh", full.substr(0, cut));
+      const mpp::ReadError error = expect_read_error([&] { mpp::read(path); });
       ASSERT_TRUE(error.byte_offset().has_value()) << error.what();
       EXPECT_GE(*error.byte_offset(), start);
       EXPECT_LE(*error.byte_offset(), cut);
@@ -881,7 +821,7 @@ TEST(GmshReadErrors, TruncatedBinarySections) {
 }
 
 TEST(GmshReadErrors, WrongCounts) {
-  TempDir dir;
+  ScratchDir dir;
   struct Case {
     const char* what;
     std::string from, to;
@@ -899,40 +839,40 @@ TEST(GmshReadErrors, WrongCounts) {
     std::string text = kSparse41;
     ASSERT_NE(text.find(c.from), std::string::npos);
     text.replace(text.find(c.from), c.from.size(), c.to);
-    const std::string path = write_text(dir, "counts.msh", text);
-    const mpp::ReadError error = read_error([&] { mpp::read(path); });
+    const std::string path = dir.write("counts.msh", text);
+    const mpp::ReadError error = expect_read_error([&] { mpp::read(path); });
     EXPECT_TRUE(error.byte_offset().has_value()) << error.what();
     EXPECT_TRUE(error.line().has_value()) << error.what();
   }
   // 2.2: a node count beyond what follows.
   std::string text = kData22;
   text.replace(text.find("$Nodes\n4"), 8, "$Nodes\n5");
-  EXPECT_THROW(mpp::read(write_text(dir, "nodes22.msh", text)), mpp::ReadError);
+  EXPECT_THROW(mpp::read(dir.write("nodes22.msh", text)), mpp::ReadError);
   // A count no file could hold is refused before anything is allocated.
   text = kData22;
   text.replace(text.find("$Nodes\n4"), 8, "$Nodes\n999999999999");
-  const mpp::ReadError huge = read_error([&] { mpp::read(write_text(dir, "huge.msh", text)); });
+  const mpp::ReadError huge = expect_read_error([&] { mpp::read(dir.write("huge.msh", text)); });
   EXPECT_NE(huge.reason().find("exceeds"), std::string::npos) << huge.what();
 }
 
 TEST(GmshReadErrors, ForeignByteOrderVersionsAndGarbage) {
-  TempDir dir;
+  ScratchDir dir;
   Bytes swapped;
   swapped.text("$MeshFormat\n4.1 1 8\n").raw<std::uint32_t>(0x01000000u).text("\n$EndMeshFormat\n");
-  const mpp::ReadError endian = read_error([&] { mpp::read(write_text(dir, "be.msh", swapped.data)); });
+  const mpp::ReadError endian = expect_read_error([&] { mpp::read(dir.write("be.msh", swapped.data)); });
   EXPECT_NE(endian.reason().find("byte order"), std::string::npos) << endian.what();
   EXPECT_EQ(endian.byte_offset(), std::string("$MeshFormat\n4.1 1 8\n").size());
 
-  EXPECT_THROW(mpp::read(write_text(dir, "v3.msh", "$MeshFormat\n3.0 0 8\n$EndMeshFormat\n")), mpp::ReadError);
-  EXPECT_THROW(mpp::read(write_text(dir, "junk.msh", "solid cube\nfacet normal 0 0 1\n")), mpp::ReadError);
-  EXPECT_THROW(mpp::read(write_text(dir, "open.msh", std::string(kSparse41) + "$Unclosed\n1 2 3\n")), mpp::ReadError);
+  EXPECT_THROW(mpp::read(dir.write("v3.msh", "$MeshFormat\n3.0 0 8\n$EndMeshFormat\n")), mpp::ReadError);
+  EXPECT_THROW(mpp::read(dir.write("junk.msh", "solid cube\nfacet normal 0 0 1\n")), mpp::ReadError);
+  EXPECT_THROW(mpp::read(dir.write("open.msh", std::string(kSparse41) + "$Unclosed\n1 2 3\n")), mpp::ReadError);
   std::string type = kSparse41;
   type.replace(type.find("2 9 2 2"), 7, "2 9 99 2");
-  const mpp::ReadError unknown = read_error([&] { mpp::read(write_text(dir, "type.msh", type)); });
+  const mpp::ReadError unknown = expect_read_error([&] { mpp::read(dir.write("type.msh", type)); });
   EXPECT_NE(unknown.reason().find("element type 99"), std::string::npos) << unknown.what();
   std::string duplicate = kSparse41;
   duplicate.replace(duplicate.find("30\n20"), 5, "30\n40");
-  EXPECT_THROW(mpp::read(write_text(dir, "dup.msh", duplicate)), mpp::ReadError);
+  EXPECT_THROW(mpp::read(dir.write("dup.msh", duplicate)), mpp::ReadError);
 }
 
 }  // namespace

@@ -22,67 +22,14 @@
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace meshioplusplus;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-
-#ifdef MESHIOPLUSPLUS_CORPUS_DIR
-const fs::path kCorpusDir = MESHIOPLUSPLUS_CORPUS_DIR;
-#else
-const fs::path kCorpusDir;
-#endif
-
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("meshioplusplus_medit_") + info->test_suite_name() + "_" + info->name() + "_" +
-                       std::to_string(::getpid());
-    std::replace(name.begin(), name.end(), '/', '_');
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-double sum_of_points(const Mesh& mesh) {
-  double sum = 0;
-  if (mesh.points.dtype() == DType::float32) {
-    for (float v : mesh.points.values<float>()) sum += v;
-  } else {
-    for (double v : mesh.points.values<double>()) sum += v;
-  }
-  return sum;
-}
-
-std::string block_summary(const Mesh& mesh) {
-  std::string text;
-  for (const CellBlock& block : mesh.cells) {
-    if (!text.empty()) text += ';';
-    text += block.type + ":" + std::to_string(block.num_cells());
-  }
-  return text;
-}
 
 std::int64_t int_at(const NDArray& array, std::int64_t i) {
   return array.dtype() == DType::int32 ? array.data_as<std::int32_t>()[i] : array.data_as<std::int64_t>()[i];
@@ -168,16 +115,6 @@ std::int32_t word_at(const std::string& bytes, std::size_t offset, bool big_endi
   return static_cast<std::int32_t>(value);
 }
 
-template <class Fn> ReadError read_error(Fn&& fn) {
-  try {
-    fn();
-  } catch (const ReadError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no ReadError";
-  return ReadError("", "", "");
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -204,7 +141,7 @@ TEST(MeditCorpus, MatchesMeshio) {
     EXPECT_EQ(mesh.points.dim(1), c.dim);
     EXPECT_EQ(mesh.points.dtype(), DType::float64);
     EXPECT_EQ(block_summary(mesh), c.blocks);
-    EXPECT_NEAR(sum_of_points(mesh), c.sum, 1e-6 * std::max(1.0, std::abs(c.sum)));
+    EXPECT_NEAR(point_sum(mesh), c.sum, 1e-6 * std::max(1.0, std::abs(c.sum)));
     EXPECT_TRUE(mesh.point_data.contains("medit:ref"));
     ASSERT_TRUE(mesh.cell_data.contains("medit:ref"));
     EXPECT_EQ(mesh.cell_data.find("medit:ref")->size(), mesh.cells.size());
@@ -243,7 +180,7 @@ TEST(MeditRoundTrip, AsciiEveryCellTypeBitExact) {
       const Mesh mesh = every_cell_type(real, dimension);
       const std::string path = dir.file("all.mesh");
       medit::write(path, mesh, {});
-      EXPECT_TRUE(read_bytes(path).starts_with(real == DType::float32 ? "MeshVersionFormatted 1"
+      EXPECT_TRUE(read_file(path).starts_with(real == DType::float32 ? "MeshVersionFormatted 1"
                                                                        : "MeshVersionFormatted 2"));
       const Mesh back = medit::read(path);
       EXPECT_EQ(back.points.dtype(), real);
@@ -262,7 +199,7 @@ TEST(MeditRoundTrip, BinaryEveryVersionAndByteOrder) {
       const Mesh mesh = every_cell_type(real, 3);
       const std::string path = dir.file("all.meshb");
       medit::write(path, mesh, with_version(version, big_endian));
-      const std::string bytes = read_bytes(path);
+      const std::string bytes = read_file(path);
       EXPECT_EQ(word_at(bytes, 0, big_endian), 1);
       EXPECT_EQ(word_at(bytes, 4, big_endian), std::stoi(version));
       const Mesh back = medit::read(path);
@@ -288,9 +225,9 @@ TEST(MeditWriter, ChoosesTheVersion) {
   ScratchDir dir;
   const std::string path = dir.file("chosen.meshb");
   medit::write(path, every_cell_type(DType::float64, 3), {});
-  EXPECT_EQ(word_at(read_bytes(path), 4, false), 2);
+  EXPECT_EQ(word_at(read_file(path), 4, false), 2);
   medit::write(path, every_cell_type(DType::float32, 3), {});
-  EXPECT_EQ(word_at(read_bytes(path), 4, false), 1);
+  EXPECT_EQ(word_at(read_file(path), 4, false), 1);
 
   // A ref beyond 32 bits needs 64-bit integers: version 4, read back intact.
   Mesh big = every_cell_type(DType::float64, 3);
@@ -298,13 +235,13 @@ TEST(MeditWriter, ChoosesTheVersion) {
   for (std::int64_t i = 0; i < big.num_points(); ++i) refs.data_as<std::int64_t>()[i] = (std::int64_t{1} << 40) + i;
   big.point_data.set("medit:ref", refs);
   medit::write(path, big, {});
-  EXPECT_EQ(word_at(read_bytes(path), 4, false), 4);
+  EXPECT_EQ(word_at(read_file(path), 4, false), 4);
   const Mesh back = medit::read(path);
   EXPECT_EQ(back.point_data.find("medit:ref")->data_as<std::int64_t>()[3], (std::int64_t{1} << 40) + 3);
   EXPECT_THROW(medit::write(path, big, with_version("3")), std::invalid_argument);
 
   medit::write(dir.file("big.mesh"), big, {});
-  EXPECT_TRUE(read_bytes(dir.file("big.mesh")).starts_with("MeshVersionFormatted 4"));
+  EXPECT_TRUE(read_file(dir.file("big.mesh")).starts_with("MeshVersionFormatted 4"));
   EXPECT_EQ(medit::read(dir.file("big.mesh")).point_data.find("medit:ref")->data_as<std::int64_t>()[5],
             (std::int64_t{1} << 40) + 5);
 }
@@ -334,7 +271,7 @@ TEST(MeditWriter, RefusesCellTypesMeditLacks) {
 TEST(MeditReader, StepsOverSectionsItDoesNotUse) {
   ScratchDir dir;
   const std::string path = dir.file("extras.mesh");
-  write_text(path,
+  write_file(path,
              "# a comment\n"
              "MeshVersionFormatted 2\n"
              "Dimension\n3\n"
@@ -360,7 +297,7 @@ TEST(MeditReader, StepsOverSectionsItDoesNotUse) {
 TEST(MeditReader, SameRefInTwoDimensionsGetsDimensionInTheName) {
   ScratchDir dir;
   const std::string path = dir.file("refs.mesh");
-  write_text(path,
+  write_file(path,
              "MeshVersionFormatted 1\nDimension 3\nVertices\n4\n0 0 0 0\n1 0 0 0\n0 1 0 0\n0 0 1 0\n"
              "Triangles\n2\n1 2 3 5\n1 2 4 0\nTetrahedra\n1\n1 2 3 4 5\n");
   const Mesh mesh = medit::read(path);
@@ -382,8 +319,8 @@ TEST(MeditErrors, AsciiTruncated) {
   ScratchDir dir;
   const std::string path = dir.file("cut.mesh");
   const std::string text = kGoodAscii;
-  write_text(path, text.substr(0, text.find("Triangles") + 14));
-  const ReadError error = read_error([&] { medit::read(path); });
+  write_file(path, text.substr(0, text.find("Triangles") + 14));
+  const ReadError error = expect_read_error([&] { medit::read(path); });
   EXPECT_EQ(error.path(), path);
   EXPECT_EQ(error.format(), "medit");
   EXPECT_TRUE(error.byte_offset().has_value());
@@ -393,8 +330,8 @@ TEST(MeditErrors, AsciiTruncated) {
 TEST(MeditErrors, AsciiCountTooLargeForTheFile) {
   ScratchDir dir;
   const std::string path = dir.file("count.mesh");
-  write_text(path, "MeshVersionFormatted 2\nDimension 2\nVertices\n99999999999\n0 0 1\n");
-  const ReadError error = read_error([&] { medit::read(path); });
+  write_file(path, "MeshVersionFormatted 2\nDimension 2\nVertices\n99999999999\n0 0 1\n");
+  const ReadError error = expect_read_error([&] { medit::read(path); });
   EXPECT_EQ(error.line(), 4u);
   EXPECT_NE(error.reason().find("99999999999"), std::string::npos);
 }
@@ -402,8 +339,8 @@ TEST(MeditErrors, AsciiCountTooLargeForTheFile) {
 TEST(MeditErrors, AsciiBadNumber) {
   ScratchDir dir;
   const std::string path = dir.file("number.mesh");
-  write_text(path, "MeshVersionFormatted 2\nDimension 2\nVertices\n2\n0 0 1\n1 0x5 1\n");
-  const ReadError error = read_error([&] { medit::read(path); });
+  write_file(path, "MeshVersionFormatted 2\nDimension 2\nVertices\n2\n0 0 1\n1 0x5 1\n");
+  const ReadError error = expect_read_error([&] { medit::read(path); });
   EXPECT_EQ(error.line(), 6u);
   EXPECT_NE(error.reason().find("0x5"), std::string::npos);
 }
@@ -411,26 +348,26 @@ TEST(MeditErrors, AsciiBadNumber) {
 TEST(MeditErrors, AsciiVertexOutOfRange) {
   ScratchDir dir;
   const std::string path = dir.file("range.mesh");
-  write_text(path, "MeshVersionFormatted 2\nDimension 2\nVertices\n3\n0 0 1\n1 0 1\n0 1 1\nTriangles\n1\n1 2 4 0\n");
-  const ReadError error = read_error([&] { medit::read(path); });
+  write_file(path, "MeshVersionFormatted 2\nDimension 2\nVertices\n3\n0 0 1\n1 0 1\n0 1 1\nTriangles\n1\n1 2 4 0\n");
+  const ReadError error = expect_read_error([&] { medit::read(path); });
   EXPECT_EQ(error.line(), 8u);
   EXPECT_NE(error.reason().find("vertex 4"), std::string::npos);
-  write_text(path, "MeshVersionFormatted 2\nDimension 2\nVertices\n3\n0 0 1\n1 0 1\n0 1 1\nTriangles\n1\n0 2 3 0\n");
-  EXPECT_NE(read_error([&] { medit::read(path); }).reason().find("vertex 0"), std::string::npos);
+  write_file(path, "MeshVersionFormatted 2\nDimension 2\nVertices\n3\n0 0 1\n1 0 1\n0 1 1\nTriangles\n1\n0 2 3 0\n");
+  EXPECT_NE(expect_read_error([&] { medit::read(path); }).reason().find("vertex 0"), std::string::npos);
 }
 
 TEST(MeditErrors, AsciiStructure) {
   ScratchDir dir;
   const std::string path = dir.file("structure.mesh");
-  write_text(path, "MeshVersionFormatted 2\nVertices\n1\n0 0 1\n");
-  EXPECT_NE(read_error([&] { medit::read(path); }).reason().find("Dimension"), std::string::npos);
-  write_text(path, "MeshVersionFormatted 2\nDimension 4\n");
-  EXPECT_EQ(read_error([&] { medit::read(path); }).line(), 2u);
-  write_text(path, "MeshVersionFormatted 2\nDimension 3\nEnd\n");
-  EXPECT_NE(read_error([&] { medit::read(path); }).reason().find("Vertices"), std::string::npos);
-  write_text(path, "MeshVersionFormatted 2\nDimension 3\n12 Vertices\n");
-  EXPECT_EQ(read_error([&] { medit::read(path); }).line(), 3u);
-  write_text(path, "");
+  write_file(path, "MeshVersionFormatted 2\nVertices\n1\n0 0 1\n");
+  EXPECT_NE(expect_read_error([&] { medit::read(path); }).reason().find("Dimension"), std::string::npos);
+  write_file(path, "MeshVersionFormatted 2\nDimension 4\n");
+  EXPECT_EQ(expect_read_error([&] { medit::read(path); }).line(), 2u);
+  write_file(path, "MeshVersionFormatted 2\nDimension 3\nEnd\n");
+  EXPECT_NE(expect_read_error([&] { medit::read(path); }).reason().find("Vertices"), std::string::npos);
+  write_file(path, "MeshVersionFormatted 2\nDimension 3\n12 Vertices\n");
+  EXPECT_EQ(expect_read_error([&] { medit::read(path); }).line(), 3u);
+  write_file(path, "");
   EXPECT_THROW(medit::read(path), ReadError);
   EXPECT_THROW(medit::read(dir.file("missing.mesh")), ReadError);
 }
@@ -439,11 +376,11 @@ TEST(MeditErrors, BinaryTruncatedEverywhere) {
   ScratchDir dir;
   const std::string good = dir.file("good.meshb");
   medit::write(good, every_cell_type(DType::float64, 3), with_version("3"));
-  const std::string bytes = read_bytes(good);
+  const std::string bytes = read_file(good);
   const std::string cut = dir.file("cut.meshb");
   // Every prefix either reads (it ends at a section boundary) or raises ReadError.
   for (std::size_t size = 0; size < bytes.size(); size += 3) {
-    write_text(cut, bytes.substr(0, size));
+    write_file(cut, bytes.substr(0, size));
     try {
       medit::read(cut);
     } catch (const ReadError& error) {
@@ -453,8 +390,8 @@ TEST(MeditErrors, BinaryTruncatedEverywhere) {
       }
     }
   }
-  write_text(cut, bytes.substr(0, bytes.size() - 20));
-  const ReadError error = read_error([&] { medit::read(cut); });
+  write_file(cut, bytes.substr(0, bytes.size() - 20));
+  const ReadError error = expect_read_error([&] { medit::read(cut); });
   EXPECT_NE(error.reason().find("fit"), std::string::npos) << error.what();
 }
 
@@ -462,29 +399,29 @@ TEST(MeditErrors, BinaryCorruptHeaderAndPositions) {
   ScratchDir dir;
   const std::string path = dir.file("bad.meshb");
   medit::write(path, every_cell_type(DType::float64, 2), with_version("2"));
-  std::string bytes = read_bytes(path);
+  std::string bytes = read_file(path);
 
   std::string bad_version = bytes;
   bad_version[4] = 9;
-  write_text(path, bad_version);
-  EXPECT_EQ(read_error([&] { medit::read(path); }).byte_offset(), 4u);
+  write_file(path, bad_version);
+  EXPECT_EQ(expect_read_error([&] { medit::read(path); }).byte_offset(), 4u);
 
   std::string bad_dimension = bytes;
   bad_dimension[16] = 7;  // code, version, keyword, position (4 bytes in version 2), dimension
-  write_text(path, bad_dimension);
-  EXPECT_EQ(read_error([&] { medit::read(path); }).byte_offset(), 16u);
+  write_file(path, bad_dimension);
+  EXPECT_EQ(expect_read_error([&] { medit::read(path); }).byte_offset(), 16u);
 
   // An unknown section whose next-keyword position points backwards must not loop.
   std::string looping = bytes.substr(0, 20);
   const std::int32_t unknown[] = {62, 4};
   looping.append(reinterpret_cast<const char*>(unknown), sizeof unknown);
-  write_text(path, looping);
-  EXPECT_EQ(read_error([&] { medit::read(path); }).byte_offset(), 20u);
+  write_file(path, looping);
+  EXPECT_EQ(expect_read_error([&] { medit::read(path); }).byte_offset(), 20u);
 
   // A count no file could hold is refused before anything is allocated.
   std::string huge = bytes.substr(0, 20);
   const std::int32_t vertices[] = {4, 0, std::numeric_limits<std::int32_t>::max()};
   huge.append(reinterpret_cast<const char*>(vertices), sizeof vertices);
-  write_text(path, huge);
-  EXPECT_EQ(read_error([&] { medit::read(path); }).byte_offset(), 28u);
+  write_file(path, huge);
+  EXPECT_EQ(expect_read_error([&] { medit::read(path); }).byte_offset(), 28u);
 }

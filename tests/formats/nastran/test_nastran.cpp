@@ -22,58 +22,15 @@
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace meshioplusplus;
 namespace detail = meshioplusplus::nastran::detail;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-
-#ifdef MESHIOPLUSPLUS_CORPUS_DIR
-const fs::path kCorpusDir = MESHIOPLUSPLUS_CORPUS_DIR;
-#else
-const fs::path kCorpusDir;
-#endif
-
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("meshioplusplus_nastran_") + info->test_suite_name() + "_" + info->name() +
-                       "_" + std::to_string(::getpid());
-    std::replace(name.begin(), name.end(), '/', '_');
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string block_summary(const Mesh& mesh) {
-  std::string text;
-  for (const CellBlock& block : mesh.cells) {
-    if (!text.empty()) text += ';';
-    text += block.type + ":" + std::to_string(block.num_cells());
-  }
-  return text;
-}
 
 std::vector<std::int64_t> row(const Mesh& mesh, std::size_t block, std::int64_t cell) {
   const NDArray& connectivity = mesh.cells[block].connectivity;
@@ -130,16 +87,6 @@ void expect_same_cells(const Mesh& expected, const Mesh& actual) {
         << expected.cells[b].type;
     EXPECT_EQ(std::memcmp(expected_refs[b].data(), actual_refs[b].data(), expected_refs[b].nbytes()), 0);
   }
-}
-
-template <class Fn> ReadError read_error(Fn&& fn) {
-  try {
-    fn();
-  } catch (const ReadError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no ReadError";
-  return ReadError("", "", "");
 }
 
 }  // namespace
@@ -236,7 +183,7 @@ TEST(NastranRoundTrip, FixedFormatsRoundTheirReals) {
   }
   // meshio's defaults: large GRID* cards, small element cards.
   nastran::write(dir.file("default.bdf"), mesh, {});
-  const std::string text = read_text(dir.file("default.bdf"));
+  const std::string text = read_file(dir.file("default.bdf"));
   EXPECT_NE(text.find("GRID*   1"), std::string::npos);
   EXPECT_NE(text.find("\nCHEXA   27      14      "), std::string::npos);
 }
@@ -269,7 +216,7 @@ TEST(NastranWriter, RefusesWhatItCannotWrite) {
 TEST(NastranReader, FieldFormatsAndContinuations) {
   ScratchDir dir;
   const std::string path = dir.file("mixed.bdf");
-  write_text(path,
+  write_file(path,
              "SOL 101\nCEND\nTITLE = executive and case control are skipped\n"
              "BEGIN BULK\n"
              "$ small fixed, Fortran reals\n"
@@ -321,7 +268,7 @@ TEST(NastranReader, SecondOrderNodeOrders) {
   text += "CPENTA,2,1,1,2,3,4,5,6,+\n+,7,8,9,10,11,12,13,14,+\n+,15\n";
   text += "CTRIAX6,3,1,1,2,3,4,5,6\n";
   text += "ENDDATA\n";
-  write_text(dir.file("second.bdf"), text);
+  write_file(dir.file("second.bdf"), text);
   const Mesh mesh = nastran::read(dir.file("second.bdf"));
   ASSERT_EQ(block_summary(mesh), "hexahedron20:1;wedge15:1;triangle6:1");
   // Nastran: corners, bottom edges, vertical edges, top edges; meshio: …, top, vertical.
@@ -333,7 +280,7 @@ TEST(NastranReader, SecondOrderNodeOrders) {
 
 TEST(NastranReader, WithoutBeginBulk) {
   ScratchDir dir;
-  write_text(dir.file("bulk.bdf"), "GRID,1,,0.,0.,0.\nGRID,2,,1.,0.,0.\nCROD,1,1,1,2\n");
+  write_file(dir.file("bulk.bdf"), "GRID,1,,0.,0.,0.\nGRID,2,,1.,0.,0.\nCROD,1,1,1,2\n");
   const Mesh mesh = nastran::read(dir.file("bulk.bdf"));
   EXPECT_EQ(block_summary(mesh), "line:1");
 }
@@ -343,8 +290,8 @@ TEST(NastranReader, WithoutBeginBulk) {
 TEST(NastranErrors, MissingGrid) {
   ScratchDir dir;
   const std::string path = dir.file("missing.bdf");
-  write_text(path, "BEGIN BULK\nGRID,1,,0.,0.,0.\nGRID,2,,1.,0.,0.\nGRID,3,,0.,1.,0.\nCTRIA3,7,1,1,2,4\nENDDATA\n");
-  const ReadError error = read_error([&] { nastran::read(path); });
+  write_file(path, "BEGIN BULK\nGRID,1,,0.,0.,0.\nGRID,2,,1.,0.,0.\nGRID,3,,0.,1.,0.\nCTRIA3,7,1,1,2,4\nENDDATA\n");
+  const ReadError error = expect_read_error([&] { nastran::read(path); });
   EXPECT_EQ(error.path(), path);
   EXPECT_EQ(error.format(), "nastran");
   EXPECT_EQ(error.line(), 5u);
@@ -355,16 +302,16 @@ TEST(NastranErrors, MissingGrid) {
 TEST(NastranErrors, BadNumbers) {
   ScratchDir dir;
   const std::string path = dir.file("numbers.bdf");
-  write_text(path, "BEGIN BULK\nGRID    1               0.      1.x     0.\n");
-  ReadError error = read_error([&] { nastran::read(path); });
+  write_file(path, "BEGIN BULK\nGRID    1               0.      1.x     0.\n");
+  ReadError error = expect_read_error([&] { nastran::read(path); });
   EXPECT_EQ(error.line(), 2u);
   EXPECT_EQ(*error.byte_offset(), std::string("BEGIN BULK\nGRID    1               0.      ").size());
-  write_text(path, "BEGIN BULK\nGRID,1,,0.,0.,0.\nCROD,1,1,1,two\n");
-  error = read_error([&] { nastran::read(path); });
+  write_file(path, "BEGIN BULK\nGRID,1,,0.,0.,0.\nCROD,1,1,1,two\n");
+  error = expect_read_error([&] { nastran::read(path); });
   EXPECT_EQ(error.line(), 3u);
   EXPECT_NE(error.reason().find("two"), std::string::npos);
-  write_text(path, "BEGIN BULK\nGRID,1.5,,0.,0.,0.\n");
-  EXPECT_EQ(read_error([&] { nastran::read(path); }).line(), 2u);
+  write_file(path, "BEGIN BULK\nGRID,1.5,,0.,0.,0.\n");
+  EXPECT_EQ(expect_read_error([&] { nastran::read(path); }).line(), 2u);
 }
 
 TEST(NastranErrors, WrongCountsAndTruncation) {
@@ -372,14 +319,14 @@ TEST(NastranErrors, WrongCountsAndTruncation) {
   const std::string path = dir.file("counts.bdf");
   std::string grids;
   for (int id = 1; id <= 8; ++id) grids += "GRID," + std::to_string(id) + ",,0.,0.,0.\n";
-  write_text(path, grids + "CTETRA,1,1,1,2,3,4,5,6,+\n+,7\n");
-  ReadError error = read_error([&] { nastran::read(path); });
+  write_file(path, grids + "CTETRA,1,1,1,2,3,4,5,6,+\n+,7\n");
+  ReadError error = expect_read_error([&] { nastran::read(path); });
   EXPECT_EQ(error.line(), 9u);
   EXPECT_NE(error.reason().find("7 nodes"), std::string::npos) << error.reason();
   // A file cut inside a card: the continuation never comes.
-  write_text(path, grids + "CHEXA   1       1       1       2       3       4       5       6       +\n");
-  EXPECT_EQ(read_error([&] { nastran::read(path); }).line(), 9u);
-  write_text(path, grids + "GRID,3,,0.,0.,0.\n");
-  EXPECT_NE(read_error([&] { nastran::read(path); }).reason().find("twice"), std::string::npos);
+  write_file(path, grids + "CHEXA   1       1       1       2       3       4       5       6       +\n");
+  EXPECT_EQ(expect_read_error([&] { nastran::read(path); }).line(), 9u);
+  write_file(path, grids + "GRID,3,,0.,0.,0.\n");
+  EXPECT_NE(expect_read_error([&] { nastran::read(path); }).reason().find("twice"), std::string::npos);
   EXPECT_THROW(nastran::read(dir.file("absent.bdf")), ReadError);
 }

@@ -15,27 +15,14 @@
 
 #include "formats/obj/obj.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace meshioplusplus;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mpp_obj_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string write_bytes(const std::string& name, const std::string& bytes) {
-  const fs::path path = scratch(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path.string();
-}
-
-std::string corpus_file(const std::string& relative) {
-  return (fs::path(MESHIOPLUSPLUS_CORPUS_DIR) / relative).string();
-}
 
 bool same_bits(const NDArray& a, const NDArray& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
@@ -44,16 +31,6 @@ bool same_bits(const NDArray& a, const NDArray& b) {
 std::vector<std::int64_t> entries(const Region& region) {
   const auto values = region.entries.values<std::int64_t>();
   return {values.begin(), values.end()};
-}
-
-template <class Fn> ReadError expect_read_error(Fn fn) {
-  try {
-    fn();
-  } catch (const ReadError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no ReadError";
-  return ReadError("", "", "");
 }
 
 // Every array of `back` equals `mesh`'s, bit for bit, and the regions match.
@@ -142,7 +119,7 @@ TEST(ObjCorpus, FuzeRoundTripsExactly) {
 }
 
 TEST(ObjRead, CornerSyntaxesRelativeIndicesAndGroups) {
-  const Mesh mesh = obj::read(write_bytes("mixed.obj", kMixed));
+  const Mesh mesh = obj::read(write_scratch("mixed.obj", kMixed));
   ASSERT_EQ(mesh.num_points(), 5);
   ASSERT_EQ(mesh.cells.size(), 3u);
   EXPECT_EQ(mesh.cells[0].type, "triangle");
@@ -183,7 +160,7 @@ TEST(ObjRead, CornerSyntaxesRelativeIndicesAndGroups) {
 }
 
 TEST(ObjRead, MatchingTexcoordsArePointData) {
-  const Mesh mesh = obj::read(write_bytes("per_vertex.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n"));
+  const Mesh mesh = obj::read(write_scratch("per_vertex.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n"));
   ASSERT_NE(mesh.point_data.find("obj:vt"), nullptr);
   EXPECT_EQ(mesh.point_data.find("obj:vt")->shape(), (Shape{3, 2}));
   EXPECT_TRUE(mesh.cell_data.empty());
@@ -191,7 +168,7 @@ TEST(ObjRead, MatchingTexcoordsArePointData) {
 }
 
 TEST(ObjRoundTrip, MixedFileKeepsEverything) {
-  const Mesh mesh = obj::read(write_bytes("mixed_source.obj", kMixed));
+  const Mesh mesh = obj::read(write_scratch("mixed_source.obj", kMixed));
   const std::string path = scratch("mixed_again.obj").string();
   obj::write(path, mesh, {});
   expect_same_mesh(obj::read(path), mesh);
@@ -219,33 +196,33 @@ TEST(ObjRoundTrip, BuiltMeshPointsAreBitExact) {
 // ---- malformed input ---------------------------------------------------------------------
 
 TEST(ObjErrors, IndexZeroAndOutOfRangeNameTheirPlace) {
-  const std::string path = write_bytes("zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n");
+  const std::string path = write_scratch("zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n");
   const ReadError zero = expect_read_error([&] { obj::read(path); });
   EXPECT_EQ(zero.path(), path);
   EXPECT_EQ(zero.format(), "obj");
   EXPECT_EQ(zero.line(), 4u);
   EXPECT_EQ(*zero.byte_offset(), std::string("v 0 0 0\nv 1 0 0\nv 0 1 0\nf ").size());
-  const ReadError range = expect_read_error([] { obj::read(write_bytes("range.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n")); });
+  const ReadError range = expect_read_error([] { obj::read(write_scratch("range.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n")); });
   EXPECT_EQ(range.line(), 4u);
-  const ReadError relative = expect_read_error([] { obj::read(write_bytes("relative.obj", "v 0 0 0\nf -1 -2 -1\nv 1 0 0\n")); });
+  const ReadError relative = expect_read_error([] { obj::read(write_scratch("relative.obj", "v 0 0 0\nf -1 -2 -1\nv 1 0 0\n")); });
   EXPECT_EQ(relative.line(), 2u);  // -2 reaches before the first vertex at that point
-  const ReadError texcoord = expect_read_error([] { obj::read(write_bytes("vt.obj", "v 0 0 0\nvt 0 0\nf 1/2 1/1 1/1\n")); });
+  const ReadError texcoord = expect_read_error([] { obj::read(write_scratch("vt.obj", "v 0 0 0\nvt 0 0\nf 1/2 1/1 1/1\n")); });
   EXPECT_EQ(texcoord.line(), 3u);
 }
 
 TEST(ObjErrors, TruncatedFileIsRejected) {
   const std::string text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/1 3/";
-  const ReadError error = expect_read_error([&] { obj::read(write_bytes("cut.obj", text)); });
+  const ReadError error = expect_read_error([&] { obj::read(write_scratch("cut.obj", text)); });
   EXPECT_EQ(error.line(), 5u);
   EXPECT_EQ(*error.byte_offset(), text.size());
 }
 
 TEST(ObjErrors, BadNumbersAndShapes) {
-  EXPECT_EQ(expect_read_error([] { obj::read(write_bytes("nan.obj", "v 0 0 0\nv 1 x 0\n")); }).line(), 2u);
-  EXPECT_EQ(expect_read_error([] { obj::read(write_bytes("short.obj", "v 0 0 0\nv 1 0\n")); }).line(), 2u);
-  EXPECT_EQ(expect_read_error([] { obj::read(write_bytes("corner.obj", "v 0 0 0\nf 1/a 1 1\n")); }).line(), 2u);
-  EXPECT_EQ(expect_read_error([] { obj::read(write_bytes("empty_face.obj", "v 0 0 0\nf\n")); }).line(), 2u);
-  EXPECT_EQ(expect_read_error([] { obj::read(write_bytes("normal.obj", "vn 0 1\n")); }).line(), 1u);
+  EXPECT_EQ(expect_read_error([] { obj::read(write_scratch("nan.obj", "v 0 0 0\nv 1 x 0\n")); }).line(), 2u);
+  EXPECT_EQ(expect_read_error([] { obj::read(write_scratch("short.obj", "v 0 0 0\nv 1 0\n")); }).line(), 2u);
+  EXPECT_EQ(expect_read_error([] { obj::read(write_scratch("corner.obj", "v 0 0 0\nf 1/a 1 1\n")); }).line(), 2u);
+  EXPECT_EQ(expect_read_error([] { obj::read(write_scratch("empty_face.obj", "v 0 0 0\nf\n")); }).line(), 2u);
+  EXPECT_EQ(expect_read_error([] { obj::read(write_scratch("normal.obj", "vn 0 1\n")); }).line(), 1u);
 }
 
 TEST(ObjWrite, VolumeCellsAreRefused) {

@@ -15,33 +15,14 @@
 
 #include "formats/off/off.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace meshioplusplus;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mpp_off_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string write_bytes(const std::string& name, const std::string& bytes) {
-  const fs::path path = scratch(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path.string();
-}
-
-std::string corpus_file(const std::string& relative) {
-  return (fs::path(MESHIOPLUSPLUS_CORPUS_DIR) / relative).string();
-}
-
-double point_sum(const Mesh& mesh) {
-  double sum = 0;
-  for (double value : mesh.points.values<double>()) sum += value;
-  return sum;
-}
 
 template <class T> NDArray array_of(Shape shape, std::vector<T> values) {
   NDArray array = NDArray::allocate(dtype_of<T>(), std::move(shape));
@@ -51,16 +32,6 @@ template <class T> NDArray array_of(Shape shape, std::vector<T> values) {
 
 bool same_bits(const NDArray& a, const NDArray& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
-template <class Fn> ReadError expect_read_error(Fn fn) {
-  try {
-    fn();
-  } catch (const ReadError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no ReadError";
-  return ReadError("", "", "");
 }
 
 const char* const kCommented =
@@ -96,7 +67,7 @@ TEST(OffCorpus, BallMatchesMeshio) {
 }
 
 TEST(OffRead, CommentsBlanksMixedPolygonsAndFaceColours) {
-  const Mesh mesh = off::read(write_bytes("commented.off", kCommented));
+  const Mesh mesh = off::read(write_scratch("commented.off", kCommented));
   ASSERT_EQ(mesh.num_points(), 6);
   EXPECT_EQ(mesh.points.data_as<double>()[13], 0.5);
   ASSERT_EQ(mesh.cells.size(), 3u);
@@ -124,7 +95,7 @@ TEST(OffRead, VertexNormalsColoursTexcoordsAndCountsOnTheKeywordLine) {
       "1 0 0  0 0 1  0 255 0 128  0.5 0.25\n"
       "0 1 0  0 0 1  0 0 255 128  0.5 0.25\n"
       "3 0 1 2\n";
-  const Mesh mesh = off::read(write_bytes("stcn.off", text));
+  const Mesh mesh = off::read(write_scratch("stcn.off", text));
   ASSERT_NE(mesh.point_data.find("off:normal"), nullptr);
   ASSERT_NE(mesh.point_data.find("off:color"), nullptr);
   ASSERT_NE(mesh.point_data.find("off:texcoord"), nullptr);
@@ -134,7 +105,7 @@ TEST(OffRead, VertexNormalsColoursTexcoordsAndCountsOnTheKeywordLine) {
 }
 
 TEST(OffRead, NOffGivesItsDimension) {
-  const Mesh mesh = off::read(write_bytes("n.off", "nOFF\n2\n3 1\n0 0\n1 0\n0 1\n3 0 1 2\n"));
+  const Mesh mesh = off::read(write_scratch("n.off", "nOFF\n2\n3 1\n0 0\n1 0\n0 1\n3 0 1 2\n"));
   EXPECT_EQ(mesh.points.shape(), (Shape{3, 2}));
 }
 
@@ -182,7 +153,7 @@ TEST(OffWrite, TwoDimensionalPointsGetZeroZAndVolumeCellsAreRefused) {
 // ---- malformed input ---------------------------------------------------------------------
 
 TEST(OffErrors, MissingFacesNameTheEnd) {
-  const std::string path = write_bytes("short.off", "OFF\n3 2 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+  const std::string path = write_scratch("short.off", "OFF\n3 2 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
   const ReadError error = expect_read_error([&] { off::read(path); });
   EXPECT_EQ(error.path(), path);
   EXPECT_EQ(error.format(), "off");
@@ -192,27 +163,27 @@ TEST(OffErrors, MissingFacesNameTheEnd) {
 
 TEST(OffErrors, TooFewVerticesShowAsAWrongVertexLine) {
   // The header says 4 vertices; the face line is then read as the 4th vertex.
-  const ReadError error = expect_read_error([] { off::read(write_bytes("counts.off", "OFF\n4 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")); });
+  const ReadError error = expect_read_error([] { off::read(write_scratch("counts.off", "OFF\n4 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")); });
   EXPECT_EQ(error.line(), 6u);
 }
 
 TEST(OffErrors, FaceListingFewerCornersThanAnnounced) {
-  const ReadError error = expect_read_error([] { off::read(write_bytes("corners.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n4 0 1 2\n")); });
+  const ReadError error = expect_read_error([] { off::read(write_scratch("corners.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n4 0 1 2\n")); });
   EXPECT_EQ(error.line(), 6u);
 }
 
 TEST(OffErrors, BadNumberAndIndexOutOfRange) {
-  EXPECT_EQ(expect_read_error([] { off::read(write_bytes("nan.off", "OFF\n3 1 0\n0 0 0\n1 0.0.0 0\n0 1 0\n3 0 1 2\n")); }).line(), 4u);
-  const ReadError range = expect_read_error([] { off::read(write_bytes("range.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n")); });
+  EXPECT_EQ(expect_read_error([] { off::read(write_scratch("nan.off", "OFF\n3 1 0\n0 0 0\n1 0.0.0 0\n0 1 0\n3 0 1 2\n")); }).line(), 4u);
+  const ReadError range = expect_read_error([] { off::read(write_scratch("range.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n")); });
   EXPECT_EQ(range.line(), 6u);
   EXPECT_EQ(*range.byte_offset(), std::string("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 ").size());
 }
 
 TEST(OffErrors, UnsupportedAndForeignFiles) {
-  expect_read_error([] { off::read(write_bytes("h.off", "4OFF\n1 0 0\n0 0 0 1\n")); });
-  expect_read_error([] { off::read(write_bytes("b.off", "OFF BINARY\n")); });
-  expect_read_error([] { off::read(write_bytes("x.off", "ply\n")); });
-  expect_read_error([] { off::read(write_bytes("e.off", "")); });
-  expect_read_error([] { off::read(write_bytes("huge.off", "OFF\n99999999999 1 0\n0 0 0\n")); });
-  expect_read_error([] { off::read(write_bytes("neg.off", "OFF\n-1 1 0\n")); });
+  expect_read_error([] { off::read(write_scratch("h.off", "4OFF\n1 0 0\n0 0 0 1\n")); });
+  expect_read_error([] { off::read(write_scratch("b.off", "OFF BINARY\n")); });
+  expect_read_error([] { off::read(write_scratch("x.off", "ply\n")); });
+  expect_read_error([] { off::read(write_scratch("e.off", "")); });
+  expect_read_error([] { off::read(write_scratch("huge.off", "OFF\n99999999999 1 0\n0 0 0\n")); });
+  expect_read_error([] { off::read(write_scratch("neg.off", "OFF\n-1 1 0\n")); });
 }

@@ -15,38 +15,14 @@
 
 #include "formats/ply/ply.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace meshioplusplus;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mpp_ply_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string write_bytes(const std::string& name, const std::string& bytes) {
-  const fs::path path = scratch(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path.string();
-}
-
-std::string corpus_file(const std::string& relative) {
-  return (fs::path(MESHIOPLUSPLUS_CORPUS_DIR) / relative).string();
-}
-
-#define SKIP_WITHOUT_CORPUS(relative)                                                    \
-  if (!fs::exists(corpus_file(relative))) GTEST_SKIP() << "corpus file " << relative << " absent"
-
-double point_sum(const Mesh& mesh) {
-  double sum = 0;
-  visit_dtype(mesh.points.dtype(), [&](auto zero) {
-    for (auto value : mesh.points.values<decltype(zero)>()) sum += static_cast<double>(value);
-  });
-  return sum;
-}
 
 std::map<std::string, std::int64_t> cells_per_type(const Mesh& mesh) {
   std::map<std::string, std::int64_t> counts;
@@ -62,16 +38,6 @@ template <class T> NDArray array_of(Shape shape, std::vector<T> values) {
 
 bool same_array(const NDArray& a, const NDArray& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
-template <class Fn> ReadError expect_read_error(Fn fn) {
-  try {
-    fn();
-  } catch (const ReadError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no ReadError";
-  return ReadError("", "", "");
 }
 
 // Triangles, quads and two polygon sizes, with data of several dtypes and a per-face list
@@ -128,7 +94,7 @@ std::string with_binary(bool binary) { return binary ? "true" : "false"; }
 // ---- corpus ------------------------------------------------------------------------------
 
 TEST(PlyCorpus, FuzeBinaryWithTexcoordListsIsReadWhole) {
-  SKIP_WITHOUT_CORPUS("ply/fuze.ply");
+  SKIP_WITHOUT_CORPUS_FILE("ply/fuze.ply");
   const Mesh mesh = ply::read(corpus_file("ply/fuze.ply"));
   EXPECT_EQ(mesh.points.dtype(), DType::float32);
   EXPECT_EQ(mesh.num_points(), 502);
@@ -155,7 +121,7 @@ TEST(PlyCorpus, FuzeBinaryWithTexcoordListsIsReadWhole) {
 }
 
 TEST(PlyCorpus, SuzanneAsciiMatchesMeshioPerTypeTotals) {
-  SKIP_WITHOUT_CORPUS("ply/suzanne.ply");
+  SKIP_WITHOUT_CORPUS_FILE("ply/suzanne.ply");
   const Mesh mesh = ply::read(corpus_file("ply/suzanne.ply"));
   EXPECT_EQ(mesh.num_points(), 1966);
   EXPECT_NEAR(point_sum(mesh), 3145.411133, 1e-6 * 3145.411133);
@@ -171,7 +137,7 @@ TEST(PlyCorpus, SuzanneAsciiMatchesMeshioPerTypeTotals) {
 }
 
 TEST(PlyCorpus, FuzeRoundTripsThroughBothEncodings) {
-  SKIP_WITHOUT_CORPUS("ply/fuze.ply");
+  SKIP_WITHOUT_CORPUS_FILE("ply/fuze.ply");
   const Mesh mesh = ply::read(corpus_file("ply/fuze.ply"));
   for (bool binary : {true, false}) {
     WriteOptions options;
@@ -230,7 +196,7 @@ TEST(PlyRead, EveryScalarTypeNameKeepsItsDtype) {
       "end_header\n"
       "0 0 0 -128 255 -32768 65535 -2147483648 4294967295 1.5 2.5 -1 1 -2 2 -3 3 4.5 -9 18446744073709551615\n"
       "1 1 1 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n";
-  const Mesh mesh = ply::read(write_bytes("types.ply", text));
+  const Mesh mesh = ply::read(write_scratch("types.ply", text));
   const std::map<std::string, DType> expected{
       {"a", DType::int8},    {"b", DType::uint8},   {"c", DType::int16},   {"d", DType::uint16},
       {"e", DType::int32},   {"f", DType::uint32},  {"g", DType::float32}, {"h", DType::float64},
@@ -265,7 +231,7 @@ TEST(PlyRead, BigEndianBinaryWithVertexIndexAliasAndSkippedElements) {
   bytes += std::string{'\x07', '\0', '\x03'} + be32(0) + be32(1) + be32(2);
   bytes += std::string{'\x08', '\0', '\x04'} + be32(0) + be32(1) + be32(2) + be32(3);
   bytes += std::string{'\x02', 'a', 'b'};
-  const Mesh mesh = ply::read(write_bytes("big_endian.ply", bytes));
+  const Mesh mesh = ply::read(write_scratch("big_endian.ply", bytes));
   ASSERT_EQ(mesh.num_points(), 4);
   EXPECT_EQ(mesh.points.data_as<float>()[11], 0.5f);
   ASSERT_EQ(mesh.cells.size(), 2u);
@@ -286,7 +252,7 @@ TEST(PlyRead, ListThatVariesWithinABlockIsDroppedOthersKept) {
       "3 0 1 2 6 0 0 1 0 1 1 1 9\n"
       "5 0 1 2 3 4 10 0 0 0 0 0 0 0 0 0 0 2 9 9\n"
       "6 0 1 2 3 4 5 12 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
-  const Mesh mesh = ply::read(write_bytes("lists.ply", text));
+  const Mesh mesh = ply::read(write_scratch("lists.ply", text));
   EXPECT_EQ(mesh.points.dtype(), DType::float64);
   ASSERT_EQ(mesh.cells.size(), 2u);
   EXPECT_EQ(mesh.cells[1].type, "polygon");
@@ -302,7 +268,7 @@ TEST(PlyRead, FaceElementBeforeVertexElement) {
       "ply\nformat ascii 1.0\nelement face 1\nproperty list uchar int vertex_indices\n"
       "element vertex 3\nproperty float x\nproperty float y\nend_header\n"
       "3 2 1 0\n0 0\n1 0\n0 1\n";
-  const Mesh mesh = ply::read(write_bytes("face_first.ply", text));
+  const Mesh mesh = ply::read(write_scratch("face_first.ply", text));
   EXPECT_EQ(mesh.points.shape(), (Shape{3, 2}));
   EXPECT_EQ(mesh.cells.at(0).connectivity.data_as<std::int64_t>()[0], 2);
 }
@@ -315,13 +281,13 @@ const std::string kAsciiTriangle =
     "0 0 0 1\n1 0 0 2\n0 1 0 3\n3 0 1 2\n";
 
 TEST(PlyErrors, ValidBaseCaseReads) {
-  EXPECT_EQ(ply::read(write_bytes("base.ply", kAsciiTriangle)).cells.at(0).num_cells(), 1);
+  EXPECT_EQ(ply::read(write_scratch("base.ply", kAsciiTriangle)).cells.at(0).num_cells(), 1);
 }
 
 TEST(PlyErrors, IndexOutOfRangeNamesLine) {
   std::string text = kAsciiTriangle;
   text.replace(text.rfind("3 0 1 2"), 7, "3 0 1 3");
-  const std::string path = write_bytes("range.ply", text);
+  const std::string path = write_scratch("range.ply", text);
   const ReadError error = expect_read_error([&] { ply::read(path); });
   EXPECT_EQ(error.path(), path);
   EXPECT_EQ(error.line(), 14u);
@@ -332,27 +298,27 @@ TEST(PlyErrors, IndexOutOfRangeNamesLine) {
 TEST(PlyErrors, OutOfRangeValueForItsTypeIsRejected) {
   std::string text = kAsciiTriangle;
   text.replace(text.find("0 0 0 1"), 7, "0 0 0 256");
-  const ReadError error = expect_read_error([&] { ply::read(write_bytes("uchar.ply", text)); });
+  const ReadError error = expect_read_error([&] { ply::read(write_scratch("uchar.ply", text)); });
   EXPECT_EQ(error.line(), 11u);
 }
 
 TEST(PlyErrors, BadNumberIsRejected) {
   std::string text = kAsciiTriangle;
   text.replace(text.find("1 0 0 2"), 7, "1 0 x 2");
-  const ReadError error = expect_read_error([&] { ply::read(write_bytes("nan.ply", text)); });
+  const ReadError error = expect_read_error([&] { ply::read(write_scratch("nan.ply", text)); });
   EXPECT_EQ(error.line(), 12u);
 }
 
 TEST(PlyErrors, TruncatedAsciiIsRejected) {
   const std::string text = kAsciiTriangle.substr(0, kAsciiTriangle.size() - 4);
-  const ReadError error = expect_read_error([&] { ply::read(write_bytes("short_ascii.ply", text)); });
+  const ReadError error = expect_read_error([&] { ply::read(write_scratch("short_ascii.ply", text)); });
   EXPECT_TRUE(error.byte_offset().has_value());
 }
 
 TEST(PlyErrors, CountsLargerThanTheFileFailBeforeAllocating) {
   std::string text = kAsciiTriangle;
   text.replace(text.find("vertex 3"), 8, "vertex 4000000000000");
-  const ReadError error = expect_read_error([&] { ply::read(write_bytes("huge.ply", text)); });
+  const ReadError error = expect_read_error([&] { ply::read(write_scratch("huge.ply", text)); });
   EXPECT_EQ(error.line(), 3u);
 }
 
@@ -374,13 +340,13 @@ TEST(PlyErrors, NegativeListLengthIsRejected) {
       "element face 1\nproperty list char int vertex_indices\nend_header\n";
   bytes += std::string(8, '\0');
   bytes += '\xff';  // -1
-  const ReadError error = expect_read_error([&] { ply::read(write_bytes("negative.ply", bytes)); });
+  const ReadError error = expect_read_error([&] { ply::read(write_scratch("negative.ply", bytes)); });
   EXPECT_NE(error.reason().find("negative"), std::string::npos);
 }
 
 TEST(PlyErrors, HeaderProblemsNameTheirLine) {
   const auto line_of_error = [](const std::string& name, const std::string& text) {
-    return expect_read_error([&] { ply::read(write_bytes(name, text)); }).line();
+    return expect_read_error([&] { ply::read(write_scratch(name, text)); }).line();
   };
   EXPECT_EQ(line_of_error("magic.ply", "plx\n"), 1u);
   EXPECT_EQ(line_of_error("type.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\nend_header\n"), 4u);

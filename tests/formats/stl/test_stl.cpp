@@ -15,38 +15,14 @@
 
 #include "formats/stl/stl.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace meshioplusplus;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mpp_stl_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string write_bytes(const std::string& name, const std::string& bytes) {
-  const fs::path path = scratch(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path.string();
-}
-
-std::string corpus_file(const std::string& relative) {
-  return (fs::path(MESHIOPLUSPLUS_CORPUS_DIR) / relative).string();
-}
-
-#define SKIP_WITHOUT_CORPUS(relative)                                                    \
-  if (!fs::exists(corpus_file(relative))) GTEST_SKIP() << "corpus file " << relative << " absent"
-
-double point_sum(const Mesh& mesh) {
-  double sum = 0;
-  visit_dtype(mesh.points.dtype(), [&](auto zero) {
-    for (auto value : mesh.points.values<decltype(zero)>()) sum += static_cast<double>(value);
-  });
-  return sum;
-}
 
 template <class T> NDArray array2d(std::int64_t rows, std::int64_t cols, std::vector<T> values) {
   NDArray array = NDArray::allocate(dtype_of<T>(), {rows, cols});
@@ -88,22 +64,12 @@ Mesh unit_cube_points_mesh() {
   return mesh;
 }
 
-template <class Fn> ReadError expect_read_error(Fn fn) {
-  try {
-    fn();
-  } catch (const ReadError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no ReadError";
-  return ReadError("", "", "");
-}
-
 }  // namespace
 
 // ---- corpus ------------------------------------------------------------------------------
 
 TEST(StlCorpus, BinaryWithSolidHeaderIsReadAsBinary) {
-  SKIP_WITHOUT_CORPUS("stl/angle_block.STL");
+  SKIP_WITHOUT_CORPUS_FILE("stl/angle_block.STL");
   const Mesh mesh = stl::read(corpus_file("stl/angle_block.STL"));
   EXPECT_EQ(mesh.points.dtype(), DType::float32);
   EXPECT_EQ(mesh.num_points(), 398);
@@ -115,7 +81,7 @@ TEST(StlCorpus, BinaryWithSolidHeaderIsReadAsBinary) {
 }
 
 TEST(StlCorpus, AsciiWithTwoSolidsKeepsNamesAsRegions) {
-  SKIP_WITHOUT_CORPUS("stl/multibody.stl");
+  SKIP_WITHOUT_CORPUS_FILE("stl/multibody.stl");
   const Mesh mesh = stl::read(corpus_file("stl/multibody.stl"));
   EXPECT_EQ(mesh.points.dtype(), DType::float64);
   EXPECT_EQ(mesh.num_points(), 20);
@@ -136,7 +102,7 @@ TEST(StlCorpus, AsciiWithTwoSolidsKeepsNamesAsRegions) {
 }
 
 TEST(StlCorpus, BinaryAttributesAreKeptWhenNonZero) {
-  SKIP_WITHOUT_CORPUS("stl/teapot.stl");
+  SKIP_WITHOUT_CORPUS_FILE("stl/teapot.stl");
   const Mesh mesh = stl::read(corpus_file("stl/teapot.stl"));
   EXPECT_EQ(mesh.num_points(), 480);
   EXPECT_EQ(mesh.cells.at(0).num_cells(), 894);
@@ -198,7 +164,7 @@ TEST(StlRoundTrip, BinaryStoresFloat32AndAttributes) {
 }
 
 TEST(StlRoundTrip, CorpusBinaryRewrittenAsBinaryIsIdenticalMesh) {
-  SKIP_WITHOUT_CORPUS("stl/angle_block.STL");
+  SKIP_WITHOUT_CORPUS_FILE("stl/angle_block.STL");
   const Mesh mesh = stl::read(corpus_file("stl/angle_block.STL"));
   WriteOptions options;
   options.set("binary", "true");
@@ -275,7 +241,7 @@ const char* const kOneFacet =
 
 TEST(StlErrors, TruncatedAsciiNamesLineAndOffset) {
   const std::string text = kOneFacet;
-  const std::string path = write_bytes("truncated.stl", text.substr(0, text.find("vertex 0 1 0")));
+  const std::string path = write_scratch("truncated.stl", text.substr(0, text.find("vertex 0 1 0")));
   const ReadError error = expect_read_error([&] { stl::read(path); });
   EXPECT_EQ(error.path(), path);
   EXPECT_EQ(error.format(), "stl");
@@ -286,7 +252,7 @@ TEST(StlErrors, TruncatedAsciiNamesLineAndOffset) {
 TEST(StlErrors, BadNumberNamesItsLine) {
   std::string text = kOneFacet;
   text.replace(text.find("1 0 0"), 1, "1.2.3");
-  const ReadError error = expect_read_error([&] { stl::read(write_bytes("badnumber.stl", text)); });
+  const ReadError error = expect_read_error([&] { stl::read(write_scratch("badnumber.stl", text)); });
   EXPECT_EQ(error.line(), 5u);
   EXPECT_NE(error.reason().find("1.2.3"), std::string::npos);
 }
@@ -294,14 +260,14 @@ TEST(StlErrors, BadNumberNamesItsLine) {
 TEST(StlErrors, FacetWithFourVerticesIsRejected) {
   std::string text = kOneFacet;
   text.insert(text.find("    endloop"), "      vertex 1 1 0\n");
-  const ReadError error = expect_read_error([&] { stl::read(write_bytes("quadfacet.stl", text)); });
+  const ReadError error = expect_read_error([&] { stl::read(write_scratch("quadfacet.stl", text)); });
   EXPECT_EQ(error.line(), 7u);
 }
 
 TEST(StlErrors, MissingEndsolidIsRejected) {
   std::string text = kOneFacet;
   text.erase(text.find("endsolid"));
-  expect_read_error([&] { stl::read(write_bytes("noend.stl", text)); });
+  expect_read_error([&] { stl::read(write_scratch("noend.stl", text)); });
 }
 
 TEST(StlErrors, TruncatedBinarySaysWhatTheSizeShouldBe) {
@@ -309,12 +275,12 @@ TEST(StlErrors, TruncatedBinarySaysWhatTheSizeShouldBe) {
   const std::uint32_t count = 3;  // needs 84 + 150 bytes
   bytes.append(reinterpret_cast<const char*>(&count), 4);
   bytes.append(100, '\0');
-  const ReadError error = expect_read_error([&] { stl::read(write_bytes("short.stl", bytes)); });
+  const ReadError error = expect_read_error([&] { stl::read(write_scratch("short.stl", bytes)); });
   EXPECT_NE(error.reason().find("234 bytes"), std::string::npos) << error.what();
 }
 
 TEST(StlErrors, EmptyFileIsRejected) {
-  expect_read_error([&] { stl::read(write_bytes("empty.stl", "")); });
+  expect_read_error([&] { stl::read(write_scratch("empty.stl", "")); });
 }
 
 TEST(StlErrors, MissingFileNamesPath) {

@@ -25,49 +25,14 @@
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace meshioplusplus;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
-
-#ifdef MESHIOPLUSPLUS_CORPUS_DIR
-const fs::path kCorpusDir = MESHIOPLUSPLUS_CORPUS_DIR;
-#else
-const fs::path kCorpusDir;
-#endif
-
-// A fresh directory per test, removed afterwards.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("meshioplusplus_vtk_") + info->test_suite_name() + "_" + info->name() + "_" +
-                       std::to_string(::getpid());
-    std::replace(name.begin(), name.end(), '/', '_');
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 WriteOptions options_for(const std::string& version, bool binary) {
   WriteOptions options;
@@ -489,7 +454,7 @@ TEST_P(VtkLegacyRoundTrip, ThroughTheRegistry) {
   const Mesh mesh = two_block_mesh();
   const std::string path = scratch_.file("registry.vtk");
   meshioplusplus::write(path, mesh, {}, options_for(std::get<0>(GetParam()), std::get<1>(GetParam())));
-  const std::string bytes = read_bytes(path);
+  const std::string bytes = read_file(path);
   EXPECT_TRUE(bytes.starts_with("# vtk DataFile Version " + std::get<0>(GetParam()) + "\n"));
   EXPECT_NE(bytes.find(std::get<1>(GetParam()) ? "\nBINARY\n" : "\nASCII\n"), std::string::npos);
   expect_same_cells(mesh, meshioplusplus::read(path));
@@ -505,7 +470,7 @@ INSTANTIATE_TEST_SUITE_P(VtkLegacyFlavours, VtkLegacyRoundTrip,
 TEST(VtkLegacyWrite, PolyhedraAreRefusedAndTheOldFileSurvives) {
   ScratchDir scratch;
   const std::string path = scratch.file("keep.vtk");
-  write_bytes(path, "old contents");
+  write_file(path, "old contents");
   Mesh mesh = two_block_mesh();
   CellBlock polyhedron;
   polyhedron.type = "polyhedron";
@@ -519,9 +484,9 @@ TEST(VtkLegacyWrite, PolyhedraAreRefusedAndTheOldFileSurvives) {
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("polyhedron"), std::string::npos) << error.what();
   }
-  EXPECT_EQ(read_bytes(path), "old contents");
+  EXPECT_EQ(read_file(path), "old contents");
   EXPECT_THROW(meshioplusplus::write(path, mesh, "vtk"), WriteError);
-  EXPECT_EQ(read_bytes(path), "old contents");
+  EXPECT_EQ(read_file(path), "old contents");
 }
 
 TEST(VtkLegacyWrite, UnknownVersionIsRefused) {
@@ -536,14 +501,14 @@ TEST(VtkLegacyWrite, Version51AsciiLayout) {
   Mesh mesh = two_block_mesh();
   mesh.point_data.set("t", make_array<double>({5, 1}, {1, 2, 3, 4, 5}));
   vtk::write(path, mesh, options_for("5.1", false));
-  const std::string text = read_bytes(path);
+  const std::string text = read_file(path);
   EXPECT_NE(text.find("CELLS 6 17\nOFFSETS vtktypeint64\n0 3 6 9 13 17\nCONNECTIVITY vtktypeint64\n0 1 2\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("CELL_TYPES 5\n5\n5\n5\n10\n10\n"), std::string::npos) << text;
   EXPECT_NE(text.find("POINT_DATA 5\nSCALARS t double 1\nLOOKUP_TABLE default\n1\n2\n"), std::string::npos) << text;
   vtk::write(path, mesh, options_for("4.2", false));
-  EXPECT_NE(read_bytes(path).find("CELLS 5 22\n3 0 1 2\n"), std::string::npos);
+  EXPECT_NE(read_file(path).find("CELLS 5 22\n3 0 1 2\n"), std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -554,7 +519,7 @@ class VtkLegacyRead : public ::testing::Test {
  protected:
   Mesh read_text(const std::string& text) {
     const std::string path = scratch_.file("input.vtk");
-    write_bytes(path, text);
+    write_file(path, text);
     return vtk::read(path);
   }
   ScratchDir scratch_;
@@ -609,9 +574,9 @@ TEST_F(VtkLegacyRead, WedgesTakeMeshioNodeOrderBothWays) {
   EXPECT_EQ(ids_of(mesh.cells[0]), (std::vector<std::int64_t>{0, 2, 1, 3, 5, 4}));
   const std::string path = scratch_.file("wedge_out.vtk");
   vtk::write(path, mesh, options_for("4.2", false));
-  EXPECT_NE(read_bytes(path).find("CELLS 1 7\n6 0 1 2 3 4 5\n"), std::string::npos) << read_bytes(path);
+  EXPECT_NE(read_file(path).find("CELLS 1 7\n6 0 1 2 3 4 5\n"), std::string::npos) << read_file(path);
   vtk::write(path, mesh, options_for("5.1", false));
-  EXPECT_NE(read_bytes(path).find("CONNECTIVITY vtktypeint64\n0 1 2 3 4 5\n"), std::string::npos) << read_bytes(path);
+  EXPECT_NE(read_file(path).find("CONNECTIVITY vtktypeint64\n0 1 2 3 4 5\n"), std::string::npos) << read_file(path);
 }
 
 TEST_F(VtkLegacyRead, WindowsLineEndingsAndBlankLines) {
@@ -755,7 +720,7 @@ class VtkLegacyBadInput : public ::testing::Test {
   // offset and a line.
   ReadError read_error(const std::string& bytes, const std::string& reason) {
     const std::string path = scratch_.file("broken.vtk");
-    write_bytes(path, bytes);
+    write_file(path, bytes);
     try {
       vtk::read(path);
     } catch (const ReadError& error) {
@@ -778,7 +743,7 @@ const std::string kTetraHeader = "# vtk DataFile Version 4.2\nbad\nASCII\nDATASE
 TEST_F(VtkLegacyBadInput, TruncatedBinary) {
   const std::string path = scratch_.file("whole.vtk");
   vtk::write(path, two_block_mesh(), options_for("5.1", true));
-  const std::string whole = read_bytes(path);
+  const std::string whole = read_file(path);
   const std::size_t points = whole.find("POINTS");
   ASSERT_NE(points, std::string::npos);
   const ReadError error = read_error(whole.substr(0, points + 40), "bytes of binary data");
@@ -842,7 +807,7 @@ TEST_F(VtkLegacyBadInput, DamagedFilesNeverCrash) {
     mesh.cell_data.set("c", {make_array<std::int32_t>({3}, {1, 2, 3}), make_array<std::int32_t>({2}, {4, 5})});
     const std::string path = scratch_.file("original.vtk");
     vtk::write(path, mesh, options_for(version, binary));
-    originals.push_back(read_bytes(path));
+    originals.push_back(read_file(path));
   }
   std::mt19937 random(2024);
   const std::string path = scratch_.file("damaged.vtk");
@@ -857,7 +822,7 @@ TEST_F(VtkLegacyBadInput, DamagedFilesNeverCrash) {
         bytes[std::uniform_int_distribution<std::size_t>(0, bytes.size() - 1)(random)] =
             static_cast<char>(std::uniform_int_distribution<int>(0, 255)(random));
     }
-    write_bytes(path, bytes);
+    write_file(path, bytes);
     try {
       const Mesh mesh = vtk::read(path);
       ++reads;

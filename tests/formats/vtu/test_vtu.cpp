@@ -26,45 +26,16 @@
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "support/test_support.hpp"
 
 namespace mpp = meshioplusplus;
 namespace fs = std::filesystem;
 
+using namespace meshioplusplus::testing_support;
+
 namespace {
 
 // ------------------------------------------------------------------ small helpers
-
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-// A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("meshioplusplus_vtu_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ignored);
-    fs::remove_all(path_, ignored);
-  }
-  fs::path file(const std::string& name) const { return path_ / name; }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 template <class T> mpp::NDArray make_array(mpp::Shape shape, const std::vector<T>& values) {
   mpp::NDArray array = mpp::NDArray::allocate(mpp::dtype_of<T>(), std::move(shape));
@@ -252,8 +223,6 @@ mpp::Mesh reference_mesh(mpp::DType point_dtype) {
 
 // ------------------------------------------------------------------ corpus
 
-const fs::path kCorpus = MESHIOPLUSPLUS_CORPUS_DIR;
-
 struct NamedShape {
   std::string name;
   std::vector<std::int64_t> shape;
@@ -297,7 +266,7 @@ NamedShape parse_named_shape(const std::string& text) {
 }
 
 std::vector<ExpectedFile> expected_vtu_files() {
-  std::ifstream in(kCorpus / "EXPECTED_meshio.tsv");
+  std::ifstream in(kCorpusDir / "EXPECTED_meshio.tsv");
   std::vector<ExpectedFile> rows;
   std::string line;
   std::getline(in, line);  // header
@@ -321,15 +290,6 @@ std::vector<ExpectedFile> expected_vtu_files() {
   return rows;
 }
 
-double sum_of_points(const mpp::NDArray& points) {
-  return mpp::visit_dtype(points.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    double sum = 0;
-    for (T value : points.values<T>()) sum += static_cast<double>(value);
-    return sum;
-  });
-}
-
 void expect_close_sum(double expected, double actual) {
   EXPECT_NEAR(expected, actual, 1e-6 * std::max(1.0, std::abs(expected)));
 }
@@ -340,21 +300,18 @@ std::vector<std::pair<std::string, std::int64_t>> block_list(const mpp::Mesh& me
   return blocks;
 }
 
-#define SKIP_WITHOUT_CORPUS() \
-  if (!fs::is_directory(kCorpus)) GTEST_SKIP() << "corpus directory " << kCorpus << " is absent"
-
 TEST(VtuCorpus, MatchesMeshioExpectations) {
-  SKIP_WITHOUT_CORPUS();
+  SKIP_WITHOUT_CORPUS_DIR();
   const std::vector<ExpectedFile> rows = expected_vtu_files();
   ASSERT_GE(rows.size(), 5u) << "EXPECTED_meshio.tsv lists too few readable vtu files";
   for (const ExpectedFile& row : rows) {
     SCOPED_TRACE(row.file);
-    const mpp::Mesh mesh = mpp::vtu::read((kCorpus / row.file).string());
+    const mpp::Mesh mesh = mpp::vtu::read((kCorpusDir / row.file).string());
     EXPECT_EQ(row.num_points, mesh.num_points());
     ASSERT_EQ(2u, mesh.points.ndim());
     EXPECT_EQ(3, mesh.points.dim(1));
     EXPECT_EQ(row.blocks, block_list(mesh));
-    expect_close_sum(row.sum_points, sum_of_points(mesh.points));
+    expect_close_sum(row.sum_points, point_sum(mesh.points));
     ASSERT_EQ(row.point_data.size(), mesh.point_data.size());
     for (const NamedShape& expected : row.point_data) {
       const mpp::NDArray* array = mesh.point_data.find(expected.name);
@@ -371,28 +328,28 @@ TEST(VtuCorpus, MatchesMeshioExpectations) {
 }
 
 TEST(VtuCorpus, NotchDispInlineBase64ZlibWithWedge15) {
-  SKIP_WITHOUT_CORPUS();
-  const mpp::Mesh mesh = mpp::vtu::read((kCorpus / "vtu/notch_disp.vtu").string());
+  SKIP_WITHOUT_CORPUS_DIR();
+  const mpp::Mesh mesh = mpp::vtu::read((kCorpusDir / "vtu/notch_disp.vtu").string());
   EXPECT_EQ(12717, mesh.num_points());
   EXPECT_EQ(mpp::DType::float64, mesh.points.dtype());
   const std::vector<std::pair<std::string, std::int64_t>> blocks{
       {"hexahedron20", 1172}, {"wedge15", 2}, {"hexahedron20", 38}, {"wedge15", 2}, {"hexahedron20", 978}};
   EXPECT_EQ(blocks, block_list(mesh));
-  expect_close_sum(3178.4106878960665, sum_of_points(mesh.points));
+  expect_close_sum(3178.4106878960665, point_sum(mesh.points));
   const mpp::NDArray* displacement = mesh.point_data.find("Nodal Displacement");
   ASSERT_NE(displacement, nullptr);
   EXPECT_EQ(mpp::DType::float64, displacement->dtype());
   EXPECT_EQ((mpp::Shape{12717, 3}), displacement->shape());
-  expect_close_sum(0.017102858011171652, sum_of_points(*displacement));
+  expect_close_sum(0.017102858011171652, point_sum(*displacement));
 }
 
 TEST(VtuCorpus, CanAppendedRawUInt64WithStringFieldData) {
-  SKIP_WITHOUT_CORPUS();
-  const mpp::Mesh mesh = mpp::vtu::read((kCorpus / "vtu/can.vtu").string());
+  SKIP_WITHOUT_CORPUS_DIR();
+  const mpp::Mesh mesh = mpp::vtu::read((kCorpusDir / "vtu/can.vtu").string());
   EXPECT_EQ(6724, mesh.num_points());
   EXPECT_EQ(mpp::DType::float32, mesh.points.dtype());
   EXPECT_EQ((std::vector<std::pair<std::string, std::int64_t>>{{"hexahedron", 4800}}), block_list(mesh));
-  expect_close_sum(-124696.85799534386, sum_of_points(mesh.points));
+  expect_close_sum(-124696.85799534386, point_sum(mesh.points));
 
   const std::vector<std::string>* title = mesh.string_field_data.find("Title");
   ASSERT_NE(title, nullptr);
@@ -424,11 +381,11 @@ TEST(VtuCorpus, CanAppendedRawUInt64WithStringFieldData) {
 }
 
 TEST(VtuCorpus, PointsKeepTheirFileDtype) {
-  SKIP_WITHOUT_CORPUS();
-  EXPECT_EQ(mpp::DType::float32, mpp::vtu::read((kCorpus / "vtu/Triangle.vtu").string()).points.dtype());
-  EXPECT_EQ(mpp::DType::float64, mpp::vtu::read((kCorpus / "vtu/Hexahedron.vtu").string()).points.dtype());
-  EXPECT_EQ(mpp::DType::float64, mpp::vtu::read((kCorpus / "vtu/Cells/Tetra.vtu").string()).points.dtype());
-  const mpp::Mesh hexahedra = mpp::vtu::read((kCorpus / "vtu/Hexahedron.vtu").string());
+  SKIP_WITHOUT_CORPUS_DIR();
+  EXPECT_EQ(mpp::DType::float32, mpp::vtu::read((kCorpusDir / "vtu/Triangle.vtu").string()).points.dtype());
+  EXPECT_EQ(mpp::DType::float64, mpp::vtu::read((kCorpusDir / "vtu/Hexahedron.vtu").string()).points.dtype());
+  EXPECT_EQ(mpp::DType::float64, mpp::vtu::read((kCorpusDir / "vtu/Cells/Tetra.vtu").string()).points.dtype());
+  const mpp::Mesh hexahedra = mpp::vtu::read((kCorpusDir / "vtu/Hexahedron.vtu").string());
   EXPECT_EQ(mpp::DType::int32, hexahedra.cell_data.find("material")->front().dtype());
 }
 
@@ -457,14 +414,14 @@ class InstalledAllocator {
 
 // The mesh's arrays are allocated once each, through the hook; parsing temporaries are not.
 TEST(VtuCorpus, ResultArraysComeFromTheAllocatorHookOnce) {
-  SKIP_WITHOUT_CORPUS();
+  SKIP_WITHOUT_CORPUS_DIR();
   for (const char* file : {"vtu/can.vtu", "vtu/Cells/Tetra.vtu", "vtu/Hexahedron.vtu"}) {
     SCOPED_TRACE(file);
     CountingPool pool;
     mpp::Mesh mesh;
     {
       const InstalledAllocator installed(pool);
-      mesh = mpp::vtu::read((kCorpus / file).string());
+      mesh = mpp::vtu::read((kCorpusDir / file).string());
     }
     std::vector<const mpp::Buffer*> buffers;
     auto note = [&](const mpp::NDArray& array) {
@@ -524,12 +481,12 @@ class VtuRoundTrip : public ::testing::TestWithParam<WriteVariant> {
   }
 
   mpp::Mesh round_trip(const mpp::Mesh& mesh) {
-    const std::string path = dir_.file("mesh.vtu").string();
+    const std::string path = dir_.file("mesh.vtu");
     mpp::write(path, mesh, "", options());
     return mpp::read(path);
   }
 
-  TempDir dir_;
+  ScratchDir dir_;
 };
 
 TEST_P(VtuRoundTrip, EveryCellTypeAndDtypeFloat64Points) {
@@ -582,45 +539,45 @@ INSTANTIATE_TEST_SUITE_P(Vtu, VtuRoundTrip, ::testing::ValuesIn(write_variants()
                          [](const ::testing::TestParamInfo<WriteVariant>& info) { return info.param.name; });
 
 TEST(VtuWrite, RegionsAreNotWrittenAndDoNotFail) {
-  TempDir dir;
+  ScratchDir dir;
   mpp::Mesh mesh;
   mesh.points = make_array<double>({3, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0});
   mesh.cells.push_back({"triangle", make_array<std::int64_t>({1, 3}, {0, 1, 2}), {}, {}});
   mesh.regions.push_back({"corner", mpp::RegionKind::Point, 0, 1, make_array<std::int64_t>({1}, {0})});
-  const std::string path = dir.file("regions.vtu").string();
+  const std::string path = dir.file("regions.vtu");
   mpp::write(path, mesh);
   EXPECT_TRUE(mpp::read(path).regions.empty());
 }
 
 TEST(VtuWrite, UnknownOptionValuesAreWriteErrors) {
-  TempDir dir;
+  ScratchDir dir;
   mpp::Mesh mesh;
   mesh.points = mpp::NDArray::allocate(mpp::DType::float64, {0, 3});
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"compression", "lzma"}, {"header_type", "UInt16"}, {"binary", "maybe"}}) {
     mpp::WriteOptions options;
     options.set(name, value);
-    EXPECT_THROW(mpp::write(dir.file("x.vtu").string(), mesh, "", options), mpp::WriteError) << name;
-    EXPECT_THROW(mpp::vtu::write(dir.file("x.vtu").string(), mesh, options), std::invalid_argument) << name;
+    EXPECT_THROW(mpp::write(dir.file("x.vtu"), mesh, "", options), mpp::WriteError) << name;
+    EXPECT_THROW(mpp::vtu::write(dir.file("x.vtu"), mesh, options), std::invalid_argument) << name;
   }
   EXPECT_FALSE(fs::exists(dir.file("x.vtu")));
 }
 
 TEST(VtuWrite, AsciiFloatsAreShortestRoundTripText) {
-  TempDir dir;
+  ScratchDir dir;
   mpp::Mesh mesh;
   mesh.points = make_array<double>({1, 3}, {0.1, 1.0 / 3.0, -2.5e-300});
-  const std::string path = dir.file("ascii.vtu").string();
+  const std::string path = dir.file("ascii.vtu");
   mpp::WriteOptions options;
   options.set("binary", "false");
   mpp::write(path, mesh, "", options);
-  const std::string text = read_bytes(path);
+  const std::string text = read_file(path);
   EXPECT_NE(text.find("0.1 0.3333333333333333 -2.5e-300"), std::string::npos) << text;
 }
 
 // Sections past a few MiB are parsed on several threads; the outcome must not show it.
 TEST(VtuRead, LargeAsciiSectionsParseAsSequentialParsing) {
-  TempDir dir;
+  ScratchDir dir;
   std::mt19937_64 random(11);
   mpp::Mesh mesh;
   const std::int64_t points = 250000;
@@ -628,18 +585,18 @@ TEST(VtuRead, LargeAsciiSectionsParseAsSequentialParsing) {
   mesh.point_data.set("ids", random_array(mpp::DType::int64, {points}, random));
   mpp::WriteOptions ascii;
   ascii.set("binary", "false");
-  const std::string path = dir.file("large.vtu").string();
+  const std::string path = dir.file("large.vtu");
   mpp::write(path, mesh, "", ascii);
   expect_same_mesh(mesh, mpp::vtu::read(path));
 
   // A bad number late in the points must be reported at its own offset and line.
-  std::string text = read_bytes(path);
+  std::string text = read_file(path);
   const std::size_t points_begin = text.find('>', text.find("Name=\"Points\"")) + 1;
   const std::size_t points_end = text.find('<', points_begin);
   std::size_t token = points_begin + (points_end - points_begin) * 9 / 10;
   while (text[token - 1] != ' ' && text[token - 1] != '\n') --token;
   text[token] = 'x';
-  write_bytes(path, text);
+  write_file(path, text);
   try {
     mpp::vtu::read(path);
     ADD_FAILURE() << "expected a ReadError";
@@ -697,7 +654,7 @@ std::string ascii_piece(const std::string& points, const std::string& connectivi
 const std::string kTrianglePoints = "0 0 0  1 0 0  0 1 0";
 
 TEST(VtuRead, BigEndianAppendedRawWithUInt64Headers) {
-  TempDir dir;
+  ScratchDir dir;
   ByteWriter bytes{true, 8};
   const std::string points = bytes.values<double>({0, 0, 0, 1, 0, 0, 0, 1, 0.25});
   const std::string connectivity = bytes.values<std::int32_t>({0, 1, 2});
@@ -723,9 +680,9 @@ TEST(VtuRead, BigEndianAppendedRawWithUInt64Headers) {
       appended_array("UInt8", "types", 1, at[4]) +
       "</Cells>\n</Piece></UnstructuredGrid>\n<AppendedData encoding=\"raw\">\n   _" + appended +
       "\n</AppendedData>\n</VTKFile>\n";
-  write_bytes(dir.file("big.vtu"), file);
+  write_file(dir.file("big.vtu"), file);
 
-  const mpp::Mesh mesh = mpp::vtu::read(dir.file("big.vtu").string());
+  const mpp::Mesh mesh = mpp::vtu::read(dir.file("big.vtu"));
   const auto coordinates = mesh.points.values<double>();
   EXPECT_EQ((std::vector<double>{0, 0, 0, 1, 0, 0, 0, 1, 0.25}), std::vector<double>(coordinates.begin(), coordinates.end()));
   ASSERT_EQ(1u, mesh.cells.size());
@@ -738,7 +695,7 @@ TEST(VtuRead, BigEndianAppendedRawWithUInt64Headers) {
 // Uncompressed inline base64 in both layouts seen in the wild: VTK's single stream of
 // header and data, and header and data encoded separately.
 TEST(VtuRead, InlineBase64HeaderJointOrSeparate) {
-  TempDir dir;
+  ScratchDir dir;
   const ByteWriter bytes;
   for (const bool separate : {false, true}) {
     for (const std::size_t header : {std::size_t{4}, std::size_t{8}}) {
@@ -760,8 +717,8 @@ TEST(VtuRead, InlineBase64HeaderJointOrSeparate) {
               binary_array("Int64", "offsets", 1, bytes.values<std::int64_t>({3})) +
               binary_array("UInt8", "types", 1, bytes.values<std::uint8_t>({5})) + "</Cells>\n</Piece>\n",
           header == 8 ? " header_type=\"UInt64\"" : "");
-      write_bytes(dir.file("inline.vtu"), file);
-      const mpp::Mesh mesh = mpp::vtu::read(dir.file("inline.vtu").string());
+      write_file(dir.file("inline.vtu"), file);
+      const mpp::Mesh mesh = mpp::vtu::read(dir.file("inline.vtu"));
       EXPECT_EQ(mpp::DType::float32, mesh.points.dtype());
       EXPECT_EQ((std::vector<std::int64_t>{2, 1, 0}), int64_values(mesh.cells.at(0).connectivity));
       const auto flags = mesh.point_data.find("flag")->values<std::uint8_t>();
@@ -771,7 +728,7 @@ TEST(VtuRead, InlineBase64HeaderJointOrSeparate) {
 }
 
 TEST(VtuRead, AppendedBase64Uncompressed) {
-  TempDir dir;
+  ScratchDir dir;
   const ByteWriter bytes;
   std::string appended;
   std::vector<std::size_t> at;
@@ -791,8 +748,8 @@ TEST(VtuRead, AppendedBase64Uncompressed) {
       std::to_string(at[2]) + "\"/>\n<DataArray type=\"UInt8\" Name=\"types\" format=\"appended\" offset=\"" +
       std::to_string(at[3]) + "\"/>\n</Cells>\n</Piece></UnstructuredGrid>\n<AppendedData encoding=\"base64\">\n   _" +
       appended + "\n</AppendedData>\n</VTKFile>\n";
-  write_bytes(dir.file("appended64.vtu"), file);
-  const mpp::Mesh mesh = mpp::vtu::read(dir.file("appended64.vtu").string());
+  write_file(dir.file("appended64.vtu"), file);
+  const mpp::Mesh mesh = mpp::vtu::read(dir.file("appended64.vtu"));
   ASSERT_EQ(1u, mesh.cells.size());
   EXPECT_EQ("quad", mesh.cells[0].type);
   EXPECT_EQ((std::vector<std::int64_t>{0, 1, 3, 2}), int64_values(mesh.cells[0].connectivity));
@@ -800,7 +757,7 @@ TEST(VtuRead, AppendedBase64Uncompressed) {
 }
 
 TEST(VtuRead, SeveralPiecesAreMerged) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string data_one =
       "<PointData><DataArray type=\"Int32\" Name=\"p\" format=\"ascii\">1 2 3</DataArray></PointData>\n"
       "<CellData><DataArray type=\"Float64\" Name=\"c\" format=\"ascii\">10</DataArray></CellData>\n";
@@ -810,8 +767,8 @@ TEST(VtuRead, SeveralPiecesAreMerged) {
   const std::string file =
       triangle_file(ascii_piece(kTrianglePoints, "0 1 2", "3", "5", 3, 1, data_one) +
                     ascii_piece("0 0 1  1 0 1  1 1 1  0 1 1", "0 1 2 3  1 2 3", "4 7", "9 5", 4, 2, data_two));
-  write_bytes(dir.file("pieces.vtu"), file);
-  const mpp::Mesh mesh = mpp::vtu::read(dir.file("pieces.vtu").string());
+  write_file(dir.file("pieces.vtu"), file);
+  const mpp::Mesh mesh = mpp::vtu::read(dir.file("pieces.vtu"));
   EXPECT_EQ(7, mesh.num_points());
   EXPECT_EQ((std::vector<std::pair<std::string, std::int64_t>>{{"triangle", 1}, {"quad", 1}, {"triangle", 1}}),
             block_list(mesh));
@@ -830,7 +787,7 @@ TEST(VtuRead, SeveralPiecesAreMerged) {
 }
 
 TEST(VtuRead, AsciiStringAndNumericFieldData) {
-  TempDir dir;
+  ScratchDir dir;
   // VTK writes each character as its signed code and ends every string with 0.
   const std::string field =
       "<FieldData>\n<Array type=\"String\" Name=\"words\" NumberOfTuples=\"3\" format=\"ascii\">\n"
@@ -839,8 +796,8 @@ TEST(VtuRead, AsciiStringAndNumericFieldData) {
       "</FieldData>\n";
   const std::string file = "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid>" + field +
                            ascii_piece(kTrianglePoints, "0 1 2", "3", "5", 3, 1) + "</UnstructuredGrid></VTKFile>";
-  write_bytes(dir.file("strings.vtu"), file);
-  const mpp::Mesh mesh = mpp::vtu::read(dir.file("strings.vtu").string());
+  write_file(dir.file("strings.vtu"), file);
+  const mpp::Mesh mesh = mpp::vtu::read(dir.file("strings.vtu"));
   EXPECT_EQ((std::vector<std::string>{"hi", "", "\xc3\xa9"}), *mesh.string_field_data.find("words"));
   const mpp::NDArray& steps = *mesh.field_data.find("steps");
   EXPECT_EQ(mpp::DType::int16, steps.dtype());
@@ -848,10 +805,10 @@ TEST(VtuRead, AsciiStringAndNumericFieldData) {
 }
 
 TEST(VtuRead, PixelAndVoxelAreReorderedToQuadAndHexahedron) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string points = "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1";
-  write_bytes(dir.file("pixel.vtu"), triangle_file(ascii_piece(points, "0 1 2 3  0 1 2 3 4 5 6 7", "4 12", "8 11", 8, 2)));
-  const mpp::Mesh mesh = mpp::vtu::read(dir.file("pixel.vtu").string());
+  write_file(dir.file("pixel.vtu"), triangle_file(ascii_piece(points, "0 1 2 3  0 1 2 3 4 5 6 7", "4 12", "8 11", 8, 2)));
+  const mpp::Mesh mesh = mpp::vtu::read(dir.file("pixel.vtu"));
   ASSERT_EQ(2u, mesh.cells.size());
   EXPECT_EQ("quad", mesh.cells[0].type);
   EXPECT_EQ((std::vector<std::int64_t>{0, 1, 3, 2}), int64_values(mesh.cells[0].connectivity));
@@ -860,7 +817,7 @@ TEST(VtuRead, PixelAndVoxelAreReorderedToQuadAndHexahedron) {
 }
 
 TEST(VtuRead, PolyhedronFaceTablesOfVtk94) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string faces =
       "<DataArray type=\"Int64\" Name=\"face_connectivity\" format=\"ascii\">0 2 1 0 1 3 1 2 3 2 0 3</DataArray>\n"
       "<DataArray type=\"Int64\" Name=\"face_offsets\" format=\"ascii\">3 6 9 12</DataArray>\n"
@@ -868,8 +825,8 @@ TEST(VtuRead, PolyhedronFaceTablesOfVtk94) {
       "<DataArray type=\"Int64\" Name=\"polyhedron_offsets\" format=\"ascii\">0 4</DataArray>\n";
   std::string piece = ascii_piece("0 0 0  1 0 0  0 1 0  0 0 1", "0 1 2 3  0 1 2 3", "4 8", "10 42", 4, 2);
   piece.insert(piece.find("</Cells>"), faces);
-  write_bytes(dir.file("poly94.vtu"), triangle_file(piece));
-  const mpp::Mesh mesh = mpp::vtu::read(dir.file("poly94.vtu").string());
+  write_file(dir.file("poly94.vtu"), triangle_file(piece));
+  const mpp::Mesh mesh = mpp::vtu::read(dir.file("poly94.vtu"));
   ASSERT_EQ(2u, mesh.cells.size());
   EXPECT_EQ("tetra", mesh.cells[0].type);
   const mpp::CellBlock& polyhedron = mesh.cells[1];
@@ -881,7 +838,7 @@ TEST(VtuRead, PolyhedronFaceTablesOfVtk94) {
 
 // ------------------------------------------------------------------ hostile input
 
-fs::path write_reference_file(const TempDir& dir, const std::string& name,
+fs::path write_reference_file(const ScratchDir& dir, const std::string& name,
                               const std::vector<std::pair<std::string, std::string>>& option_list) {
   mpp::WriteOptions options;
   for (const auto& [option, value] : option_list) options.set(option, value);
@@ -891,49 +848,49 @@ fs::path write_reference_file(const TempDir& dir, const std::string& name,
 }
 
 TEST(VtuBadInput, TruncatedFile) {
-  TempDir dir;
+  ScratchDir dir;
   for (const WriteVariant& variant : write_variants()) {
     SCOPED_TRACE(variant.name);
-    const std::string bytes = read_bytes(write_reference_file(dir, "whole.vtu", variant.options));
+    const std::string bytes = read_file(write_reference_file(dir, "whole.vtu", variant.options));
     // Cut before the closing tags, so that something the reader needs is always missing.
     const std::size_t useful = bytes.rfind(variant.name.starts_with("appended") ? "</AppendedData>" : "</Piece>");
     for (int part = 1; part <= 7; ++part) {
       const fs::path cut = dir.file("cut.vtu");
-      write_bytes(cut, bytes.substr(0, useful * static_cast<std::size_t>(part) / 8));
+      write_file(cut, bytes.substr(0, useful * static_cast<std::size_t>(part) / 8));
       expect_located_read_error(cut);
     }
   }
 }
 
 TEST(VtuBadInput, WrongNumberOfPoints) {
-  TempDir dir;
-  write_bytes(dir.file("count.vtu"), triangle_file(ascii_piece(kTrianglePoints, "0 1 2", "3", "5", 4, 1)));
+  ScratchDir dir;
+  write_file(dir.file("count.vtu"), triangle_file(ascii_piece(kTrianglePoints, "0 1 2", "3", "5", 4, 1)));
   expect_located_read_error(dir.file("count.vtu"), "fewer than the 12 values");
-  write_bytes(dir.file("count2.vtu"), triangle_file(ascii_piece(kTrianglePoints, "0 1 2", "3", "5", 2, 1)));
+  write_file(dir.file("count2.vtu"), triangle_file(ascii_piece(kTrianglePoints, "0 1 2", "3", "5", 2, 1)));
   expect_located_read_error(dir.file("count2.vtu"), "more than the 6 values");
 
   // Binary: the size header disagrees with NumberOfPoints.
-  std::string binary = read_bytes(write_reference_file(dir, "binary.vtu", {{"compression", "none"}}));
+  std::string binary = read_file(write_reference_file(dir, "binary.vtu", {{"compression", "none"}}));
   const std::string announced = "NumberOfPoints=\"" + std::to_string(kPoints) + "\"";
   binary.replace(binary.find(announced), announced.size(), "NumberOfPoints=\"" + std::to_string(kPoints + 1) + "\"");
-  write_bytes(dir.file("binary.vtu"), binary);
+  write_file(dir.file("binary.vtu"), binary);
   expect_located_read_error(dir.file("binary.vtu"), "expected");
 }
 
 TEST(VtuBadInput, InvalidBase64) {
-  TempDir dir;
-  std::string bytes = read_bytes(write_reference_file(dir, "b64.vtu", {{"compression", "none"}}));
+  ScratchDir dir;
+  std::string bytes = read_file(write_reference_file(dir, "b64.vtu", {{"compression", "none"}}));
   const std::size_t points = bytes.find("Name=\"Points\"");
   const std::size_t content = bytes.find('>', points) + 20;
   bytes[content] = '*';
-  write_bytes(dir.file("b64.vtu"), bytes);
+  write_file(dir.file("b64.vtu"), bytes);
   expect_located_read_error(dir.file("b64.vtu"), "base64");
 }
 
 TEST(VtuBadInput, CorruptZlibBlock) {
   if (!mpp::io::zlib_available()) GTEST_SKIP() << "built without zlib";
-  TempDir dir;
-  std::string bytes = read_bytes(write_reference_file(dir, "z.vtu", {{"appended", "true"}, {"compression", "zlib"}}));
+  ScratchDir dir;
+  std::string bytes = read_file(write_reference_file(dir, "z.vtu", {{"appended", "true"}, {"compression", "zlib"}}));
   // The Points array is followed by the connectivity array; just before the latter's
   // offset sits the adler32 checksum that ends the last zlib stream of the points.
   auto offset_of = [&](const std::string& name) {
@@ -944,30 +901,30 @@ TEST(VtuBadInput, CorruptZlibBlock) {
   const std::size_t data = bytes.find('_', bytes.find("<AppendedData")) + 1;
   const std::size_t checksum = data + offset_of("connectivity") - 4;
   for (std::size_t i = checksum; i < checksum + 4; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5A);
-  write_bytes(dir.file("z.vtu"), bytes);
+  write_file(dir.file("z.vtu"), bytes);
   expect_located_read_error(dir.file("z.vtu"), "zlib block");
 }
 
 TEST(VtuBadInput, ConnectivityIndexOutOfRange) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string file = triangle_file(ascii_piece(kTrianglePoints, "0 1 7", "3", "5", 3, 1));
-  write_bytes(dir.file("index.vtu"), file);
+  write_file(dir.file("index.vtu"), file);
   expect_located_read_error(dir.file("index.vtu"), "outside [0, 3)");
   try {
-    mpp::vtu::read(dir.file("index.vtu").string());
+    mpp::vtu::read(dir.file("index.vtu"));
   } catch (const mpp::ReadError& error) {
     EXPECT_EQ(file.find("<Cells>"), error.byte_offset().value()) << "the offset names the Cells section";
   }
 }
 
 TEST(VtuBadInput, UnknownCellType) {
-  TempDir dir;
-  write_bytes(dir.file("type.vtu"), triangle_file(ascii_piece(kTrianglePoints, "0 1 2", "3", "99", 3, 1)));
+  ScratchDir dir;
+  write_file(dir.file("type.vtu"), triangle_file(ascii_piece(kTrianglePoints, "0 1 2", "3", "99", 3, 1)));
   expect_located_read_error(dir.file("type.vtu"), "unknown VTK cell type 99");
 }
 
 TEST(VtuBadInput, MalformedStructure) {
-  TempDir dir;
+  ScratchDir dir;
   const std::vector<std::string> files{
       "",
       "<VTKFile type=\"PolyData\"><PolyData/></VTKFile>",
@@ -983,25 +940,25 @@ TEST(VtuBadInput, MalformedStructure) {
   };
   for (std::size_t i = 0; i < files.size(); ++i) {
     SCOPED_TRACE("case " + std::to_string(i));
-    write_bytes(dir.file("bad.vtu"), files[i]);
+    write_file(dir.file("bad.vtu"), files[i]);
     expect_located_read_error(dir.file("bad.vtu"));
   }
 }
 
 // Random damage must give a ReadError or a mesh, never a crash, a hang or another exception.
 TEST(VtuBadInput, RandomCorruptionIsReportedOrHarmless) {
-  TempDir dir;
+  ScratchDir dir;
   std::mt19937_64 random(99);
   for (const WriteVariant& variant : write_variants()) {
     SCOPED_TRACE(variant.name);
-    const std::string bytes = read_bytes(write_reference_file(dir, "whole.vtu", variant.options));
+    const std::string bytes = read_file(write_reference_file(dir, "whole.vtu", variant.options));
     for (int trial = 0; trial < 40; ++trial) {
       std::string damaged = bytes;
       const int flips = 1 + static_cast<int>(random() % 4);
       for (int f = 0; f < flips; ++f) damaged[random() % damaged.size()] = static_cast<char>(random());
-      write_bytes(dir.file("damaged.vtu"), damaged);
+      write_file(dir.file("damaged.vtu"), damaged);
       try {
-        mpp::vtu::read(dir.file("damaged.vtu").string());
+        mpp::vtu::read(dir.file("damaged.vtu"));
       } catch (const mpp::ReadError&) {
       } catch (const std::exception& error) {
         ADD_FAILURE() << "trial " << trial << ": " << typeid(error).name() << ": " << error.what();
@@ -1024,32 +981,32 @@ std::size_t entries_in(const fs::path& directory) {
 }
 
 TEST(VtuAtomicWrite, InvalidMeshLeavesExistingFileIntact) {
-  TempDir dir;
-  const std::string path = dir.file("keep.vtu").string();
+  ScratchDir dir;
+  const std::string path = dir.file("keep.vtu");
   mpp::write(path, small_mesh());
-  const std::string before = read_bytes(path);
+  const std::string before = read_file(path);
   mpp::Mesh broken = small_mesh();
   broken.cells[0].connectivity = make_array<std::int64_t>({1, 3}, {0, 1, 9});
   EXPECT_THROW(mpp::write(path, broken), mpp::WriteError);
   EXPECT_THROW(mpp::vtu::write(path, broken, {}), std::invalid_argument);
-  EXPECT_EQ(before, read_bytes(path));
+  EXPECT_EQ(before, read_file(path));
   EXPECT_EQ(1u, entries_in(dir.path())) << "no temporary file may be left behind";
 }
 
 TEST(VtuAtomicWrite, UnstorableStringLeavesExistingFileIntact) {
-  TempDir dir;
-  const std::string path = dir.file("keep.vtu").string();
+  ScratchDir dir;
+  const std::string path = dir.file("keep.vtu");
   mpp::write(path, small_mesh());
-  const std::string before = read_bytes(path);
+  const std::string before = read_file(path);
   mpp::Mesh unwritable = small_mesh();
   unwritable.string_field_data.set("bad", {std::string("a\0b", 3)});
   EXPECT_THROW(mpp::write(path, unwritable), mpp::WriteError);
-  EXPECT_EQ(before, read_bytes(path));
+  EXPECT_EQ(before, read_file(path));
   EXPECT_EQ(1u, entries_in(dir.path()));
 }
 
 TEST(VtuAtomicWrite, FailedReplaceLeavesTargetIntact) {
-  TempDir dir;
+  ScratchDir dir;
   // A non-empty directory cannot be replaced by a file: the write runs to the end and the
   // final rename fails.
   const fs::path target = dir.file("occupied.vtu");
@@ -1060,16 +1017,16 @@ TEST(VtuAtomicWrite, FailedReplaceLeavesTargetIntact) {
 }
 
 TEST(VtuAtomicWrite, MissingDirectoryIsAWriteError) {
-  TempDir dir;
+  ScratchDir dir;
   EXPECT_THROW(mpp::write((dir.path() / "missing" / "x.vtu").string(), small_mesh()), mpp::WriteError);
   EXPECT_EQ(0u, entries_in(dir.path()));
 }
 
 TEST(VtuAtomicWrite, UnwritableDirectoryLeavesExistingFileIntact) {
-  TempDir dir;
-  const std::string path = dir.file("keep.vtu").string();
+  ScratchDir dir;
+  const std::string path = dir.file("keep.vtu");
   mpp::write(path, small_mesh());
-  const std::string before = read_bytes(path);
+  const std::string before = read_file(path);
   fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec);
   if (::access(dir.path().c_str(), W_OK) == 0) {
     fs::permissions(dir.path(), fs::perms::owner_all);
@@ -1077,7 +1034,7 @@ TEST(VtuAtomicWrite, UnwritableDirectoryLeavesExistingFileIntact) {
   }
   EXPECT_THROW(mpp::write(path, small_mesh()), mpp::WriteError);
   fs::permissions(dir.path(), fs::perms::owner_all);
-  EXPECT_EQ(before, read_bytes(path));
+  EXPECT_EQ(before, read_file(path));
 }
 
 }  // namespace

@@ -1,0 +1,174 @@
+// Helpers shared by the GoogleTest suites: scratch directories and files, corpus paths,
+// whole-file reads and writes, mesh summaries and ReadError capture. Header-only.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/mesh.hpp"
+
+namespace meshioplusplus::testing_support {
+
+// ---- corpus ------------------------------------------------------------------------------
+
+#ifdef MESHIOPLUSPLUS_CORPUS_DIR
+inline const std::filesystem::path kCorpusDir = MESHIOPLUSPLUS_CORPUS_DIR;
+#else
+inline const std::filesystem::path kCorpusDir;
+#endif
+
+inline std::string corpus_file(const std::string& relative) { return (kCorpusDir / relative).string(); }
+
+// Skips the current test when one corpus file is absent.
+#define SKIP_WITHOUT_CORPUS_FILE(relative)                                                          \
+  if (!::std::filesystem::exists(::meshioplusplus::testing_support::corpus_file(relative))) \
+  GTEST_SKIP() << "corpus file " << relative << " absent"
+
+// Skips the current test when the corpus directory is absent.
+#define SKIP_WITHOUT_CORPUS_DIR()                                                      \
+  if (!::std::filesystem::is_directory(::meshioplusplus::testing_support::kCorpusDir)) \
+  GTEST_SKIP() << "corpus directory " << ::meshioplusplus::testing_support::kCorpusDir << " is absent"
+
+// ---- scratch space -----------------------------------------------------------------------
+
+// "<suite>_<test>_<pid>": unique per process and test, so parallel ctest runs never share.
+inline std::string test_scratch_name() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = info ? std::string(info->test_suite_name()) + "_" + info->name() : std::string("no_test");
+  name += "_" + std::to_string(::getpid());
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name;
+}
+
+// The current test's scratch directory (created, kept): temp/meshioplusplus_<suite>_<test>_<pid>.
+inline std::filesystem::path scratch_dir() {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("meshioplusplus_" + test_scratch_name());
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A path named `name` in the current test's scratch directory.
+inline std::filesystem::path scratch(const std::string& name) { return scratch_dir() / name; }
+
+// A fresh directory, removed (with its permissions restored first) when it goes.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("meshioplusplus_tmp_" + test_scratch_name() + "_" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ignored);
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `bytes` to `name` in this directory; returns the file's path.
+  std::string write(const std::string& name, std::string_view bytes) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+// ---- whole files -------------------------------------------------------------------------
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Writes `bytes` to `path` (truncating); returns the path.
+inline std::string write_file(const std::filesystem::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path.string();
+}
+
+inline std::string ScratchDir::write(const std::string& name, std::string_view bytes) const {
+  return write_file(path_ / name, bytes);
+}
+
+// Writes `bytes` to `name` in the current test's scratch directory; returns the path.
+inline std::string write_scratch(const std::string& name, std::string_view bytes) {
+  return write_file(scratch(name), bytes);
+}
+
+// ---- mesh summaries ----------------------------------------------------------------------
+
+inline double point_sum(const NDArray& points) {
+  double sum = 0;
+  visit_dtype(points.dtype(), [&](auto zero) {
+    for (auto value : points.values<decltype(zero)>()) sum += static_cast<double>(value);
+  });
+  return sum;
+}
+
+inline double point_sum(const Mesh& mesh) { return point_sum(mesh.points); }
+
+// "type:count;type:count" over the cell blocks in order.
+inline std::string block_summary(const Mesh& mesh) {
+  std::string text;
+  for (const CellBlock& block : mesh.cells) {
+    if (!text.empty()) text += ';';
+    text += block.type + ":" + std::to_string(block.num_cells());
+  }
+  return text;
+}
+
+// ---- arrays and regions ------------------------------------------------------------------
+
+inline NDArray int64_matrix(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& data) {
+  NDArray array = NDArray::allocate(DType::int64, {rows, cols});
+  std::copy(data.begin(), data.end(), array.data_as<std::int64_t>());
+  return array;
+}
+
+inline NDArray int64_vector(const std::vector<std::int64_t>& data) {
+  NDArray array = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(data.size())});
+  std::copy(data.begin(), data.end(), array.data_as<std::int64_t>());
+  return array;
+}
+
+inline Region cell_region(const std::string& name, int dim, std::int64_t tag, const std::vector<std::int64_t>& cells) {
+  Region region;
+  region.name = name;
+  region.kind = RegionKind::Cell;
+  region.dim = dim;
+  region.tag = tag;
+  region.entries = int64_vector(cells);
+  return region;
+}
+
+// ---- errors ------------------------------------------------------------------------------
+
+// Runs `fn`, which must throw a ReadError, and returns that error.
+template <class Fn> ReadError expect_read_error(Fn&& fn) {
+  try {
+    fn();
+  } catch (const ReadError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no ReadError";
+  return ReadError("", "", "");
+}
+
+}  // namespace meshioplusplus::testing_support
