@@ -9,7 +9,6 @@ import os
 import pathlib
 import platform
 import subprocess
-import sys
 
 import numpy as np
 

@@ -8,7 +8,6 @@ torch / jax / numba installed they run on the CPU (Numba through its CUDA simula
 
 import ctypes
 import os
-import pathlib
 import subprocess
 import sys
 import types
@@ -21,11 +20,10 @@ import meshioplusplus as mio
 from meshioplusplus import InteropError, InteropWarning, Region, RegionKind
 from meshioplusplus.profiling import count_transfers
 from meshioplusplus.testing import fake_cupy
+from core_arrays import core_allocated
 
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(mio.__file__)))
-CORPUS = pathlib.Path(
-    os.environ.get("MESHIOPLUSPLUS_CORPUS", pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "corpus")
-)
+from conftest import CORPUS
 NUMPY_VERSION = tuple(int(part) for part in np.__version__.split(".")[:2])
 needs_versioned_dlpack = pytest.mark.skipif(NUMPY_VERSION < (2, 1), reason="numpy < 2.1 exports legacy DLPack only")
 
@@ -41,25 +39,15 @@ def sample_mesh():
     )
 
 
-def core_array(shape, dtype, values):
-    """An array in a buffer the C++ core allocated (64-byte aligned, like every array a reader returns)."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
-    raw = mio._core.block_bases([0] * max(0, -(-nbytes // 8) - 1))
-    array = raw.view(np.uint8)[:nbytes].view(dtype).reshape(shape)
-    array[...] = values
-    return array
-
-
 def core_mesh():
     """sample_mesh with every array in core-allocated memory, as a read would return it."""
     mesh = sample_mesh()
-    mesh.points = core_array(mesh.points.shape, np.float64, mesh.points)
+    mesh.points = core_allocated(mesh.points.shape, np.float64, mesh.points)
     for block in mesh.cells:
-        block.data = core_array(block.data.shape, np.int64, block.data)
-    mesh.point_data = {name: core_array(v.shape, v.dtype, v) for name, v in mesh.point_data.items()}
-    mesh.cell_data = {name: [core_array(a.shape, a.dtype, a) for a in v] for name, v in mesh.cell_data.items()}
-    mesh.regions = [Region(r.name, r.kind, r.dim, r.tag, core_array(r.entries.shape, np.int64, r.entries)) for r in mesh.regions]
+        block.data = core_allocated(block.data.shape, np.int64, block.data)
+    mesh.point_data = {name: core_allocated(v.shape, v.dtype, v) for name, v in mesh.point_data.items()}
+    mesh.cell_data = {name: [core_allocated(a.shape, a.dtype, a) for a in v] for name, v in mesh.cell_data.items()}
+    mesh.regions = [Region(r.name, r.kind, r.dim, r.tag, core_allocated(r.entries.shape, np.int64, r.entries)) for r in mesh.regions]
     return mesh
 
 
@@ -272,7 +260,7 @@ def exported_arrays():
     payload = mio.to_dlpack(sample_mesh())
     arrays = dict(payload.named_arrays())
     arrays["core int64"] = mio._core.block_bases([1, 2, 3])
-    arrays["core float64 view"] = core_array((4, 3), np.float64, 1.5)
+    arrays["core float64 view"] = core_allocated((4, 3), np.float64, 1.5)
     return arrays
 
 

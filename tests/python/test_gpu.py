@@ -176,34 +176,21 @@ def test_clean_host_export_still_needs_no_device_copy_to_come_back():
 # test_frameworks.py check against the fake CuPy, repeated where the copies are real.
 
 import gc  # noqa: E402
-import os  # noqa: E402
-import pathlib  # noqa: E402
 
 from meshioplusplus.profiling import count_transfers  # noqa: E402
+from core_arrays import core_allocated  # noqa: E402
 
-CORPUS = pathlib.Path(
-    os.environ.get("MESHIOPLUSPLUS_CORPUS", pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "corpus")
-)
-
-
-def hook_array(shape, dtype, values):
-    """An array whose memory the core allocated through the current allocator hook."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
-    raw = mio._core.block_bases([0] * max(0, -(-nbytes // 8) - 1))
-    array = raw.view(np.uint8)[:nbytes].view(dtype).reshape(shape)
-    array[...] = values
-    return array
+from conftest import CORPUS
 
 
 def hook_mesh(n_points=20000):
     """device_mesh's arrays, rebuilt in hook-allocated memory (what a read returns)."""
     source = device_mesh(n_points)
     return mio.Mesh(
-        hook_array(source.points.shape, np.float64, source.points),
-        [(block.type, hook_array(block.data.shape, np.int64, block.data)) for block in source.cells],
-        point_data={name: hook_array(v.shape, v.dtype, v) for name, v in source.point_data.items()},
-        cell_data={name: [hook_array(a.shape, a.dtype, a) for a in v] for name, v in source.cell_data.items()},
+        core_allocated(source.points.shape, np.float64, source.points),
+        [(block.type, core_allocated(block.data.shape, np.int64, block.data)) for block in source.cells],
+        point_data={name: core_allocated(v.shape, v.dtype, v) for name, v in source.point_data.items()},
+        cell_data={name: [core_allocated(a.shape, a.dtype, a) for a in v] for name, v in source.cell_data.items()},
     )
 
 

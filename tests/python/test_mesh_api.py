@@ -142,7 +142,7 @@ def test_format_namespaces_carry_meshio_keywords():
     assert vtu_write["compression"].default == "zlib"
     assert vtu_write["header_type"].default is None
     assert inspect.signature(mio.vtk.write).parameters["fmt_version"].default == "5.1"
-    import meshioplusplus.vtu  # importable as a submodule, like meshio's
+    import meshioplusplus.vtu  # importable as a submodule, like meshio's  # noqa: F401
 
     assert ".vtu" in mio.extension_to_filetypes
 

@@ -209,7 +209,7 @@ class Mesh:
     def __repr__(self):
         lines = ["<meshioplusplus mesh object>", f"  Number of points: {len(self.points)}"]
         if self.cells:
-            lines.append(f"  Number of cells:")
+            lines.append("  Number of cells:")
             for block in self.cells:
                 lines.append(f"    {block.type}: {len(block)}")
         else:

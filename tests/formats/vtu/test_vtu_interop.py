@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
-from conftest import CORPUS
+
 from interop import assert_same_mesh, meshio_module, sample_mesh, to_meshio
 
 VARIANTS = {
