@@ -2,8 +2,8 @@
 to_cupy(pinned=True) path that skips staging for arrays allocated there. No GPU needed:
 allocators here are counting Python callables and the fake CuPy's pinned memory.
 
-``_core.block_bases`` allocates its result through the hook, so it stands in for a reader
-wherever the readers are still stubs; the tests that need real readers skip until then.
+``_core.block_bases`` allocates its result through the hook, so it stands in for a reader in
+the allocator tests; the hook-allocation contract itself is checked with real corpus reads.
 """
 
 import gc
@@ -168,7 +168,6 @@ def test_real_reads_in_threads_allocate_through_the_block_allocator():
     paths = sorted(CORPUS.glob("vtu/*.vtu"))
     if not paths:
         pytest.skip(f"no VTU corpus at {CORPUS}")
-    _skip_while_reader_is_a_stub(paths[0])
     counting = CountingAllocator()
     meshes, errors = [], []
 
@@ -207,19 +206,6 @@ def test_pinned_reads_is_exported_twice():
 # --- readers allocate through the hook ----------------------------------------------------------
 
 
-def _skip_while_reader_is_a_stub(path):
-    """Skip until the .so has a real reader for ``path`` (unregistered, or registered as a stub)."""
-    known = {extension for row in mio._core.formats() for extension in row["extensions"] if row["can_read"]}
-    if path.suffix.lower() not in known:
-        pytest.skip(f"no {path.suffix} reader in this build yet")
-    try:
-        mio.read(path)
-    except RuntimeError as error:
-        if str(error) == "stub":
-            pytest.skip(f"the reader for {path.suffix} is still a stub")
-        raise
-
-
 def _returned_arrays(mesh):
     """(name, array) for every numeric array a read returned (ragged cells per cell)."""
     yield "points", mesh.points
@@ -242,7 +228,6 @@ def _corpus_files():
 
 @pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_readers_allocate_every_returned_array_through_the_hook(path):
-    _skip_while_reader_is_a_stub(path)
     counting = CountingAllocator()
     with allocator_installed(counting.alloc, counting.free):
         mesh = mio.read(path)
