@@ -4,12 +4,15 @@
 #pragma once
 
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
+
+#include "meshioplusplus/ndarray.hpp"
 
 namespace meshioplusplus::io {
 
@@ -84,5 +87,24 @@ class OutputBuffer {
   AtomicFile& file_;
   std::string buffer_;
 };
+
+// Whether put_row writes NaN values or leaves them out (NaN as padding of short rows).
+enum class NanValues { write, skip };
+
+// Row `row` of `array` in its own dtype, each value preceded by a blank.
+inline void put_row(OutputBuffer& out, const NDArray& array, std::int64_t row,
+                    NanValues nan_values = NanValues::write) {
+  visit_dtype(array.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const std::int64_t width = array.row_width();
+    const T* values = static_cast<const T*>(array.data()) + row * width;
+    for (std::int64_t i = 0; i < width; ++i) {
+      if constexpr (std::is_floating_point_v<T>)
+        if (nan_values == NanValues::skip && std::isnan(values[i])) continue;
+      out.put(' ');
+      out.number(values[i]);
+    }
+  });
+}
 
 }  // namespace meshioplusplus::io

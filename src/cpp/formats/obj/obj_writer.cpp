@@ -120,19 +120,6 @@ GroupLabels group_labels(const Mesh& mesh) {
 
 // ---- output --------------------------------------------------------------------------------
 
-// Row `row` of `array`, each value preceded by a blank.
-void put_row(io::OutputBuffer& out, const NDArray& array, std::int64_t row) {
-  visit_dtype(array.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    const std::int64_t width = array.row_width();
-    const T* values = static_cast<const T*>(array.data()) + row * width;
-    for (std::int64_t i = 0; i < width; ++i) {
-      out.put(' ');
-      out.number(values[i]);
-    }
-  });
-}
-
 bool row_has_nan(const NDArray& array, std::int64_t row) {
   return visit_dtype(array.dtype(), [&](auto zero) {
     using T = decltype(zero);
@@ -151,10 +138,10 @@ void write_vertices(io::OutputBuffer& out, const Mesh& mesh) {
   if (w != nullptr && w->row_width() != 1) w = nullptr;
   for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
     out.put('v');
-    put_row(out, mesh.points, i);
+    io::put_row(out, mesh.points, i);
     if (mesh.points.row_width() == 2) out.text(" 0");
-    if (colors != nullptr && !row_has_nan(*colors, i)) put_row(out, *colors, i);
-    else if (w != nullptr && number_at(*w, i) != 1.0) put_row(out, *w, i);
+    if (colors != nullptr && !row_has_nan(*colors, i)) io::put_row(out, *colors, i);
+    else if (w != nullptr && number_at(*w, i) != 1.0) io::put_row(out, *w, i);
     out.put('\n');
   }
 }
@@ -163,7 +150,7 @@ void write_lines(io::OutputBuffer& out, std::string_view keyword, const NDArray*
   if (values == nullptr) return;
   for (std::int64_t i = 0; i < values->rows(); ++i) {
     out.text(keyword);
-    put_row(out, *values, i);
+    io::put_row(out, *values, i);
     out.put('\n');
   }
 }

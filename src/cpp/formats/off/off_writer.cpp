@@ -43,21 +43,6 @@ const std::vector<NDArray>* face_colors(const Mesh& mesh) {
   return arrays;
 }
 
-// Row `row` of `array`, space-separated in its own dtype; NaN (padding) left out.
-void put_row(io::OutputBuffer& out, const NDArray& array, std::int64_t row) {
-  visit_dtype(array.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    const std::int64_t width = array.row_width();
-    const T* values = static_cast<const T*>(array.data()) + row * width;
-    for (std::int64_t i = 0; i < width; ++i) {
-      if constexpr (std::is_floating_point_v<T>)
-        if (std::isnan(values[i])) continue;
-      out.put(' ');
-      out.number(values[i]);
-    }
-  });
-}
-
 struct VertexColumns {
   const NDArray* normals;
   const NDArray* colors;
@@ -78,10 +63,10 @@ void write_header(io::OutputBuffer& out, const Mesh& mesh, const VertexColumns& 
 void write_vertices(io::OutputBuffer& out, const Mesh& mesh, const VertexColumns& columns) {
   const bool pad_z = mesh.points.row_width() == 2;
   for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
-    put_row(out, mesh.points, i);
+    io::put_row(out, mesh.points, i);
     if (pad_z) out.text(" 0");
     for (const NDArray* column : {columns.normals, columns.colors, columns.texcoords})
-      if (column != nullptr) put_row(out, *column, i);
+      if (column != nullptr) io::put_row(out, *column, i, io::NanValues::skip);
     out.put('\n');
   }
 }
@@ -97,7 +82,7 @@ void write_faces(io::OutputBuffer& out, const Mesh& mesh) {
         out.put(' ');
         out.number(corner);
       }
-      if (colors != nullptr) put_row(out, (*colors)[b], cell);
+      if (colors != nullptr) io::put_row(out, (*colors)[b], cell, io::NanValues::skip);
       out.put('\n');
     }
   }
