@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -61,7 +62,9 @@ class TextScanner {
   // The rest of the current line without its terminator; moves past the line break.
   std::string_view next_line() noexcept {
     const std::size_t start = pos_;
-    while (pos_ < end_ && document_[pos_] != '\n') ++pos_;
+    // memchr scans a word at a time; lines are the unit of most text formats.
+    const void* newline = pos_ < end_ ? std::memchr(document_.data() + pos_, '\n', end_ - pos_) : nullptr;
+    pos_ = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - document_.data()) : end_;
     std::size_t stop = pos_;
     if (pos_ < end_) ++pos_;
     if (stop > start && document_[stop - 1] == '\r') --stop;

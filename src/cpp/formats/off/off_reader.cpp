@@ -207,20 +207,30 @@ class Reader {
     if (layout_.colors) colors = NDArray::allocate(DType::float64, {count, layout_.color_width});
     if (layout_.texcoords) texcoords = NDArray::allocate(DType::float64, {count, 2});
 
-    const auto fill = [](io::TextScanner& scanner, NDArray& array, std::int64_t row) {
-      if (array.empty_handle()) return;
-      const std::int64_t width = array.row_width();
-      scanner.next_numbers(array.data_as<double>() + row * width, static_cast<std::size_t>(width));
-    };
+    // One pass per line: the numbers are parsed where they land, and a line with too few or
+    // too many values is caught by the end-of-line checks instead of a separate token count.
     for (std::int64_t i = 0; i < count; ++i) {
       const LineSpan line = lines_.require("vertex", i);
       io::TextScanner scanner = lines_.scanner(line);
-      if (static_cast<std::int64_t>(count_tokens(scanner)) != layout_.values())
+      const auto wrong_width = [&] {
         lines_.fail_at(line.begin, "vertex " + std::to_string(i) + " needs " + std::to_string(layout_.values()) + " values");
-      fill(scanner, mesh_.points, i);
-      fill(scanner, normals, i);
-      fill(scanner, colors, i);
-      fill(scanner, texcoords, i);
+      };
+      const auto fill = [&](NDArray& array) {
+        if (array.empty_handle()) return;
+        const std::int64_t width = array.row_width();
+        double* row = array.data_as<double>() + i * width;
+        for (std::int64_t k = 0; k < width; ++k) {
+          scanner.skip_whitespace();
+          if (scanner.at_end()) wrong_width();
+          row[k] = scanner.next_number<double>();
+        }
+      };
+      fill(mesh_.points);
+      fill(normals);
+      fill(colors);
+      fill(texcoords);
+      scanner.skip_whitespace();
+      if (!scanner.at_end()) wrong_width();
     }
     if (layout_.normals) mesh_.point_data.set("off:normal", std::move(normals));
     if (layout_.colors) mesh_.point_data.set("off:color", std::move(colors));
