@@ -10,6 +10,7 @@ import json
 import numpy as np
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -62,13 +63,34 @@ MESHIO_WRITE_OPTIONS.update({
     "medit-ascii": ("medit", {}),
     "abaqus": ("abaqus", {}),
     "nastran": ("nastran", {}),
+    "su2": ("su2", {}),
+    "ugrid-ascii": ("ugrid", {}),
+    "ugrid-b8": ("ugrid", {}),
+    "tetgen": ("tetgen", {}),
+    "avsucd": ("avsucd", {}),
+    "tecplot": ("tecplot", {}),
+    "dolfin": ("dolfin-xml", {}),
+    "flac3d-ascii": ("flac3d", {"binary": False}),
+    "flac3d-binary": ("flac3d", {"binary": True}),
+    "mdpa": ("mdpa", {}),
+    "permas": ("permas", {}),
+    "netgen": ("netgen", {}),
+    "wkt": ("wkt", {}),
+    "svg": ("svg", {}),
 })
 OUR_WRITE_OPTIONS = dict(MESHIO_WRITE_OPTIONS, **{
     "vtu-raw": ("vtu", {"binary": True, "compression": None, "appended": True}),
     "vtu-raw-zlib": ("vtu", {"binary": True, "compression": "zlib", "appended": True}),
     "medit-binary": ("medit", {}),
 })
-EXTENSIONS = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf"}
+# File extension of each variant (or of its stem, the part before the first '-').
+EXTENSIONS = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf",
+              "medit-binary": "meshb", "ugrid-b8": "b8.ugrid", "tetgen": "node", "avsucd": "avs",
+              "tecplot": "dat", "dolfin": "xml", "permas": "dato", "netgen": "vol", "flac3d": "f3grid"}
+
+
+def extension_of(variant):
+    return EXTENSIONS.get(variant) or EXTENSIONS.get(variant.split("-")[0], variant.split("-")[0])
 
 
 def array_bytes(mesh):
@@ -193,15 +215,12 @@ def main():
     else:
         mesh, returned = read(path)
         folder = tempfile.mkdtemp(prefix="mpp-bench-")
-        stem = variant.split("-")[0]
-        extension = "meshb" if variant == "medit-binary" else EXTENSIONS.get(stem, stem)
-        target = os.path.join(folder, "out." + extension)
+        target = os.path.join(folder, "out." + extension_of(variant))
         for _ in range(repeat):
             started = time.perf_counter()
             write(mesh, variant, target)
             best = min(best, time.perf_counter() - started)
-        os.remove(target)
-        os.rmdir(folder)
+        shutil.rmtree(folder)  # some formats write several files (TetGen's .node + .ele)
     print(json.dumps({
         "seconds": best,
         "array_bytes": returned,

@@ -15,11 +15,15 @@ import sys
 
 import numpy as np
 
+from _worker import extension_of
 from common import DATA_DIR, OLD_MPP_PYTHON, format_seconds, machine_description, ratio, run_worker, tet_box
 
-VOLUME = ["msh41-binary", "msh41-ascii", "msh22-ascii", "msh22-binary", "medit-ascii", "abaqus", "nastran"]
-SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off"]
-EXTENSION = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf"}
+VOLUME = ["msh41-binary", "msh41-ascii", "msh22-ascii", "msh22-binary", "medit-ascii", "abaqus", "nastran",
+          "su2", "ugrid-ascii", "ugrid-b8", "tetgen", "avsucd", "tecplot", "dolfin", "flac3d-ascii", "flac3d-binary",
+          "mdpa", "permas", "netgen"]
+SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off", "wkt", "svg"]
+# SVG is write-only: its input is the sheet flattened to z = 0 (SVG refuses non-flat meshes) in a VTU file.
+WRITE_ONLY = {"svg": "vtu"}
 
 
 def sheet(cells_per_side):
@@ -34,8 +38,7 @@ def sheet(cells_per_side):
 
 
 def input_path(variant, size):
-    stem = variant.split("-")[0]
-    return DATA_DIR / f"{variant}-{size}.{EXTENSION.get(stem, stem)}"
+    return DATA_DIR / f"{variant}-{size}.{WRITE_ONLY.get(variant) or extension_of(variant)}"
 
 
 def write_inputs(variants, size, sheet_size):
@@ -59,6 +62,11 @@ def write_inputs(variants, size, sheet_size):
             mesh = surface
         if variant.startswith("msh"):
             write_msh_with_gmsh(mesh, variant, path)
+            continue
+        if variant in WRITE_ONLY:
+            flat = mesh.points.copy()
+            flat[:, 2] = 0.0
+            meshio.write(path, meshio.Mesh(flat, mesh.cells))
             continue
         from _worker import MESHIO_WRITE_OPTIONS
 
@@ -104,6 +112,8 @@ def main():
     print("|---|---|" + "---|" * (len(tools) + 4))
     for variant in variants:
         for operation in ("read", "write"):
+            if operation == "read" and variant in WRITE_ONLY:
+                continue
             results = {tool: run_worker(python, tool, operation, variant, paths[variant], 1 if tool != "meshioplusplus" else 3)
                        for tool, python in tools}
             results["gmsh"] = (run_worker(sys.executable, "gmsh", operation, variant, paths[variant], 1)

@@ -8,15 +8,27 @@
 #include <string>
 
 #include "formats/abaqus/abaqus.hpp"
+#include "formats/avsucd/avsucd.hpp"
+#include "formats/dolfin/dolfin.hpp"
+#include "formats/flac3d/flac3d.hpp"
 #include "formats/gmsh/gmsh.hpp"
+#include "formats/mdpa/mdpa.hpp"
 #include "formats/medit/medit.hpp"
 #include "formats/nastran/nastran.hpp"
+#include "formats/netgen/netgen.hpp"
 #include "formats/obj/obj.hpp"
 #include "formats/off/off.hpp"
+#include "formats/permas/permas.hpp"
 #include "formats/ply/ply.hpp"
 #include "formats/stl/stl.hpp"
+#include "formats/su2/su2.hpp"
+#include "formats/svg/svg.hpp"
+#include "formats/tecplot/tecplot.hpp"
+#include "formats/tetgen/tetgen.hpp"
+#include "formats/ugrid/ugrid.hpp"
 #include "formats/vtk/vtk.hpp"
 #include "formats/vtu/vtu.hpp"
+#include "formats/wkt/wkt.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus {
@@ -72,6 +84,30 @@ constexpr std::array kPlyOptions{
 
 constexpr std::array<std::string_view, 1> kObjExtensions{".obj"};
 constexpr std::array<std::string_view, 1> kOffExtensions{".off"};
+constexpr std::array<std::string_view, 1> kSu2Extensions{".su2"};
+constexpr std::array<std::string_view, 1> kUgridExtensions{".ugrid"};
+constexpr std::array<std::string_view, 2> kTetgenExtensions{".node", ".ele"};
+constexpr std::array<std::string_view, 1> kAvsucdExtensions{".avs"};
+constexpr std::array<std::string_view, 2> kTecplotExtensions{".dat", ".tec"};
+constexpr std::array<std::string_view, 1> kDolfinExtensions{".xml"};
+constexpr std::array<std::string_view, 1> kWktExtensions{".wkt"};
+
+constexpr std::array<std::string_view, 1> kFlac3dExtensions{".f3grid"};
+constexpr std::array kFlac3dOptions{
+    WriteOptionSpec{"binary", "false", "binary grid (meshio's layout) instead of ascii"},
+};
+
+constexpr std::array<std::string_view, 1> kMdpaExtensions{".mdpa"};
+constexpr std::array<std::string_view, 4> kPermasExtensions{".post", ".post.gz", ".dato", ".dato.gz"};
+constexpr std::array<std::string_view, 2> kNetgenExtensions{".vol", ".vol.gz"};
+
+constexpr std::array<std::string_view, 1> kSvgExtensions{".svg"};
+constexpr std::array kSvgOptions{
+    WriteOptionSpec{"stroke_width", "", "CSS stroke width (default: drawing width / 100)"},
+    WriteOptionSpec{"image_width", "100", "scale the drawing to this width; None keeps mesh coordinates"},
+    WriteOptionSpec{"fill", "#c8c5bd", "CSS fill colour"},
+    WriteOptionSpec{"stroke", "#000080", "CSS stroke colour"},
+};
 
 const std::array kFormats{
     FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write, kVtuOptions},
@@ -84,6 +120,18 @@ const std::array kFormats{
     FormatInfo{"ply", kPlyExtensions, "Stanford PLY", ply::read, ply::write, kPlyOptions},
     FormatInfo{"obj", kObjExtensions, "Wavefront OBJ", obj::read, obj::write, {}},
     FormatInfo{"off", kOffExtensions, "Geomview OFF", off::read, off::write, {}},
+    FormatInfo{"su2", kSu2Extensions, "SU2 native mesh", su2::read, su2::write, {}},
+    FormatInfo{"ugrid", kUgridExtensions, "AFLR3 UGRID (variant from the file name)", ugrid::read, ugrid::write, {}},
+    FormatInfo{"tetgen", kTetgenExtensions, "TetGen .node/.ele pair", tetgen::read, tetgen::write, {}},
+    FormatInfo{"avsucd", kAvsucdExtensions, "AVS-UCD", avsucd::read, avsucd::write, {}},
+    FormatInfo{"tecplot", kTecplotExtensions, "Tecplot ASCII (finite-element zones)", tecplot::read, tecplot::write, {}},
+    FormatInfo{"dolfin", kDolfinExtensions, "DOLFIN XML", dolfin::read, dolfin::write, {}},
+    FormatInfo{"wkt", kWktExtensions, "Well-Known Text TIN", wkt::read, wkt::write, {}},
+    FormatInfo{"flac3d", kFlac3dExtensions, "FLAC3D grid", flac3d::read, flac3d::write, kFlac3dOptions},
+    FormatInfo{"mdpa", kMdpaExtensions, "Kratos Multiphysics model part", mdpa::read, mdpa::write, {}},
+    FormatInfo{"permas", kPermasExtensions, "PERMAS", permas::read, permas::write, {}},
+    FormatInfo{"netgen", kNetgenExtensions, "Netgen mesh", netgen::read, netgen::write, {}},
+    FormatInfo{"svg", kSvgExtensions, "SVG drawing (write only)", nullptr, svg::write, kSvgOptions},
 };
 
 std::string lower(std::string_view text) {

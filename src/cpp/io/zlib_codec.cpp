@@ -1,6 +1,11 @@
 #include "io/zlib_codec.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <stdexcept>
+
+#include "io/atomic_file.hpp"
+#include "meshioplusplus/errors.hpp"
 
 #ifdef MESHIOPLUSPLUS_HAVE_ZLIB
 #include <zlib.h>
@@ -37,6 +42,117 @@ bool zlib_decompress(const void* input, std::size_t input_size, void* output,
   return status == Z_OK && produced == output_size;
 }
 
+
+bool is_gzip(std::string_view bytes) noexcept {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+std::string gunzip(std::string_view compressed, const std::string& path, std::string_view format) {
+  const auto fail = [&](std::size_t offset, const std::string& message) {
+    throw ReadError(path, std::string(format), message, offset);
+  };
+  std::string out;
+  // ISIZE, the last member's length mod 2^32, is a good first guess; zlib cannot expand more
+  // than about 1032:1, which bounds the guess when the trailer is corrupt.
+  if (compressed.size() >= 18) {
+    std::uint32_t isize = 0;
+    for (int k = 3; k >= 0; --k) isize = (isize << 8) | static_cast<unsigned char>(compressed[compressed.size() - 4 + k]);
+    out.reserve(std::min<std::size_t>(isize, compressed.size() * 1032));
+  }
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) fail(0, "cannot initialise gzip decompression");
+  struct End {
+    z_stream& stream;
+    ~End() { inflateEnd(&stream); }
+  } end{stream};
+
+  std::size_t member_start = 0;
+  while (true) {
+    if (!is_gzip(compressed.substr(member_start)))
+      fail(member_start, member_start == 0 ? "not a gzip stream" : "unexpected bytes after the gzip stream");
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data() + member_start));
+    stream.avail_in = 0;
+    std::size_t consumed = 0;  // of this member
+    int status = Z_OK;
+    while (status != Z_STREAM_END) {
+      if (stream.avail_in == 0) {
+        const std::size_t left = compressed.size() - member_start - consumed;
+        if (left == 0) fail(compressed.size(), "truncated gzip stream");
+        stream.avail_in = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
+      }
+      if (out.size() == out.capacity()) out.reserve(std::max<std::size_t>(out.capacity() * 2, 1 << 16));
+      const std::size_t before = out.size();
+      const std::size_t room = std::min<std::size_t>(out.capacity() - before, 1u << 30);
+      out.resize(before + room);
+      stream.next_out = reinterpret_cast<Bytef*>(out.data() + before);
+      stream.avail_out = static_cast<uInt>(room);
+      const uInt avail_in = stream.avail_in;
+      status = inflate(&stream, Z_NO_FLUSH);
+      consumed += avail_in - stream.avail_in;
+      out.resize(before + (room - stream.avail_out));
+      if (status == Z_STREAM_END) break;
+      if (status != Z_OK && status != Z_BUF_ERROR)
+        fail(member_start + consumed, std::string("corrupt gzip data") + (stream.msg ? std::string(": ") + stream.msg : ""));
+      if (status == Z_BUF_ERROR && stream.avail_in != 0 && stream.avail_out != 0)
+        fail(member_start + consumed, "corrupt gzip data");
+    }
+    member_start += consumed;
+    // gzip(1) pads some files with zero bytes; anything else after a member must be another member.
+    const std::string_view rest = compressed.substr(member_start);
+    if (rest.empty() || rest.find_first_not_of('\0') == std::string_view::npos) break;
+    if (inflateReset(&stream) != Z_OK) fail(member_start, "cannot restart gzip decompression");
+  }
+  return out;
+}
+
+GzipWriter::GzipWriter(AtomicFile& file, int level) : file_(file), chunk_(1 << 16) {
+  auto* stream = new z_stream{};
+  if (deflateInit2(stream, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    delete stream;
+    file_.fail("cannot initialise gzip compression");
+  }
+  stream_ = stream;
+}
+
+GzipWriter::~GzipWriter() {
+  auto* stream = static_cast<z_stream*>(stream_);
+  deflateEnd(stream);
+  delete stream;
+}
+
+void GzipWriter::deflate_into_file(int flush) {
+  auto* stream = static_cast<z_stream*>(stream_);
+  int status = Z_OK;
+  do {
+    stream->next_out = chunk_.data();
+    stream->avail_out = static_cast<uInt>(chunk_.size());
+    status = deflate(stream, flush);
+    if (status == Z_STREAM_ERROR) file_.fail("gzip compression failed");
+    file_.write(chunk_.data(), chunk_.size() - stream->avail_out);
+  } while (stream->avail_out == 0 || (flush == Z_FINISH && status != Z_STREAM_END));
+}
+
+void GzipWriter::write(std::string_view bytes) {
+  if (finished_) file_.fail("gzip stream written after it was finished");
+  auto* stream = static_cast<z_stream*>(stream_);
+  while (!bytes.empty()) {
+    const std::size_t piece = std::min<std::size_t>(bytes.size(), 1u << 30);
+    stream->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    stream->avail_in = static_cast<uInt>(piece);
+    deflate_into_file(Z_NO_FLUSH);
+    bytes.remove_prefix(piece);
+  }
+}
+
+void GzipWriter::finish() {
+  if (finished_) return;
+  auto* stream = static_cast<z_stream*>(stream_);
+  stream->next_in = nullptr;
+  stream->avail_in = 0;
+  deflate_into_file(Z_FINISH);
+  finished_ = true;
+}
+
 #else
 
 bool zlib_available() noexcept { return false; }
@@ -46,6 +162,23 @@ void zlib_compress_append(const void*, std::size_t, int, std::vector<std::uint8_
 }
 
 bool zlib_decompress(const void*, std::size_t, void*, std::size_t) noexcept { return false; }
+
+
+bool is_gzip(std::string_view bytes) noexcept {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+std::string gunzip(std::string_view, const std::string& path, std::string_view format) {
+  throw ReadError(path, std::string(format), "the file is gzip-compressed and this meshio++ build has no zlib support", 0);
+}
+
+GzipWriter::GzipWriter(AtomicFile& file, int) : file_(file) {
+  file_.fail("gzip output needs zlib, and this meshio++ build has no zlib support");
+}
+GzipWriter::~GzipWriter() = default;
+void GzipWriter::deflate_into_file(int) {}
+void GzipWriter::write(std::string_view) {}
+void GzipWriter::finish() {}
 
 #endif
 

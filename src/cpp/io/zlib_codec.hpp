@@ -1,10 +1,15 @@
 // Floor 2: zlib, an optional build feature (MESHIOPLUSPLUS_HAVE_ZLIB). Without it the
-// functions throw std::runtime_error saying the build lacks zlib.
+// functions throw std::runtime_error saying the build lacks zlib; the gzip functions throw
+// ReadError/WriteError naming the file instead.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include "io/atomic_file.hpp"
 
 namespace meshioplusplus::io {
 
@@ -17,5 +22,49 @@ void zlib_compress_append(const void* data, std::size_t size, int level, std::ve
 // corrupt or does not inflate to exactly that size.
 bool zlib_decompress(const void* input, std::size_t input_size, void* output,
                      std::size_t output_size) noexcept;
+
+// ---- gzip files (.gz): RFC 1952 streams, as gzip(1) and Python's gzip module write them ----
+
+// Whether `bytes` opens with the gzip magic 0x1f 0x8b. Readers decide by content, so a
+// compressed file is read whatever its name.
+bool is_gzip(std::string_view bytes) noexcept;
+
+// The uncompressed content of a gzip file (every member, when several are concatenated).
+// Throws ReadError(path, format) at the compressed byte offset where the stream breaks
+// (corrupt, truncated, trailing garbage), or when the build has no zlib.
+std::string gunzip(std::string_view compressed, const std::string& path, std::string_view format);
+
+// Streams gzip-compressed bytes into `file`. A text writer formats into an OutputBuffer and
+// hands its bytes over with gzip(out.raw()) before the buffer fills, so the compressed
+// output is produced with bounded memory. finish() writes the trailer; the caller commits.
+// Throws WriteError naming the file on failure, or at construction when the build has no zlib.
+class GzipWriter {
+ public:
+  explicit GzipWriter(AtomicFile& file, int level = 6);
+  ~GzipWriter();
+  GzipWriter(const GzipWriter&) = delete;
+  GzipWriter& operator=(const GzipWriter&) = delete;
+
+  void write(std::string_view bytes);
+  // Compresses `text` and empties it.
+  void gzip(std::string& text) {
+    write(text);
+    text.clear();
+  }
+  // Compresses what `out` holds once it passes 256 KiB (or always, with `all`): called after
+  // each record, it keeps `out` below its own flush size, so no plain text reaches the file.
+  void take(OutputBuffer& out, bool all = false) {
+    if (all || out.raw().size() >= (std::size_t{1} << 18)) gzip(out.raw());
+  }
+  void finish();
+
+ private:
+  void deflate_into_file(int flush);
+
+  AtomicFile& file_;
+  void* stream_ = nullptr;  // z_stream, kept out of this header
+  std::vector<unsigned char> chunk_;
+  bool finished_ = false;
+};
 
 }  // namespace meshioplusplus::io

@@ -19,7 +19,8 @@ for _row in _FORMATS:
 #: meshio's alias table (``file_format`` names it accepts besides the format names).
 _FORMAT_ALIASES = {"vtu-ascii": ("vtu", {"binary": False}), "vtk-ascii": ("vtk", {"binary": False}),
                    "vtu-binary": ("vtu", {"binary": True}), "vtk-binary": ("vtk", {"binary": True}),
-                   "gmsh22": ("gmsh", {"fmt_version": "2.2"}), "gmsh4": ("gmsh", {"fmt_version": "4.1"})}
+                   "gmsh22": ("gmsh", {"fmt_version": "2.2"}), "gmsh4": ("gmsh", {"fmt_version": "4.1"}),
+                   "dolfin-xml": ("dolfin", {})}
 
 
 # Keywords meshio's writers take that have no meaning here; accepted so meshio code runs.

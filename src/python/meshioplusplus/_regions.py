@@ -106,7 +106,8 @@ class PointSets:
         return any(r.name == name for r in self._regions())
 
     def keys(self):
-        return [r.name for r in self._regions()]
+        # A dict's key view, as meshio's plain dicts give: set operations work on it.
+        return dict.fromkeys(r.name for r in self._regions()).keys()
 
     def values(self):
         return [r.entries for r in self._regions()]

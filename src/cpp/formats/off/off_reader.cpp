@@ -32,6 +32,7 @@
 #include "formats/off/off.hpp"
 #include "io/face_blocks.hpp"
 #include "io/mapped_file.hpp"
+#include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -40,53 +41,13 @@ namespace {
 
 constexpr std::string_view kFormat = "off";
 
-// [begin, end) of one line's data, comment cut off.
-struct LineSpan {
-  std::size_t begin;
-  std::size_t end;
-};
+using io::LineSpan;
 
-// Walks the significant lines: text after '#' and lines left blank are dropped.
-class DataLines {
+// The significant lines: text after '#' and blank lines are dropped.
+class DataLines : public io::SignificantLines {
  public:
-  DataLines(std::string_view document, const std::string& path) : document_(document), path_(path),
-                                                                   lines_(document, path, kFormat) {}
-
-  std::optional<LineSpan> next() {
-    while (!lines_.at_end()) {
-      const std::string_view line = lines_.next_line();
-      std::size_t begin = offset_of(line);
-      std::size_t end = begin + std::min(line.size(), line.find('#'));
-      while (begin < end && io::is_space(document_[begin])) ++begin;
-      while (end > begin && io::is_space(document_[end - 1])) --end;
-      if (end > begin) return LineSpan{begin, end};
-    }
-    return std::nullopt;
-  }
-  // The next significant line, which must exist: `what` [`number`] names it in the error.
-  LineSpan require(std::string_view what, std::int64_t number = -1) {
-    if (std::optional<LineSpan> line = next()) return *line;
-    std::string message = "unexpected end of file: expected ";
-    message.append(what);
-    if (number >= 0) message.append(" ").append(std::to_string(number));
-    lines_.fail(message);
-  }
-  io::TextScanner scanner(const LineSpan& line) const {
-    return io::TextScanner(document_, line.begin, line.end, path_, kFormat);
-  }
-  std::size_t position() const noexcept { return lines_.position(); }
-  void seek(std::size_t position) noexcept { lines_.seek(position); }
-  std::size_t remaining() const noexcept { return document_.size() - lines_.position(); }
-  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const { lines_.fail_at(offset, message); }
-
- private:
-  std::size_t offset_of(std::string_view text) const noexcept {
-    return static_cast<std::size_t>(text.data() - document_.data());
-  }
-
-  std::string_view document_;
-  const std::string& path_;
-  io::TextScanner lines_;
+  DataLines(std::string_view document, const std::string& path) : SignificantLines(document, path, kFormat, '#') {}
+  std::size_t remaining() const noexcept { return bytes_left(); }
 };
 
 std::size_t count_tokens(io::TextScanner scanner) {

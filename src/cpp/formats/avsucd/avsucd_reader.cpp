@@ -1,0 +1,302 @@
+// AVS-UCD reader (ASCII).
+//
+// Layout: '#' comment lines, then "nnodes ncells n_node_comp n_cell_comp n_model_comp"; nnodes
+// lines "id x y z"; ncells lines "id material type n1 n2 …"; then, when n_node_comp > 0, a
+// node data block: "nfields c1 … cn" (components per field, summing to n_node_comp), n lines
+// "label, unit", and nnodes lines "id v1 … v(n_node_comp)"; the same for cells. Node and cell
+// ids are arbitrary integers (LaGriT writes 1..n, other tools do not): data rows and cell
+// corners refer to them and are mapped to 0-based positions.
+//
+// What becomes what, as meshio: points float64 (n, 3); consecutive cells of one type form a
+// block (a new block starts whenever the type changes); the material number becomes cell
+// data "avsucd:material" (int64); node/cell fields become point/cell data float64, (n,) for
+// one component and (n, k) otherwise, named by their label with blanks turned into '_'.
+// Corners are permuted from AVS's node order to meshio's (avsucd_cells.hpp).
+//
+// Arrays: the header gives every count, so points and data are allocated once in final shape.
+// Cells take two passes: the first finds the type runs, the second fills the blocks.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "formats/avsucd/avsucd.hpp"
+#include "formats/avsucd/avsucd_cells.hpp"
+#include "io/id_map.hpp"
+#include "io/mapped_file.hpp"
+#include "io/text_scanner.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::avsucd {
+namespace {
+
+constexpr std::string_view kFormat = "avsucd";
+
+using detail::kCellTypes;
+
+struct LineSpan {
+  std::size_t begin;
+  std::size_t end;
+};
+
+using io::IdMap;
+
+struct Header {
+  std::int64_t nodes = 0, cells = 0, node_components = 0, cell_components = 0;
+};
+
+struct Run {
+  int type;  // index into kCellTypes
+  std::int64_t cells;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view bytes, const std::string& path)
+      : doc_(bytes), path_(path), lines_(bytes, path, kFormat) {}
+
+  Mesh read() {
+    const Header header = read_header();
+    std::vector<std::int64_t> ids;
+    read_nodes(header.nodes, ids);
+    if (const auto repeated = node_ids_.build(ids))
+      fail_at(node_starts_[*repeated], "node id " + std::to_string(ids[*repeated]) + " appears twice");
+    node_starts_ = {};
+    read_cells(header.cells, ids);
+    if (const auto repeated = cell_ids_.build(ids))
+      fail_at(cell_starts_[*repeated], "cell id " + std::to_string(ids[*repeated]) + " appears twice");
+    if (header.node_components > 0)
+      for (auto& [name, array] : read_data(header.nodes, header.node_components, node_ids_, "node"))
+        mesh_.point_data.set(std::move(name), std::move(array));
+    if (header.cell_components > 0)
+      for (auto& [name, array] : read_data(header.cells, header.cell_components, cell_ids_, "cell"))
+        mesh_.cell_data.set(std::move(name), split_by_block(array));
+    return std::move(mesh_);
+  }
+
+ private:
+  // ---- lines ----
+
+  // The next line that is neither blank nor a '#' comment.
+  std::optional<LineSpan> next_line() {
+    while (!lines_.at_end()) {
+      const std::string_view line = lines_.next_line();
+      std::size_t begin = static_cast<std::size_t>(line.data() - doc_.data());
+      std::size_t end = begin + line.size();
+      while (begin < end && io::is_space(doc_[begin])) ++begin;
+      while (end > begin && io::is_space(doc_[end - 1])) --end;
+      if (begin < end && doc_[begin] != '#') return LineSpan{begin, end};
+    }
+    return std::nullopt;
+  }
+  LineSpan require_line(const std::string& what) {
+    if (std::optional<LineSpan> line = next_line()) return *line;
+    lines_.fail("unexpected end of file: expected " + what);
+  }
+  io::TextScanner scanner(const LineSpan& line) const { return io::TextScanner(doc_, line.begin, line.end, path_, kFormat); }
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const { lines_.fail_at(offset, message); }
+
+  static void expect_line_end(io::TextScanner& scanner, const std::string& what) {
+    scanner.skip_whitespace();
+    if (!scanner.at_end()) scanner.fail("unexpected value after " + what);
+  }
+
+  // A corrupt count must not drive a huge allocation: every record takes at least
+  // `min_bytes` bytes of the rest of the file.
+  void check_room(std::int64_t records, std::int64_t min_bytes, const std::string& what, std::size_t offset) const {
+    const std::uint64_t room = (doc_.size() - lines_.position() + 1) / static_cast<std::uint64_t>(min_bytes);
+    if (static_cast<std::uint64_t>(records) > room)
+      fail_at(offset, "the header announces " + std::to_string(records) + " " + what +
+                          ", more than the rest of the file can hold");
+  }
+
+  // ---- header, nodes, cells ----
+
+  Header read_header() {
+    const LineSpan line = require_line("the header line (nnodes ncells nnode_data ncell_data nmodel_data)");
+    io::TextScanner s = scanner(line);
+    Header header;
+    std::int64_t* fields[] = {&header.nodes, &header.cells, &header.node_components, &header.cell_components};
+    for (std::int64_t* field : fields) {
+      s.skip_whitespace();
+      const std::size_t offset = s.position();
+      *field = s.next_number<std::int64_t>();
+      if (*field < 0) fail_at(offset, "negative count in the header");
+    }
+    s.next_number<std::int64_t>();  // model data: never written by anyone, ignored
+    expect_line_end(s, "the five header counts");
+    check_room(header.nodes, 8, "nodes", line.begin);   // "i x y z\n"
+    check_room(header.cells, 10, "cells", line.begin);  // "i m pt n\n"
+    return header;
+  }
+
+  void read_nodes(std::int64_t count, std::vector<std::int64_t>& ids) {
+    mesh_.points = NDArray::allocate(DType::float64, {count, 3});
+    double* xyz = mesh_.points.data_as<double>();
+    ids.resize(static_cast<std::size_t>(count));
+    node_starts_.resize(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) {
+      const LineSpan line = require_line("node " + std::to_string(i + 1) + " of " + std::to_string(count));
+      io::TextScanner s = scanner(line);
+      ids[static_cast<std::size_t>(i)] = s.next_number<std::int64_t>();
+      node_starts_[static_cast<std::size_t>(i)] = line.begin;
+      s.next_numbers(xyz + 3 * i, 3);
+      expect_line_end(s, "a node's id and three coordinates");
+    }
+  }
+
+  int cell_type_at(io::TextScanner& s) const {
+    const std::string_view name = s.next_token();
+    const int type = detail::find_by_ucd_name(name);
+    if (type < 0)
+      s.fail_at(s.position() - name.size(), "unknown cell type '" + std::string(name.substr(0, 32)) +
+                                                "' (known: pt, line, tri, quad, tet, pyr, prism, hex)");
+    return type;
+  }
+
+  void read_cells(std::int64_t count, std::vector<std::int64_t>& ids) {
+    // Pass 1: ids, types and where each line starts.
+    const std::size_t start = lines_.position();
+    ids.resize(static_cast<std::size_t>(count));
+    cell_starts_.resize(static_cast<std::size_t>(count));
+    std::vector<Run> runs;
+    for (std::int64_t i = 0; i < count; ++i) {
+      const LineSpan line = require_line("cell " + std::to_string(i + 1) + " of " + std::to_string(count));
+      io::TextScanner s = scanner(line);
+      ids[static_cast<std::size_t>(i)] = s.next_number<std::int64_t>();
+      cell_starts_[static_cast<std::size_t>(i)] = line.begin;
+      s.next_number<std::int64_t>();
+      const int type = cell_type_at(s);
+      if (runs.empty() || runs.back().type != type) runs.push_back({type, 0});
+      ++runs.back().cells;
+    }
+    std::vector<NDArray> materials;
+    for (const Run& run : runs) {
+      const auto& info = kCellTypes[static_cast<std::size_t>(run.type)];
+      mesh_.cells.push_back({std::string(info.name), NDArray::allocate(DType::int64, {run.cells, info.num_nodes}), {}, {}});
+      materials.push_back(NDArray::allocate(DType::int64, {run.cells}));
+    }
+    // Pass 2: materials and corners, mapped from node ids and permuted to meshio's order.
+    lines_.seek(start);
+    std::int64_t cell = 0;
+    for (std::size_t b = 0; b < runs.size(); ++b) {
+      const auto& info = kCellTypes[static_cast<std::size_t>(runs[b].type)];
+      std::int64_t* corners = mesh_.cells[b].connectivity.data_as<std::int64_t>();
+      std::int64_t* material = materials[b].data_as<std::int64_t>();
+      std::int64_t file_order[8];
+      for (std::int64_t row = 0; row < runs[b].cells; ++row, ++cell) {
+        io::TextScanner s = scanner(*next_line());
+        s.next_number<std::int64_t>();
+        material[row] = s.next_number<std::int64_t>();
+        s.next_token();
+        for (int k = 0; k < info.num_nodes; ++k) {
+          s.skip_whitespace();
+          const std::size_t offset = s.position();
+          if (s.at_end())
+            s.fail("cell id " + std::to_string(ids[static_cast<std::size_t>(cell)]) + " (" + std::string(info.ucd_name) +
+                   ") needs " + std::to_string(info.num_nodes) + " nodes, found " + std::to_string(k));
+          const std::int64_t id = s.next_number<std::int64_t>();
+          file_order[k] = node_ids_.find(id);
+          if (file_order[k] < 0) s.fail_at(offset, "cell refers to node id " + std::to_string(id) + ", which is not defined");
+        }
+        expect_line_end(s, "the " + std::to_string(info.num_nodes) + " nodes of a '" + std::string(info.ucd_name) + "' cell");
+        for (int k = 0; k < info.num_nodes; ++k) corners[row * info.num_nodes + k] = file_order[info.from_ucd[k]];
+      }
+    }
+    mesh_.cell_data.set(std::string(detail::kMaterial), std::move(materials));
+  }
+
+  // ---- data blocks ----
+
+  // One node or cell data block: its fields as (entities,) or (entities, k) float64 arrays.
+  std::vector<std::pair<std::string, NDArray>> read_data(std::int64_t entities, std::int64_t components,
+                                                          const IdMap& ids, const std::string& what) {
+    const LineSpan sizes_line = require_line("the " + what + " data field count");
+    io::TextScanner s = scanner(sizes_line);
+    const std::int64_t fields = s.next_number<std::int64_t>();
+    if (fields < 1 || fields > components)
+      fail_at(sizes_line.begin, "the " + what + " data block announces " + std::to_string(fields) + " fields for " +
+                                    std::to_string(components) + " components");
+    std::vector<std::int64_t> widths(static_cast<std::size_t>(fields));
+    std::int64_t total = 0;
+    for (std::int64_t& width : widths) {
+      s.skip_whitespace();
+      const std::size_t offset = s.position();
+      width = s.next_number<std::int64_t>();
+      if (width < 1 || width > components) fail_at(offset, "invalid component count " + std::to_string(width));
+      total += width;
+    }
+    expect_line_end(s, "the component counts");
+    if (total != components)
+      fail_at(sizes_line.begin, "the " + what + " data fields have " + std::to_string(total) +
+                                    " components in all, the header says " + std::to_string(components));
+
+    std::vector<std::pair<std::string, NDArray>> out;
+    std::vector<double*> columns;
+    for (std::int64_t f = 0; f < fields; ++f) {
+      const LineSpan label_line = require_line("the label of " + what + " data field " + std::to_string(f + 1));
+      std::string_view label = doc_.substr(label_line.begin, label_line.end - label_line.begin);
+      label = label.substr(0, label.find(','));
+      while (!label.empty() && io::is_space(label.back())) label.remove_suffix(1);
+      std::string name(label);
+      std::replace(name.begin(), name.end(), ' ', '_');
+      const std::int64_t width = widths[static_cast<std::size_t>(f)];
+      NDArray array = width == 1 ? NDArray::allocate(DType::float64, {entities})
+                                 : NDArray::allocate(DType::float64, {entities, width});
+      // A row listed twice leaves another unset: NaN rather than uninitialised memory.
+      std::fill_n(array.data_as<double>(), array.size(), std::numeric_limits<double>::quiet_NaN());
+      columns.push_back(array.data_as<double>());
+      out.emplace_back(std::move(name), std::move(array));
+    }
+    for (std::int64_t row = 0; row < entities; ++row) {
+      const LineSpan line = require_line(what + " data row " + std::to_string(row + 1) + " of " + std::to_string(entities));
+      io::TextScanner r = scanner(line);
+      const std::int64_t id = r.next_number<std::int64_t>();
+      const std::int64_t position = ids.find(id);
+      if (position < 0) fail_at(line.begin, what + " data row for " + what + " id " + std::to_string(id) + ", which is not defined");
+      for (std::size_t f = 0; f < columns.size(); ++f) {
+        const std::int64_t width = widths[f];
+        r.next_numbers(columns[f] + position * width, static_cast<std::size_t>(width));
+      }
+      expect_line_end(r, "the " + std::to_string(components) + " values of a " + what + " data row");
+    }
+    return out;
+  }
+
+  std::vector<NDArray> split_by_block(const NDArray& array) const {
+    if (mesh_.cells.size() == 1) return {array};
+    std::vector<NDArray> parts;
+    const std::int64_t width = array.row_width();
+    const double* values = array.data_as<double>();
+    for (const CellBlock& block : mesh_.cells) {
+      Shape shape = array.shape();
+      shape[0] = block.num_cells();
+      NDArray part = NDArray::allocate(DType::float64, shape);
+      std::copy_n(values, part.size(), part.data_as<double>());
+      values += block.num_cells() * width;
+      parts.push_back(std::move(part));
+    }
+    return parts;
+  }
+
+  std::string_view doc_;
+  const std::string& path_;
+  io::TextScanner lines_;
+  IdMap node_ids_, cell_ids_;
+  std::vector<std::size_t> node_starts_, cell_starts_;
+  Mesh mesh_;
+};
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  const io::MappedFile file(path, kFormat);
+  return Reader(file.bytes(), path).read();
+}
+
+}  // namespace meshioplusplus::avsucd

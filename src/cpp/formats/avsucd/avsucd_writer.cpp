@@ -1,0 +1,158 @@
+// AVS-UCD writer (ASCII), laid out as meshio and LaGriT write it: ids 1..n, "label, real".
+//
+// Material: cell data "avsucd:material" when it is an integer array; otherwise, as meshio, the
+// first integer cell data array (read back under the name "avsucd:material"); otherwise 0.
+// Every point data array becomes a node field and every other cell data array a cell field,
+// with as many components as the array has values per row; numbers are written in their
+// shortest round-trip form (meshio writes 15 significant digits), so float64 data comes back
+// bit-exact — as float64, whatever dtype it had. 2-D points get z = 0.
+//
+// Refused (std::invalid_argument): cell types AVS-UCD has no name for (polygon, quadratic …),
+// points that are not 2-D or 3-D, data names holding ',' or a line break (they end a label).
+// Not written: field data and regions (AVS-UCD has no slot for them).
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/avsucd/avsucd.hpp"
+#include "formats/avsucd/avsucd_cells.hpp"
+#include "io/atomic_file.hpp"
+#include "io/integer_cell_data.hpp"
+
+namespace meshioplusplus::avsucd {
+namespace {
+
+constexpr std::string_view kFormat = "avsucd";
+
+using detail::kCellTypes;
+
+void check_label(std::string_view name) {
+  if (name.empty() || name.find_first_of(",\n\r") != std::string_view::npos)
+    throw std::invalid_argument("AVS-UCD data labels cannot be empty or hold ',' or a line break: '" + std::string(name) + "'");
+}
+
+// "nfields c1 … cn", the labels, then one row per entity: its id and every field's values.
+// `rows(i)` yields the arrays holding entity i and its row within each.
+template <class RowLocator>
+void write_data_block(io::OutputBuffer& out, const std::vector<std::string_view>& labels,
+                      const std::vector<std::int64_t>& widths, std::int64_t entities, RowLocator&& locate) {
+  out.number(static_cast<std::int64_t>(labels.size()));
+  for (std::int64_t width : widths) {
+    out.put(' ');
+    out.number(width);
+  }
+  out.put('\n');
+  for (std::string_view label : labels) {
+    out.text(label);
+    out.text(", real\n");
+  }
+  for (std::int64_t i = 0; i < entities; ++i) {
+    out.number(i + 1);
+    for (std::size_t f = 0; f < labels.size(); ++f) {
+      const auto [array, row] = locate(f, i);
+      io::put_row(out, *array, row);
+    }
+    out.put('\n');
+  }
+}
+
+}  // namespace
+
+void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
+  if (mesh.points.ndim() != 2 || (mesh.points.dim(1) != 2 && mesh.points.dim(1) != 3))
+    throw std::invalid_argument("AVS-UCD needs 2-D or 3-D points");
+  std::vector<int> types;
+  for (const CellBlock& block : mesh.cells) {
+    const int type = detail::find_by_name(block.type);
+    if (type < 0)
+      throw std::invalid_argument("AVS-UCD holds vertex, line, triangle, quad, tetra, pyramid, wedge and hexahedron cells, not '" +
+                                  block.type + "'");
+    types.push_back(type);
+  }
+  std::string_view material_name;
+  const std::vector<NDArray>* material = io::per_cell_integers(mesh, detail::kMaterial, &material_name);
+
+  std::vector<std::string_view> point_labels, cell_labels;
+  std::vector<std::int64_t> point_widths, cell_widths;
+  std::vector<const NDArray*> point_arrays;
+  std::vector<const std::vector<NDArray>*> cell_arrays;
+  for (const auto& [name, array] : mesh.point_data) {
+    check_label(name);
+    point_labels.push_back(name);
+    point_widths.push_back(array.row_width());
+    point_arrays.push_back(&array);
+  }
+  for (const auto& [name, arrays] : mesh.cell_data) {
+    if (material != nullptr && name == material_name) continue;
+    check_label(name);
+    const std::int64_t width = arrays.empty() ? 1 : arrays.front().row_width();
+    for (const NDArray& array : arrays)
+      if (array.row_width() != width)
+        throw std::invalid_argument("cell data '" + name + "' has a different number of components per block");
+    cell_labels.push_back(name);
+    cell_widths.push_back(width);
+    cell_arrays.push_back(&arrays);
+  }
+  const auto sum = [](const std::vector<std::int64_t>& v) {
+    std::int64_t total = 0;
+    for (std::int64_t x : v) total += x;
+    return total;
+  };
+
+  io::AtomicFile file(path, kFormat);
+  io::OutputBuffer out(file);
+  out.text("# written by meshio++\n");
+  const std::int64_t num_points = mesh.num_points();
+  const std::int64_t num_cells = mesh.num_cells();
+  for (std::int64_t count : {num_points, num_cells, sum(point_widths), sum(cell_widths)}) {
+    out.number(count);
+    out.put(' ');
+  }
+  out.text("0\n");
+
+  const bool pad_z = mesh.points.dim(1) == 2;
+  for (std::int64_t i = 0; i < num_points; ++i) {
+    out.number(i + 1);
+    io::put_row(out, mesh.points, i);
+    if (pad_z) out.text(" 0");
+    out.put('\n');
+  }
+
+  std::int64_t id = 0;
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+    const auto& info = kCellTypes[static_cast<std::size_t>(types[b])];
+    const CellBlock& block = mesh.cells[b];
+    const std::int64_t* corners = block.connectivity.data_as<std::int64_t>();
+    for (std::int64_t cell = 0; cell < block.num_cells(); ++cell) {
+      out.number(++id);
+      out.put(' ');
+      out.number(material != nullptr ? io::integer_at((*material)[b], cell) : std::int64_t{0});
+      out.put(' ');
+      out.text(info.ucd_name);
+      for (int k = 0; k < info.num_nodes; ++k) {
+        out.put(' ');
+        out.number(corners[cell * info.num_nodes + info.to_ucd[k]] + 1);
+      }
+      out.put('\n');
+    }
+  }
+
+  if (!point_labels.empty())
+    write_data_block(out, point_labels, point_widths, num_points,
+                     [&](std::size_t f, std::int64_t i) { return std::pair{point_arrays[f], i}; });
+  if (!cell_labels.empty()) {
+    // Global cell number -> (block, row), advanced in step with the rows written.
+    std::size_t block = 0;
+    std::int64_t base = 0;
+    write_data_block(out, cell_labels, cell_widths, num_cells, [&](std::size_t f, std::int64_t i) {
+      while (i - base >= mesh.cells[block].num_cells()) base += mesh.cells[block++].num_cells();
+      return std::pair{&(*cell_arrays[f])[block], i - base};
+    });
+  }
+  out.flush();
+  file.commit();
+}
+
+}  // namespace meshioplusplus::avsucd

@@ -1,0 +1,240 @@
+// DOLFIN XML reader.
+//
+// The mesh file: <dolfin><mesh celltype="triangle" dim="2"><vertices size="n"><vertex
+// index="i" x=".." y=".." [z=".."]/>…</vertices><cells size="m"><triangle index="j" v0=".."
+// v1=".." v2=".."/>…</cells></mesh></dolfin>. Cell types interval, triangle, quadrilateral,
+// tetrahedron and hexahedron (meshio reads triangle and tetrahedron only). Other elements
+// (<domains>, <data>, …) are skipped, as meshio does.
+//
+// Mesh functions: as meshio, every file in the same directory named "<stem>_<name>.xml" (stem
+// = the mesh file's name without ".xml") holding <dolfin><mesh_function type=".." dim=".."
+// size=".."><entity index=".." value=".."/>… is read as data named <name>, in name order:
+// type int → int64, uint/size_t → uint64, float/double → float64. Where it goes (meshio makes
+// every one cell data, whatever its size): dim 0 with one value per point → point data; one
+// value per cell → cell data; any other size (facet or edge functions) → field data, so it is
+// kept rather than attached to the wrong entities. Entities a function does not list are 0.
+// Values written by meshio under numpy 2 ("np.int64(3)") are accepted.
+//
+// Arrays: the size attributes give every count, so each array is allocated once in final
+// shape; vertices and cells may come in any index order, each index exactly once.
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/dolfin/dolfin.hpp"
+#include "formats/dolfin/dolfin_cells.hpp"
+#include "io/mapped_file.hpp"
+#include "io/text_scanner.hpp"
+#include "io/xml_scanner.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::dolfin {
+namespace {
+
+constexpr std::string_view kFormat = "dolfin";
+
+// Numbers inside one XML document, with errors naming its file, offset and line.
+class Document {
+ public:
+  Document(const io::MappedFile& file) : doc_(file.bytes()), path_(file.path()), xml_(doc_, 0, path_, kFormat) {}
+
+  io::XmlScanner& xml() { return xml_; }
+  std::string_view bytes() const { return doc_; }
+  const std::string& path() const { return path_; }
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const { xml_.fail_at(offset, message); }
+
+  std::size_t offset_of(std::string_view text) const { return static_cast<std::size_t>(text.data() - doc_.data()); }
+
+  const std::string_view& attribute(const io::XmlTag& tag, std::string_view name) const {
+    const std::string_view* value = tag.attribute(name);
+    if (value == nullptr) fail_at(tag.begin, "<" + std::string(tag.name) + "> has no attribute '" + std::string(name) + "'");
+    return *value;
+  }
+  // The attribute as a number; numpy 2's repr "np.float64(0.5)" is unwrapped.
+  template <class T> T number(const io::XmlTag& tag, std::string_view name) const {
+    std::string_view text = attribute(tag, name);
+    std::size_t begin = offset_of(text);
+    std::size_t end = begin + text.size();
+    if (text.starts_with("np.") && text.ends_with(")") && text.find('(') != std::string_view::npos) {
+      begin += text.find('(') + 1;
+      end -= 1;
+    }
+    io::TextScanner scanner(doc_, begin, end, path_, kFormat);
+    const T value = scanner.next_number<T>();
+    scanner.skip_whitespace();
+    if (!scanner.at_end()) scanner.fail("unexpected text after the number in attribute '" + std::string(name) + "'");
+    return value;
+  }
+  std::int64_t index(const io::XmlTag& tag, std::string_view name, std::int64_t size) const {
+    const auto value = number<std::int64_t>(tag, name);
+    if (value < 0 || value >= size)
+      fail_at(offset_of(attribute(tag, name)), "<" + std::string(tag.name) + "> " + std::string(name) + " " +
+                                                   std::to_string(value) + " is outside [0, " + std::to_string(size) + ")");
+    return value;
+  }
+  std::int64_t size(const io::XmlTag& tag) const {
+    const auto value = number<std::int64_t>(tag, "size");
+    // Every entry is a tag of at least 16 bytes: a corrupt size must not drive a huge allocation.
+    if (value < 0 || static_cast<std::uint64_t>(value) > doc_.size() / 16 + 1)
+      fail_at(offset_of(attribute(tag, "size")), "size " + std::to_string(value) + " does not fit the file");
+    return value;
+  }
+
+ private:
+  std::string_view doc_;
+  const std::string& path_;
+  io::XmlScanner xml_;
+};
+
+// Each index once: `seen` marks them, the count is checked at the closing tag.
+void mark(const Document& doc, std::vector<char>& seen, std::int64_t index, const io::XmlTag& tag) {
+  if (seen[static_cast<std::size_t>(index)]) doc.fail_at(tag.begin, "index " + std::to_string(index) + " appears twice");
+  seen[static_cast<std::size_t>(index)] = 1;
+}
+
+void read_mesh(Document& doc, Mesh& mesh) {
+  const detail::DolfinCellType* type = nullptr;
+  std::int64_t dim = 0;
+  std::vector<char> vertex_seen, cell_seen;
+  std::int64_t vertices_read = 0, cells_read = 0;
+  std::size_t vertices_offset = 0, cells_offset = 0;
+  bool in_vertices = false, in_cells = false, saw_mesh = false;
+  static constexpr std::string_view kAxes[] = {"x", "y", "z"};
+  while (std::optional<io::XmlTag> tag = doc.xml().next_tag()) {
+    const std::string_view name = tag->name;
+    if (tag->closing) {
+      if (name == "vertices") in_vertices = false;
+      if (name == "cells") in_cells = false;
+      continue;
+    }
+    if (name == "mesh") {
+      const std::string_view& celltype = doc.attribute(*tag, "celltype");
+      type = detail::find_by_dolfin_name(celltype);
+      if (type == nullptr)
+        doc.fail_at(doc.offset_of(celltype), "unsupported celltype '" + std::string(celltype) +
+                                                 "' (supported: interval, triangle, quadrilateral, tetrahedron, hexahedron)");
+      dim = doc.number<std::int64_t>(*tag, "dim");
+      if (dim < 1 || dim > 3) doc.fail_at(doc.offset_of(doc.attribute(*tag, "dim")), "dim must be 1, 2 or 3");
+      saw_mesh = true;
+    } else if (name == "vertices") {
+      if (!saw_mesh) doc.fail_at(tag->begin, "<vertices> before <mesh>");
+      const std::int64_t size = doc.size(*tag);
+      mesh.points = NDArray::allocate(DType::float64, {size, dim});
+      vertex_seen.assign(static_cast<std::size_t>(size), 0);
+      vertices_offset = tag->begin;
+      in_vertices = !tag->self_closing;
+    } else if (name == "vertex") {
+      if (!in_vertices) doc.fail_at(tag->begin, "<vertex> outside <vertices>");
+      const std::int64_t index = doc.index(*tag, "index", mesh.num_points());
+      mark(doc, vertex_seen, index, *tag);
+      double* xyz = mesh.points.data_as<double>() + index * dim;
+      for (std::int64_t axis = 0; axis < dim; ++axis) xyz[axis] = doc.number<double>(*tag, kAxes[axis]);
+      ++vertices_read;
+    } else if (name == "cells") {
+      if (mesh.points.empty_handle()) doc.fail_at(tag->begin, "<cells> before <vertices>");
+      const std::int64_t size = doc.size(*tag);
+      mesh.cells.push_back({std::string(type->name), NDArray::allocate(DType::int64, {size, type->num_nodes}), {}, {}});
+      cell_seen.assign(static_cast<std::size_t>(size), 0);
+      cells_offset = tag->begin;
+      in_cells = !tag->self_closing;
+    } else if (in_cells) {
+      if (name != type->dolfin_name)
+        doc.fail_at(tag->begin, "<" + std::string(name) + "> in a mesh of celltype '" + std::string(type->dolfin_name) + "'");
+      CellBlock& block = mesh.cells.back();
+      const std::int64_t index = doc.index(*tag, "index", block.num_cells());
+      mark(doc, cell_seen, index, *tag);
+      std::int64_t* corners = block.connectivity.data_as<std::int64_t>() + index * type->num_nodes;
+      for (int k = 0; k < type->num_nodes; ++k)
+        corners[k] = doc.index(*tag, detail::kVertexAttributes[static_cast<std::size_t>(k)], mesh.num_points());
+      ++cells_read;
+    }
+    // <dolfin>, <domains>, <data> and what they hold: not part of the mesh proper.
+  }
+  if (!saw_mesh) doc.fail_at(0, "no <mesh> element");
+  if (mesh.points.empty_handle()) doc.fail_at(doc.bytes().size(), "no <vertices> element");
+  if (vertices_read != mesh.num_points())
+    doc.fail_at(vertices_offset, "<vertices> announces " + std::to_string(mesh.num_points()) + " vertices, the file has " +
+                                     std::to_string(vertices_read));
+  if (mesh.cells.empty()) mesh.cells.push_back({std::string(type->name), NDArray::allocate(DType::int64, {0, type->num_nodes}), {}, {}});
+  if (cells_read != mesh.cells.back().num_cells())
+    doc.fail_at(cells_offset, "<cells> announces " + std::to_string(mesh.cells.back().num_cells()) + " cells, the file has " +
+                                  std::to_string(cells_read));
+}
+
+template <class T> void fill_entities(Document& doc, NDArray& array) {
+  T* values = array.data_as<T>();
+  while (std::optional<io::XmlTag> tag = doc.xml().next_tag()) {
+    if (tag->closing) {
+      if (tag->name == "mesh_function") return;
+      continue;
+    }
+    if (tag->name != "entity") doc.fail_at(tag->begin, "expected <entity> in <mesh_function>, found <" + std::string(tag->name) + ">");
+    values[doc.index(*tag, "index", array.rows())] = doc.number<T>(*tag, "value");
+  }
+}
+
+// One "<stem>_<name>.xml" mesh function into point, cell or field data.
+void read_mesh_function(const std::string& path, const std::string& name, Mesh& mesh) {
+  const io::MappedFile file(path, kFormat);
+  Document doc(file);
+  std::optional<io::XmlTag> tag = doc.xml().next_tag();
+  if (tag && tag->name == "dolfin") tag = doc.xml().next_tag();
+  if (!tag || tag->name != "mesh_function")
+    doc.fail_at(tag ? tag->begin : 0, "expected a <mesh_function> (this file is read as data '" + name + "' of the mesh)");
+  const std::string_view& type = doc.attribute(*tag, "type");
+  const auto dim = doc.number<std::int64_t>(*tag, "dim");
+  const std::int64_t size = doc.size(*tag);
+  NDArray array;
+  if (type == "int") {
+    array = NDArray::zeros(DType::int64, {size});
+    fill_entities<std::int64_t>(doc, array);
+  } else if (type == "uint" || type == "size_t") {
+    array = NDArray::zeros(DType::uint64, {size});
+    fill_entities<std::uint64_t>(doc, array);
+  } else if (type == "float" || type == "double") {
+    array = NDArray::zeros(DType::float64, {size});
+    fill_entities<double>(doc, array);
+  } else {
+    doc.fail_at(doc.offset_of(type), "unsupported mesh_function type '" + std::string(type) + "' (int, uint, size_t, float, double)");
+  }
+  if (dim == 0 && size == mesh.num_points()) mesh.point_data.set(name, std::move(array));
+  else if (size == mesh.num_cells()) mesh.cell_data.set(name, {std::move(array)});
+  else mesh.field_data.set(name, std::move(array));
+}
+
+void read_sibling_functions(const std::string& path, Mesh& mesh) {
+  namespace fs = std::filesystem;
+  const fs::path mesh_path(path);
+  const std::string prefix = mesh_path.stem().string() + "_";
+  fs::path dir = mesh_path.parent_path();
+  if (dir.empty()) dir = ".";
+  std::vector<std::pair<std::string, std::string>> found;  // name, path
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string file = entry.path().filename().string();
+    if (file.size() <= prefix.size() + 4 || !file.starts_with(prefix) || !file.ends_with(".xml")) continue;
+    const std::string name = file.substr(prefix.size(), file.size() - prefix.size() - 4);
+    if (name.find('.') != std::string::npos) continue;
+    found.emplace_back(name, entry.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  for (const auto& [name, file] : found) read_mesh_function(file, name, mesh);
+}
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  Mesh mesh;
+  {
+    const io::MappedFile file(path, kFormat);
+    Document doc(file);
+    read_mesh(doc, mesh);
+  }
+  read_sibling_functions(path, mesh);
+  return mesh;
+}
+
+}  // namespace meshioplusplus::dolfin

@@ -1,0 +1,428 @@
+// Netgen reader.
+//
+// Sections announce their record counts, but element sections mix types (a volume section
+// may hold tetrahedra and pyramids) and blocks follow runs of one type. So the first pass
+// walks the sections, reading only each element's node count to plan the blocks; the second
+// revisits the element sections and fills blocks allocated once in their final shape. Points
+// may come after the elements (meshio writes them so), so node indices are checked in the
+// second pass, when the point count is known.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "formats/netgen/netgen.hpp"
+#include "formats/netgen/netgen_types.hpp"
+#include "io/mapped_file.hpp"
+#include "io/text_scanner.hpp"
+#include "io/zlib_codec.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::netgen {
+namespace {
+
+constexpr std::string_view kFormat = "netgen";
+
+struct LineSpan {
+  std::size_t begin;
+  std::size_t end;
+};
+
+// The significant lines: blank lines and '#' comment lines are skipped; blanks trimmed.
+class Lines {
+ public:
+  Lines(std::string_view document, const std::string& path) : document_(document), path_(path), lines_(document, path, kFormat) {}
+
+  std::optional<LineSpan> next() {
+    while (!lines_.at_end()) {
+      const std::string_view line = lines_.next_line();
+      std::size_t begin = static_cast<std::size_t>(line.data() - document_.data());
+      std::size_t end = begin + line.size();
+      while (begin < end && io::is_space(document_[begin])) ++begin;
+      while (end > begin && io::is_space(document_[end - 1])) --end;
+      if (end > begin && document_[begin] != '#') return LineSpan{begin, end};
+    }
+    return std::nullopt;
+  }
+  LineSpan require(const std::string& what) {
+    if (std::optional<LineSpan> line = next()) return *line;
+    lines_.fail("unexpected end of file: expected " + what);
+  }
+  std::string_view text(const LineSpan& line) const { return document_.substr(line.begin, line.end - line.begin); }
+  io::TextScanner scanner(const LineSpan& line) const { return io::TextScanner(document_, line.begin, line.end, path_, kFormat); }
+  std::size_t position() const noexcept { return lines_.position(); }
+  void seek(std::size_t position) noexcept { lines_.seek(position); }
+  std::size_t remaining() const noexcept { return document_.size() - lines_.position(); }
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const { lines_.fail_at(offset, message); }
+
+ private:
+  std::string_view document_;
+  const std::string& path_;
+  io::TextScanner lines_;
+};
+
+enum class SectionKind { point, edge, surface, volume };
+
+struct CellSection {
+  SectionKind kind;
+  std::size_t start;  // position of the first record
+  std::int64_t count;
+  bool two_lines;  // edgesegmentsgi2 records split over two lines
+};
+
+struct BlockPlan {
+  const detail::ElementKind* kind;
+  std::int64_t count;
+};
+
+struct Name {
+  std::string name;
+  std::int64_t index;
+  int dim;
+};
+
+SectionKind section_kind(std::string_view word, bool& is_cells) {
+  is_cells = true;
+  if (word == "pointelements") return SectionKind::point;
+  if (word == "edgesegments" || word == "edgesegmentsgi" || word == "edgesegmentsgi2") return SectionKind::edge;
+  if (word == "surfaceelements" || word == "surfaceelementsgi" || word == "surfaceelementsuv") return SectionKind::surface;
+  if (word == "volumeelements") return SectionKind::volume;
+  is_cells = false;
+  return SectionKind::point;
+}
+
+int codimension_of(std::string_view word) {
+  if (word == "materials") return 0;
+  if (word == "bcnames") return 1;
+  if (word == "cd2names") return 2;
+  if (word == "cd3names") return 3;
+  return -1;
+}
+
+bool is_skipped_section(std::string_view word) {
+  return word == "face_colours" || word == "singular_edge_left" || word == "singular_edge_right" ||
+         word == "singular_face_inside" || word == "singular_face_outside" || word == "singular_points";
+}
+
+class Reader {
+ public:
+  Reader(std::string_view document, const std::string& path) : lines_(document, path) {}
+
+  Mesh read() {
+    const std::optional<LineSpan> first = lines_.next();
+    if (!first || lines_.text(*first) != "mesh3d")
+      lines_.fail_at(first ? first->begin : 0, "not a Netgen mesh: the file must start with 'mesh3d'");
+    scan();
+    read_points();
+    read_cells();
+    build_names();
+    return std::move(mesh_);
+  }
+
+ private:
+  // A count on the line after a section word: non-negative, and small enough that the rest of
+  // the file can hold that many records of at least `min_bytes` each.
+  std::int64_t read_count(std::string_view section, std::int64_t min_bytes = 2) {
+    const LineSpan line = lines_.require("the " + std::string(section) + " count");
+    io::TextScanner scanner = lines_.scanner(line);
+    const auto count = scanner.next_number<std::int64_t>();
+    scanner.skip_whitespace();
+    if (!scanner.at_end()) scanner.fail("expected only the " + std::string(section) + " count on this line");
+    if (count < 0) lines_.fail_at(line.begin, "negative " + std::string(section) + " count");
+    if (static_cast<std::uint64_t>(count) > (lines_.remaining() + 1) / static_cast<std::uint64_t>(min_bytes))
+      lines_.fail_at(line.begin, "the " + std::string(section) + " count " + std::to_string(count) +
+                                     " is more than the rest of the file can hold");
+    return count;
+  }
+
+  void skip_lines(std::int64_t count, std::string_view section) {
+    for (std::int64_t i = 0; i < count; ++i) lines_.require(std::string(section) + " record " + std::to_string(i));
+  }
+
+  // ---- first pass ----
+
+  void scan() {
+    bool two_line_edges = false;
+    while (std::optional<LineSpan> line = lines_.next()) {
+      const std::string_view word = lines_.text(*line);
+      bool is_cells = false;
+      const SectionKind kind = section_kind(word, is_cells);
+      if (word == "dimension") {
+        const LineSpan value = lines_.require("the dimension");
+        dimension_ = static_cast<int>(lines_.scanner(value).next_number<std::int64_t>());
+        if (dimension_ < 1 || dimension_ > 3) lines_.fail_at(value.begin, "dimension must be 1, 2 or 3");
+      } else if (word == "geomtype") {
+        lines_.scanner(lines_.require("the geomtype")).next_number<std::int64_t>();
+      } else if (word == "points") {
+        if (points_start_) lines_.fail_at(line->begin, "a second points section");
+        num_points_ = read_count("points", 6);
+        points_start_ = lines_.position();
+        skip_lines(num_points_, "points");
+      } else if (is_cells) {
+        const std::int64_t count = read_count(word);
+        CellSection section{kind, lines_.position(), count, kind == SectionKind::edge && two_line_edges};
+        plan_section(section);
+        sections_.push_back(section);
+      } else if (word == "endmesh") {
+        break;
+      } else if (is_split_header(word)) {
+        two_line_edges = true;
+      } else if (const int codim = codimension_of(word); codim >= 0) {
+        read_names(word, codim);
+      } else if (word == "identifications") {
+        read_identifications();
+      } else if (word == "identificationtypes") {
+        read_identification_types();
+      } else if (is_skipped_section(word)) {
+        skip_lines(read_count(word), word);
+      } else {
+        lines_.fail_at(line->begin, "unknown Netgen section '" + std::string(word.substr(0, 60)) + "'");
+      }
+    }
+  }
+
+  // "surf1  surf2  p1  p2" with any blanks between the words.
+  static bool is_split_header(std::string_view line) {
+    static constexpr std::string_view kWords[] = {"surf1", "surf2", "p1", "p2"};
+    std::size_t pos = 0;
+    for (std::string_view word : kWords) {
+      while (pos < line.size() && io::is_space(line[pos])) ++pos;
+      if (line.substr(pos, word.size()) != word) return false;
+      pos += word.size();
+      if (pos < line.size() && !io::is_space(line[pos])) return false;
+    }
+    while (pos < line.size() && io::is_space(line[pos])) ++pos;
+    return pos == line.size();
+  }
+
+  // The record's element kind, leaving the scanner after the record's leading fields; `index`
+  // receives the record's netgen:index.
+  const detail::ElementKind* read_record_head(SectionKind kind, io::TextScanner& scanner, const LineSpan& line,
+                                              std::int64_t& index) {
+    std::int64_t fields[5];
+    switch (kind) {
+      case SectionKind::point:
+        index = -1;  // after the node: read by the caller
+        return detail::kind_of(0, 1);
+      case SectionKind::edge:
+        scanner.next_numbers(fields, 2);  // surface id, 0
+        index = fields[0];
+        return detail::kind_of(1, 2);
+      case SectionKind::surface: {
+        scanner.next_numbers(fields, 5);  // surfnr bcnr domin domout np
+        index = fields[1];
+        const detail::ElementKind* found = detail::kind_of(2, fields[4]);
+        if (found == nullptr)
+          lines_.fail_at(line.begin, "a surface element with " + std::to_string(fields[4]) + " nodes (3, 4, 6 or 8 expected)");
+        return found;
+      }
+      case SectionKind::volume: {
+        scanner.next_numbers(fields, 2);  // matnr np
+        index = fields[0];
+        const detail::ElementKind* found = detail::kind_of(3, fields[1]);
+        if (found == nullptr)
+          lines_.fail_at(line.begin, "a volume element with " + std::to_string(fields[1]) +
+                                         " nodes (4, 5, 6, 8, 10, 13, 15 or 20 expected)");
+        return found;
+      }
+    }
+    return nullptr;
+  }
+
+  void plan_section(const CellSection& section) {
+    for (std::int64_t i = 0; i < section.count; ++i) {
+      const LineSpan line = lines_.require("element " + std::to_string(i));
+      io::TextScanner scanner = lines_.scanner(line);
+      std::int64_t index = 0;
+      const detail::ElementKind* kind = read_record_head(section.kind, scanner, line, index);
+      if (!blocks_.empty() && blocks_.back().kind == kind)
+        ++blocks_.back().count;
+      else
+        blocks_.push_back({kind, 1});
+      if (section.two_lines) lines_.require("the second line of element " + std::to_string(i));
+    }
+  }
+
+  void read_names(std::string_view word, int codim) {
+    const std::int64_t count = read_count(word);
+    for (std::int64_t i = 0; i < count; ++i) {
+      const LineSpan line = lines_.require(std::string(word) + " entry " + std::to_string(i));
+      io::TextScanner scanner = lines_.scanner(line);
+      const auto index = scanner.next_number<std::int64_t>();
+      const std::string_view name = scanner.next_token();
+      // An index without a name (Netgen writes "3 " for an unnamed domain) names nothing; a
+      // name with blanks cannot be written by Netgen and is skipped as meshio does.
+      if (name.empty() || !scanner.next_token().empty()) continue;
+      names_.push_back({std::string(name), index, dimension_ - codim});
+    }
+  }
+
+  void read_identifications() {
+    const std::int64_t count = read_count("identifications", 6);
+    NDArray table = NDArray::allocate(DType::int64, {count, 3});
+    std::int64_t* out = table.data_as<std::int64_t>();
+    for (std::int64_t i = 0; i < count; ++i) {
+      io::TextScanner scanner = lines_.scanner(lines_.require("identification " + std::to_string(i)));
+      scanner.next_numbers(out + 3 * i, 3);
+      expect_line_end(scanner, "identification");
+    }
+    mesh_.field_data.set("netgen:identifications", std::move(table));
+  }
+
+  void read_identification_types() {
+    const std::int64_t count = read_count("identificationtypes");
+    NDArray types = NDArray::allocate(DType::int64, {1, count});
+    std::int64_t* out = types.data_as<std::int64_t>();
+    // Netgen writes the types on one line; any line breaks are accepted.
+    std::int64_t filled = 0;
+    while (filled < count) {
+      io::TextScanner scanner = lines_.scanner(lines_.require("identification types"));
+      scanner.skip_whitespace();
+      while (!scanner.at_end() && filled < count) {
+        out[filled++] = scanner.next_number<std::int64_t>();
+        scanner.skip_whitespace();
+      }
+      expect_line_end(scanner, "identificationtypes");
+    }
+    mesh_.field_data.set("netgen:identificationtypes", std::move(types));
+  }
+
+  static void expect_line_end(io::TextScanner& scanner, std::string_view what) {
+    scanner.skip_whitespace();
+    if (!scanner.at_end()) scanner.fail("unexpected value after the " + std::string(what) + " record");
+  }
+
+  // ---- second pass ----
+
+  void read_points() {
+    const int stored = dimension_;
+    mesh_.points = NDArray::allocate(DType::float64, {num_points_, stored});
+    if (num_points_ == 0) return;
+    lines_.seek(*points_start_);
+    double* out = mesh_.points.data_as<double>();
+    for (std::int64_t i = 0; i < num_points_; ++i) {
+      io::TextScanner scanner = lines_.scanner(lines_.require("point " + std::to_string(i)));
+      double xyz[3];
+      scanner.next_numbers(xyz, 3);
+      expect_line_end(scanner, "point");
+      for (int k = 0; k < stored; ++k) *out++ = xyz[k];
+    }
+  }
+
+  std::int64_t read_node(io::TextScanner& scanner) {
+    scanner.skip_whitespace();
+    const std::size_t offset = scanner.position();
+    const auto node = scanner.next_number<std::int64_t>();
+    if (node < 1 || node > num_points_)
+      scanner.fail_at(offset, "node " + std::to_string(node) + " is outside the points [1, " + std::to_string(num_points_) + "]");
+    return node - 1;
+  }
+
+  void read_cells() {
+    std::vector<NDArray> indices;
+    for (const BlockPlan& plan : blocks_) {
+      mesh_.cells.push_back({std::string(plan.kind->type), NDArray::allocate(DType::int64, {plan.count, plan.kind->num_nodes}), {}, {}});
+      indices.push_back(NDArray::allocate(DType::int64, {plan.count}));
+    }
+    std::size_t block = 0;
+    std::int64_t row = 0;
+    std::int64_t netgen_nodes[20];
+    for (const CellSection& section : sections_) {
+      lines_.seek(section.start);
+      for (std::int64_t i = 0; i < section.count; ++i) {
+        const LineSpan line = lines_.require("element " + std::to_string(i));
+        io::TextScanner scanner = lines_.scanner(line);
+        std::int64_t index = 0;
+        const detail::ElementKind* kind = read_record_head(section.kind, scanner, line, index);
+        if (row == blocks_[block].count) {
+          ++block;
+          row = 0;
+        }
+        const auto n = static_cast<std::size_t>(kind->num_nodes);
+        for (std::size_t k = 0; k < n; ++k) netgen_nodes[k] = read_node(scanner);
+        if (section.kind == SectionKind::point) index = scanner.next_number<std::int64_t>();
+        std::int64_t* nodes = mesh_.cells[block].connectivity.data_as<std::int64_t>() + row * kind->num_nodes;
+        for (std::size_t k = 0; k < n; ++k) nodes[k] = netgen_nodes[kind->to_meshio[k]];
+        indices[block].data_as<std::int64_t>()[row] = index;
+        ++row;
+        if (section.two_lines) lines_.require("the second line of element " + std::to_string(i));
+      }
+    }
+    if (!mesh_.cells.empty()) mesh_.cell_data.set("netgen:index", std::move(indices));
+  }
+
+  // field_data as meshio, and one Cell region per (name, dimension).
+  void build_names() {
+    struct Build {
+      std::string name;
+      int dim;
+      std::int64_t tag;
+      std::vector<std::int64_t> cells;
+    };
+    std::vector<Build> regions;
+    std::map<std::pair<int, std::int64_t>, std::size_t> region_of;  // (dim, index) -> region
+    for (const Name& entry : names_) {
+      NDArray value = NDArray::allocate(DType::int64, {2});
+      value.data_as<std::int64_t>()[0] = entry.index;
+      value.data_as<std::int64_t>()[1] = entry.dim;
+      mesh_.field_data.set(entry.name, std::move(value));
+      const auto same = std::find_if(regions.begin(), regions.end(),
+                                     [&](const Build& r) { return r.name == entry.name && r.dim == entry.dim; });
+      std::size_t slot = static_cast<std::size_t>(same - regions.begin());
+      if (same == regions.end())
+        regions.push_back({entry.name, entry.dim, entry.index, {}});
+      else if (same->tag != entry.index)
+        same->tag = -1;
+      region_of.emplace(std::pair{entry.dim, entry.index}, slot);
+    }
+    if (regions.empty()) return;
+    const std::vector<NDArray>* indices = mesh_.cell_data.find("netgen:index");
+    std::int64_t global = 0;
+    for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
+      const int dim = blocks_[b].kind->dimension;
+      const std::int64_t* index = (*indices)[b].data_as<std::int64_t>();
+      for (std::int64_t c = 0; c < blocks_[b].count; ++c, ++global) {
+        const auto found = region_of.find({dim, index[c]});
+        if (found != region_of.end()) regions[found->second].cells.push_back(global);
+      }
+    }
+    for (Build& build : regions) {
+      Region region;
+      region.name = std::move(build.name);
+      region.kind = RegionKind::Cell;
+      region.dim = build.dim;
+      region.tag = build.tag;
+      region.entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(build.cells.size())});
+      std::copy(build.cells.begin(), build.cells.end(), region.entries.data_as<std::int64_t>());
+      mesh_.regions.push_back(std::move(region));
+    }
+  }
+
+  Lines lines_;
+  int dimension_ = 3;
+  std::int64_t num_points_ = 0;
+  std::optional<std::size_t> points_start_;
+  std::vector<CellSection> sections_;
+  std::vector<BlockPlan> blocks_;
+  std::vector<Name> names_;
+  Mesh mesh_;
+};
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  const io::MappedFile file(path, kFormat);
+  std::string_view bytes = file.bytes();
+  std::string inflated;
+  if (io::is_gzip(bytes)) {
+    inflated = io::gunzip(bytes, path, kFormat);
+    bytes = inflated;
+  }
+  return Reader(bytes, path).read();
+}
+
+}  // namespace meshioplusplus::netgen

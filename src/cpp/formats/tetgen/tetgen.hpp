@@ -1,0 +1,16 @@
+// TetGen (.node + .ele): a tetrahedral mesh as a pair of ASCII files with the same stem.
+#pragma once
+
+#include <string>
+
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/registry.hpp"
+
+namespace meshioplusplus::tetgen {
+
+// `path` names either file of the pair; both are read.
+Mesh read(const std::string& path);
+// No options. Writes both files of the pair, each through its own temporary file.
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+
+}  // namespace meshioplusplus::tetgen

@@ -1,0 +1,204 @@
+// TetGen reader: X.node + X.ele, whichever of the two is named.
+//
+// .node: "<points> <dimension> [<attributes> [<boundary markers>]]", then per point its
+// index, coordinates, attributes and markers. .ele: "<elements> <nodes per element>
+// [<region attributes>]", then per element its index, node indices and attributes. '#'
+// starts a comment anywhere. The first point's index is the index base (TetGen writes 0 or
+// 1); points must be numbered consecutively from it, and the .ele refers to them by it.
+//
+// What becomes what (meshio's names): points float64 (n, dim); point attributes
+// "tetgen:attr1", … float64 (n,); boundary markers "tetgen:ref", "tetgen:ref2", … int32 (n,)
+// (meshio keeps them float64; they are integers in TetGen); 4-node elements → one tetra
+// block (3-node elements, Triangle's 2-D .ele, → triangle); region attributes "tetgen:ref",
+// "tetgen:ref2", … int64 when every value is an integer (as meshio), float64 otherwise.
+// Additionally one Cell region per non-zero integer "tetgen:ref" value, "tetgen:ref <n>"
+// (dim of the elements, tag n).
+//
+// The headers give every count, so all arrays are allocated once in their final shape.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/tetgen/tetgen.hpp"
+#include "formats/tetgen/tetgen_paths.hpp"
+#include "io/mapped_file.hpp"
+#include "io/significant_lines.hpp"
+#include "io/text_scanner.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::tetgen {
+namespace {
+
+constexpr std::string_view kFormat = "tetgen";
+
+using io::LineSpan;
+
+// The significant lines: text after '#' and blank lines are dropped.
+class Lines : public io::SignificantLines {
+ public:
+  Lines(std::string_view document, const std::string& path) : SignificantLines(document, path, kFormat, '#') {}
+};
+
+// Header values: `required` of them, then up to `optional` more (missing ones are 0).
+std::vector<std::int64_t> read_header(Lines& lines, std::size_t required, std::size_t optional, const char* what) {
+  const LineSpan line = lines.require(std::string("the ") + what + " header");
+  io::TextScanner scanner = lines.scanner(line);
+  std::vector<std::int64_t> values;
+  while (values.size() < required + optional) {
+    scanner.skip_whitespace();
+    if (scanner.at_end()) break;
+    const std::size_t offset = scanner.position();
+    values.push_back(scanner.next_number<std::int64_t>());
+    if (values.back() < 0) scanner.fail_at(offset, std::string("negative value in the ") + what + " header");
+  }
+  scanner.skip_whitespace();
+  if (!scanner.at_end()) scanner.fail(std::string("unexpected value in the ") + what + " header");
+  if (values.size() < required)
+    lines.fail_at(line.begin, std::string("the ") + what + " header needs at least " + std::to_string(required) + " values");
+  values.resize(required + optional, 0);
+  return values;
+}
+
+// A corrupt count must not drive a huge allocation: each record needs `values` numbers of
+// at least two bytes.
+void check_room(const Lines& lines, std::int64_t records, std::int64_t values, std::size_t offset, const char* what) {
+  const std::uint64_t room = (lines.bytes_left() + 1) / (2 * static_cast<std::uint64_t>(std::max<std::int64_t>(values, 1)));
+  if (static_cast<std::uint64_t>(records) > room)
+    lines.fail_at(offset, "the header announces " + std::to_string(records) + " " + what +
+                              ", more than the rest of the file can hold");
+}
+
+// Numbered names as meshio gives them: base, base2, base3, …
+std::string numbered(const std::string& base, std::int64_t k) { return k == 0 ? base : base + std::to_string(k + 1); }
+
+struct Nodes {
+  std::int64_t base = 0;
+  std::int64_t count = 0;
+};
+
+Nodes read_nodes(const std::string& path, Mesh& mesh) {
+  const io::MappedFile file(path, kFormat);
+  Lines lines(file.bytes(), path);
+  const std::vector<std::int64_t> header = read_header(lines, 2, 2, "node");
+  const std::int64_t count = header[0], dim = header[1], num_attrs = header[2], num_markers = header[3];
+  if (dim != 2 && dim != 3) lines.fail_at(0, "the node dimension must be 3 (TetGen) or 2 (Triangle)");
+  const std::int64_t width = 1 + dim + num_attrs + num_markers;
+  check_room(lines, count, width, 0, "points");
+
+  mesh.points = NDArray::allocate(DType::float64, {count, dim});
+  std::vector<NDArray> attrs, markers;
+  for (std::int64_t k = 0; k < num_attrs; ++k) attrs.push_back(NDArray::allocate(DType::float64, {count}));
+  for (std::int64_t k = 0; k < num_markers; ++k) markers.push_back(NDArray::allocate(DType::int32, {count}));
+
+  Nodes nodes{0, count};
+  double* points = mesh.points.data_as<double>();
+  for (std::int64_t i = 0; i < count; ++i) {
+    const LineSpan line = lines.require("point " + std::to_string(i));
+    io::TextScanner scanner = lines.scanner(line);
+    const auto index = scanner.next_number<std::int64_t>();
+    if (i == 0) nodes.base = index;
+    if (index != nodes.base + i)
+      lines.fail_at(line.begin, "point " + std::to_string(i) + " is numbered " + std::to_string(index) + ", expected " +
+                                    std::to_string(nodes.base + i) + " (points must be numbered consecutively)");
+    scanner.next_numbers(points + i * dim, static_cast<std::size_t>(dim));
+    for (NDArray& attr : attrs) attr.data_as<double>()[i] = scanner.next_number<double>();
+    for (NDArray& marker : markers) {
+      scanner.skip_whitespace();
+      const std::size_t offset = scanner.position();
+      // Markers are integers; meshio writes float markers as "1.0", so those are accepted too.
+      const double value = scanner.next_number<double>();
+      if (value != std::trunc(value) || std::abs(value) > std::numeric_limits<std::int32_t>::max())
+        scanner.fail_at(offset, "a boundary marker must be an integer");
+      marker.data_as<std::int32_t>()[i] = static_cast<std::int32_t>(value);
+    }
+    scanner.skip_whitespace();
+    if (!scanner.at_end())
+      scanner.fail("point " + std::to_string(i) + " has more than the header's " + std::to_string(width) + " values");
+  }
+  for (std::int64_t k = 0; k < num_attrs; ++k) mesh.point_data.set("tetgen:attr" + std::to_string(k + 1), std::move(attrs[k]));
+  for (std::int64_t k = 0; k < num_markers; ++k) mesh.point_data.set(numbered("tetgen:ref", k), std::move(markers[k]));
+  return nodes;
+}
+
+void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
+  const io::MappedFile file(path, kFormat);
+  Lines lines(file.bytes(), path);
+  const std::vector<std::int64_t> header = read_header(lines, 2, 1, "element");
+  const std::int64_t count = header[0], corners = header[1], num_attrs = header[2];
+  if (corners != 4 && corners != 3)
+    lines.fail_at(0, "elements of " + std::to_string(corners) + " nodes are not supported (4: tetra, 3: triangle)");
+  check_room(lines, count, 1 + corners + num_attrs, 0, "elements");
+
+  NDArray connectivity = NDArray::allocate(DType::int64, {count, corners});
+  std::vector<NDArray> attrs;
+  for (std::int64_t k = 0; k < num_attrs; ++k) attrs.push_back(NDArray::allocate(DType::float64, {count}));
+  std::vector<bool> integral(static_cast<std::size_t>(num_attrs), true);
+  std::int64_t* cells = connectivity.data_as<std::int64_t>();
+  for (std::int64_t i = 0; i < count; ++i) {
+    const LineSpan line = lines.require("element " + std::to_string(i));
+    io::TextScanner scanner = lines.scanner(line);
+    scanner.next_number<std::int64_t>();  // the element's own number: not needed
+    for (std::int64_t k = 0; k < corners; ++k) {
+      scanner.skip_whitespace();
+      const std::size_t offset = scanner.position();
+      const auto index = scanner.next_number<std::int64_t>();
+      if (index < nodes.base || index - nodes.base >= nodes.count)
+        scanner.fail_at(offset, "element " + std::to_string(i) + " refers to point " + std::to_string(index) +
+                                    ", outside [" + std::to_string(nodes.base) + ", " +
+                                    std::to_string(nodes.base + nodes.count) + ")");
+      cells[i * corners + k] = index - nodes.base;
+    }
+    for (std::int64_t k = 0; k < num_attrs; ++k) {
+      const double value = scanner.next_number<double>();
+      attrs[k].data_as<double>()[i] = value;
+      if (value != std::trunc(value) || std::abs(value) > 9.0e15) integral[k] = false;
+    }
+    scanner.skip_whitespace();
+    if (!scanner.at_end())
+      scanner.fail("element " + std::to_string(i) + " has more than the header's " +
+                   std::to_string(1 + corners + num_attrs) + " values");
+  }
+  const int dim = corners == 4 ? 3 : 2;
+  mesh.cells.push_back(CellBlock{corners == 4 ? "tetra" : "triangle", std::move(connectivity), {}, {}});
+  for (std::int64_t k = 0; k < num_attrs; ++k) {
+    NDArray values = integral[k] ? attrs[k].astype(DType::int64) : std::move(attrs[k]);
+    if (k == 0 && integral[k]) {
+      std::map<std::int64_t, std::vector<std::int64_t>> members;
+      const std::int64_t* refs = values.data_as<std::int64_t>();
+      for (std::int64_t i = 0; i < count; ++i)
+        if (refs[i] != 0) members[refs[i]].push_back(i);
+      for (auto& [ref, entries] : members) {
+        Region region;
+        region.name = "tetgen:ref " + std::to_string(ref);
+        region.kind = RegionKind::Cell;
+        region.dim = dim;
+        region.tag = ref;
+        region.entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(entries.size())});
+        std::copy(entries.begin(), entries.end(), region.entries.data_as<std::int64_t>());
+        mesh.regions.push_back(std::move(region));
+      }
+    }
+    std::vector<NDArray> per_block;
+    per_block.push_back(std::move(values));
+    mesh.cell_data.set(numbered("tetgen:ref", k), std::move(per_block));
+  }
+}
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  const std::optional<std::string> stem = detail::pair_stem(path);
+  if (!stem) throw ReadError(path, std::string(kFormat), "a TetGen file name ends in .node or .ele");
+  Mesh mesh;
+  const Nodes nodes = read_nodes(*stem + ".node", mesh);
+  read_elements(*stem + ".ele", nodes, mesh);
+  return mesh;
+}
+
+}  // namespace meshioplusplus::tetgen

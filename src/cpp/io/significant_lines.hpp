@@ -1,0 +1,65 @@
+// Line-oriented text formats (OFF, SU2, TetGen, …) share one shape: a comment character cuts
+// a line, and lines left blank do not count. This walker yields the remaining lines as
+// trimmed byte spans of the mapped document, so errors can still name file offsets.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "io/text_scanner.hpp"
+
+namespace meshioplusplus::io {
+
+// [begin, end) of one significant line: comment cut off, blanks trimmed.
+struct LineSpan {
+  std::size_t begin;
+  std::size_t end;
+};
+
+class SignificantLines {
+ public:
+  SignificantLines(std::string_view document, const std::string& path, std::string_view format, char comment)
+      : document_(document), path_(path), format_(format), comment_(comment), lines_(document, path, format) {}
+
+  std::optional<LineSpan> next() {
+    while (!lines_.at_end()) {
+      const std::string_view line = lines_.next_line();
+      std::size_t begin = static_cast<std::size_t>(line.data() - document_.data());
+      std::size_t end = begin + std::min(line.size(), line.find(comment_));
+      while (begin < end && is_space(document_[begin])) ++begin;
+      while (end > begin && is_space(document_[end - 1])) --end;
+      if (end > begin) return LineSpan{begin, end};
+    }
+    return std::nullopt;
+  }
+
+  // The next significant line, which must exist: `what` [`number`] names it in the error.
+  LineSpan require(std::string_view what, std::int64_t number = -1) {
+    if (std::optional<LineSpan> line = next()) return *line;
+    std::string message = "unexpected end of file: expected ";
+    message.append(what);
+    if (number >= 0) message.append(" ").append(std::to_string(number));
+    lines_.fail(message);
+  }
+
+  TextScanner scanner(const LineSpan& line) const { return {document_, line.begin, line.end, path_, format_}; }
+  std::string_view text(const LineSpan& line) const { return document_.substr(line.begin, line.end - line.begin); }
+  std::size_t position() const noexcept { return lines_.position(); }
+  void seek(std::size_t position) noexcept { lines_.seek(position); }
+  std::size_t bytes_left() const noexcept { return document_.size() - lines_.position(); }
+  [[noreturn]] void fail(const std::string& message) const { lines_.fail(message); }
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const { lines_.fail_at(offset, message); }
+
+ private:
+  std::string_view document_;
+  const std::string& path_;
+  std::string_view format_;
+  char comment_;
+  TextScanner lines_;
+};
+
+}  // namespace meshioplusplus::io
