@@ -24,6 +24,8 @@ VOLUME = ["msh41-binary", "msh41-ascii", "msh22-ascii", "msh22-binary", "medit-a
 SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off", "wkt", "svg"]
 # SVG is write-only: its input is the sheet flattened to z = 0 (SVG refuses non-flat meshes) in a VTU file.
 WRITE_ONLY = {"svg": "vtu"}
+# meshio 5.3.5's ascii UGRID writer emits 'np.float64(...)' under numpy 2 (docs/meshio-compatibility.md).
+WRITTEN_BY_US = {"ugrid-ascii"}
 
 
 def sheet(cells_per_side):
@@ -71,6 +73,12 @@ def write_inputs(variants, size, sheet_size):
         from _worker import MESHIO_WRITE_OPTIONS
 
         file_format, kwargs = MESHIO_WRITE_OPTIONS[variant]
+        if variant in WRITTEN_BY_US:
+            import meshioplusplus
+
+            meshioplusplus.write(path, meshioplusplus.Mesh(mesh.points, [(b.type, b.data) for b in mesh.cells]),
+                                 file_format=file_format, **kwargs)
+            continue
         meshio.write(path, mesh, file_format=file_format, **kwargs)
     return {v: input_path(v, size if v in VOLUME else sheet_size) for v in variants}
 

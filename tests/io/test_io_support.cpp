@@ -13,6 +13,8 @@
 
 #include "io/atomic_file.hpp"
 #include "io/base64.hpp"
+#include "io/id_map.hpp"
+#include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -141,4 +143,76 @@ TEST(Zlib, RoundTripAndCorruption) {
   EXPECT_EQ(unpacked, data);
   packed[packed.size() / 2] ^= 0xFF;
   EXPECT_FALSE(io::zlib_decompress(packed.data(), packed.size(), unpacked.data(), unpacked.size()));
+}
+
+TEST(IdMap, ContiguousGappyAndScatteredIdsFindTheirPositions) {
+  const std::vector<std::vector<std::int64_t>> cases = {
+      {1, 2, 3, 4},                                     // arithmetic
+      {10, 3, 7, 12, 4},                                // table
+      {5, -4000000000000, 900000000000, 17},            // hash map
+      {std::numeric_limits<std::int64_t>::max() - 1, std::numeric_limits<std::int64_t>::min()},
+  };
+  for (const auto& ids : cases) {
+    io::IdMap map;
+    ASSERT_FALSE(map.build(ids).has_value());
+    for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(map.find(ids[i]), static_cast<std::int64_t>(i));
+    EXPECT_EQ(map.find(6), -1);
+    EXPECT_EQ(map.find(std::numeric_limits<std::int64_t>::max()), -1);
+    EXPECT_EQ(map.find(std::numeric_limits<std::int64_t>::min() + 1), -1);
+  }
+}
+
+TEST(IdMap, ReportsTheFirstRepeatedId) {
+  for (const std::vector<std::int64_t>& ids : {std::vector<std::int64_t>{1, 2, 3, 2, 1}, {9, 4, 9}, {1, 1000000000000, 1}}) {
+    io::IdMap map;
+    const std::optional<std::size_t> repeat = map.build(ids);
+    ASSERT_TRUE(repeat.has_value());
+    EXPECT_NE(std::find(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(*repeat), ids[*repeat]),
+              ids.begin() + static_cast<std::ptrdiff_t>(*repeat));
+  }
+}
+
+TEST(SignificantLines, CommentsAnywhereOrAtLineStartAndLazyNames) {
+  const std::string path = "lines.txt";
+  const std::string text = "  # header\n\nvalue 1 # trailing\n\t#skipped\nname#with#hash\n";
+  io::SignificantLines anywhere(text, path, "test", '#');
+  EXPECT_EQ(anywhere.text(*anywhere.next()), "value 1");
+  EXPECT_EQ(anywhere.text(*anywhere.next()), "name");
+  EXPECT_FALSE(anywhere.next().has_value());
+
+  io::SignificantLines at_start(text, path, "test", '#', io::CommentAt::line_start);
+  EXPECT_EQ(at_start.text(*at_start.next()), "value 1 # trailing");
+  EXPECT_EQ(at_start.text(*at_start.next()), "name#with#hash");
+  bool described = false;
+  try {
+    at_start.require([&] {
+      described = true;
+      return std::string("point 7");
+    });
+    FAIL() << "no ReadError";
+  } catch (const meshioplusplus::ReadError& error) {
+    EXPECT_NE(std::string(error.what()).find("expected point 7"), std::string::npos) << error.what();
+  }
+  EXPECT_TRUE(described);
+}
+
+TEST(LabelIndex, AscendingRunsAndOutOfOrderLabelsFindTheirPositions) {
+  io::LabelIndex ascending;
+  std::int64_t position = 0;
+  for (std::int64_t label : std::vector<std::int64_t>{1, 2, 3, 10, 11, 20, 1000000000000, 1000000000001})
+    ASSERT_TRUE(ascending.insert(label, position++));
+  EXPECT_EQ(ascending.find(1), 0);
+  EXPECT_EQ(ascending.find(3), 2);
+  EXPECT_EQ(ascending.find(11), 4);
+  EXPECT_EQ(ascending.find(1000000000001), 7);
+  for (std::int64_t missing : std::vector<std::int64_t>{0, 4, 9, 12, 21, -5}) EXPECT_EQ(ascending.find(missing), -1) << missing;
+  EXPECT_FALSE(ascending.insert(3, 99));  // a repeat inside an earlier run
+  EXPECT_EQ(ascending.find(3), 2);
+
+  io::LabelIndex shuffled;
+  const std::vector<std::int64_t> labels{5, 6, 7, 2, 9, 1, std::numeric_limits<std::int64_t>::min()};
+  for (std::size_t i = 0; i < labels.size(); ++i) ASSERT_TRUE(shuffled.insert(labels[i], static_cast<std::int64_t>(i)));
+  for (std::size_t i = 0; i < labels.size(); ++i) EXPECT_EQ(shuffled.find(labels[i]), static_cast<std::int64_t>(i));
+  EXPECT_FALSE(shuffled.insert(6, 42));
+  EXPECT_EQ(shuffled.find(3), -1);
 }

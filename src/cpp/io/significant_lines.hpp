@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "io/text_scanner.hpp"
 
@@ -20,19 +21,25 @@ struct LineSpan {
   std::size_t end;
 };
 
+// Where the comment character starts a comment: anywhere on a line (OFF, SU2, TetGen) or
+// only as a line's first non-blank character (Netgen, whose names may hold it).
+enum class CommentAt { anywhere, line_start };
+
 class SignificantLines {
  public:
-  SignificantLines(std::string_view document, const std::string& path, std::string_view format, char comment)
-      : document_(document), path_(path), format_(format), comment_(comment), lines_(document, path, format) {}
+  SignificantLines(std::string_view document, const std::string& path, std::string_view format, char comment,
+                   CommentAt where = CommentAt::anywhere)
+      : document_(document), path_(path), format_(format), comment_(comment), where_(where),
+        lines_(document, path, format) {}
 
   std::optional<LineSpan> next() {
     while (!lines_.at_end()) {
       const std::string_view line = lines_.next_line();
       std::size_t begin = static_cast<std::size_t>(line.data() - document_.data());
-      std::size_t end = begin + std::min(line.size(), line.find(comment_));
+      std::size_t end = begin + (where_ == CommentAt::anywhere ? std::min(line.size(), line.find(comment_)) : line.size());
       while (begin < end && is_space(document_[begin])) ++begin;
       while (end > begin && is_space(document_[end - 1])) --end;
-      if (end > begin) return LineSpan{begin, end};
+      if (end > begin && (where_ == CommentAt::anywhere || document_[begin] != comment_)) return LineSpan{begin, end};
     }
     return std::nullopt;
   }
@@ -44,6 +51,14 @@ class SignificantLines {
     message.append(what);
     if (number >= 0) message.append(" ").append(std::to_string(number));
     lines_.fail(message);
+  }
+
+  // The same, with the name built only when the line is missing, so hot loops allocate nothing.
+  template <class Describe>
+    requires std::is_invocable_v<Describe>
+  LineSpan require(Describe&& describe) {
+    if (std::optional<LineSpan> line = next()) return *line;
+    lines_.fail("unexpected end of file: expected " + std::string(describe()));
   }
 
   TextScanner scanner(const LineSpan& line) const { return {document_, line.begin, line.end, path_, format_}; }
@@ -59,6 +74,7 @@ class SignificantLines {
   const std::string& path_;
   std::string_view format_;
   char comment_;
+  CommentAt where_;
   TextScanner lines_;
 };
 

@@ -22,6 +22,7 @@
 #include "formats/abaqus/abaqus.hpp"
 #include "formats/abaqus/abaqus_element_types.hpp"
 #include "formats/abaqus/abaqus_input.hpp"
+#include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -69,8 +70,8 @@ using SetTable = std::map<std::string, Members>;  // upper-case set name → mem
 // One label space: the model (or assembly) level, or one instance.
 struct Scope {
   std::string name;  // as written, for messages
-  std::unordered_map<std::int64_t, std::int64_t> nodes;     // label → point index
-  std::unordered_map<std::int64_t, std::int64_t> elements;  // label → block-major cell index
+  io::LabelIndex nodes;     // label → point index
+  io::LabelIndex elements;  // label → block-major cell index
   std::unordered_set<std::int64_t> skipped_elements;         // labels of element types not read
   SetTable node_sets, element_sets, surfaces;
   Placement placement;
@@ -302,7 +303,7 @@ class Reader {
       dimension_ = std::max(dimension_, static_cast<int>(given));
       x = here.placement.apply(x);
       const std::int64_t index = static_cast<std::int64_t>(coordinates_.size() / 3);
-      if (!here.nodes.emplace(label, index).second)
+      if (!here.nodes.insert(label, index))
         data.fail_on(fields[0], "node " + std::to_string(label) + " is defined twice" + where(here));
       coordinates_.insert(coordinates_.end(), x.begin(), x.end());
       if (set != nullptr) set->push_back(index);
@@ -362,7 +363,7 @@ class Reader {
 
   void add_element(Scope& here, const std::vector<std::int64_t>& record, const ElementType& type, BlockBuild& block,
                    InputLines& data, std::size_t offset) {
-    if (!here.elements.emplace(record[0], num_cells_).second)
+    if (!here.elements.insert(record[0], num_cells_))
       data.fail_at(offset, "element " + std::to_string(record[0]) + " is defined twice" + where(here));
     ++num_cells_;
     const std::size_t first = block.connectivity.size();
@@ -424,8 +425,8 @@ class Reader {
   void add_label(Scope& resolving, RegionKind kind, std::int64_t label, InputLines& data, std::string_view field,
                  Members& members) {
     const auto& labels = kind == RegionKind::Point ? resolving.nodes : resolving.elements;
-    if (const auto found = labels.find(label); found != labels.end()) {
-      members.push_back(found->second);
+    if (const std::int64_t found = labels.find(label); found >= 0) {
+      members.push_back(found);
       return;
     }
     if (kind == RegionKind::Cell && resolving.skipped_elements.contains(label)) return;
@@ -443,11 +444,11 @@ class Reader {
       if (owner == nullptr) data.fail_on(field, "expected a node label, found '" + std::string(field) + "'");
     }
     const std::int64_t label = data.integer(label_text);
-    const auto found = owner->nodes.find(label);
-    if (found == owner->nodes.end())
+    const std::int64_t found = owner->nodes.find(label);
+    if (found < 0)
       data.fail_on(field, "element " + std::to_string(element) + " refers to node " + std::to_string(label) +
                               ", which is not defined" + where(*owner));
-    return found->second;
+    return found;
   }
 
   // *SURFACE, TYPE=ELEMENT data lines: "element set or label, Sn". Face labels become the

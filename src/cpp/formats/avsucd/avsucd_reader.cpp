@@ -29,6 +29,7 @@
 #include "formats/avsucd/avsucd_cells.hpp"
 #include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
+#include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -39,12 +40,8 @@ constexpr std::string_view kFormat = "avsucd";
 
 using detail::kCellTypes;
 
-struct LineSpan {
-  std::size_t begin;
-  std::size_t end;
-};
-
 using io::IdMap;
+using io::LineSpan;
 
 struct Header {
   std::int64_t nodes = 0, cells = 0, node_components = 0, cell_components = 0;

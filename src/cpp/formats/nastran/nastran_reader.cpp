@@ -12,6 +12,7 @@
 #include "formats/nastran/nastran.hpp"
 #include "formats/nastran/nastran_cards.hpp"
 #include "formats/nastran/nastran_fields.hpp"
+#include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
 
 namespace meshioplusplus::nastran {
@@ -73,7 +74,7 @@ class Reader {
     const std::int64_t id = integer(card, 0, "GRID id");
     const std::int64_t cp = integer_or(card, 1, 0, "CP");
     const auto index = static_cast<std::int64_t>(grid_cp_.size());
-    if (!grid_index_.emplace(id, index).second)
+    if (!grid_index_.insert(id, index))
       cards_.fail_on(card, card.field(0), "GRID " + std::to_string(id) + " is defined twice");
     for (std::size_t axis = 0; axis < 3; ++axis) coordinates_.push_back(real_or_zero(card, 2 + axis));
     grid_cp_.push_back(cp);
@@ -134,14 +135,14 @@ class Reader {
     NDArray connectivity = NDArray::allocate(DType::int64, {rows, nodes_per_cell});
     std::int64_t* out = connectivity.data_as<std::int64_t>();
     for (std::size_t i = 0; i < block.grid_ids.size(); ++i) {
-      const auto found = grid_index_.find(block.grid_ids[i]);
-      if (found == grid_index_.end()) {
+      const std::int64_t found = grid_index_.find(block.grid_ids[i]);
+      if (found < 0) {
         const std::size_t cell = i / nodes_per_cell;
         cards_.fail_at(block.card_offsets[cell], "element " + std::to_string(block.element_ids[cell]) +
                                                      " refers to GRID " + std::to_string(block.grid_ids[i]) +
                                                      ", which is not defined");
       }
-      out[i] = found->second;
+      out[i] = found;
     }
     return connectivity;
   }
@@ -153,7 +154,7 @@ class Reader {
   }
 
   CardReader cards_;
-  std::unordered_map<std::int64_t, std::int64_t> grid_index_;  // GRID id → point index
+  io::LabelIndex grid_index_;  // GRID id → point index
   std::vector<double> coordinates_;                            // 3 per GRID
   std::vector<std::int64_t> grid_cp_;
   bool any_cp_ = false;

@@ -18,6 +18,7 @@
 #include "formats/netgen/netgen.hpp"
 #include "formats/netgen/netgen_types.hpp"
 #include "io/mapped_file.hpp"
+#include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -27,42 +28,14 @@ namespace {
 
 constexpr std::string_view kFormat = "netgen";
 
-struct LineSpan {
-  std::size_t begin;
-  std::size_t end;
-};
+using io::LineSpan;
 
-// The significant lines: blank lines and '#' comment lines are skipped; blanks trimmed.
-class Lines {
+// The significant lines: blank lines and lines starting with '#' are skipped; blanks trimmed.
+class Lines : public io::SignificantLines {
  public:
-  Lines(std::string_view document, const std::string& path) : document_(document), path_(path), lines_(document, path, kFormat) {}
-
-  std::optional<LineSpan> next() {
-    while (!lines_.at_end()) {
-      const std::string_view line = lines_.next_line();
-      std::size_t begin = static_cast<std::size_t>(line.data() - document_.data());
-      std::size_t end = begin + line.size();
-      while (begin < end && io::is_space(document_[begin])) ++begin;
-      while (end > begin && io::is_space(document_[end - 1])) --end;
-      if (end > begin && document_[begin] != '#') return LineSpan{begin, end};
-    }
-    return std::nullopt;
-  }
-  LineSpan require(const std::string& what) {
-    if (std::optional<LineSpan> line = next()) return *line;
-    lines_.fail("unexpected end of file: expected " + what);
-  }
-  std::string_view text(const LineSpan& line) const { return document_.substr(line.begin, line.end - line.begin); }
-  io::TextScanner scanner(const LineSpan& line) const { return io::TextScanner(document_, line.begin, line.end, path_, kFormat); }
-  std::size_t position() const noexcept { return lines_.position(); }
-  void seek(std::size_t position) noexcept { lines_.seek(position); }
-  std::size_t remaining() const noexcept { return document_.size() - lines_.position(); }
-  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const { lines_.fail_at(offset, message); }
-
- private:
-  std::string_view document_;
-  const std::string& path_;
-  io::TextScanner lines_;
+  Lines(std::string_view document, const std::string& path)
+      : SignificantLines(document, path, kFormat, '#', io::CommentAt::line_start) {}
+  std::size_t remaining() const noexcept { return bytes_left(); }
 };
 
 enum class SectionKind { point, edge, surface, volume };
@@ -140,7 +113,7 @@ class Reader {
   }
 
   void skip_lines(std::int64_t count, std::string_view section) {
-    for (std::int64_t i = 0; i < count; ++i) lines_.require(std::string(section) + " record " + std::to_string(i));
+    for (std::int64_t i = 0; i < count; ++i) lines_.require([&] { return std::string(section) + " record " + std::to_string(i); });
   }
 
   // ---- first pass ----
@@ -235,7 +208,7 @@ class Reader {
 
   void plan_section(const CellSection& section) {
     for (std::int64_t i = 0; i < section.count; ++i) {
-      const LineSpan line = lines_.require("element " + std::to_string(i));
+      const LineSpan line = lines_.require("element", i);
       io::TextScanner scanner = lines_.scanner(line);
       std::int64_t index = 0;
       const detail::ElementKind* kind = read_record_head(section.kind, scanner, line, index);
@@ -243,14 +216,14 @@ class Reader {
         ++blocks_.back().count;
       else
         blocks_.push_back({kind, 1});
-      if (section.two_lines) lines_.require("the second line of element " + std::to_string(i));
+      if (section.two_lines) lines_.require("the second line of element", i);
     }
   }
 
   void read_names(std::string_view word, int codim) {
     const std::int64_t count = read_count(word);
     for (std::int64_t i = 0; i < count; ++i) {
-      const LineSpan line = lines_.require(std::string(word) + " entry " + std::to_string(i));
+      const LineSpan line = lines_.require([&] { return std::string(word) + " entry " + std::to_string(i); });
       io::TextScanner scanner = lines_.scanner(line);
       const auto index = scanner.next_number<std::int64_t>();
       const std::string_view name = scanner.next_token();
@@ -266,7 +239,7 @@ class Reader {
     NDArray table = NDArray::allocate(DType::int64, {count, 3});
     std::int64_t* out = table.data_as<std::int64_t>();
     for (std::int64_t i = 0; i < count; ++i) {
-      io::TextScanner scanner = lines_.scanner(lines_.require("identification " + std::to_string(i)));
+      io::TextScanner scanner = lines_.scanner(lines_.require("identification", i));
       scanner.next_numbers(out + 3 * i, 3);
       expect_line_end(scanner, "identification");
     }
@@ -305,7 +278,7 @@ class Reader {
     lines_.seek(*points_start_);
     double* out = mesh_.points.data_as<double>();
     for (std::int64_t i = 0; i < num_points_; ++i) {
-      io::TextScanner scanner = lines_.scanner(lines_.require("point " + std::to_string(i)));
+      io::TextScanner scanner = lines_.scanner(lines_.require("point", i));
       double xyz[3];
       scanner.next_numbers(xyz, 3);
       expect_line_end(scanner, "point");
@@ -334,7 +307,7 @@ class Reader {
     for (const CellSection& section : sections_) {
       lines_.seek(section.start);
       for (std::int64_t i = 0; i < section.count; ++i) {
-        const LineSpan line = lines_.require("element " + std::to_string(i));
+        const LineSpan line = lines_.require("element", i);
         io::TextScanner scanner = lines_.scanner(line);
         std::int64_t index = 0;
         const detail::ElementKind* kind = read_record_head(section.kind, scanner, line, index);
@@ -349,7 +322,7 @@ class Reader {
         for (std::size_t k = 0; k < n; ++k) nodes[k] = netgen_nodes[kind->to_meshio[k]];
         indices[block].data_as<std::int64_t>()[row] = index;
         ++row;
-        if (section.two_lines) lines_.require("the second line of element " + std::to_string(i));
+        if (section.two_lines) lines_.require("the second line of element", i);
       }
     }
     if (!mesh_.cells.empty()) mesh_.cell_data.set("netgen:index", std::move(indices));

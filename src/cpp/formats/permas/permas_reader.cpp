@@ -19,6 +19,7 @@
 
 #include "formats/permas/permas.hpp"
 #include "formats/permas/permas_types.hpp"
+#include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
 #include "io/text_scanner.hpp"
 #include "io/zlib_codec.hpp"
@@ -199,49 +200,7 @@ class Tokens {
   Token peeked_;
 };
 
-// Free ids -> 0-based indices: a table when the ids are dense, binary search otherwise.
-class IdMap {
- public:
-  // The position of the first repeated id in `ids`, or -1.
-  std::int64_t build(const std::vector<std::int64_t>& ids) {
-    if (ids.empty()) return -1;
-    const auto [low, high] = std::minmax_element(ids.begin(), ids.end());
-    min_ = *low;
-    const auto n = static_cast<std::int64_t>(ids.size());
-    // `high - low` cannot overflow in unsigned arithmetic; dense when the table stays small.
-    const std::uint64_t span = static_cast<std::uint64_t>(*high) - static_cast<std::uint64_t>(*low);
-    dense_ = span < static_cast<std::uint64_t>(4 * n + 1024);
-    if (dense_) {
-      table_.assign(span + 1, -1);
-      for (std::int64_t i = 0; i < n; ++i) {
-        std::int64_t& slot = table_[static_cast<std::uint64_t>(ids[i]) - static_cast<std::uint64_t>(min_)];
-        if (slot >= 0) return i;
-        slot = i;
-      }
-      return -1;
-    }
-    sorted_.resize(ids.size());
-    for (std::int64_t i = 0; i < n; ++i) sorted_[i] = {ids[i], i};
-    std::sort(sorted_.begin(), sorted_.end());
-    for (std::size_t i = 1; i < sorted_.size(); ++i)
-      if (sorted_[i].first == sorted_[i - 1].first) return std::max(sorted_[i].second, sorted_[i - 1].second);
-    return -1;
-  }
-  std::int64_t find(std::int64_t id) const noexcept {
-    if (dense_) {
-      const std::uint64_t slot = static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(min_);
-      return id >= min_ && slot < table_.size() ? table_[slot] : -1;
-    }
-    const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), std::pair<std::int64_t, std::int64_t>{id, -1});
-    return it != sorted_.end() && it->first == id ? it->second : -1;
-  }
-
- private:
-  bool dense_ = true;
-  std::int64_t min_ = 0;
-  std::vector<std::int64_t> table_;
-  std::vector<std::pair<std::int64_t, std::int64_t>> sorted_;
-};
+using io::IdMap;
 
 struct SetBuild {
   std::string name;
@@ -315,8 +274,9 @@ class Reader {
           fail_at(extra->offset, "node " + std::string(first->text) + " has more than 3 coordinates");
       }
     }
-    if (const std::int64_t repeat = node_map_.build(ids); repeat >= 0)
-      fail_at(record_offset(nodes_, repeat), "node id " + std::to_string(ids[repeat]) + " is defined twice");
+    if (const std::optional<std::size_t> repeat = node_map_.build(ids))
+      fail_at(record_offset(nodes_, static_cast<std::int64_t>(*repeat)),
+              "node id " + std::to_string(ids[*repeat]) + " is defined twice");
   }
 
   // The first pass counted the records the arrays were sized for; the second must agree.
@@ -391,8 +351,9 @@ class Reader {
       mesh_.cells.push_back(std::move(block));
       kept.push_back(section);
     }
-    if (const std::int64_t repeat = element_map_.build(ids); repeat >= 0)
-      fail_at(record_offset(kept, repeat), "element id " + std::to_string(ids[repeat]) + " is defined twice");
+    if (const std::optional<std::size_t> repeat = element_map_.build(ids))
+      fail_at(record_offset(kept, static_cast<std::int64_t>(*repeat)),
+              "element id " + std::to_string(ids[*repeat]) + " is defined twice");
   }
 
   // ---- sets ----

@@ -211,7 +211,7 @@ class Reader {
     check_room(count, 2 * dim_, "points");
     point_sections_.push_back(PointSection{lines_.position(), count, current_zone()});
     zone().num_points = count;
-    for (std::int64_t i = 0; i < count; ++i) lines_.require("point " + std::to_string(i) + " of " + std::to_string(count));
+    for (std::int64_t i = 0; i < count; ++i) lines_.require([&] { return "point " + std::to_string(i) + " of " + std::to_string(count); });
   }
 
   void scan_elements(const KeywordLine& keyword, const LineSpan& line, int marker) {
@@ -220,7 +220,7 @@ class Reader {
     ElementSection section{lines_.position(), count, current_zone(), marker, {}};
     const std::string what = marker < 0 ? std::string("NELEM") : "marker '" + markers_[marker].name + "'";
     for (std::int64_t i = 0; i < count; ++i) {
-      const LineSpan element = lines_.require("element " + std::to_string(i) + " of " + what);
+      const LineSpan element = lines_.require([&] { return "element " + std::to_string(i) + " of " + what; });
       io::TextScanner scanner = lines_.scanner(element);
       if (lines_.text(element).find('=') != std::string_view::npos)
         lines_.fail_at(element.begin, what + " announces " + std::to_string(count) + " elements, found only " +

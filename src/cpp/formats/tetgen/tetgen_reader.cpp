@@ -99,7 +99,7 @@ Nodes read_nodes(const std::string& path, Mesh& mesh) {
   Nodes nodes{0, count};
   double* points = mesh.points.data_as<double>();
   for (std::int64_t i = 0; i < count; ++i) {
-    const LineSpan line = lines.require("point " + std::to_string(i));
+    const LineSpan line = lines.require("point", i);
     io::TextScanner scanner = lines.scanner(line);
     const auto index = scanner.next_number<std::int64_t>();
     if (i == 0) nodes.base = index;
@@ -141,7 +141,7 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
   std::vector<bool> integral(static_cast<std::size_t>(num_attrs), true);
   std::int64_t* cells = connectivity.data_as<std::int64_t>();
   for (std::int64_t i = 0; i < count; ++i) {
-    const LineSpan line = lines.require("element " + std::to_string(i));
+    const LineSpan line = lines.require("element", i);
     io::TextScanner scanner = lines.scanner(line);
     scanner.next_number<std::int64_t>();  // the element's own number: not needed
     for (std::int64_t k = 0; k < corners; ++k) {
