@@ -93,6 +93,14 @@ def extension_of(variant):
     return EXTENSIONS.get(variant) or EXTENSIONS.get(variant.split("-")[0], variant.split("-")[0])
 
 
+def input_bytes(path):
+    """Bytes a read parses: TetGen's .node comes with its .ele."""
+    size = os.path.getsize(path)
+    if path.endswith(".node") and os.path.exists(path[: -len(".node")] + ".ele"):
+        size += os.path.getsize(path[: -len(".node")] + ".ele")
+    return size
+
+
 def array_bytes(mesh):
     total = mesh.points.nbytes
     for block in mesh.cells:
@@ -225,7 +233,7 @@ def main():
         "seconds": best,
         "array_bytes": returned,
         "peak_rss_over_baseline_bytes": ((first_peak or peak_rss_kib()) - baseline) * 1024,
-        "file_bytes": os.path.getsize(path),
+        "file_bytes": input_bytes(path),
     }))
 
 

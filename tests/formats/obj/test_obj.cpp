@@ -167,6 +167,25 @@ TEST(ObjRead, MatchingTexcoordsArePointData) {
   EXPECT_TRUE(mesh.field_data.empty());
 }
 
+// As many vt as vertices, but the second face names them crosswise: discovered halfway, so
+// the reader starts its second pass again with index arrays (still allocated once).
+TEST(ObjRead, EqualCountsThatAreNotPerVertexGetIndexArrays) {
+  const Mesh mesh = obj::read(write_scratch(
+      "crosswise.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nvt 1 1\nvn 0 0 1\n"
+                       "vn 0 0 1\nvn 0 0 1\nvn 0 0 1\ng top\nf 1/1/1 2/2/2 3/3/3\nf 2/4/2 4/1/4 3/3/3\n"));
+  ASSERT_EQ(mesh.cells.size(), 1u);
+  EXPECT_TRUE(mesh.point_data.contains("obj:vn"));  // normals do follow their vertices
+  EXPECT_FALSE(mesh.point_data.contains("obj:vt"));
+  ASSERT_TRUE(mesh.field_data.contains("obj:vt"));
+  const NDArray& index = mesh.cell_data.find("obj:vt_index")->at(0);
+  const std::vector<std::int64_t> expected{0, 1, 2, 3, 0, 2};
+  EXPECT_EQ(std::vector<std::int64_t>(index.data_as<std::int64_t>(), index.data_as<std::int64_t>() + 6), expected);
+  EXPECT_FALSE(mesh.cell_data.contains("obj:vn_index"));
+  ASSERT_EQ(mesh.regions.size(), 1u);
+  EXPECT_EQ(mesh.regions[0].entries.rows(), 2);  // the replayed pass does not count faces twice
+  EXPECT_EQ(mesh.points.data_as<double>()[9], 1.0);
+}
+
 TEST(ObjRoundTrip, MixedFileKeepsEverything) {
   const Mesh mesh = obj::read(write_scratch("mixed_source.obj", kMixed));
   const std::string path = scratch("mixed_again.obj").string();

@@ -23,9 +23,8 @@
 //    region name; "g" alone ends the groups. meshio keeps group numbers as cell data
 //    "obj:group_ids" instead.
 //
-// Arrays: a first pass counts v/vt/vn lines and every face's corners, so each array is
-// allocated once in final shape and the second pass parses straight into it. Region
-// entries grow in scratch vectors (their sizes are known only at the end).
+// Arrays: a first pass counts v/vt/vn lines, every face's corners and every region's faces,
+// so each array is allocated once in final shape and the second pass parses straight into it.
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -47,6 +46,46 @@ namespace {
 constexpr std::string_view kFormat = "obj";
 constexpr std::int64_t kNone = -1;
 
+// Which Cell regions the next face joins: the groups of the last "g" line and the object of
+// the last "o" line. Both passes replay it, so regions get the same numbers each time.
+class RegionState {
+ public:
+  void set_groups(io::TextScanner& scanner) {
+    groups_.clear();
+    for (std::string_view name = scanner.next_token(); !name.empty(); name = scanner.next_token()) {
+      const std::size_t region = region_named(name);
+      if (std::find(groups_.begin(), groups_.end(), region) == groups_.end()) groups_.push_back(region);
+    }
+  }
+
+  void set_object(io::TextScanner& scanner) {
+    scanner.skip_whitespace();
+    std::string_view name = scanner.document().substr(scanner.position(), scanner.end() - scanner.position());
+    while (!name.empty() && io::is_space(name.back())) name.remove_suffix(1);  // object names may hold blanks
+    if (name.empty()) object_.reset();
+    else object_ = region_named(name);
+  }
+
+  template <class Fn> void for_each_target(Fn&& fn) const {
+    for (std::size_t region : groups_) fn(region);
+    if (object_ && std::find(groups_.begin(), groups_.end(), *object_) == groups_.end()) fn(*object_);
+  }
+
+  const std::vector<std::string>& names() const noexcept { return names_; }
+
+ private:
+  std::size_t region_named(std::string_view name) {
+    for (std::size_t r = 0; r < names_.size(); ++r)
+      if (names_[r] == name) return r;
+    names_.emplace_back(name);
+    return names_.size() - 1;
+  }
+
+  std::vector<std::string> names_;
+  std::vector<std::size_t> groups_;
+  std::optional<std::size_t> object_;
+};
+
 // What the first pass finds.
 struct Survey {
   std::int64_t vertices = 0;
@@ -56,6 +95,8 @@ struct Survey {
   bool any_w = false;
   bool any_color = false;
   std::vector<std::int64_t> corner_counts;
+  RegionState regions;
+  std::vector<std::int64_t> region_sizes;  // faces per region (index as in `regions`)
 };
 
 // One corner of a face, as 0-based indices (kNone where absent).
@@ -72,7 +113,18 @@ class Reader {
   Mesh read() {
     survey_lines();
     allocate();
-    parse_lines();
+    // Per-corner index arrays are allocated only when needed; a file that turns out to need
+    // one only halfway through is parsed again from the start (rare: vt/vn counts equal to
+    // the vertex count, yet a corner names another one).
+    for (;;) {
+      try {
+        parse_lines();
+        break;
+      } catch (const IndicesNeeded&) {
+        allocate_corner_indices();
+        restart_second_pass();
+      }
+    }
     return finish();
   }
 
@@ -119,6 +171,14 @@ class Reader {
         const std::int64_t corners = count_values(scanner);
         if (corners < 1) scanner.fail("a face needs corners");
         survey_.corner_counts.push_back(corners);
+        survey_.regions.for_each_target([this](std::size_t region) {
+          if (region >= survey_.region_sizes.size()) survey_.region_sizes.resize(region + 1, 0);
+          ++survey_.region_sizes[region];
+        });
+      } else if (keyword == "g") {
+        survey_.regions.set_groups(scanner);
+      } else if (keyword == "o") {
+        survey_.regions.set_object(scanner);
       }
     });
   }
@@ -133,13 +193,35 @@ class Reader {
     if (survey_.normals > 0) normals_ = NDArray::allocate(DType::float64, {survey_.normals, 3});
     layout_.emplace(survey_.corner_counts);
     mesh_.cells = layout_->allocate_blocks();
+    // With as many vt (vn) as vertices they are likely per-vertex data, which needs no index
+    // arrays; the second pass asks for them if a corner proves otherwise.
+    texcoord_index_needed_ = survey_.texcoords > 0 && survey_.texcoords != survey_.vertices;
+    normal_index_needed_ = survey_.normals > 0 && survey_.normals != survey_.vertices;
+    allocate_corner_indices();
+    survey_.region_sizes.resize(survey_.regions.names().size(), 0);
+    for (std::int64_t size : survey_.region_sizes) region_entries_.push_back(NDArray::allocate(DType::int64, {size}));
+    region_filled_.assign(region_entries_.size(), 0);
+  }
+
+  void allocate_corner_indices() {
     std::vector<std::int64_t> widths;
     for (std::size_t b = 0; b < layout_->num_blocks(); ++b) widths.push_back(layout_->max_corners(b));
-    if (survey_.texcoords > 0) texcoord_index_ = layout_->allocate_per_face(DType::int64, widths);
-    if (survey_.normals > 0) normal_index_ = layout_->allocate_per_face(DType::int64, widths);
+    if (texcoord_index_needed_ && texcoord_index_.empty())
+      texcoord_index_ = layout_->allocate_per_face(DType::int64, widths);
+    if (normal_index_needed_ && normal_index_.empty()) normal_index_ = layout_->allocate_per_face(DType::int64, widths);
   }
 
   // ---- second pass ----
+
+  struct IndicesNeeded {};
+
+  void restart_second_pass() {
+    vertices_seen_ = texcoords_seen_ = normals_seen_ = faces_seen_ = 0;
+    texcoords_per_vertex_ = normals_per_vertex_ = true;
+    any_texcoord_index_ = any_normal_index_ = false;
+    regions_ = RegionState();
+    region_filled_.assign(region_entries_.size(), 0);
+  }
 
   void parse_lines() {
     io::FaceBlockFiller filler(*layout_, mesh_.cells);
@@ -148,8 +230,8 @@ class Reader {
       else if (keyword == "vt") parse_texcoord(scanner);
       else if (keyword == "vn") scanner.next_numbers(normals_.data_as<double>() + 3 * normals_seen_++, 3);
       else if (keyword == "f") parse_face(scanner, filler);
-      else if (keyword == "g") parse_groups(scanner);
-      else if (keyword == "o") parse_object(scanner);
+      else if (keyword == "g") regions_.set_groups(scanner);
+      else if (keyword == "o") regions_.set_object(scanner);
     });
   }
 
@@ -219,38 +301,17 @@ class Reader {
       if (normal_row != nullptr) normal_row[k] = corner.normal;
       texcoords_per_vertex_ &= corner.texcoord == kNone || corner.texcoord == corner.vertex;
       normals_per_vertex_ &= corner.normal == kNone || corner.normal == corner.vertex;
+      if ((!texcoords_per_vertex_ && !texcoord_index_needed_) || (!normals_per_vertex_ && !normal_index_needed_)) {
+        texcoord_index_needed_ |= !texcoords_per_vertex_;
+        normal_index_needed_ |= !normals_per_vertex_;
+        throw IndicesNeeded{};
+      }
       any_texcoord_index_ |= corner.texcoord != kNone;
       any_normal_index_ |= corner.normal != kNone;
     }
     const std::int64_t cell = layout_->first_cell(slot.block) + slot.row;
-    for (std::size_t region : current_groups_) region_entries_[region].push_back(cell);
-    if (current_object_ && std::find(current_groups_.begin(), current_groups_.end(), *current_object_) == current_groups_.end())
-      region_entries_[*current_object_].push_back(cell);
-  }
-
-  std::size_t region_named(std::string_view name) {
-    for (std::size_t r = 0; r < region_names_.size(); ++r)
-      if (region_names_[r] == name) return r;
-    region_names_.emplace_back(name);
-    region_entries_.emplace_back();
-    return region_names_.size() - 1;
-  }
-
-  void parse_groups(io::TextScanner& scanner) {
-    current_groups_.clear();
-    for (std::string_view name = scanner.next_token(); !name.empty(); name = scanner.next_token()) {
-      const std::size_t region = region_named(name);
-      if (std::find(current_groups_.begin(), current_groups_.end(), region) == current_groups_.end())
-        current_groups_.push_back(region);
-    }
-  }
-
-  void parse_object(io::TextScanner& scanner) {
-    scanner.skip_whitespace();
-    std::string_view name = scanner.document().substr(scanner.position(), scanner.end() - scanner.position());
-    while (!name.empty() && io::is_space(name.back())) name.remove_suffix(1);  // object names may hold blanks
-    if (name.empty()) current_object_.reset();
-    else current_object_ = region_named(name);
+    regions_.for_each_target(
+        [&](std::size_t region) { region_entries_[region].data_as<std::int64_t>()[region_filled_[region]++] = cell; });
   }
 
   // ---- assembly ----
@@ -274,13 +335,12 @@ class Reader {
                            any_texcoord_index_);
     place_corner_attribute("obj:vn", std::move(normals_), std::move(normal_index_), normals_per_vertex_,
                            any_normal_index_);
-    for (std::size_t r = 0; r < region_names_.size(); ++r) {
-      std::vector<std::int64_t>& cells = region_entries_[r];
-      std::sort(cells.begin(), cells.end());
-      Region region{region_names_[r], RegionKind::Cell, 2, -1,
-                    NDArray::allocate(DType::int64, {static_cast<std::int64_t>(cells.size())})};
-      std::copy(cells.begin(), cells.end(), region.entries.data_as<std::int64_t>());
-      mesh_.regions.push_back(std::move(region));
+    // Faces join in file order; blocks interleave, so block-major indices need sorting.
+    for (std::size_t r = 0; r < region_entries_.size(); ++r) {
+      NDArray& entries = region_entries_[r];
+      std::int64_t* first = entries.data_as<std::int64_t>();
+      std::sort(first, first + entries.rows());
+      mesh_.regions.push_back(Region{regions_.names()[r], RegionKind::Cell, 2, -1, std::move(entries)});
     }
     return std::move(mesh_);
   }
@@ -295,10 +355,10 @@ class Reader {
   std::int64_t vertices_seen_ = 0, texcoords_seen_ = 0, normals_seen_ = 0, faces_seen_ = 0;
   bool texcoords_per_vertex_ = true, normals_per_vertex_ = true;
   bool any_texcoord_index_ = false, any_normal_index_ = false;
-  std::vector<std::string> region_names_;
-  std::vector<std::vector<std::int64_t>> region_entries_;
-  std::vector<std::size_t> current_groups_;
-  std::optional<std::size_t> current_object_;
+  bool texcoord_index_needed_ = false, normal_index_needed_ = false;
+  RegionState regions_;
+  std::vector<NDArray> region_entries_;  // allocated from the survey's counts
+  std::vector<std::int64_t> region_filled_;
 };
 
 }  // namespace
