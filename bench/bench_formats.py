@@ -26,6 +26,8 @@ SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off", "
 WRITE_ONLY = {"svg": "vtu"}
 # meshio 5.3.5's ascii UGRID writer emits 'np.float64(...)' under numpy 2 (docs/meshio-compatibility.md).
 WRITTEN_BY_US = {"ugrid-ascii"}
+# meshio's WKT reader takes many minutes on a 1 M-triangle TIN: its time is capped, not waited for.
+TIMEOUT = {"wkt": 300}
 
 
 def sheet(cells_per_side):
@@ -122,7 +124,8 @@ def main():
         for operation in ("read", "write"):
             if operation == "read" and variant in WRITE_ONLY:
                 continue
-            results = {tool: run_worker(python, tool, operation, variant, paths[variant], 1 if tool != "meshioplusplus" else 3)
+            results = {tool: run_worker(python, tool, operation, variant, paths[variant], 1 if tool != "meshioplusplus" else 3,
+                                        timeout=TIMEOUT.get(variant, 900))
                        for tool, python in tools}
             results["gmsh"] = (run_worker(sys.executable, "gmsh", operation, variant, paths[variant], 1)
                                if variant.startswith("msh") else None)

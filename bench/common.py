@@ -54,10 +54,13 @@ def run_worker(python, tool, operation, variant, path, repeat, timeout=900):
     command = [str(python), str(WORKER), tool, operation, variant, str(path), str(repeat)]
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    # numpy's OpenBLAS threads spin after start-up and steal a core from whatever is timed on
+    # this 2-core machine; no tool here uses BLAS.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
-        return {"error": f"timeout after {timeout} s"}
+        return {"error": f"timeout after {timeout} s", "timeout": timeout}
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["failed"])[-1]
         return {"error": last[:120]}
@@ -67,6 +70,8 @@ def run_worker(python, tool, operation, variant, path, repeat, timeout=900):
 def format_seconds(result):
     if result is None:
         return "n/a"
+    if "timeout" in result:
+        return f"> {result['timeout']} s"
     if "error" in result:
         return "fails"
     seconds = result["seconds"]
@@ -74,6 +79,8 @@ def format_seconds(result):
 
 
 def ratio(reference, ours):
+    if reference and ours and "timeout" in reference and "error" not in ours:
+        return f"> {reference['timeout'] / ours['seconds']:.0f}×"
     if not reference or not ours or "error" in reference or "error" in ours:
         return "—"
     return f"{reference['seconds'] / ours['seconds']:.1f}×"
