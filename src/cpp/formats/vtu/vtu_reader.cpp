@@ -580,23 +580,53 @@ class Reader {
     return true;
   }
 
-  // Blocks inflate independently, so large arrays use every core.
-  void inflate_blocks(const ArrayInfo& info, const Payload& payload, const std::uint8_t* stream,
-                      std::uint8_t* out) const {
+  // Blocks inflate independently, so large arrays use every core. `block_bytes(b, start,
+  // buffer)` yields block b's deflate bytes, which start at `start` in the stream.
+  template <class BlockBytes>
+  void inflate_blocks(const ArrayInfo& info, const Payload& payload, std::uint8_t* out, BlockBytes&& block_bytes) const {
     const std::vector<std::uint64_t>& sizes = payload.compressed_sizes;
     std::vector<std::uint64_t> starts(sizes.size() + 1, 0);
     for (std::size_t b = 0; b < sizes.size(); ++b) starts[b + 1] = starts[b] + sizes[b];
     detail::parallel_ranges(sizes.size(), kZlibBlocksPerThread, [&](std::size_t first, std::size_t last) {
+      std::vector<std::uint8_t> buffer;  // per thread: one block's bytes, when they need decoding
       for (std::size_t b = first; b < last; ++b) {
         const bool partial = b + 1 == sizes.size() && payload.last_block_size != 0;
         const std::uint64_t size = partial ? payload.last_block_size : payload.block_size;
-        if (!io::zlib_decompress(stream + starts[b], sizes[b], out + b * payload.block_size, size)) {
+        const std::uint8_t* bytes = block_bytes(b, starts[b], buffer);
+        if (bytes == nullptr || !io::zlib_decompress(bytes, sizes[b], out + b * payload.block_size, size)) {
           const std::size_t at = offset_of(payload.data) + (payload.base64 ? 0 : static_cast<std::size_t>(starts[b]));
           fail(at, label(info) + ": zlib block " + std::to_string(b) + " is corrupt or does not inflate to " +
                        std::to_string(size) + " bytes");
         }
       }
     });
+  }
+
+  // Bytes [start, start + size) of a deflate stream held as `lead` then the unbroken base64
+  // `text`, decoded into `buffer`; nullptr when the text there is not valid base64.
+  static const std::uint8_t* base64_block(const Payload& payload, std::uint64_t start, std::uint64_t size,
+                                          std::vector<std::uint8_t>& buffer) {
+    buffer.resize(static_cast<std::size_t>(size));
+    std::uint64_t filled = 0;
+    for (; filled < size && start + filled < payload.lead_size; ++filled)
+      buffer[static_cast<std::size_t>(filled)] = payload.lead[static_cast<std::size_t>(start + filled)];
+    if (filled == size) return buffer.data();
+    const std::uint64_t first = start + filled - payload.lead_size;  // byte offset in the text's stream
+    const std::uint64_t end = start + size - payload.lead_size;
+    const std::uint64_t first_quantum = first / 3, end_quantum = (end + 2) / 3;
+    std::uint8_t decoded[3 * 4096];
+    for (std::uint64_t q = first_quantum; q < end_quantum; q += 4096) {
+      const std::uint64_t quanta = std::min<std::uint64_t>(4096, end_quantum - q);
+      const std::optional<std::size_t> written =
+          io::base64_decode(payload.data.substr(static_cast<std::size_t>(4 * q), static_cast<std::size_t>(4 * quanta)), decoded);
+      if (!written) return nullptr;
+      const std::uint64_t decoded_first = 3 * q;
+      const std::uint64_t from = std::max(first, decoded_first), to = std::min(end, decoded_first + *written);
+      if (to < from) return nullptr;
+      std::memcpy(buffer.data() + filled, decoded + (from - decoded_first), static_cast<std::size_t>(to - from));
+      filled += to - from;
+    }
+    return filled == size ? buffer.data() : nullptr;
   }
 
   void decode_payload(const ArrayInfo& info, const Payload& payload, void* out) const {
@@ -610,16 +640,30 @@ class Reader {
       decode_base64_exact(info, payload.data, target + payload.lead_size, payload.size - payload.lead_size);
       return;
     }
-    const std::uint8_t* stream = reinterpret_cast<const std::uint8_t*>(payload.data.data());
-    std::vector<std::uint8_t> compressed_bytes;  // scratch: the deflate stream behind the base64
-    if (payload.base64) {
-      compressed_bytes.resize(static_cast<std::size_t>(payload.compressed_total));
-      std::copy_n(payload.lead.begin(), payload.lead_size, compressed_bytes.begin());
-      decode_base64_exact(info, payload.data, compressed_bytes.data() + payload.lead_size,
-                          payload.compressed_total - payload.lead_size);
-      stream = compressed_bytes.data();
+    const auto* stream = reinterpret_cast<const std::uint8_t*>(payload.data.data());
+    const auto in_stream = [&stream](std::size_t, std::uint64_t start, std::vector<std::uint8_t>&) {
+      return stream + start;
+    };
+    if (!payload.base64) return inflate_blocks(info, payload, target, in_stream);
+    // VTK writes the deflate blocks as one unbroken base64 stream: then each block decodes by
+    // itself as it is inflated, and the whole compressed stream never sits in memory.
+    if (payload.data.size() == io::base64_encoded_size(static_cast<std::size_t>(payload.compressed_total - payload.lead_size))) {
+      const auto decoded_block = [&](std::size_t b, std::uint64_t start, std::vector<std::uint8_t>& buffer) {
+        const std::uint8_t* bytes = base64_block(payload, start, payload.compressed_sizes[b], buffer);
+        if (bytes == nullptr) {  // bad text: the careful decoder names the character and its offset
+          std::vector<std::uint8_t> whole(static_cast<std::size_t>(payload.compressed_total - payload.lead_size));
+          decode_base64_exact(info, payload.data, whole.data(), whole.size());
+        }
+        return bytes;
+      };
+      return inflate_blocks(info, payload, target, decoded_block);
     }
-    inflate_blocks(info, payload, stream, target);
+    std::vector<std::uint8_t> compressed_bytes(static_cast<std::size_t>(payload.compressed_total));  // scratch
+    std::copy_n(payload.lead.begin(), payload.lead_size, compressed_bytes.begin());
+    decode_base64_exact(info, payload.data, compressed_bytes.data() + payload.lead_size,
+                        payload.compressed_total - payload.lead_size);
+    stream = compressed_bytes.data();
+    inflate_blocks(info, payload, target, in_stream);
   }
 
   // ---------------------------------------------------------------- arrays
