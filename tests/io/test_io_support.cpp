@@ -216,3 +216,28 @@ TEST(LabelIndex, AscendingRunsAndOutOfOrderLabelsFindTheirPositions) {
   EXPECT_FALSE(shuffled.insert(6, 42));
   EXPECT_EQ(shuffled.find(3), -1);
 }
+
+// The short path for plain integers must agree with from_chars on range and errors.
+TEST(TextScanner, IntegersAtTheLimitsOfEveryWidth) {
+  const std::string path = "ints.txt";
+  const auto read_one = [&](const std::string& text, auto zero) {
+    io::TextScanner scanner(text, path, "test");
+    return scanner.next_number<decltype(zero)>();
+  };
+  EXPECT_EQ(read_one("2147483647", std::int32_t{}), 2147483647);
+  EXPECT_EQ(read_one("-2147483648", std::int32_t{}), -2147483647 - 1);
+  EXPECT_THROW(read_one("2147483648", std::int32_t{}), meshioplusplus::ReadError);
+  EXPECT_THROW(read_one("-1", std::uint32_t{}), meshioplusplus::ReadError);
+  EXPECT_EQ(read_one("4294967295", std::uint32_t{}), 4294967295u);
+  EXPECT_EQ(read_one("999999999999999999", std::int64_t{}), 999999999999999999);       // 18 digits: short path
+  EXPECT_EQ(read_one("9223372036854775807", std::int64_t{}), 9223372036854775807);     // 19: from_chars
+  EXPECT_THROW(read_one("9223372036854775808", std::int64_t{}), meshioplusplus::ReadError);
+  EXPECT_EQ(read_one("18446744073709551615", std::uint64_t{}), 18446744073709551615u);
+  EXPECT_EQ(read_one("-0", std::int64_t{}), 0);
+  EXPECT_EQ(read_one("007", std::int16_t{}), 7);
+  EXPECT_EQ(read_one("+12", std::int8_t{}), 12);
+  EXPECT_THROW(read_one("128", std::int8_t{}), meshioplusplus::ReadError);
+  EXPECT_THROW(read_one("12x", std::int64_t{}), meshioplusplus::ReadError);
+  EXPECT_THROW(read_one("-", std::int64_t{}), meshioplusplus::ReadError);
+  EXPECT_THROW(read_one("1.5", std::int64_t{}), meshioplusplus::ReadError);
+}

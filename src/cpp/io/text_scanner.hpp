@@ -11,6 +11,7 @@
 #include <string_view>
 #include <system_error>
 #include <type_traits>
+#include <utility>
 
 #include "meshioplusplus/errors.hpp"
 
@@ -73,6 +74,26 @@ class TextScanner {
 
   template <class T> T next_number() {
     skip_whitespace();
+    if constexpr (std::is_integral_v<T>) {
+      // Indices dominate mesh files: plain "[-]digits" (at most 18, so no overflow) ended by
+      // a blank is read here; everything else (signs, long or odd text) takes from_chars below.
+      const char* p = document_.data() + pos_;
+      const char* const last = document_.data() + end_;
+      const bool negative = p < last && *p == '-';
+      if (negative) ++p;
+      const char* const digits = p;
+      std::uint64_t magnitude = 0;
+      while (p < last && p - digits < 18 && static_cast<unsigned char>(*p - '0') < 10)
+        magnitude = magnitude * 10 + static_cast<unsigned>(*p++ - '0');
+      if (p > digits && (p == last || is_space(*p))) {
+        const std::int64_t signed_value = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
+        const bool fits = std::is_signed_v<T> ? std::in_range<T>(signed_value) : !negative && std::in_range<T>(magnitude);
+        if (fits) {
+          pos_ = static_cast<std::size_t>(p - document_.data());
+          return static_cast<T>(signed_value);
+        }
+      }
+    }
     T value{};
     const char* first = document_.data() + pos_;
     const char* last = document_.data() + end_;

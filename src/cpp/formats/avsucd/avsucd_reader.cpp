@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -95,12 +96,26 @@ class Reader {
     if (std::optional<LineSpan> line = next_line()) return *line;
     lines_.fail("unexpected end of file: expected " + what);
   }
+  // The same, with the name built only when the line is missing, so hot loops allocate nothing.
+  template <class Describe>
+    requires std::is_invocable_v<Describe>
+  LineSpan require_line(Describe&& describe) {
+    if (std::optional<LineSpan> line = next_line()) return *line;
+    lines_.fail("unexpected end of file: expected " + std::string(describe()));
+  }
   io::TextScanner scanner(const LineSpan& line) const { return io::TextScanner(doc_, line.begin, line.end, path_, kFormat); }
   [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const { lines_.fail_at(offset, message); }
 
-  static void expect_line_end(io::TextScanner& scanner, const std::string& what) {
+  static void expect_line_end(io::TextScanner& scanner, std::string_view what) {
     scanner.skip_whitespace();
-    if (!scanner.at_end()) scanner.fail("unexpected value after " + what);
+    if (!scanner.at_end()) scanner.fail("unexpected value after " + std::string(what));
+  }
+  // The same, with the description built only on failure.
+  template <class Describe>
+    requires std::is_invocable_v<Describe>
+  static void expect_line_end(io::TextScanner& scanner, Describe&& describe) {
+    scanner.skip_whitespace();
+    if (!scanner.at_end()) scanner.fail("unexpected value after " + std::string(describe()));
   }
 
   // A corrupt count must not drive a huge allocation: every record takes at least
@@ -138,7 +153,7 @@ class Reader {
     ids.resize(static_cast<std::size_t>(count));
     node_starts_.resize(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < count; ++i) {
-      const LineSpan line = require_line("node " + std::to_string(i + 1) + " of " + std::to_string(count));
+      const LineSpan line = require_line([&] { return "node " + std::to_string(i + 1) + " of " + std::to_string(count); });
       io::TextScanner s = scanner(line);
       ids[static_cast<std::size_t>(i)] = s.next_number<std::int64_t>();
       node_starts_[static_cast<std::size_t>(i)] = line.begin;
@@ -156,19 +171,36 @@ class Reader {
     return type;
   }
 
+  // The type of the cell on `line` ("id material type …"). The third word is found without
+  // parsing the first two (the second pass reads them); a line that does not fit that shape
+  // is read word by word, so its first problem is reported as always.
+  int cell_type_of(const LineSpan& line) const {
+    const char* data = doc_.data();
+    std::size_t pos = line.begin;
+    for (int word = 0; word < 2; ++word) {
+      while (pos < line.end && !io::is_space(data[pos])) ++pos;
+      while (pos < line.end && io::is_space(data[pos])) ++pos;
+    }
+    std::size_t stop = pos;
+    while (stop < line.end && !io::is_space(data[stop])) ++stop;
+    const int type = detail::find_by_ucd_name(doc_.substr(pos, stop - pos));
+    if (type >= 0) return type;
+    io::TextScanner s = scanner(line);
+    s.next_number<std::int64_t>();
+    s.next_number<std::int64_t>();
+    return cell_type_at(s);
+  }
+
   void read_cells(std::int64_t count, std::vector<std::int64_t>& ids) {
-    // Pass 1: ids, types and where each line starts.
+    // Pass 1: types and where each line starts.
     const std::size_t start = lines_.position();
     ids.resize(static_cast<std::size_t>(count));
     cell_starts_.resize(static_cast<std::size_t>(count));
     std::vector<Run> runs;
     for (std::int64_t i = 0; i < count; ++i) {
-      const LineSpan line = require_line("cell " + std::to_string(i + 1) + " of " + std::to_string(count));
-      io::TextScanner s = scanner(line);
-      ids[static_cast<std::size_t>(i)] = s.next_number<std::int64_t>();
+      const LineSpan line = require_line([&] { return "cell " + std::to_string(i + 1) + " of " + std::to_string(count); });
       cell_starts_[static_cast<std::size_t>(i)] = line.begin;
-      s.next_number<std::int64_t>();
-      const int type = cell_type_at(s);
+      const int type = cell_type_of(line);
       if (runs.empty() || runs.back().type != type) runs.push_back({type, 0});
       ++runs.back().cells;
     }
@@ -178,7 +210,7 @@ class Reader {
       mesh_.cells.push_back({std::string(info.name), NDArray::allocate(DType::int64, {run.cells, info.num_nodes}), {}, {}});
       materials.push_back(NDArray::allocate(DType::int64, {run.cells}));
     }
-    // Pass 2: materials and corners, mapped from node ids and permuted to meshio's order.
+    // Pass 2: ids, materials and corners, mapped from node ids and permuted to meshio's order.
     lines_.seek(start);
     std::int64_t cell = 0;
     for (std::size_t b = 0; b < runs.size(); ++b) {
@@ -188,7 +220,7 @@ class Reader {
       std::int64_t file_order[8];
       for (std::int64_t row = 0; row < runs[b].cells; ++row, ++cell) {
         io::TextScanner s = scanner(*next_line());
-        s.next_number<std::int64_t>();
+        ids[static_cast<std::size_t>(cell)] = s.next_number<std::int64_t>();
         material[row] = s.next_number<std::int64_t>();
         s.next_token();
         for (int k = 0; k < info.num_nodes; ++k) {
@@ -201,7 +233,9 @@ class Reader {
           file_order[k] = node_ids_.find(id);
           if (file_order[k] < 0) s.fail_at(offset, "cell refers to node id " + std::to_string(id) + ", which is not defined");
         }
-        expect_line_end(s, "the " + std::to_string(info.num_nodes) + " nodes of a '" + std::string(info.ucd_name) + "' cell");
+        expect_line_end(s, [&] {
+          return "the " + std::to_string(info.num_nodes) + " nodes of a '" + std::string(info.ucd_name) + "' cell";
+        });
         for (int k = 0; k < info.num_nodes; ++k) corners[row * info.num_nodes + k] = file_order[info.from_ucd[k]];
       }
     }
@@ -251,7 +285,7 @@ class Reader {
       out.emplace_back(std::move(name), std::move(array));
     }
     for (std::int64_t row = 0; row < entities; ++row) {
-      const LineSpan line = require_line(what + " data row " + std::to_string(row + 1) + " of " + std::to_string(entities));
+      const LineSpan line = require_line([&] { return what + " data row " + std::to_string(row + 1) + " of " + std::to_string(entities); });
       io::TextScanner r = scanner(line);
       const std::int64_t id = r.next_number<std::int64_t>();
       const std::int64_t position = ids.find(id);
@@ -260,7 +294,7 @@ class Reader {
         const std::int64_t width = widths[f];
         r.next_numbers(columns[f] + position * width, static_cast<std::size_t>(width));
       }
-      expect_line_end(r, "the " + std::to_string(components) + " values of a " + what + " data row");
+      expect_line_end(r, [&] { return "the " + std::to_string(components) + " values of a " + what + " data row"; });
     }
     return out;
   }

@@ -7,12 +7,15 @@
 // sets in file order (a set may name an earlier set).
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <type_traits>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -154,50 +157,89 @@ class Tokens {
   Tokens(std::string_view document, std::size_t begin, std::size_t end) : document_(document), pos_(begin), end_(end) {}
 
   std::optional<Token> next() {
-    if (has_peeked_) {
-      has_peeked_ = false;
-      return peeked_;
-    }
+    if (!skip_to_token()) return std::nullopt;
+    const std::size_t start = pos_;
+    pos_ = token_end(start);
+    Token token{document_.substr(start, pos_ - start), start, fresh_line_};
+    fresh_line_ = false;
+    return token;
+  }
+  // The next token when it continues the current record (one that starts a record is left
+  // for next()).
+  std::optional<Token> next_in_record() {
+    if (!skip_to_token() || fresh_line_) return std::nullopt;
+    return next();
+  }
+
+  // next() / next_in_record() with the token read as a number of type T in the same scan;
+  // a token that is not a plain number goes to `parse` (which throws or handles it).
+  template <class T, class Parse> std::optional<Token> next_number(T& value, Parse&& parse) {
+    if (!skip_to_token()) return std::nullopt;
+    return take_number(value, parse);
+  }
+  template <class T, class Parse> std::optional<Token> next_number_in_record(T& value, Parse&& parse) {
+    if (!skip_to_token() || fresh_line_) return std::nullopt;
+    return take_number(value, parse);
+  }
+
+ private:
+  static bool ends_token(char c) noexcept { return io::is_space(c) || c == '!'; }
+
+  std::size_t token_end(std::size_t pos) const noexcept {
+    while (pos < end_ && !ends_token(document_[pos])) ++pos;
+    return pos;
+  }
+
+  // Moves to the first byte of the next token, past blanks, line breaks, comments and a
+  // line's leading '&'; false at the end. Calling it again at a token changes nothing.
+  bool skip_to_token() noexcept {
+    const char* data = document_.data();
     while (pos_ < end_) {
-      const char c = document_[pos_];
-      if (c == '\n') {
+      const char c = data[pos_];
+      if (c == ' ') {
+        ++pos_;
+      } else if (c == '\n') {
         fresh_line_ = true;
         ++pos_;
       } else if (is_blank(c)) {
         ++pos_;
       } else if (c == '!') {
-        while (pos_ < end_ && document_[pos_] != '\n') ++pos_;
+        const void* newline = std::memchr(data + pos_, '\n', end_ - pos_);
+        pos_ = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - data) : end_;
       } else if (c == '&' && fresh_line_) {
         fresh_line_ = false;
         ++pos_;
       } else {
-        const std::size_t start = pos_;
-        while (pos_ < end_ && !io::is_space(document_[pos_]) && document_[pos_] != '!') ++pos_;
-        Token token{document_.substr(start, pos_ - start), start, fresh_line_};
-        fresh_line_ = false;
-        return token;
+        return true;
       }
     }
-    return std::nullopt;
+    return false;
   }
-  // The next token when it continues the current record.
-  std::optional<Token> next_in_record() {
-    std::optional<Token> token = next();
-    if (token && token->starts_record) {
-      peeked_ = *token;
-      has_peeked_ = true;
-      return std::nullopt;
+
+  template <class T, class Parse> Token take_number(T& value, Parse& parse) {
+    const std::size_t start = pos_;
+    const char* first = document_.data() + start;
+    const char* last = document_.data() + end_;
+    std::from_chars_result result;
+    if constexpr (std::is_floating_point_v<T>)
+      result = std::from_chars(first, last, value, std::chars_format::general);
+    else
+      result = std::from_chars(first, last, value);
+    if (result.ec == std::errc{} && (result.ptr == last || ends_token(*result.ptr))) {
+      pos_ = static_cast<std::size_t>(result.ptr - document_.data());
+    } else {
+      pos_ = token_end(start);
     }
+    Token token{document_.substr(start, pos_ - start), start, fresh_line_};
+    fresh_line_ = false;
+    if (result.ec != std::errc{} || result.ptr != document_.data() + pos_) value = parse(token);
     return token;
   }
 
- private:
   std::string_view document_;
   std::size_t pos_;
   std::size_t end_;
   bool fresh_line_ = true;
-  bool has_peeked_ = false;
-  Token peeked_;
 };
 
 using io::IdMap;
@@ -262,13 +304,16 @@ class Reader {
     ids.reserve(static_cast<std::size_t>(total));
     for (const Section* section : nodes_) {
       Tokens tokens(document_, section->data_begin, section->data_end);
-      while (std::optional<Token> first = tokens.next()) {
+      const auto as_int = [this](const Token& token) { return number<std::int64_t>(token); };
+      const auto as_double = [this](const Token& token) { return number<double>(token); };
+      std::int64_t id = 0;
+      while (std::optional<Token> first = next_record(tokens, id, as_int)) {
         check_record_start(*first, static_cast<std::int64_t>(ids.size()), total);
-        ids.push_back(number<std::int64_t>(*first));
+        ids.push_back(id);
         for (int k = 0; k < 3; ++k) {
-          const std::optional<Token> value = tokens.next_in_record();
-          if (!value) fail_at(first->offset, "node " + std::string(first->text) + " needs an id and 3 coordinates");
-          *xyz++ = number<double>(*value);
+          if (!tokens.next_number_in_record(*xyz, as_double))
+            fail_at(first->offset, "node " + std::string(first->text) + " needs an id and 3 coordinates");
+          ++xyz;
         }
         if (const std::optional<Token> extra = tokens.next_in_record())
           fail_at(extra->offset, "node " + std::string(first->text) + " has more than 3 coordinates");
@@ -277,6 +322,12 @@ class Reader {
     if (const std::optional<std::size_t> repeat = node_map_.build(ids))
       fail_at(record_offset(nodes_, static_cast<std::int64_t>(*repeat)),
               "node id " + std::to_string(ids[*repeat]) + " is defined twice");
+  }
+
+  // The next record's first token read as an id. A token that continues a record here is
+  // not read as a number: check_record_start rejects it with its own message.
+  template <class Parse> static std::optional<Token> next_record(Tokens& tokens, std::int64_t& id, Parse&& parse) {
+    return tokens.next_number(id, [&](const Token& token) { return token.starts_record ? parse(token) : 0; });
   }
 
   // The first pass counted the records the arrays were sized for; the second must agree.
@@ -308,6 +359,9 @@ class Reader {
 
   void read_elements() {
     std::vector<std::int64_t> ids;
+    std::int64_t total = 0;
+    for (const Section* section : elements_) total += section->records;
+    ids.reserve(static_cast<std::size_t>(total));
     std::vector<const Section*> kept;
     for (const Section* section : elements_) {
       const std::string* type_name = section->param("TYPE");
@@ -327,15 +381,17 @@ class Reader {
       CellBlock block{std::string(info.name), NDArray::allocate(DType::int64, {section->records, n}), {}, {}};
       std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
       const std::int64_t first_id = static_cast<std::int64_t>(ids.size());
-      while (std::optional<Token> first = tokens.next()) {
+      const auto as_int = [this](const Token& token) { return number<std::int64_t>(token); };
+      std::int64_t element_id = 0;
+      while (std::optional<Token> first = next_record(tokens, element_id, as_int)) {
         check_record_start(*first, static_cast<std::int64_t>(ids.size()) - first_id, section->records);
-        ids.push_back(number<std::int64_t>(*first));
+        ids.push_back(element_id);
         for (std::int64_t k = 0; k < n; ++k) {
-          const std::optional<Token> node = tokens.next_in_record();
+          std::int64_t id = 0;
+          const std::optional<Token> node = tokens.next_number_in_record(id, as_int);
           if (!node)
             fail_at(first->offset, "element " + std::string(first->text) + " of type " + *type_name + " needs " +
                                        std::to_string(n) + " nodes");
-          const std::int64_t id = number<std::int64_t>(*node);
           const std::int64_t index = node_map_.find(id);
           if (index < 0)
             fail_at(node->offset, "element " + std::string(first->text) + " refers to node " + std::to_string(id) +
