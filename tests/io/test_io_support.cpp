@@ -241,3 +241,16 @@ TEST(TextScanner, IntegersAtTheLimitsOfEveryWidth) {
   EXPECT_THROW(read_one("-", std::int64_t{}), meshioplusplus::ReadError);
   EXPECT_THROW(read_one("1.5", std::int64_t{}), meshioplusplus::ReadError);
 }
+
+TEST(ParseInt64, AgreesWithFromChars) {
+  for (const std::string text : {"0", "-0", "7", "-7", "123456789012345678", "-123456789012345678", "1234567890123456789",
+                                 "9223372036854775807", "9223372036854775808", "-9223372036854775808", "12a", "-", "",
+                                 "+5", "00000000000000000000042", " 1", "1 2", "1.5", "-x"}) {
+    std::int64_t ours = -99, theirs = -99;
+    const auto a = io::parse_int64(text.data(), text.data() + text.size(), ours);
+    const auto b = std::from_chars(text.data(), text.data() + text.size(), theirs);
+    EXPECT_EQ(a.ec, b.ec) << text;
+    EXPECT_EQ(a.ptr, b.ptr) << text;
+    if (b.ec == std::errc{}) EXPECT_EQ(ours, theirs) << text;
+  }
+}

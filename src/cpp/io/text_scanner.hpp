@@ -27,6 +27,30 @@ inline std::uint64_t line_of_offset(std::string_view text, std::size_t offset) {
   return 1 + static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + offset, '\n'));
 }
 
+// A plain run of up to 18 decimal digits at `p` (so it cannot overflow): ids and indices as
+// writers print them, read without from_chars. Returns the first character after the run,
+// or nullptr when there is no digit; the caller decides whether what follows ends a number
+// (a 19th digit does not, which sends longer numbers to from_chars).
+inline const char* plain_digits(const char* p, const char* last, std::uint64_t& value) noexcept {
+  const char* q = p;
+  std::uint64_t v = 0;
+  while (q < last && q - p < 18 && static_cast<unsigned char>(*q - '0') < 10) v = v * 10 + static_cast<unsigned>(*q++ - '0');
+  if (q == p) return nullptr;
+  value = v;
+  return q;
+}
+
+// std::from_chars for int64 (optional '-', digits, range checked, same end pointer) with the
+// short labels most files hold read by plain_digits; longer runs go to the library.
+inline std::from_chars_result parse_int64(const char* first, const char* last, std::int64_t& out) noexcept {
+  const bool negative = first < last && *first == '-';
+  std::uint64_t magnitude = 0;
+  const char* const end = plain_digits(first + (negative ? 1 : 0), last, magnitude);
+  if (end == nullptr || (end < last && static_cast<unsigned char>(*end - '0') < 10)) return std::from_chars(first, last, out);
+  out = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
+  return {end, std::errc{}};
+}
+
 class TextScanner {
  public:
   // `document` is the whole file, so offsets and lines are file-absolute; scanning covers
@@ -81,11 +105,9 @@ class TextScanner {
       const char* const last = document_.data() + end_;
       const bool negative = p < last && *p == '-';
       if (negative) ++p;
-      const char* const digits = p;
       std::uint64_t magnitude = 0;
-      while (p < last && p - digits < 18 && static_cast<unsigned char>(*p - '0') < 10)
-        magnitude = magnitude * 10 + static_cast<unsigned>(*p++ - '0');
-      if (p > digits && (p == last || is_space(*p))) {
+      p = plain_digits(p, last, magnitude);
+      if (p != nullptr && (p == last || is_space(*p))) {
         const std::int64_t signed_value = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
         const bool fits = std::is_signed_v<T> ? std::in_range<T>(signed_value) : !negative && std::in_range<T>(magnitude);
         if (fits) {

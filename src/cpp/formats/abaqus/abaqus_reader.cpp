@@ -1,12 +1,17 @@
 // Abaqus .inp reader (see abaqus.hpp for what it keeps). The format announces no counts, so
-// nodes, connectivity and set members gather in scratch vectors and each array is allocated
-// once, in its final shape, at the end.
+// a first, counting pass walks the same keyword structure (includes, parts, instances,
+// INPUT= files) and only counts: node lines, the highest coordinate count, and each element
+// section's records (field starts / nodes per record). The points and each block's
+// connectivity are then allocated once, in their final shape, and the second pass parses
+// straight into them. Set members still gather in scratch vectors (sorted and merged at
+// the end).
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -24,6 +29,7 @@
 #include "formats/abaqus/abaqus_input.hpp"
 #include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
+#include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::abaqus {
@@ -90,7 +96,8 @@ struct RegionName {
 struct BlockBuild {
   const CellTypeInfo* type;
   std::int64_t first_cell;  // block-major index of its first cell
-  std::vector<std::int64_t> connectivity;
+  NDArray connectivity;     // allocated in its final shape; rows [0, filled) read so far
+  std::int64_t filled = 0;
 };
 
 // A *PART body, read again for each instance of it.
@@ -100,6 +107,86 @@ struct PartBody {
   std::size_t begin = 0, end = 0;
   bool instanced = false;
 };
+
+// What the counting pass found, in the order the reading pass meets it.
+struct Plan {
+  std::int64_t num_nodes = 0;
+  int dimension = 0;                       // the most coordinates a node line gives (≤ 3)
+  std::vector<std::int64_t> element_rows;  // per *ELEMENT section of a known type
+};
+
+// Files stay mapped for both passes (part bodies are read again from them).
+using FileCache = std::map<std::string, std::unique_ptr<io::MappedFile>>;
+
+bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\r'; }
+
+using io::parse_int64;
+
+// Fast path of a data line: `text` (trimmed) as at most `max` comma-separated integers, each
+// as InputLines::integer reads it. The count, or -1 when the line holds anything else (empty
+// fields, quotes, names, more than `max` values): the caller then takes the general path,
+// which also words the errors.
+int simple_integers(std::string_view text, std::int64_t* out, int max) noexcept {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  int count = 0;
+  while (true) {
+    while (p < end && is_blank(*p)) ++p;
+    if (p < end && *p == '+') ++p;
+    if (count == max) return -1;
+    const auto [next, error] = parse_int64(p, end, out[count]);
+    if (error != std::errc{}) return -1;
+    ++count;
+    p = next;
+    while (p < end && is_blank(*p)) ++p;
+    if (p == end) return count;
+    if (*p != ',') return -1;
+    ++p;
+  }
+}
+
+// Fast path of a node line: label and 1-3 coordinates, nothing empty or odd among them
+// (fields after the third coordinate are ignored, as the general path ignores them).
+bool simple_node(std::string_view text, std::int64_t& label, std::array<double, 3>& x, std::size_t& given) noexcept {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  if (p < end && *p == '+') ++p;
+  auto [next, error] = parse_int64(p, end, label);
+  if (error != std::errc{}) return false;
+  p = next;
+  while (p < end && is_blank(*p)) ++p;
+  if (p == end || *p != ',') return false;
+  ++p;
+  for (std::size_t i = 0; i < 3; ++i) {
+    while (p < end && is_blank(*p)) ++p;
+    if (p < end && *p == '+') ++p;
+    const auto [after, failed] = std::from_chars(p, end, x[i], std::chars_format::general);
+    if (failed != std::errc{}) return false;
+    p = after;
+    while (p < end && is_blank(*p)) ++p;
+    given = i + 1;
+    if (p == end) return true;
+    if (*p != ',') return false;
+    ++p;
+  }
+  // A fourth field: ignored when something follows; a trailing comma alone is left to the
+  // general path.
+  while (p < end && is_blank(*p)) ++p;
+  return p < end;
+}
+
+// Field starts in a data line: a character other than a comma or blank that follows one
+// (or starts the line). In a well-formed element line each field is one start.
+std::int64_t field_starts(std::string_view text) noexcept {
+  std::int64_t starts = 0;
+  bool separated = true;
+  for (const char c : text) {
+    const bool separator = c == ',' || is_blank(c);
+    starts += static_cast<std::int64_t>(separated && !separator);
+    separated = separator;
+  }
+  return starts;
+}
 
 bool is_label(std::string_view field) noexcept {
   return !field.empty() && (std::isdigit(static_cast<unsigned char>(field.front())) || field.front() == '-' ||
@@ -112,21 +199,43 @@ const char* kind_word(RegionKind kind) {
 
 class Reader {
  public:
+  // `plan` null: the counting pass, which fills `counted`.
+  Reader(FileCache& files, const Plan* plan, Plan* counted = nullptr)
+      : files_(files), plan_(plan), counted_(counted), counting_(plan == nullptr) {}
+
+  // The counting pass: stops quietly at the first error it meets (the reading pass, which
+  // checks everything the counting pass does and more, reports it or an earlier one).
+  void count(const std::string& path) {
+    try {
+      run(path);
+    } catch (const ReadError&) {
+    }
+  }
+
   Mesh read(const std::string& path) {
-    const std::string_view document = open(path);
-    InputLines lines(document, 0, document.size(), path);
-    parse(lines);
-    if (!has_assembly_) read_parts_never_instanced();
+    const std::int64_t dimension = plan_->dimension == 0 ? 3 : plan_->dimension;
+    points_ = NDArray::allocate(DType::float64, {plan_->num_nodes, dimension});
+    run(path);
+    if (num_points_ != plan_->num_nodes || next_section_ != plan_->element_rows.size())
+      throw ReadError(path, "abaqus", "internal error: the counting pass disagrees with the reading pass");
     return build();
   }
 
  private:
+  void run(const std::string& path) {
+    const std::string_view document = open(path);
+    InputLines lines(document, 0, document.size(), path);
+    parse(lines);
+    if (!has_assembly_) read_parts_never_instanced();
+  }
+
   // ---- input -------------------------------------------------------------------------
 
   // The files stay mapped to the end: part bodies are read again from them.
   std::string_view open(const std::string& path) {
-    files_.push_back(std::make_unique<io::MappedFile>(path, "abaqus"));
-    return files_.back()->bytes();
+    std::unique_ptr<io::MappedFile>& file = files_[path];
+    if (file == nullptr) file = std::make_unique<io::MappedFile>(path, "abaqus");
+    return file->bytes();
   }
 
   // A file named by INPUT=; failing to open it is reported at the keyword that names it.
@@ -189,6 +298,7 @@ class Reader {
     const std::string& name = keyword.name;
     if (name == "NODE") return read_nodes(keyword, in);
     if (name == "ELEMENT") return read_elements(keyword, in);
+    if (counting_ && (name == "NSET" || name == "ELSET" || name == "SURFACE")) return in.skip_data();
     if (name == "NSET") return read_set(keyword, in, RegionKind::Point);
     if (name == "ELSET") return read_set(keyword, in, RegionKind::Cell);
     if (name == "SURFACE") return read_surface(keyword, in);
@@ -234,7 +344,10 @@ class Reader {
     const std::string& name = required(keyword, "NAME", in);
     current_ = upper(name);
     Scope& instance = scope(current_, name);
-    instance.placement = read_placement(in);
+    if (counting_)
+      in.skip_data();
+    else
+      instance.placement = read_placement(in);
     const std::string* part = keyword.find("PART");
     if (part == nullptr) return;  // imported from an earlier analysis: nothing to read here
     const auto found = parts_.find(upper(*part));
@@ -289,62 +402,120 @@ class Reader {
   }
 
   void read_nodes(const KeywordLine& keyword, InputLines& in) {
+    if (counting_) return count_nodes(keyword, in);
     Scope& here = scope(current_);
     Members* set = keyword.has("NSET") ? &define_set(here, RegionKind::Point, *keyword.find("NSET")) : nullptr;
+    const std::int64_t dimension = points_.dim(1);
+    double* const points = points_.data_as<double>();
     std::vector<std::string_view> fields;
     for_each_data_line(keyword, in, [&](InputLines& data, const Line& line) {
-      InputLines::fields(line.text, fields);
-      while (fields.size() > 1 && fields.back().empty()) fields.pop_back();  // a trailing comma
-      if (fields.size() < 2) data.fail_at(line.offset, "a node line needs a label and coordinates");
-      const std::int64_t label = data.integer(fields[0]);
+      std::int64_t label = 0;
       Vector3 x{};
-      const std::size_t given = std::min<std::size_t>(fields.size() - 1, 3);
-      for (std::size_t i = 0; i < given; ++i) x[i] = fields[i + 1].empty() ? 0.0 : data.real(fields[i + 1]);
-      dimension_ = std::max(dimension_, static_cast<int>(given));
+      std::size_t given = 0;
+      if (!simple_node(line.text, label, x, given)) {
+        x = Vector3{};
+        InputLines::fields(line.text, fields);
+        while (fields.size() > 1 && fields.back().empty()) fields.pop_back();  // a trailing comma
+        if (fields.size() < 2) data.fail_at(line.offset, "a node line needs a label and coordinates");
+        label = data.integer(fields[0]);
+        given = std::min<std::size_t>(fields.size() - 1, 3);
+        for (std::size_t i = 0; i < given; ++i) x[i] = fields[i + 1].empty() ? 0.0 : data.real(fields[i + 1]);
+      }
+      if (num_points_ >= plan_->num_nodes || static_cast<std::int64_t>(given) > dimension)
+        data.fail_at(line.offset, "internal error: the counting pass missed this node line");
       x = here.placement.apply(x);
-      const std::int64_t index = static_cast<std::int64_t>(coordinates_.size() / 3);
+      const std::int64_t index = num_points_;
       if (!here.nodes.insert(label, index))
-        data.fail_on(fields[0], "node " + std::to_string(label) + " is defined twice" + where(here));
-      coordinates_.insert(coordinates_.end(), x.begin(), x.end());
+        data.fail_on(line.text, "node " + std::to_string(label) + " is defined twice" + where(here));
+      double* out = points + index * dimension;
+      for (std::int64_t axis = 0; axis < dimension; ++axis) out[axis] = x[axis];
+      ++num_points_;
       if (set != nullptr) set->push_back(index);
+    });
+  }
+
+  // Counting: one node per data line; the coordinate count only until it reaches 3.
+  void count_nodes(const KeywordLine& keyword, InputLines& in) {
+    std::vector<std::string_view> fields;
+    for_each_data_line(keyword, in, [&](InputLines&, const Line& line) {
+      ++counted_->num_nodes;
+      if (counted_->dimension >= 3) return;
+      InputLines::fields(line.text, fields);
+      while (fields.size() > 1 && fields.back().empty()) fields.pop_back();
+      if (fields.size() >= 2)
+        counted_->dimension = std::max(counted_->dimension, static_cast<int>(std::min<std::size_t>(fields.size() - 1, 3)));
     });
   }
 
   void read_elements(const KeywordLine& keyword, InputLines& in) {
     const std::string type_name = upper(required(keyword, "TYPE", in));
     const ElementType type = detail::element_type(type_name);
+    if (counting_) return type.cell == nullptr ? in.skip_data() : count_elements(keyword, in, type.cell->num_nodes);
     Scope& here = scope(current_);
     Members* set = keyword.has("ELSET") ? &define_set(here, RegionKind::Cell, *keyword.find("ELSET")) : nullptr;
     if (type.cell == nullptr) return skip_elements(keyword, in, here);
 
     const int nodes_per_cell = type.cell->num_nodes;
-    std::size_t block = blocks_.size();
+    if (next_section_ >= plan_->element_rows.size())
+      in.fail_at(keyword.offset, "internal error: the counting pass missed this element section");
+    const std::int64_t rows = plan_->element_rows[next_section_++];
+    BlockBuild* block = nullptr;
+    if (rows > 0) {
+      blocks_.push_back({type.cell, num_cells_, NDArray::allocate(DType::int64, {rows, nodes_per_cell}), 0});
+      block = &blocks_.back();
+    }
     std::vector<std::int64_t> record;  // label, then point indices in file order
+    record.reserve(static_cast<std::size_t>(nodes_per_cell) + 1);
+    std::vector<std::int64_t> values(static_cast<std::size_t>(nodes_per_cell) + 1);
     std::size_t record_offset = 0;
     std::vector<std::string_view> fields;
     const auto read_line = [&](InputLines& data, const Line& line) {
-      InputLines::fields(line.text, fields);
       if (record.empty()) record_offset = line.offset;
-      for (const std::string_view field : fields) {
-        if (field.empty()) continue;
-        if (record.size() == static_cast<std::size_t>(nodes_per_cell) + 1)
-          data.fail_on(field, "element " + std::to_string(record[0]) + " has more than the " +
-                                  std::to_string(nodes_per_cell) + " nodes of TYPE=" + type_name);
-        record.push_back(record.empty() ? data.integer(field) : node_index(here, field, data, record[0]));
+      // Fast path: plain integers that fit the record and name known nodes.
+      const std::size_t first = record.size();
+      const int count = simple_integers(line.text, values.data(), nodes_per_cell + 1 - static_cast<int>(first));
+      bool simple = count > 0;
+      for (int k = 0; simple && k < count; ++k) {
+        if (first + k == 0) {
+          record.push_back(values[k]);
+          continue;
+        }
+        const std::int64_t found = here.nodes.find(values[k]);
+        if (found < 0) simple = false;
+        record.push_back(found);
+      }
+      if (!simple) {  // the general path, from the record as the line found it
+        record.resize(first);
+        InputLines::fields(line.text, fields);
+        for (const std::string_view field : fields) {
+          if (field.empty()) continue;
+          if (record.size() == static_cast<std::size_t>(nodes_per_cell) + 1)
+            data.fail_on(field, "element " + std::to_string(record[0]) + " has more than the " +
+                                    std::to_string(nodes_per_cell) + " nodes of TYPE=" + type_name);
+          record.push_back(record.empty() ? data.integer(field) : node_index(here, field, data, record[0]));
+        }
       }
       if (record.size() < static_cast<std::size_t>(nodes_per_cell) + 1) return;  // continues on the next line
-      if (block == blocks_.size()) blocks_.push_back({type.cell, num_cells_, {}});
-      add_element(here, record, type, blocks_[block], data, record_offset);
+      add_element(here, record, type, block, data, record_offset);
       if (set != nullptr) set->push_back(num_cells_ - 1);
       record.clear();
     };
     const auto check_complete = [&](InputLines& data) {
-      if (record.empty()) return;
-      data.fail_at(record_offset, "element " + std::to_string(record[0]) + " lists " +
-                                      std::to_string(record.size() - 1) + " nodes; TYPE=" + type_name + " has " +
-                                      std::to_string(nodes_per_cell));
+      if (!record.empty())
+        data.fail_at(record_offset, "element " + std::to_string(record[0]) + " lists " +
+                                        std::to_string(record.size() - 1) + " nodes; TYPE=" + type_name + " has " +
+                                        std::to_string(nodes_per_cell));
+      if (block != nullptr && block->filled != rows)
+        data.fail_at(keyword.offset, "internal error: the counting pass disagrees on this element section");
     };
     for_each_data_line(keyword, in, read_line, check_complete);
+  }
+
+  // Counting: records are the section's field starts over the fields per record.
+  void count_elements(const KeywordLine& keyword, InputLines& in, int nodes_per_cell) {
+    std::int64_t starts = 0;
+    for_each_data_line(keyword, in, [&](InputLines&, const Line& line) { starts += field_starts(line.text); });
+    counted_->element_rows.push_back(starts / (nodes_per_cell + 1));
   }
 
   // Element types without a meshio counterpart: only their labels are kept, so that sets
@@ -361,17 +532,21 @@ class Reader {
     });
   }
 
-  void add_element(Scope& here, const std::vector<std::int64_t>& record, const ElementType& type, BlockBuild& block,
+  void add_element(Scope& here, const std::vector<std::int64_t>& record, const ElementType& type, BlockBuild* block,
                    InputLines& data, std::size_t offset) {
     if (!here.elements.insert(record[0], num_cells_))
       data.fail_at(offset, "element " + std::to_string(record[0]) + " is defined twice" + where(here));
+    if (block == nullptr || block->filled >= block->connectivity.rows())
+      data.fail_at(offset, "internal error: the counting pass missed element " + std::to_string(record[0]));
     ++num_cells_;
-    const std::size_t first = block.connectivity.size();
-    block.connectivity.resize(first + record.size() - 1);
-    for (std::size_t k = 0; k + 1 < record.size(); ++k) {
-      const std::size_t target = type.file_to_meshio.empty() ? k : static_cast<std::size_t>(type.file_to_meshio[k]);
-      block.connectivity[first + target] = record[k + 1];
+    const std::size_t width = record.size() - 1;
+    std::int64_t* row = block->connectivity.data_as<std::int64_t>() + block->filled * static_cast<std::int64_t>(width);
+    ++block->filled;
+    if (type.file_to_meshio.empty()) {
+      for (std::size_t k = 0; k < width; ++k) row[k] = record[k + 1];
+      return;
     }
+    for (std::size_t k = 0; k < width; ++k) row[type.file_to_meshio[k]] = record[k + 1];
   }
 
   void read_set(const KeywordLine& keyword, InputLines& in, RegionKind kind) {
@@ -536,18 +711,9 @@ class Reader {
 
   Mesh build() {
     Mesh mesh;
-    const int dimension = dimension_ == 0 ? 3 : dimension_;
-    const std::int64_t num_points = static_cast<std::int64_t>(coordinates_.size() / 3);
-    mesh.points = NDArray::allocate(DType::float64, {num_points, dimension});
-    double* points = mesh.points.data_as<double>();
-    for (std::int64_t i = 0; i < num_points; ++i)
-      for (int axis = 0; axis < dimension; ++axis) *points++ = coordinates_[3 * i + axis];
-    for (const BlockBuild& block : blocks_) {
-      const std::int64_t rows = static_cast<std::int64_t>(block.connectivity.size()) / block.type->num_nodes;
-      NDArray connectivity = NDArray::allocate(DType::int64, {rows, block.type->num_nodes});
-      std::copy(block.connectivity.begin(), block.connectivity.end(), connectivity.data_as<std::int64_t>());
-      mesh.cells.push_back(CellBlock{std::string(block.type->name), std::move(connectivity), {}, {}});
-    }
+    mesh.points = std::move(points_);
+    for (BlockBuild& block : blocks_)
+      mesh.cells.push_back(CellBlock{std::string(block.type->name), std::move(block.connectivity), {}, {}});
     for (const RegionName& name : region_names_) mesh.regions.push_back(build_region(name));
     return mesh;
   }
@@ -580,7 +746,10 @@ class Reader {
     return region;
   }
 
-  std::vector<std::unique_ptr<io::MappedFile>> files_;
+  FileCache& files_;
+  const Plan* plan_;   // the reading pass: what the counting pass found
+  Plan* counted_;      // the counting pass: what it finds
+  bool counting_;
   std::map<std::string, PartBody> parts_;
   std::vector<std::string> part_order_;
   std::map<std::string, Scope> scopes_;
@@ -589,15 +758,21 @@ class Reader {
   bool has_assembly_ = false;
   int include_depth_ = 0;
 
-  std::vector<double> coordinates_;  // 3 per point
-  int dimension_ = 0;
-  std::vector<BlockBuild> blocks_;
+  NDArray points_;  // (nodes, dimension), allocated once
+  std::int64_t num_points_ = 0;
+  std::size_t next_section_ = 0;  // index into plan_->element_rows
+  std::deque<BlockBuild> blocks_;  // a deque: a section keeps a pointer to its block
   std::int64_t num_cells_ = 0;
   std::vector<RegionName> region_names_;
 };
 
 }  // namespace
 
-Mesh read(const std::string& path) { return Reader().read(path); }
+Mesh read(const std::string& path) {
+  FileCache files;
+  Plan plan;
+  Reader(files, nullptr, &plan).count(path);
+  return Reader(files, &plan).read(path);
+}
 
 }  // namespace meshioplusplus::abaqus

@@ -81,6 +81,43 @@ std::string group_region_name(bool zone, std::string_view name, std::string_view
   return region;
 }
 
+// Groups with the same name merge into one region; `cells` map a zone (face) id's position
+// in file order to its block-major cell index.
+template <class Fail>
+void add_group_regions(Mesh& mesh, std::vector<Group>& groups, const IdMap& zone_map, const IdMap& face_map,
+                       const std::vector<std::int64_t>& zone_cells, const std::vector<std::int64_t>& face_cells,
+                       Fail&& fail_at) {
+  std::unordered_map<std::string, std::size_t> region_of;
+  std::vector<std::vector<std::int64_t>> entries;
+  for (Group& group : groups) {
+    const IdMap& map = group.zone ? zone_map : face_map;
+    const auto& cells = group.zone ? zone_cells : face_cells;
+    auto [it, added] = region_of.emplace(group.name, mesh.regions.size());
+    if (added) {
+      Region region;
+      region.name = group.name;
+      region.kind = RegionKind::Cell;
+      region.dim = group.zone ? 3 : 2;
+      mesh.regions.push_back(std::move(region));
+      entries.emplace_back();
+    }
+    auto& list = entries[it->second];
+    for (const Member& member : group.members) {
+      const std::int64_t position = map.find(member.id);
+      if (position < 0)
+        fail_at(member.offset, std::string(group.zone ? "zone" : "face") + " group refers to " +
+                                   (group.zone ? "zone " : "face ") + std::to_string(member.id) +
+                                   ", which is not defined");
+      list.push_back(cells[static_cast<std::size_t>(position)]);
+    }
+  }
+  for (std::size_t r = 0; r < mesh.regions.size(); ++r) {
+    NDArray array = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(entries[r].size())});
+    std::copy(entries[r].begin(), entries[r].end(), array.data_as<std::int64_t>());
+    mesh.regions[r].entries = std::move(array);
+  }
+}
+
 // Turns classified records into blocks, "cell_ids" and regions. Shared by both front ends;
 // `corner_ids(record, ids, offsets)` yields a record's listed point ids and their offsets.
 class Builder {
@@ -165,36 +202,8 @@ class Builder {
       fail_at(face_offsets[*repeated], "face id " + std::to_string(face_ids[*repeated]) + " appears twice");
     if (!mesh.cells.empty()) mesh.cell_data.set("cell_ids", std::move(cell_ids));
 
-    // Groups with the same name merge into one region.
-    std::unordered_map<std::string, std::size_t> region_of;
-    std::vector<std::vector<std::int64_t>> entries;
-    for (Group& group : groups) {
-      const IdMap& map = group.zone ? zone_map : face_map;
-      const auto& cells = group.zone ? zone_cells : face_cells;
-      auto [it, added] = region_of.emplace(group.name, mesh.regions.size());
-      if (added) {
-        Region region;
-        region.name = group.name;
-        region.kind = RegionKind::Cell;
-        region.dim = group.zone ? 3 : 2;
-        mesh.regions.push_back(std::move(region));
-        entries.emplace_back();
-      }
-      auto& list = entries[it->second];
-      for (const Member& member : group.members) {
-        const std::int64_t position = map.find(member.id);
-        if (position < 0)
-          fail_at(member.offset, std::string(group.zone ? "zone" : "face") + " group refers to " +
-                                     (group.zone ? "zone " : "face ") + std::to_string(member.id) +
-                                     ", which is not defined");
-        list.push_back(cells[static_cast<std::size_t>(position)]);
-      }
-    }
-    for (std::size_t r = 0; r < mesh.regions.size(); ++r) {
-      NDArray array = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(entries[r].size())});
-      std::copy(entries[r].begin(), entries[r].end(), array.data_as<std::int64_t>());
-      mesh.regions[r].entries = std::move(array);
-    }
+    add_group_regions(mesh, groups, zone_map, face_map, zone_cells, face_cells,
+                      [&](std::size_t offset, const std::string& message) { fail_at(offset, message); });
     return mesh;
   }
 
@@ -208,105 +217,311 @@ class Builder {
 // ---- ASCII ----
 
 // Corner counts FLAC3D's record types must have.
+// (Two characters compared directly: this runs once per record, twice per file.)
 int keyword_corners(bool zone, std::string_view keyword) {
+  if (keyword.size() != 2) return -1;
+  const char a = keyword[0], b = keyword[1];
   if (zone) {
-    if (keyword == "B8") return 8;
-    if (keyword == "B7") return 7;
-    if (keyword == "W6") return 6;
-    if (keyword == "P5") return 5;
-    if (keyword == "T4") return 4;
+    if (a == 'B' && b == '8') return 8;
+    if (a == 'B' && b == '7') return 7;
+    if (a == 'W' && b == '6') return 6;
+    if (a == 'P' && b == '5') return 5;
+    if (a == 'T' && b == '4') return 4;
   } else {
-    if (keyword == "T3") return 3;
-    if (keyword == "Q4") return 4;
+    if (a == 'T' && b == '3') return 3;
+    if (a == 'Q' && b == '4') return 4;
   }
   return -1;
 }
 
+// A plain id ended by whitespace or `last` (see io::plain_digits); nullptr for anything else,
+// which the caller hands to TextScanner to parse or report as before.
+inline const char* plain_id(const char* p, const char* last, std::int64_t& value) noexcept {
+  std::uint64_t digits = 0;
+  const char* q = io::plain_digits(p, last, digits);
+  if (q == nullptr || (q < last && !io::is_space(*q))) return nullptr;
+  value = static_cast<std::int64_t>(digits);
+  return q;
+}
+
+// Two passes over the lines: the first counts grid points and records of each kind (so
+// every returned array is allocated once, in final shape), the second parses each line
+// straight into those arrays. Point ids are resolved as records are read when all grid
+// points come first (as writers put them), else afterwards. Error offsets that the fast
+// path does not keep (repeated ids, unknown grid points) are found again by a slow walk
+// over the file, only when the error is raised.
 class AsciiReader {
  public:
-  AsciiReader(std::string_view doc, const std::string& path) : doc_(doc), path_(path), builder_(doc, path, true) {}
+  AsciiReader(std::string_view doc, const std::string& path) : doc_(doc), path_(path) {}
 
   Mesh read() {
-    std::int64_t num_points = 0;
-    for_each_line([&](std::size_t begin, std::size_t end) { classify(begin, end, num_points); });
-    NDArray points = NDArray::allocate(DType::float64, {num_points, 3});
-    read_points(points);
-    return builder_.finish(std::move(points), records_, groups_,
-                           [&](const Record& record, std::int64_t* ids, std::size_t* offsets) {
-                             // The first pass checked the count; the ids are parsed now.
-                             io::TextScanner s(doc_, record.begin, record.end, path_, kFormat);
-                             for (int k = 0; k < record.corners; ++k) {
-                               s.skip_whitespace();
-                               offsets[k] = s.position();
-                               ids[k] = s.next_number<std::int64_t>();
-                             }
-                           });
+    count();
+    allocate();
+    try {
+      parse();
+    } catch (const ReadError&) {
+      diagnose();
+    }
+    return finish();
   }
 
  private:
-  // Calls fn(begin, end) for each line that is neither blank nor a '*' comment.
-  template <class Fn> void for_each_line(Fn&& fn) {
+  enum class Line { point, zone, face, zgroup, fgroup, other };
+
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
+    throw ReadError(path_, std::string(kFormat), message, offset, io::line_of_offset(doc_, offset));
+  }
+
+  // Calls fn(begin, end) for each line that is neither blank nor a '*' comment, trimmed.
+  template <class Fn> void for_each_line(Fn&& fn) const {
+    const char* data = doc_.data();
+    const std::size_t size = doc_.size();
     std::size_t pos = 0;
-    while (pos < doc_.size()) {
-      std::size_t stop = doc_.find('\n', pos);
-      if (stop == std::string_view::npos) stop = doc_.size();
+    while (pos < size) {
+      const void* newline = std::memchr(data + pos, '\n', size - pos);
+      const std::size_t stop = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - data) : size;
       std::size_t begin = pos, end = stop;
       pos = stop + 1;
-      while (begin < end && io::is_space(doc_[begin])) ++begin;
-      while (end > begin && io::is_space(doc_[end - 1])) --end;
-      if (begin == end || doc_[begin] == '*') continue;
+      while (begin < end && io::is_space(data[begin])) ++begin;
+      while (end > begin && io::is_space(data[end - 1])) --end;
+      if (begin == end || data[begin] == '*') continue;
       fn(begin, end);
     }
   }
 
+  // What the line's first token makes it.
+  Line line_kind(std::size_t begin, std::size_t end) const {
+    const char* data = doc_.data();
+    if (begin + 1 == end || io::is_space(data[begin + 1])) {
+      if (data[begin] == 'G') return Line::point;
+      if (data[begin] == 'Z') return Line::zone;
+      if (data[begin] == 'F') return Line::face;
+      return Line::other;
+    }
+    if (end - begin >= 6 && (begin + 6 == end || io::is_space(data[begin + 6]))) {
+      const std::string_view keyword = doc_.substr(begin, 6);
+      if (keyword == "ZGROUP") return Line::zgroup;
+      if (keyword == "FGROUP") return Line::fgroup;
+    }
+    return Line::other;
+  }
+
   io::TextScanner scanner(std::size_t begin, std::size_t end) const { return io::TextScanner(doc_, begin, end, path_, kFormat); }
 
-  void classify(std::size_t begin, std::size_t end, std::int64_t& num_points) {
+  // First pass: counts only; malformed lines are left for the second pass to report.
+  void count() {
+    std::size_t order = 0;
+    for_each_line([&](std::size_t begin, std::size_t end) {
+      const Line line = line_kind(begin, end);
+      if (line == Line::point) {
+        ++num_points_;
+      } else if (line == Line::zone || line == Line::face) {
+        const bool zone = line == Line::zone;
+        io::TextScanner s = scanner(begin + 1, end);
+        const int corners = keyword_corners(zone, s.next_token());
+        if (corners < 0) return;
+        const std::size_t kind = detail::kind_of(zone, corners);
+        if (counts_[kind]++ == 0) first_seen_[kind] = order++;
+        if (!zone) ++num_faces_;
+      } else if (line == Line::zgroup || line == Line::fgroup) {
+        has_groups_ = true;
+      }
+    });
+  }
+
+  // Points, and per kind a connectivity block and its "cell_ids": faces before zones, each
+  // by first appearance.
+  void allocate() {
+    points_ = NDArray::allocate(DType::float64, {num_points_, 3});
+    std::vector<std::size_t> kinds;
+    for (std::size_t k = 0; k < kKinds.size(); ++k)
+      if (counts_[k] > 0) kinds.push_back(k);
+    std::stable_sort(kinds.begin(), kinds.end(), [&](std::size_t a, std::size_t b) {
+      if (kKinds[a].zone != kKinds[b].zone) return !kKinds[a].zone;
+      return first_seen_[a] < first_seen_[b];
+    });
+    std::vector<std::int64_t> sizes;
+    std::int64_t base = 0;
+    for (std::size_t b = 0; b < kinds.size(); ++b) {
+      const std::size_t k = kinds[b];
+      mesh_.cells.push_back({std::string(kKinds[k].type), NDArray::allocate(DType::int64, {counts_[k], kKinds[k].nodes}), {}, {}});
+      cell_ids_.push_back(NDArray::allocate(DType::int64, {counts_[k]}));
+      connectivity_[k] = mesh_.cells.back().connectivity.data_as<std::int64_t>();
+      ids_of_[k] = cell_ids_.back().data_as<std::int64_t>();
+      base_[k] = base;
+      base += counts_[k];
+    }
+    const std::int64_t num_zones = base - num_faces_;
+    point_ids_.reserve(static_cast<std::size_t>(num_points_));
+    zone_ids_.reserve(static_cast<std::size_t>(num_zones));
+    face_ids_.reserve(static_cast<std::size_t>(num_faces_));
+    if (has_groups_) {
+      zone_cells_.reserve(static_cast<std::size_t>(num_zones));
+      face_cells_.reserve(static_cast<std::size_t>(num_faces_));
+    }
+  }
+
+  void parse() {
+    xyz_ = points_.data_as<double>();
+    for_each_line([&](std::size_t begin, std::size_t end) {
+      switch (line_kind(begin, end)) {
+        case Line::point:
+          group_ = nullptr;
+          read_point(begin, end);
+          return;
+        case Line::zone:
+        case Line::face:
+          group_ = nullptr;
+          read_record(line_kind(begin, end) == Line::zone, begin, end);
+          return;
+        case Line::zgroup:
+        case Line::fgroup: {
+          io::TextScanner s = scanner(begin + 6, end);
+          read_group_header(s, doc_[begin] == 'Z');
+          return;
+        }
+        case Line::other:
+          break;
+      }
+      read_other(begin, end);
+    });
+  }
+
+  // Group member ids, or an error.
+  void read_other(std::size_t begin, std::size_t end) {
     io::TextScanner s = scanner(begin, end);
-    const std::string_view keyword = s.next_token();
-    if (keyword == "G") {
-      ++num_points;
-      group_ = nullptr;
-    } else if (keyword == "Z" || keyword == "F") {
-      read_record(s, keyword == "Z", begin);
-      group_ = nullptr;
-    } else if (keyword == "ZGROUP" || keyword == "FGROUP") {
-      read_group_header(s, keyword == "ZGROUP", begin);
-    } else if (group_ != nullptr && (std::isdigit(static_cast<unsigned char>(keyword[0])) || keyword[0] == '+')) {
-      s.seek(begin);
+    if (group_ != nullptr && (std::isdigit(static_cast<unsigned char>(doc_[begin])) || doc_[begin] == '+')) {
       while (true) {
         s.skip_whitespace();
         if (s.at_end()) break;
         const std::size_t offset = s.position();
         group_->members.push_back({s.next_number<std::int64_t>(), offset});
       }
-    } else {
-      s.fail_at(begin, "unknown record '" + std::string(keyword.substr(0, 32)) +
-                           "' (expected G, Z, F, ZGROUP, FGROUP or a '*' comment)");
+      return;
     }
+    const std::string_view keyword = s.next_token();
+    s.fail_at(begin, "unknown record '" + std::string(keyword.substr(0, 32)) +
+                         "' (expected G, Z, F, ZGROUP, FGROUP or a '*' comment)");
   }
 
-  void read_record(io::TextScanner& s, bool zone, std::size_t begin) {
+  // After an error in the single pass: throws the error met first when reading in the
+  // reader's documented order (record and group lines, then grid points, then corners),
+  // so a file with several faults reports the same one as ever.
+  [[noreturn]] void diagnose() {
+    groups_.clear();
+    group_ = nullptr;
+    for_each_line([&](std::size_t begin, std::size_t end) {
+      const Line line = line_kind(begin, end);
+      if (line == Line::point) {
+        group_ = nullptr;
+      } else if (line == Line::zone || line == Line::face) {
+        group_ = nullptr;
+        const bool zone = line == Line::zone;
+        io::TextScanner s = scanner(begin + 1, end);
+        const std::string_view type = s.next_token();
+        if (type.empty()) s.fail_at(begin, std::string(zone ? "zone" : "face") + " record without a type");
+        s.skip_whitespace();
+        const std::int64_t id = s.next_number<std::int64_t>();
+        int corners = 0;
+        while (!s.next_token().empty()) ++corners;
+        const int expected = keyword_corners(zone, type);
+        if (expected < 0)
+          s.fail_at(begin, "unknown " + std::string(zone ? "zone" : "face") + " type '" + std::string(type.substr(0, 16)) +
+                               (zone ? "' (expected B8, B7, W6, P5 or T4)" : "' (expected T3 or Q4)"));
+        if (corners != expected)
+          s.fail_at(begin, std::string(zone ? "zone " : "face ") + std::to_string(id) + " of type " + std::string(type) +
+                               " lists " + std::to_string(corners) + " grid points, expected " + std::to_string(expected));
+      } else if (line == Line::zgroup || line == Line::fgroup) {
+        io::TextScanner s = scanner(begin + 6, end);
+        read_group_header(s, doc_[begin] == 'Z');
+      } else {
+        read_other(begin, end);
+      }
+    });
+    point_ids_.clear();
+    xyz_ = points_.data_as<double>();
+    for_each_line([&](std::size_t begin, std::size_t end) {
+      if (line_kind(begin, end) == Line::point) read_point(begin, end);
+    });
+    if (const auto repeated = point_map_.build(point_ids_)) repeated_point(*repeated);
+    find_unknown_point();
+    throw;
+  }
+
+  void read_point(std::size_t begin, std::size_t end) {
+    io::TextScanner s = scanner(begin + 1, end);
+    point_ids_.push_back(s.next_number<std::int64_t>());
+    for (int c = 0; c < 3; ++c) {
+      s.skip_whitespace();
+      if (s.at_end()) s.fail("grid point " + std::to_string(point_ids_.back()) + " needs three coordinates");
+      *xyz_++ = s.next_number<double>();
+    }
+    s.skip_whitespace();
+    if (!s.at_end()) s.fail("unexpected value after grid point " + std::to_string(point_ids_.back()) + "'s coordinates");
+  }
+
+  void read_record(bool zone, std::size_t begin, std::size_t end) {
+    io::TextScanner s = scanner(begin + 1, end);
     const std::string_view type = s.next_token();
     if (type.empty()) s.fail_at(begin, std::string(zone ? "zone" : "face") + " record without a type");
-    s.skip_whitespace();
     const std::int64_t id = s.next_number<std::int64_t>();
     const std::size_t corners_begin = s.position();
-    int corners = 0;
-    while (!s.next_token().empty()) ++corners;
     const int expected = keyword_corners(zone, type);
-    if (expected < 0)
-      s.fail_at(begin, "unknown " + std::string(zone ? "zone" : "face") + " type '" + std::string(type.substr(0, 16)) +
-                           (zone ? "' (expected B8, B7, W6, P5 or T4)" : "' (expected T3 or Q4)"));
-    if (corners != expected)
-      s.fail_at(begin, std::string(zone ? "zone " : "face ") + std::to_string(id) + " of type " + std::string(type) +
-                           " lists " + std::to_string(corners) + " grid points, expected " + std::to_string(expected));
-    records_.push_back({static_cast<std::uint8_t>(detail::kind_of(zone, corners)), static_cast<std::uint8_t>(corners), id,
-                        corners_begin, s.end()});
+    std::array<std::int64_t, 8> listed{};
+    // Fast path: exactly `expected` plain ids.
+    const char* data = doc_.data();
+    const char* p = data + corners_begin;
+    const char* last = data + end;
+    int corners = 0;
+    bool plain = expected > 0;
+    while (plain) {
+      while (p < last && io::is_space(*p)) ++p;
+      if (p == last) break;
+      if (corners == expected || (p = plain_id(p, last, listed[static_cast<std::size_t>(corners)])) == nullptr) {
+        plain = false;
+        break;
+      }
+      ++corners;
+    }
+    if (!plain || corners != expected) {
+      // Count, check, then parse, reporting exactly what the first failure is.
+      s.seek(corners_begin);
+      corners = 0;
+      while (!s.next_token().empty()) ++corners;
+      if (expected < 0)
+        s.fail_at(begin, "unknown " + std::string(zone ? "zone" : "face") + " type '" + std::string(type.substr(0, 16)) +
+                             (zone ? "' (expected B8, B7, W6, P5 or T4)" : "' (expected T3 or Q4)"));
+      if (corners != expected)
+        s.fail_at(begin, std::string(zone ? "zone " : "face ") + std::to_string(id) + " of type " + std::string(type) +
+                             " lists " + std::to_string(corners) + " grid points, expected " + std::to_string(expected));
+      s.seek(corners_begin);
+      for (int k = 0; k < corners; ++k) listed[static_cast<std::size_t>(k)] = s.next_number<std::int64_t>();
+    }
+    if (!decided_) {
+      // The first record: grid points resolve now when all of them have been read.
+      decided_ = true;
+      resolve_now_ = static_cast<std::int64_t>(point_ids_.size()) == num_points_ && !point_map_.build(point_ids_);
+    }
+    if (resolve_now_) {
+      for (int k = 0; k < corners; ++k) {
+        std::int64_t& corner = listed[static_cast<std::size_t>(k)];
+        corner = point_map_.find(corner);
+        unresolved_ |= corner < 0;
+      }
+    }
+    const std::size_t kind = detail::kind_of(zone, expected);
+    const auto& info = kKinds[kind];
+    if (corners == 7) listed[7] = listed[6];
+    const std::int64_t row = rows_[kind]++;
+    std::int64_t* out = connectivity_[kind] + row * info.nodes;
+    for (int k = 0; k < info.nodes; ++k) out[k] = listed[static_cast<std::size_t>(info.to_ours[static_cast<std::size_t>(k)])];
+    ids_of_[kind][row] = zone ? id + num_faces_ : id;
+    (zone ? zone_ids_ : face_ids_).push_back(id);
+    if (has_groups_) (zone ? zone_cells_ : face_cells_).push_back(base_[kind] + row);
   }
 
   // ZGROUP "name" [SLOT slot] — names and slots quoted with " or ', or bare words.
-  void read_group_header(io::TextScanner& s, bool zone, std::size_t begin) {
+  void read_group_header(io::TextScanner& s, bool zone) {
     const auto word = [&](std::string_view what) -> std::string {
       s.skip_whitespace();
       if (s.at_end()) s.fail("group header without a " + std::string(what));
@@ -330,37 +545,108 @@ class AsciiReader {
       s.skip_whitespace();
       if (!s.at_end()) s.fail("unexpected text after the group slot");
     }
-    (void)begin;
     groups_.push_back({zone, group_region_name(zone, name, slot), {}});
     group_ = &groups_.back();
   }
 
-  void read_points(NDArray& points) {
-    std::vector<std::int64_t> ids;
-    std::vector<std::size_t> offsets;
-    ids.reserve(static_cast<std::size_t>(points.rows()));
-    offsets.reserve(static_cast<std::size_t>(points.rows()));
-    double* xyz = points.data_as<double>();
-    for_each_line([&](std::size_t begin, std::size_t end) {
-      if (doc_[begin] != 'G' || (begin + 1 < end && !io::is_space(doc_[begin + 1]))) return;
-      io::TextScanner s = scanner(begin + 1, end);
-      ids.push_back(s.next_number<std::int64_t>());
-      offsets.push_back(begin);
-      for (int c = 0; c < 3; ++c) {
-        s.skip_whitespace();
-        if (s.at_end()) s.fail("grid point " + std::to_string(ids.back()) + " needs three coordinates");
-        *xyz++ = s.next_number<double>();
+  Mesh finish() {
+    if (!resolve_now_) {
+      if (const auto repeated = point_map_.build(point_ids_)) repeated_point(*repeated);
+      for (std::size_t k = 0; k < kKinds.size(); ++k) {
+        std::int64_t* cell = connectivity_[k];
+        for (std::int64_t i = 0; i < counts_[k] * kKinds[k].nodes; ++i) {
+          cell[i] = point_map_.find(cell[i]);
+          unresolved_ |= cell[i] < 0;
+        }
       }
-      s.skip_whitespace();
-      if (!s.at_end()) s.fail("unexpected value after grid point " + std::to_string(ids.back()) + "'s coordinates");
+    }
+    if (unresolved_) unknown_point();
+    IdMap zone_map, face_map;
+    if (const auto repeated = zone_map.build(zone_ids_)) repeated_record(true, *repeated);
+    if (const auto repeated = face_map.build(face_ids_)) repeated_record(false, *repeated);
+    mesh_.points = std::move(points_);
+    if (!mesh_.cells.empty()) mesh_.cell_data.set("cell_ids", std::move(cell_ids_));
+    add_group_regions(mesh_, groups_, zone_map, face_map, zone_cells_, face_cells_,
+                      [&](std::size_t offset, const std::string& message) { fail_at(offset, message); });
+    return std::move(mesh_);
+  }
+
+  // ---- error paths: find again what the fast path did not keep ----
+
+  [[noreturn]] void repeated_point(std::size_t index) const {
+    std::size_t seen = 0;
+    for_each_line([&](std::size_t begin, std::size_t end) {
+      if (line_kind(begin, end) == Line::point && seen++ == index)
+        fail_at(begin, "grid point id " + std::to_string(point_ids_[index]) + " appears twice");
     });
-    builder_.set_point_ids(ids, offsets);
+    fail_at(0, "grid point id " + std::to_string(point_ids_[index]) + " appears twice");
+  }
+
+  [[noreturn]] void repeated_record(bool zone, std::size_t index) const {
+    const std::int64_t id = (zone ? zone_ids_ : face_ids_)[index];
+    const std::string message = std::string(zone ? "zone id " : "face id ") + std::to_string(id) + " appears twice";
+    std::size_t seen = 0;
+    for_each_line([&](std::size_t begin, std::size_t end) {
+      if (line_kind(begin, end) != (zone ? Line::zone : Line::face) || seen++ != index) return;
+      io::TextScanner s = scanner(begin + 1, end);
+      s.next_token();
+      s.next_number<std::int64_t>();
+      fail_at(s.position(), message);
+    });
+    fail_at(0, message);
+  }
+
+  [[noreturn]] void unknown_point() const {
+    find_unknown_point();
+    fail_at(0, "a zone or face refers to a grid point that is not defined");
+  }
+
+  // Throws at the first corner, in file order, that is no number or names a grid point
+  // that does not exist.
+  void find_unknown_point() const {
+    for_each_line([&](std::size_t begin, std::size_t end) {
+      const Line line = line_kind(begin, end);
+      if (line != Line::zone && line != Line::face) return;
+      io::TextScanner s = scanner(begin + 1, end);
+      s.next_token();
+      const std::int64_t id = s.next_number<std::int64_t>();
+      // A record's corners are all parsed before any is looked up.
+      std::array<std::int64_t, 8> points{};
+      std::array<std::size_t, 8> offsets{};
+      std::size_t corners = 0;
+      for (; corners < points.size(); ++corners) {
+        s.skip_whitespace();
+        if (s.at_end()) break;
+        offsets[corners] = s.position();
+        points[corners] = s.next_number<std::int64_t>();
+      }
+      for (std::size_t k = 0; k < corners; ++k)
+        if (point_map_.find(points[k]) < 0)
+          fail_at(offsets[k], std::string(line == Line::zone ? "zone " : "face ") + std::to_string(id) +
+                                  " refers to grid point " + std::to_string(points[k]) + ", which is not defined");
+    });
   }
 
   std::string_view doc_;
   const std::string& path_;
-  Builder builder_;
-  std::vector<Record> records_;
+  Mesh mesh_;
+  NDArray points_;
+  double* xyz_ = nullptr;
+  std::int64_t num_points_ = 0;
+  std::int64_t num_faces_ = 0;
+  bool has_groups_ = false;
+  std::array<std::int64_t, kKinds.size()> counts_{};
+  std::array<std::size_t, kKinds.size()> first_seen_{};
+  std::array<std::int64_t, kKinds.size()> rows_{};
+  std::array<std::int64_t, kKinds.size()> base_{};
+  std::array<std::int64_t*, kKinds.size()> connectivity_{};
+  std::array<std::int64_t*, kKinds.size()> ids_of_{};
+  std::vector<NDArray> cell_ids_;
+  std::vector<std::int64_t> point_ids_, zone_ids_, face_ids_, zone_cells_, face_cells_;
+  IdMap point_map_;
+  bool decided_ = false;
+  bool resolve_now_ = false;
+  bool unresolved_ = false;
   std::vector<Group> groups_;
   Group* group_ = nullptr;  // the group whose id lines follow; re-taken after each push_back
 };

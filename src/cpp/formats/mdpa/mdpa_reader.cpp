@@ -23,6 +23,10 @@
 // "Parent.Child" (cells in block-major order). meshio 5.3.5 reads only points and cells.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstring>
+#include <type_traits>
+#include <system_error>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -87,6 +91,30 @@ class Cursor {
   template <class T> T number(std::string_view what) {
     skip();
     if (pos_ >= end_) fail("unexpected end of block: expected " + std::string(what));
+    // Fast path: a number that ends at a delimiter, a comment or the end — what the scanner
+    // below accepts, without first finding the token's end. Anything else (a sign, a bad
+    // character) takes that path, which parses or reports it as before.
+    {
+      const char* first = doc_.data() + pos_;
+      const char* last = doc_.data() + end_;
+      const char* stop = nullptr;
+      T value{};
+      if constexpr (std::is_floating_point_v<T>) {
+        const auto result = std::from_chars(first, last, value, std::chars_format::general);
+        if (result.ec == std::errc{}) stop = result.ptr;
+      } else {
+        std::uint64_t digits = 0;
+        stop = io::plain_digits(first, last, digits);
+        value = static_cast<T>(digits);
+      }
+      if (stop != nullptr) {
+        const std::size_t at = static_cast<std::size_t>(stop - doc_.data());
+        if (at >= end_ || is_delimiter(*stop) || comment_at(at)) {
+          pos_ = at;
+          return value;
+        }
+      }
+    }
     std::size_t stop = pos_;
     while (stop < end_ && !is_delimiter(doc_[stop]) && !comment_at(stop)) ++stop;
     if (stop == pos_) fail("expected " + std::string(what));
@@ -196,9 +224,26 @@ class Reader {
   Reader(std::string_view doc, const std::string& path) : doc_(doc), path_(path) {}
 
   Mesh read() {
-    scan();
-    read_nodes();
-    read_cells();
+    try {
+      scan();
+    } catch (const ReadError&) {
+      // A wrong count in a block closed before the error is what gets reported.
+      for (Section& section : sections_) count_exactly(section);
+      throw;
+    }
+    for (const Section& section : sections_)
+      need_cells_ |= section.kind == Kind::elemental_data || section.kind == Kind::conditional_data ||
+                     section.kind == Kind::smp_elements || section.kind == Kind::smp_conditions;
+    // Entry counts are first taken as one per line; a block laid out otherwise (or any
+    // error) replays with counts from the tokens, as strict as before, so errors stay the same.
+    try {
+      read_nodes();
+      read_cells();
+    } catch (const ReadError&) {
+      replay();
+    } catch (const Mismatch&) {
+      replay();
+    }
     for (const Section& section : sections_) {
       if (section.kind == Kind::nodal_data) read_nodal_data(section);
       if (section.kind == Kind::elemental_data || section.kind == Kind::conditional_data) read_cell_data(section);
@@ -212,6 +257,22 @@ class Reader {
     throw ReadError(path_, std::string(kFormat), message, offset, io::line_of_offset(doc_, offset));
   }
 
+  // The one-entry-per-line guess did not hold.
+  struct Mismatch {};
+
+  void replay() {
+    exact_ = true;
+    for (Section& section : sections_) count_exactly(section);
+    mesh_ = Mesh();
+    node_ids_ = IdMap();
+    element_ids_ = IdMap();
+    condition_ids_ = IdMap();
+    element_cells_.clear();
+    condition_cells_.clear();
+    read_nodes();
+    read_cells();
+  }
+
   // ---- first pass: the block structure ----
 
   struct Open {
@@ -221,6 +282,7 @@ class Reader {
     bool skipped;
     std::string smp_path;  // for SubModelPart
     std::optional<Section> section;
+    std::int64_t lines = 0;  // lines of its body holding more than a comment
   };
 
   void scan() {
@@ -231,9 +293,18 @@ class Reader {
       if (stop == std::string_view::npos) stop = doc_.size();
       const std::size_t line_begin = pos;
       pos = stop + 1;
+      // Body lines (neither Begin nor End) are only counted.
+      std::size_t lead = line_begin;
+      while (lead < stop && io::is_space(doc_[lead])) ++lead;
+      const char c = lead < stop ? doc_[lead] : '\0';
+      if (c != 'B' && c != 'E' && !stack.empty()) {
+        if (c != '\0' && !(c == '/' && lead + 1 < stop && doc_[lead + 1] == '/')) ++stack.back().lines;
+        continue;
+      }
       io::TextScanner s(doc_, line_begin, stop, path_, kFormat);
       const std::string_view first = s.next_token();
       if (first != "Begin" && first != "End") {
+        if (!stack.empty() && !first.empty() && !first.starts_with("//")) ++stack.back().lines;
         if (stack.empty() && !first.empty() && !first.starts_with("//"))
           fail_at(s.position() - first.size(), "unexpected text outside a Begin … End block: '" +
                                                    std::string(first.substr(0, 32)) + "'");
@@ -251,6 +322,7 @@ class Reader {
         stack.pop_back();
         if (open.section) {
           open.section->end = line_begin;
+          open.section->count = open.lines;
           close_section(*open.section);
         }
         continue;
@@ -302,13 +374,10 @@ class Reader {
     if (!stack.empty()) fail_at(stack.back().header, "'Begin " + stack.back().word + "' is never closed (missing 'End " + stack.back().word + "')");
   }
 
+  // Resolves an entity block's type; `count` stays the guess of one entry per line.
   void close_section(Section& section) {
     Cursor cursor(doc_, section.begin, section.end, path_);
-    if (section.kind == Kind::nodes) {
-      const std::size_t tokens = cursor.count_tokens();
-      if (tokens % 4 != 0) fail_at(section.header, "a Nodes block needs 4 values per node (id x y z); it holds " + std::to_string(tokens));
-      section.count = static_cast<std::int64_t>(tokens / 4);
-    } else if (section.kind == Kind::elements || section.kind == Kind::conditions) {
+    if (section.kind == Kind::elements || section.kind == Kind::conditions) {
       const bool condition = section.kind == Kind::conditions;
       std::string_view type = geometry_type(section.name);
       if (type.empty())
@@ -322,6 +391,18 @@ class Reader {
       if (type.empty()) fail_at(section.header, "cannot tell the cell type of '" + section.name + "'");
       section.type = std::string(type);
       section.nodes = cell_type(type).num_nodes;
+    }
+    sections_.push_back(std::move(section));
+  }
+
+  // The entry count from the tokens, with the errors a wrong count gets.
+  void count_exactly(Section& section) {
+    if (section.kind == Kind::nodes) {
+      Cursor cursor(doc_, section.begin, section.end, path_);
+      const std::size_t tokens = cursor.count_tokens();
+      if (tokens % 4 != 0) fail_at(section.header, "a Nodes block needs 4 values per node (id x y z); it holds " + std::to_string(tokens));
+      section.count = static_cast<std::int64_t>(tokens / 4);
+    } else if (section.kind == Kind::elements || section.kind == Kind::conditions) {
       const std::size_t per_entry = static_cast<std::size_t>(section.nodes) + 2;
       Cursor all(doc_, section.begin, section.end, path_);
       const std::size_t tokens = all.count_tokens();
@@ -331,7 +412,6 @@ class Reader {
                                     " nodes); it holds " + std::to_string(tokens));
       section.count = static_cast<std::int64_t>(tokens / per_entry);
     }
-    sections_.push_back(std::move(section));
   }
 
   // ---- nodes ----
@@ -343,27 +423,40 @@ class Reader {
     mesh_.points = NDArray::allocate(DType::float64, {total, 3});
     double* xyz = mesh_.points.data_as<double>();
     std::vector<std::int64_t> ids;
-    std::vector<std::size_t> offsets;
     ids.reserve(static_cast<std::size_t>(total));
-    offsets.reserve(static_cast<std::size_t>(total));
     for (const Section& section : sections_) {
       if (section.kind != Kind::nodes) continue;
       Cursor cursor(doc_, section.begin, section.end, path_);
       for (std::int64_t i = 0; i < section.count; ++i) {
-        offsets.push_back(cursor.position());
         ids.push_back(cursor.number<std::int64_t>("a node id"));
         for (int c = 0; c < 3; ++c) *xyz++ = cursor.number<double>("a node coordinate");
       }
+      if (!exact_ && !cursor.at_end()) throw Mismatch{};
     }
     if (const auto repeated = node_ids_.build(ids))
-      fail_at(offsets[*repeated], "node id " + std::to_string(ids[*repeated]) + " appears twice");
+      fail_at(entry_offset(Kind::nodes, Kind::nodes, *repeated), "node id " + std::to_string(ids[*repeated]) + " appears twice");
+  }
+
+  // Where entry `index` of the `a`/`b` blocks starts, counted over those blocks in file
+  // order (error paths only: the blocks have been parsed already).
+  std::size_t entry_offset(Kind a, Kind b, std::size_t index) {
+    for (const Section& section : sections_) {
+      if (section.kind != a && section.kind != b) continue;
+      const int per_entry = section.kind == Kind::nodes ? 4 : section.nodes + 2;
+      Cursor cursor(doc_, section.begin, section.end, path_);
+      for (std::int64_t i = 0; i < section.count; ++i, --index) {
+        if (index == 0) return cursor.position();
+        for (int k = 0; k < per_entry; ++k) cursor.number<double>("a value");
+      }
+    }
+    return 0;
   }
 
   std::int64_t node_index(Cursor& cursor) {
     const std::size_t offset = cursor.position();
     const std::int64_t id = cursor.number<std::int64_t>("a node id");
     const std::int64_t index = node_ids_.find(id);
-    if (index < 0) fail_at(offset, "node " + std::to_string(id) + " is not defined in a Nodes block");
+    if (index < 0) [[unlikely]] fail_at(offset, "node " + std::to_string(id) + " is not defined in a Nodes block");
     return index;
   }
 
@@ -388,7 +481,6 @@ class Reader {
     }
     const NDArray bases = block_bases(sizes);
     std::vector<std::int64_t> element_ids, condition_ids;
-    std::vector<std::size_t> element_offsets, condition_offsets;
     std::size_t b = 0;
     std::int64_t row = 0;
     bool first = true;
@@ -406,21 +498,32 @@ class Reader {
       std::int64_t* connectivity = mesh_.cells[b].connectivity.data_as<std::int64_t>();
       Cursor cursor(doc_, section.begin, section.end, path_);
       listed.resize(static_cast<std::size_t>(section.nodes));
+      auto& ids = condition ? condition_ids : element_ids;
+      auto& cells = condition ? condition_cells_ : element_cells_;
+      ids.reserve(ids.size() + static_cast<std::size_t>(section.count));
+      if (need_cells_) cells.reserve(cells.size() + static_cast<std::size_t>(section.count));
+      std::int64_t* property = properties[b].data_as<std::int64_t>();
+      const std::int64_t base = bases.data_as<std::int64_t>()[b];
       for (std::int64_t i = 0; i < section.count; ++i, ++row) {
-        (condition ? condition_offsets : element_offsets).push_back(cursor.position());
-        (condition ? condition_ids : element_ids).push_back(cursor.number<std::int64_t>("an entity id"));
-        (condition ? condition_cells_ : element_cells_).push_back(bases.data_as<std::int64_t>()[b] + row);
-        properties[b].data_as<std::int64_t>()[row] = cursor.number<std::int64_t>("a property id");
-        for (auto& node : listed) node = node_index(cursor);
+        ids.push_back(cursor.number<std::int64_t>("an entity id"));
+        if (need_cells_) cells.push_back(base + row);
+        property[row] = cursor.number<std::int64_t>("a property id");
         std::int64_t* out = connectivity + row * section.nodes;
-        for (int k = 0; k < section.nodes; ++k)
-          out[k] = listed[static_cast<std::size_t>(order.empty() ? k : order[static_cast<std::size_t>(k)])];
+        if (order.empty()) {
+          for (int k = 0; k < section.nodes; ++k) out[k] = node_index(cursor);
+        } else {
+          for (auto& node : listed) node = node_index(cursor);
+          for (int k = 0; k < section.nodes; ++k) out[k] = listed[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
+        }
       }
+      if (!exact_ && !cursor.at_end()) throw Mismatch{};
     }
     if (const auto repeated = element_ids_.build(element_ids))
-      fail_at(element_offsets[*repeated], "element id " + std::to_string(element_ids[*repeated]) + " appears twice");
+      fail_at(entry_offset(Kind::elements, Kind::elements, *repeated),
+              "element id " + std::to_string(element_ids[*repeated]) + " appears twice");
     if (const auto repeated = condition_ids_.build(condition_ids))
-      fail_at(condition_offsets[*repeated], "condition id " + std::to_string(condition_ids[*repeated]) + " appears twice");
+      fail_at(entry_offset(Kind::conditions, Kind::conditions, *repeated),
+              "condition id " + std::to_string(condition_ids[*repeated]) + " appears twice");
     if (!mesh_.cells.empty()) mesh_.cell_data.set("mdpa:property", std::move(properties));
   }
 
@@ -584,7 +687,9 @@ class Reader {
   const std::string& path_;
   std::vector<Section> sections_;
   IdMap node_ids_, element_ids_, condition_ids_;
-  std::vector<std::int64_t> element_cells_, condition_cells_;  // by id position: block-major cell
+  std::vector<std::int64_t> element_cells_, condition_cells_;  // by id position: block-major cell; only if need_cells_
+  bool need_cells_ = false;  // element data or SubModelParts look cells up by id
+  bool exact_ = false;       // entry counts come from the tokens (see replay)
   Mesh mesh_;
 };
 

@@ -2,7 +2,12 @@
 
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace meshioplusplus::nastran::detail {
 namespace {
@@ -17,15 +22,63 @@ std::string_view trim(std::string_view text) noexcept {
   return text;
 }
 
+char upper_ascii(char c) noexcept { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+
 std::string upper(std::string_view text) {
   std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char& c : out) c = upper_ascii(c);
   return out;
 }
 
-bool starts_with_word(std::string_view line, std::string_view word) {
-  return line.size() >= word.size() && upper(line.substr(0, word.size())) == word;
+// Case-insensitive "starts with `word`" (word upper case), without building a string.
+bool starts_with_upper(std::string_view text, std::string_view word) noexcept {
+  if (text.size() < word.size()) return false;
+  for (std::size_t i = 0; i < word.size(); ++i)
+    if (upper_ascii(text[i]) != word[i]) return false;
+  return true;
 }
+
+// One line's walk: where it stops ('\n', '$' or `end`), its first ',' before that (or
+// null) and whether a tab comes before that — one pass over the bytes.
+struct LineScan {
+  const char* stop;
+  const char* comma;
+  bool tab;
+};
+
+LineScan scan_line(const char* p, const char* end) noexcept {
+  LineScan scan{end, nullptr, false};
+#if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n'), dollar = _mm_set1_epi8('$'), comma = _mm_set1_epi8(','),
+                tab = _mm_set1_epi8('\t');
+  for (; end - p >= 16; p += 16) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const unsigned stops = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(chunk, newline), _mm_cmpeq_epi8(chunk, dollar))));
+    const unsigned commas = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, comma)));
+    const unsigned tabs = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, tab)));
+    const unsigned before = stops == 0 ? 0xFFFFu : (1u << __builtin_ctz(stops)) - 1u;
+    if (scan.comma == nullptr && (commas & before) != 0) scan.comma = p + __builtin_ctz(commas & before);
+    scan.tab = scan.tab || (tabs & before) != 0;
+    if (stops != 0) {
+      scan.stop = p + __builtin_ctz(stops);
+      return scan;
+    }
+  }
+#endif
+  for (; p < end; ++p) {
+    const char c = *p;
+    if (c == '\n' || c == '$') {
+      scan.stop = p;
+      return scan;
+    }
+    if (c == ',' && scan.comma == nullptr) scan.comma = p;
+    if (c == '\t') scan.tab = true;
+  }
+  return scan;
+}
+
+bool starts_with_word(std::string_view line, std::string_view word) { return starts_with_upper(line, word); }
 
 // "BEGIN BULK", with any blanks between the words.
 bool is_begin_bulk(std::string_view line) {
@@ -41,16 +94,13 @@ std::string_view column(std::string_view line, std::size_t begin, std::size_t wi
 }
 
 // The first field of a line: up to the first comma in free format, else columns 1-8.
-std::string_view first_field(std::string_view line) {
-  const std::size_t comma = line.find(',');
+std::string_view first_field(std::string_view line, std::size_t comma) {
   return comma != std::string_view::npos ? trim(line.substr(0, comma)) : column(line, 0, 8);
 }
+std::string_view first_field(std::string_view line) { return first_field(line, line.find(',')); }
 
 // A continuation line starts with '+' or '*', or leaves its first field blank.
-bool is_continuation(std::string_view line) {
-  const std::string_view head = first_field(line);
-  return head.empty() || head.front() == '+' || head.front() == '*';
-}
+bool is_continuation(std::string_view head) { return head.empty() || head.front() == '+' || head.front() == '*'; }
 
 // Where the bulk data starts: after "BEGIN BULK", else at the top. Executive and case
 // control never hold a GRID or element card, so the search stops at the first one.
@@ -146,17 +196,38 @@ bool CardReader::next_line(PhysicalLine& line) {
     pending_.reset();
     return true;
   }
+  const std::string_view document = scanner_.document();
+  const char* const base = document.data();
+  const char* const end = base + scanner_.end();
   while (!ended_ && !scanner_.at_end()) {
     const std::size_t offset = scanner_.position();
-    std::string_view text = scanner_.next_line();
-    text = text.substr(0, text.find('$'));  // '$' starts a comment, also after data
-    const std::string_view content = trim(text);
-    if (content.empty()) continue;
-    if (starts_with_word(content, "ENDDATA")) {
+    const char* const start = base + offset;
+    const LineScan scan = scan_line(start, end);
+    // Past the line: its '\n' (after a '$' comment, the next one).
+    const char* newline = scan.stop;
+    if (newline < end && *newline == '$') {
+      newline = static_cast<const char*>(std::memchr(newline, '\n', static_cast<std::size_t>(end - newline)));
+      if (newline == nullptr) newline = end;
+    }
+    scanner_.seek(static_cast<std::size_t>(newline - base) + (newline < end ? 1 : 0));
+    // The text before a '$' ('$' starts a comment, also after data); a '\r' before the
+    // line break is not part of it.
+    const char* stop = scan.stop;
+    if ((stop == end || *stop == '\n') && stop > start && stop[-1] == '\r') --stop;
+    std::string_view text(start, static_cast<std::size_t>(stop - start));
+    const char* first = start;
+    while (first < stop && (*first == ' ' || *first == '\t' || *first == '\r')) ++first;
+    if (first == stop) continue;  // blank
+    if ((*first == 'E' || *first == 'e') && starts_with_word(std::string_view(first, stop - first), "ENDDATA")) {
       ended_ = true;
       return false;
     }
-    line = {expand_tabs(text), offset};
+    const bool free = scan.comma != nullptr && scan.comma < stop;
+    if (scan.tab && !free) text = expand_tabs(text);
+    line.text = text;
+    line.offset = offset;
+    line.comma = free ? static_cast<std::size_t>(scan.comma - start) : std::string_view::npos;
+    line.head = first_field(text, line.comma);
     return true;
   }
   return false;
@@ -165,12 +236,12 @@ bool CardReader::next_line(PhysicalLine& line) {
 bool CardReader::next(Card& card) {
   PhysicalLine line;
   while (next_line(line)) {
-    if (is_continuation(line.text)) continue;  // orphaned: its card was not a card
+    if (is_continuation(line.head)) continue;  // orphaned: its card was not a card
     card.fields.clear();
     card.offset = line.offset;
     append_fields(line, true, card);
     while (next_line(line)) {
-      if (!is_continuation(line.text)) {
+      if (!is_continuation(line.head)) {
         pending_ = line;
         break;
       }
@@ -186,22 +257,31 @@ bool CardReader::next(Card& card) {
 // line with more fields than that is taken as one long line without a mark.
 void CardReader::append_fields(const PhysicalLine& physical, bool first, Card& card) {
   const std::string_view text = physical.text;
-  const std::string_view head = first_field(text);
+  const std::string_view head = physical.head;
   const bool large = !head.empty() && (head.back() == '*' || head.front() == '*');
-  if (first) card.name = upper(large ? head.substr(0, head.size() - 1) : head);
+  if (first) {
+    card.name.assign(large ? head.substr(0, head.size() - 1) : head);
+    for (char& c : card.name) c = upper_ascii(c);
+  }
   const std::size_t per_line = large ? kLargeFieldsPerLine : kSmallFieldsPerLine;
   const std::size_t begin = card.fields.size();
   const std::string_view blank = text.substr(text.size());
-  if (text.find(',') == std::string_view::npos) {
+  if (physical.comma == std::string_view::npos) {
     const std::size_t width = large ? 16 : 8;
-    for (std::size_t i = 0; i < per_line; ++i) card.fields.push_back(column(text, 8 + i * width, width));
+    card.fields.resize(begin + per_line);
+    std::string_view* out = card.fields.data() + begin;
+    for (std::size_t i = 0; i < per_line; ++i) out[i] = column(text, 8 + i * width, width);
     return;
   }
-  std::size_t start = text.find(',') + 1;
-  for (std::size_t i = start; i <= text.size(); ++i) {
-    if (i < text.size() && text[i] != ',') continue;
-    card.fields.push_back(trim(text.substr(start, i - start)));
-    start = i + 1;
+  const char* const base = text.data();
+  const char* const end = base + text.size();
+  const char* start = base + physical.comma + 1;
+  while (true) {
+    const char* comma = static_cast<const char*>(std::memchr(start, ',', static_cast<std::size_t>(end - start)));
+    const char* stop = comma == nullptr ? end : comma;
+    card.fields.push_back(trim(std::string_view(start, static_cast<std::size_t>(stop - start))));
+    if (comma == nullptr) break;
+    start = comma + 1;
   }
   if (card.fields.size() - begin == per_line + 1) card.fields.pop_back();  // the continuation mark
   while (card.fields.size() - begin < per_line) card.fields.push_back(blank);

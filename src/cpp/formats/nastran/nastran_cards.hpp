@@ -45,8 +45,10 @@ class CardReader {
 
  private:
   struct PhysicalLine {
-    std::string_view text;
+    std::string_view text;  // comment cut off, tabs expanded
     std::size_t offset;
+    std::size_t comma;      // of the first ',' in text (free format); npos: fixed format
+    std::string_view head;  // the first field
   };
   bool next_line(PhysicalLine& line);
   void append_fields(const PhysicalLine& line, bool first, Card& card);

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/text_scanner.hpp"
+
 namespace meshioplusplus::nastran::detail {
 namespace {
 
@@ -52,7 +54,7 @@ std::string with_precision(double value, std::chars_format format, int precision
 std::optional<std::int64_t> parse_integer(std::string_view field) noexcept {
   if (!field.empty() && field.front() == '+') field.remove_prefix(1);
   std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
+  const auto [end, error] = io::parse_int64(field.data(), field.data() + field.size(), value);
   if (field.empty() || error != std::errc{} || end != field.data() + field.size()) return std::nullopt;
   return value;
 }
