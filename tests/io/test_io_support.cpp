@@ -14,6 +14,7 @@
 #include "io/atomic_file.hpp"
 #include "io/base64.hpp"
 #include "io/id_map.hpp"
+#include "io/parallel.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "io/zlib_codec.hpp"
@@ -252,5 +253,81 @@ TEST(ParseInt64, AgreesWithFromChars) {
     EXPECT_EQ(a.ec, b.ec) << text;
     EXPECT_EQ(a.ptr, b.ptr) << text;
     if (b.ec == std::errc{}) EXPECT_EQ(ours, theirs) << text;
+  }
+}
+
+namespace {
+
+// "header\n" then `records` lines "i 2i.5", as a writer lays them out.
+std::string numbered_lines(std::int64_t records) {
+  std::string text = "header\n";
+  for (std::int64_t i = 0; i < records; ++i) text += std::to_string(i) + " " + std::to_string(2 * i) + ".5\n";
+  return text + "trailer\n";
+}
+
+// Parses record `index` from its line as TextScanner would, refusing other layouts.
+struct RecordParser {
+  const std::string& text;
+  const std::string& path;
+  std::vector<double>& out;
+  bool operator()(std::uint64_t index, std::size_t begin, std::size_t end) const {
+    io::TextScanner scanner(text, begin, end, path, "test");
+    scanner.skip_whitespace();
+    if (scanner.at_end()) return false;
+    out[2 * index] = static_cast<double>(scanner.next_number<std::int64_t>());
+    scanner.skip_whitespace();
+    if (scanner.at_end()) return false;
+    out[2 * index + 1] = scanner.next_number<double>();
+    scanner.skip_whitespace();
+    return scanner.at_end();
+  }
+};
+
+}  // namespace
+
+TEST(ParseLinesInParallel, FillsEveryRecordAndFindsTheSectionEnd) {
+  const std::int64_t records = 400000;  // ~6 MB: above the threshold
+  const std::string text = numbered_lines(records);
+  const std::string path = "lines.txt";
+  std::vector<double> out(2 * records, -1);
+  const std::optional<std::size_t> end = io::parse_lines_in_parallel(text, 7, records, RecordParser{text, path, out});
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(text.substr(*end), "trailer\n");
+  for (std::int64_t i = 0; i < records; i += 997) {
+    EXPECT_EQ(out[2 * i], static_cast<double>(i));
+    EXPECT_EQ(out[2 * i + 1], 2.0 * i + 0.5);
+  }
+  EXPECT_EQ(out[2 * (records - 1)], static_cast<double>(records - 1));
+}
+
+TEST(ParseLinesInParallel, OtherLayoutsAndSmallSectionsAreLeftToTheSequentialParser) {
+  const std::string path = "lines.txt";
+  const std::int64_t records = 400000;
+  std::vector<double> out(2 * records);
+  std::string blank = numbered_lines(records);
+  blank.insert(blank.find("\n300000 ") + 1, "\n");  // a blank line, and one record fewer before the end
+  EXPECT_FALSE(io::parse_lines_in_parallel(blank, 7, records, RecordParser{blank, path, out}).has_value());
+  std::string two_per_line = numbered_lines(records);
+  two_per_line.replace(two_per_line.find("\n250000 ") , 1, " ");  // two records on one line
+  EXPECT_FALSE(io::parse_lines_in_parallel(two_per_line, 7, records, RecordParser{two_per_line, path, out}).has_value());
+  const std::string truncated = numbered_lines(records).substr(0, 5000000);
+  EXPECT_FALSE(io::parse_lines_in_parallel(truncated, 7, records, RecordParser{truncated, path, out}).has_value());
+  const std::string small = numbered_lines(1000);
+  EXPECT_FALSE(io::parse_lines_in_parallel(small, 7, 1000, RecordParser{small, path, out}).has_value());
+}
+
+TEST(ParseLinesInParallel, ABadNumberIsReportedWithItsLine) {
+  const std::string path = "lines.txt";
+  const std::int64_t records = 400000;
+  std::vector<double> out(2 * records);
+  std::string text = numbered_lines(records);
+  const std::size_t bad = text.find("\n350000 ") + 1;
+  text[bad] = 'x';
+  try {
+    io::parse_lines_in_parallel(text, 7, records, RecordParser{text, path, out});
+    FAIL() << "no ReadError";
+  } catch (const meshioplusplus::ReadError& error) {
+    EXPECT_EQ(error.byte_offset(), bad);
+    EXPECT_EQ(error.line(), 350002u);  // the header line, then records numbered from 0
   }
 }

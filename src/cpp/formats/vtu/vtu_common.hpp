@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "io/parallel.hpp"
 #include "meshioplusplus/ndarray.hpp"
 
 namespace meshioplusplus::vtu::detail {
@@ -51,38 +52,6 @@ inline std::string_view vtk_name_of(DType dtype) noexcept {
   return "Float64";
 }
 
-// Runs `work(begin, end)` over contiguous ranges covering [0, count): one range per
-// hardware thread when each gets at least `grain` items, a single call otherwise. After
-// every range has finished, the exception of the earliest failing range is rethrown, so
-// errors come out exactly as a sequential run would report them.
-template <class Work> void parallel_ranges(std::size_t count, std::size_t grain, Work&& work) {
-  const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t ranges = std::min(hardware, count / std::max<std::size_t>(grain, 1));
-  if (ranges <= 1) {
-    work(std::size_t{0}, count);
-    return;
-  }
-  std::vector<std::exception_ptr> errors(ranges);
-  auto run = [&](std::size_t range) {
-    try {
-      work(count * range / ranges, count * (range + 1) / ranges);
-    } catch (...) {
-      errors[range] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(ranges - 1);
-  for (std::size_t range = 1; range < ranges; ++range) {
-    try {
-      threads.emplace_back(run, range);
-    } catch (const std::system_error&) {
-      run(range);  // no thread to be had: do that share here
-    }
-  }
-  run(0);
-  for (std::thread& thread : threads) thread.join();
-  for (const std::exception_ptr& error : errors)
-    if (error) std::rethrow_exception(error);
-}
+using io::parallel_ranges;
 
 }  // namespace meshioplusplus::vtu::detail

@@ -1,0 +1,140 @@
+// Work split over the machine's cores with results identical to a sequential run: the same
+// output and, when something is wrong, the same error (that of the earliest failing part).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace meshioplusplus::io {
+
+// Runs `work(begin, end)` over contiguous ranges covering [0, count): one range per
+// hardware thread when each gets at least `grain` items, a single call otherwise. After
+// every range has finished, the exception of the earliest failing range is rethrown, so
+// errors come out exactly as a sequential run would report them.
+template <class Work> void parallel_ranges(std::size_t count, std::size_t grain, Work&& work) {
+  const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t ranges = std::min(hardware, count / std::max<std::size_t>(grain, 1));
+  if (ranges <= 1) {
+    work(std::size_t{0}, count);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(ranges);
+  auto run = [&](std::size_t range) {
+    try {
+      work(count * range / ranges, count * (range + 1) / ranges);
+    } catch (...) {
+      errors[range] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(ranges - 1);
+  for (std::size_t range = 1; range < ranges; ++range) {
+    try {
+      threads.emplace_back(run, range);
+    } catch (const std::system_error&) {
+      run(range);  // no thread to be had: do that share here
+    }
+  }
+  run(0);
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
+// Sections smaller than this parse faster on one thread than the split costs.
+inline constexpr std::size_t kParallelLinesMinBytes = std::size_t{4} << 20;
+
+// Text sections holding `records` records of one per line — what every writer produces —
+// parse on all cores: the section is cut at line boundaries, each piece learns the number
+// of its first record from a newline count, and `parse_record(index, line_begin, line_end)`
+// (offsets into `document`, the line without its '\n') fills record `index` in place.
+//
+// Returns the offset just past the section's last line, or nullopt when the caller must
+// parse sequentially instead — the section is small, the file ends early, or
+// `parse_record` returned false for a line not laid out as one record (blank, wrapped,
+// several records): only the sequential parser decides such layouts and words their
+// errors. Any other error is thrown as a sequential parse would (the earliest piece's).
+template <class ParseRecord>
+std::optional<std::size_t> parse_lines_in_parallel(std::string_view document, std::size_t begin, std::uint64_t records,
+                                                   ParseRecord&& parse_record) {
+  const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  if (hardware < 2 || records < 2 || document.size() - begin < kParallelLinesMinBytes) return std::nullopt;
+
+  // Find the end of the section, keeping (offset, records before it) checkpoints.
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  struct Checkpoint {
+    std::size_t offset;
+    std::uint64_t lines_before;
+  };
+  std::vector<Checkpoint> checkpoints{{begin, 0}};
+  std::size_t position = begin;
+  std::uint64_t seen = 0;
+  const char* const text = document.data();
+  while (seen < records) {
+    const std::size_t chunk = std::min(kChunk, document.size() - position);
+    if (chunk == 0) return std::nullopt;  // fewer lines than records: the sequential parse says where
+    const auto in_chunk = static_cast<std::uint64_t>(std::count(text + position, text + position + chunk, '\n'));
+    if (seen + in_chunk < records || (seen + in_chunk == records && text[position + chunk - 1] == '\n')) {
+      seen += in_chunk;
+      position += chunk;
+      checkpoints.push_back({position, seen});
+      continue;
+    }
+    // The last newline is in this chunk: find it exactly.
+    const std::size_t limit = position + chunk;
+    while (seen < records) {
+      position = static_cast<std::size_t>(static_cast<const char*>(std::memchr(text + position, '\n', limit - position)) - text) + 1;
+      ++seen;
+    }
+  }
+  const std::size_t end = position;
+  if (end - begin < kParallelLinesMinBytes) return std::nullopt;
+
+  // Pieces start at line starts; each counts its first record from the nearest checkpoint.
+  const std::size_t pieces = std::min<std::size_t>(hardware, (end - begin) / (kParallelLinesMinBytes / 2));
+  std::vector<std::size_t> starts(pieces + 1, end);
+  std::vector<std::uint64_t> first_record(pieces + 1, records);
+  starts[0] = begin;
+  first_record[0] = 0;
+  for (std::size_t p = 1; p < pieces; ++p) {
+    std::size_t at = std::max(starts[p - 1], begin + (end - begin) / pieces * p);
+    const void* newline = std::memchr(text + at, '\n', end - at);
+    at = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - text) + 1 : end;
+    const auto checkpoint = std::upper_bound(checkpoints.begin(), checkpoints.end(), at,
+                                             [](std::size_t value, const Checkpoint& c) { return value < c.offset; }) - 1;
+    starts[p] = at;
+    first_record[p] = checkpoint->lines_before +
+                      static_cast<std::uint64_t>(std::count(text + checkpoint->offset, text + at, '\n'));
+  }
+
+  std::atomic<bool> laid_out_per_line{true};
+  try {
+    parallel_ranges(pieces, 1, [&](std::size_t first_piece, std::size_t last_piece) {
+      for (std::size_t p = first_piece; p < last_piece && laid_out_per_line; ++p) {
+        std::uint64_t index = first_record[p];
+        for (std::size_t line = starts[p]; line < starts[p + 1] && laid_out_per_line; ++index) {
+          const void* newline = std::memchr(text + line, '\n', starts[p + 1] - line);
+          const std::size_t stop = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - text) : starts[p + 1];
+          if (index >= records || !parse_record(index, line, stop)) laid_out_per_line = false;
+          line = stop + 1;
+        }
+      }
+    });
+  } catch (...) {
+    if (!laid_out_per_line) return std::nullopt;  // a layout question first: the sequential parse answers both
+    throw;
+  }
+  if (!laid_out_per_line) return std::nullopt;
+  return end;
+}
+
+}  // namespace meshioplusplus::io
