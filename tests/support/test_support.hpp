@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -135,6 +137,35 @@ inline std::string block_summary(const Mesh& mesh) {
 }
 
 // ---- arrays and regions ------------------------------------------------------------------
+
+template <class T> NDArray array_of(Shape shape, const std::vector<T>& values) {
+  NDArray array = NDArray::allocate(dtype_of<T>(), std::move(shape));
+  std::memcpy(array.data(), values.data(), values.size() * sizeof(T));
+  return array;
+}
+
+// Same dtype, same shape, same bytes: what "bit-exact" means in the round-trip tests.
+inline bool same_bits(const NDArray& a, const NDArray& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+// The values of an array of any dtype, as int64.
+inline std::vector<std::int64_t> int_values(const NDArray& array) {
+  std::vector<std::int64_t> out;
+  visit_dtype(array.dtype(), [&](auto zero) {
+    for (auto value : array.values<decltype(zero)>()) out.push_back(static_cast<std::int64_t>(value));
+  });
+  return out;
+}
+
+inline std::vector<std::int64_t> nodes_of(const CellBlock& block) { return int_values(block.connectivity); }
+
+// The first region named `name` (of `kind`, when given); nullptr when there is none.
+inline const Region* find_region(const Mesh& mesh, const std::string& name, std::optional<RegionKind> kind = std::nullopt) {
+  for (const Region& region : mesh.regions)
+    if (region.name == name && (!kind || region.kind == *kind)) return &region;
+  return nullptr;
+}
 
 inline NDArray int64_matrix(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& data) {
   NDArray array = NDArray::allocate(DType::int64, {rows, cols});

@@ -17,16 +17,6 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-template <class T> NDArray array_of(Shape shape, std::vector<T> values) {
-  NDArray array = NDArray::allocate(dtype_of<T>(), std::move(shape));
-  std::memcpy(array.data(), values.data(), values.size() * sizeof(T));
-  return array;
-}
-
-bool same_bits(const NDArray& a, const NDArray& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
 // As LaGriT writes it: ids 1..n, a node data block with a scalar and a vector field.
 const char* const kLagrit =
     "# LaGriT output\n"

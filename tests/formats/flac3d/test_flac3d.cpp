@@ -17,10 +17,6 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-bool same_bits(const NDArray& a, const NDArray& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
 // A unit cube's corners plus an apex and a prism top, every zone positively oriented.
 Mesh sample_mesh() {
   Mesh mesh;
@@ -38,12 +34,6 @@ Mesh sample_mesh() {
   mesh.regions.push_back(cell_region("face:top:1", 2, -1, {0, 2}));
   mesh.regions.push_back(cell_region("both", 3, -1, {1, 5, 6}));
   return mesh;
-}
-
-const Region* find_region(const Mesh& mesh, const std::string& name) {
-  for (const Region& region : mesh.regions)
-    if (region.name == name) return &region;
-  return nullptr;
 }
 
 std::vector<std::int64_t> entries(const Region* region) {

@@ -19,10 +19,6 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-bool same_bits(const NDArray& a, const NDArray& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
 std::vector<std::int64_t> values(const NDArray& array) {
   const auto v = array.values<std::int64_t>();
   return {v.begin(), v.end()};
@@ -32,12 +28,6 @@ std::vector<std::int64_t> row(const CellBlock& block, std::int64_t cell) {
   const std::int64_t n = block.connectivity.row_width();
   const std::int64_t* data = block.connectivity.data_as<std::int64_t>() + cell * n;
   return {data, data + n};
-}
-
-const Region* find_region(const Mesh& mesh, const std::string& name) {
-  for (const Region& region : mesh.regions)
-    if (region.name == name) return &region;
-  return nullptr;
 }
 
 // A 3-D file as Netgen's Mesh::Save writes it.

@@ -24,10 +24,6 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-bool same_bits(const NDArray& a, const NDArray& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
 std::vector<std::int64_t> entries(const Region& region) {
   const auto values = region.entries.values<std::int64_t>();
   return {values.begin(), values.end()};

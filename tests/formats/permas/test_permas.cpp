@@ -19,16 +19,6 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-bool same_bits(const NDArray& a, const NDArray& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
-const Region* find_region(const Mesh& mesh, const std::string& name, RegionKind kind) {
-  for (const Region& region : mesh.regions)
-    if (region.name == name && region.kind == kind) return &region;
-  return nullptr;
-}
-
 std::vector<std::int64_t> entries(const Region& region) {
   const auto values = region.entries.values<std::int64_t>();
   return {values.begin(), values.end()};

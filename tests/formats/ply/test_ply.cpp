@@ -30,12 +30,6 @@ std::map<std::string, std::int64_t> cells_per_type(const Mesh& mesh) {
   return counts;
 }
 
-template <class T> NDArray array_of(Shape shape, std::vector<T> values) {
-  NDArray array = NDArray::allocate(dtype_of<T>(), std::move(shape));
-  std::memcpy(array.data(), values.data(), values.size() * sizeof(T));
-  return array;
-}
-
 bool same_array(const NDArray& a, const NDArray& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
 }

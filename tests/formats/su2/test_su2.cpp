@@ -23,18 +23,6 @@ NDArray doubles(Shape shape, const std::vector<double>& values) {
   return array;
 }
 
-bool same_bits(const NDArray& a, const NDArray& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
-std::vector<std::int64_t> ints(const NDArray& array) {
-  std::vector<std::int64_t> out;
-  visit_dtype(array.dtype(), [&](auto zero) {
-    for (auto v : array.values<decltype(zero)>()) out.push_back(static_cast<std::int64_t>(v));
-  });
-  return out;
-}
-
 const Region* region_named(const Mesh& mesh, const std::string& name) {
   for (const Region& region : mesh.regions)
     if (region.name == name) return &region;
@@ -101,20 +89,20 @@ TEST(Su2Read, TwoDimensionalWithIndexColumnsAndStringTags) {
   EXPECT_EQ(mesh.points.shape(), (Shape{6, 2}));
   EXPECT_EQ(mesh.points.data_as<double>()[7], 0.5);
   EXPECT_EQ(block_summary(mesh), "triangle:2;quad:1;line:4");
-  EXPECT_EQ(ints(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 4, 2, 3, 5}));
+  EXPECT_EQ(int_values(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 4, 2, 3, 5}));
   const auto* tags = mesh.cell_data.find("su2:tag");
   ASSERT_NE(tags, nullptr);
   EXPECT_EQ((*tags)[0].dtype(), DType::int32);
-  EXPECT_EQ(ints((*tags)[1]), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(int_values((*tags)[1]), (std::vector<std::int64_t>{0}));
   // meshio numbers string tags 1, 2, … in order.
-  EXPECT_EQ(ints((*tags)[2]), (std::vector<std::int64_t>{1, 1, 1, 2}));
+  EXPECT_EQ(int_values((*tags)[2]), (std::vector<std::int64_t>{1, 1, 1, 2}));
   const Region* lower = region_named(mesh, "lower");
   ASSERT_NE(lower, nullptr);
   EXPECT_EQ(lower->kind, RegionKind::Cell);
   EXPECT_EQ(lower->dim, 1);
   EXPECT_EQ(lower->tag, 1);
-  EXPECT_EQ(ints(lower->entries), (std::vector<std::int64_t>{3, 4, 5}));
-  EXPECT_EQ(ints(region_named(mesh, "upper")->entries), (std::vector<std::int64_t>{6}));
+  EXPECT_EQ(int_values(lower->entries), (std::vector<std::int64_t>{3, 4, 5}));
+  EXPECT_EQ(int_values(region_named(mesh, "upper")->entries), (std::vector<std::int64_t>{6}));
 }
 
 TEST(Su2Read, ThreeDimensionalBlanksAroundEqualsAndNumericTags) {
@@ -122,21 +110,21 @@ TEST(Su2Read, ThreeDimensionalBlanksAroundEqualsAndNumericTags) {
   // Volume blocks in ascending VTK id, marker blocks in order of first appearance.
   EXPECT_EQ(block_summary(mesh), "tetra:1;pyramid:1;triangle:2;quad:1");
   const auto& tags = *mesh.cell_data.find("su2:tag");
-  EXPECT_EQ(ints(tags[2]), (std::vector<std::int64_t>{7, 3}));
-  EXPECT_EQ(ints(tags[3]), (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(int_values(tags[2]), (std::vector<std::int64_t>{7, 3}));
+  EXPECT_EQ(int_values(tags[3]), (std::vector<std::int64_t>{7}));
   const Region* seven = region_named(mesh, "7");
   ASSERT_NE(seven, nullptr);
   EXPECT_EQ(seven->dim, 2);
   EXPECT_EQ(seven->tag, 7);
-  EXPECT_EQ(ints(seven->entries), (std::vector<std::int64_t>{4, 2}));
-  EXPECT_EQ(ints(region_named(mesh, "3")->entries), (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(int_values(seven->entries), (std::vector<std::int64_t>{4, 2}));
+  EXPECT_EQ(int_values(region_named(mesh, "3")->entries), (std::vector<std::int64_t>{3}));
 }
 
 TEST(Su2Read, WedgesComeInOurNodeOrder) {
   const char* text =
       "NDIME= 3\nNELEM= 1\n13 0 1 2 3 4 5\nNPOIN= 6\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n1 0 1\n0 1 1\nNMARK= 0\n";
   const Mesh mesh = su2::read(write_scratch("wedge.su2", text));
-  EXPECT_EQ(ints(mesh.cells.at(0).connectivity), (std::vector<std::int64_t>{0, 2, 1, 3, 5, 4}));
+  EXPECT_EQ(int_values(mesh.cells.at(0).connectivity), (std::vector<std::int64_t>{0, 2, 1, 3, 5, 4}));
   const std::string path = scratch("wedge_back.su2").string();
   su2::write(path, mesh, {});
   EXPECT_NE(read_file(path).find("13 0 1 2 3 4 5\n"), std::string::npos);
@@ -150,10 +138,10 @@ TEST(Su2Read, ZonesAreMerged) {
   const Mesh mesh = su2::read(write_scratch("zones.su2", text));
   EXPECT_EQ(mesh.num_points(), 6);
   EXPECT_EQ(block_summary(mesh), "triangle:2;line:2");
-  EXPECT_EQ(ints(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
-  EXPECT_EQ(ints(mesh.cells[1].connectivity), (std::vector<std::int64_t>{0, 1, 4, 5}));
+  EXPECT_EQ(int_values(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(int_values(mesh.cells[1].connectivity), (std::vector<std::int64_t>{0, 1, 4, 5}));
   ASSERT_EQ(mesh.regions.size(), 1u);
-  EXPECT_EQ(ints(mesh.regions[0].entries), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(int_values(mesh.regions[0].entries), (std::vector<std::int64_t>{2, 3}));
 }
 
 TEST(Su2Read, UnknownKeywordSectionsAreSkipped) {
@@ -182,14 +170,14 @@ TEST(Su2RoundTrip, EveryThreeDimensionalTypeWithRegions) {
   EXPECT_EQ(block_summary(back), "tetra:2;hexahedron:1;wedge:1;pyramid:1;triangle:3;quad:2");
   for (std::size_t b = 0; b < 4; ++b) EXPECT_TRUE(same_bits(back.cells[b].connectivity, mesh.cells[b].connectivity)) << b;
   // Markers list their cells in region order: inlet (tri 0, tri 2), far_field (tri 1, quads).
-  EXPECT_EQ(ints(back.cells[4].connectivity), (std::vector<std::int64_t>{0, 1, 2, 6, 7, 8, 3, 4, 5}));
+  EXPECT_EQ(int_values(back.cells[4].connectivity), (std::vector<std::int64_t>{0, 1, 2, 6, 7, 8, 3, 4, 5}));
   const Region* inlet = region_named(back, "inlet");
   const Region* far = region_named(back, "far_field");
   ASSERT_NE(inlet, nullptr);
   ASSERT_NE(far, nullptr);
-  EXPECT_EQ(ints(inlet->entries), (std::vector<std::int64_t>{5, 6}));
-  EXPECT_EQ(ints(far->entries), (std::vector<std::int64_t>{7, 8, 9}));
-  EXPECT_EQ(ints((*back.cell_data.find("su2:tag"))[4]), (std::vector<std::int64_t>{1, 1, 2}));
+  EXPECT_EQ(int_values(inlet->entries), (std::vector<std::int64_t>{5, 6}));
+  EXPECT_EQ(int_values(far->entries), (std::vector<std::int64_t>{7, 8, 9}));
+  EXPECT_EQ(int_values((*back.cell_data.find("su2:tag"))[4]), (std::vector<std::int64_t>{1, 1, 2}));
 }
 
 TEST(Su2RoundTrip, TwoDimensionalFromTags) {
@@ -206,8 +194,8 @@ TEST(Su2RoundTrip, TwoDimensionalFromTags) {
   const Mesh back = su2::read(path);
   EXPECT_TRUE(same_bits(back.points, mesh.points));
   EXPECT_EQ(block_summary(back), "triangle:2;quad:1;line:3");
-  EXPECT_EQ(ints(back.cells[2].connectivity), (std::vector<std::int64_t>{0, 1, 2, 3, 1, 2}));
-  EXPECT_EQ(ints((*back.cell_data.find("su2:tag"))[2]), (std::vector<std::int64_t>{4, 4, 9}));
+  EXPECT_EQ(int_values(back.cells[2].connectivity), (std::vector<std::int64_t>{0, 1, 2, 3, 1, 2}));
+  EXPECT_EQ(int_values((*back.cell_data.find("su2:tag"))[2]), (std::vector<std::int64_t>{4, 4, 9}));
   EXPECT_NE(region_named(back, "9"), nullptr);
 }
 
