@@ -42,6 +42,8 @@ class AtomicFile {
 class OutputBuffer {
  public:
   explicit OutputBuffer(AtomicFile& file) : file_(file) { buffer_.reserve(kCapacity + 512); }
+  OutputBuffer(const OutputBuffer&) = delete;  // a copy would write its own bytes out of order
+  OutputBuffer& operator=(const OutputBuffer&) = delete;
   ~OutputBuffer() = default;
 
   void put(char c) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,54 @@ class GzipWriter {
   void* stream_ = nullptr;  // z_stream, kept out of this header
   std::vector<unsigned char> chunk_;
   bool finished_ = false;
+};
+
+// ---- text files that may be gzip-compressed (PERMAS, Netgen) ----
+
+// The bytes of a text file that may be gzip-compressed: inflated into `inflated` when the
+// content says gzip, otherwise the mapped bytes themselves.
+inline std::string_view maybe_gunzip(std::string_view bytes, std::string& inflated, const std::string& path,
+                                     std::string_view format) {
+  if (!is_gzip(bytes)) return bytes;
+  inflated = gunzip(bytes, path, format);
+  return inflated;
+}
+
+// Whether a file name ends in ".gz" (any case): writers compress exactly then.
+inline bool names_gzip(std::string_view path) noexcept {
+  return path.size() >= 3 && path[path.size() - 3] == '.' && (path[path.size() - 2] | 0x20) == 'g' &&
+         (path[path.size() - 1] | 0x20) == 'z';
+}
+
+// A text file written through an OutputBuffer, gzip-compressed when its name ends in ".gz":
+// writers format into out(), call end_record() after each record, and commit() at the end.
+class TextOutput {
+ public:
+  TextOutput(const std::string& path, std::string_view format) : file_(path, format), out_(file_) {
+    if (names_gzip(path)) gzip_.emplace(file_);
+  }
+
+  OutputBuffer& out() noexcept { return out_; }
+
+  void end_record() {
+    out_.put('\n');
+    if (gzip_) gzip_->take(out_);
+  }
+
+  void commit() {
+    if (gzip_) {
+      gzip_->take(out_, true);
+      gzip_->finish();
+    } else {
+      out_.flush();
+    }
+    file_.commit();
+  }
+
+ private:
+  AtomicFile file_;
+  OutputBuffer out_;
+  std::optional<GzipWriter> gzip_;  // declared last: destroyed before the file it writes to
 };
 
 }  // namespace meshioplusplus::io

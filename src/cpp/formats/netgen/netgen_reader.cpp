@@ -391,11 +391,7 @@ Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
   std::string_view bytes = file.bytes();
   std::string inflated;
-  if (io::is_gzip(bytes)) {
-    inflated = io::gunzip(bytes, path, kFormat);
-    bytes = inflated;
-  }
-  return Reader(bytes, path).read();
+  return Reader(io::maybe_gunzip(bytes, inflated, path, kFormat), path).read();
 }
 
 }  // namespace meshioplusplus::netgen

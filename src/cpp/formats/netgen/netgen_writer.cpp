@@ -30,13 +30,6 @@ namespace {
 constexpr std::string_view kFormat = "netgen";
 constexpr std::string_view kCodimensionSections[] = {"materials", "bcnames", "cd2names", "cd3names"};
 
-bool ends_with_gz(const std::string& path) {
-  if (path.size() < 3) return false;
-  std::string tail = path.substr(path.size() - 3);
-  std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return std::tolower(c); });
-  return tail == ".gz";
-}
-
 // A name as Netgen reads it back (one blank-free word).
 std::string word_name(std::string_view name) {
   std::string out(name);
@@ -47,8 +40,7 @@ std::string word_name(std::string_view name) {
 
 class Writer {
  public:
-  Writer(const std::string& path, const Mesh& mesh) : mesh_(mesh), file_(path, kFormat), out_(file_) {
-    if (ends_with_gz(path)) gzip_.emplace(file_);
+  Writer(const std::string& path, const Mesh& mesh) : mesh_(mesh), output_(path, kFormat), out_(output_.out()) {
     indices_ = io::per_cell_integers(mesh, "netgen:index");
     for (const CellBlock& block : mesh.cells) kinds_.push_back(detail::kind_of(block.type));
   }
@@ -72,20 +64,11 @@ class Writer {
     write_identifications();
     for (std::int64_t codim = 0; codim <= dimension; ++codim) write_names(static_cast<int>(dimension - codim), static_cast<int>(codim));
     out_.text("\nendmesh\n");
-    if (gzip_) {
-      gzip_->take(out_, true);
-      gzip_->finish();
-    } else {
-      out_.flush();
-    }
-    file_.commit();
+    output_.commit();
   }
 
  private:
-  void end_record() {
-    out_.put('\n');
-    if (gzip_) gzip_->take(out_);
-  }
+  void end_record() { output_.end_record(); }
 
   std::int64_t index_of(std::size_t block, std::int64_t cell) const {
     return indices_ == nullptr ? 1 : io::integer_at((*indices_)[block], cell);
@@ -209,9 +192,8 @@ class Writer {
   }
 
   const Mesh& mesh_;
-  io::AtomicFile file_;
-  io::OutputBuffer out_;
-  std::optional<io::GzipWriter> gzip_;
+  io::TextOutput output_;
+  io::OutputBuffer& out_;  // output_.out()
   const std::vector<NDArray>* indices_ = nullptr;
   std::vector<const detail::ElementKind*> kinds_;
 };

@@ -25,13 +25,6 @@ namespace {
 
 constexpr std::string_view kFormat = "permas";
 
-bool ends_with_gz(const std::string& path) {
-  if (path.size() < 3) return false;
-  std::string tail = path.substr(path.size() - 3);
-  std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return std::tolower(c); });
-  return tail == ".gz";
-}
-
 std::string_view write_class(std::string_view type) {
   for (const detail::ElementClass& entry : detail::kWriteClasses)
     if (entry.type == type) return entry.permas;
@@ -48,8 +41,7 @@ std::string record_name(std::string_view name) {
 
 class Writer {
  public:
-  Writer(const std::string& path, const Mesh& mesh) : mesh_(mesh), file_(path, kFormat), out_(file_) {
-    if (ends_with_gz(path)) gzip_.emplace(file_);
+  Writer(const std::string& path, const Mesh& mesh) : mesh_(mesh), output_(path, kFormat), out_(output_.out()) {
   }
 
   void write() {
@@ -59,20 +51,11 @@ class Writer {
     write_elements();
     write_sets();
     out_.text("$END STRUCTURE\n$EXIT COMPONENT\n$FIN\n");
-    if (gzip_) {
-      gzip_->take(out_, true);
-      gzip_->finish();
-    } else {
-      out_.flush();
-    }
-    file_.commit();
+    output_.commit();
   }
 
  private:
-  void end_record() {
-    out_.put('\n');
-    if (gzip_) gzip_->take(out_);
-  }
+  void end_record() { output_.end_record(); }
 
   void write_points() {
     const std::int64_t dim = mesh_.points.row_width();
@@ -123,9 +106,8 @@ class Writer {
   }
 
   const Mesh& mesh_;
-  io::AtomicFile file_;
-  io::OutputBuffer out_;
-  std::optional<io::GzipWriter> gzip_;
+  io::TextOutput output_;
+  io::OutputBuffer& out_;  // output_.out()
 };
 
 }  // namespace
