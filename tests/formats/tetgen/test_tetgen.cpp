@@ -18,18 +18,6 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-bool same_bits(const NDArray& a, const NDArray& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
-std::vector<std::int64_t> ints(const NDArray& array) {
-  std::vector<std::int64_t> out;
-  visit_dtype(array.dtype(), [&](auto zero) {
-    for (auto v : array.values<decltype(zero)>()) out.push_back(static_cast<std::int64_t>(v));
-  });
-  return out;
-}
-
 // As `tetgen -pqA` writes them: 1-based, one attribute, one marker, region attributes.
 const char* const kNode =
     "# cube.node\n"
@@ -60,22 +48,22 @@ TEST(TetgenRead, OneBasedPairWithAttributesMarkersAndRegions) {
     const Mesh mesh = tetgen::read(path);
     EXPECT_EQ(mesh.points.shape(), (Shape{5, 3}));
     EXPECT_EQ(block_summary(mesh), "tetra:2");
-    EXPECT_EQ(ints(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 2, 3, 1, 2, 3, 4}));
+    EXPECT_EQ(int_values(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 2, 3, 1, 2, 3, 4}));
     const NDArray* attr = mesh.point_data.find("tetgen:attr1");
     ASSERT_NE(attr, nullptr);
     EXPECT_EQ(attr->data_as<double>()[3], -1e-3);
     const NDArray* marker = mesh.point_data.find("tetgen:ref");
     ASSERT_NE(marker, nullptr);
     EXPECT_EQ(marker->dtype(), DType::int32);
-    EXPECT_EQ(ints(*marker), (std::vector<std::int64_t>{1, 1, 2, 0, 2}));
+    EXPECT_EQ(int_values(*marker), (std::vector<std::int64_t>{1, 1, 2, 0, 2}));
     const auto* ref = mesh.cell_data.find("tetgen:ref");
     ASSERT_NE(ref, nullptr);
     EXPECT_EQ((*ref)[0].dtype(), DType::int64);
-    EXPECT_EQ(ints((*ref)[0]), (std::vector<std::int64_t>{1, -2}));
+    EXPECT_EQ(int_values((*ref)[0]), (std::vector<std::int64_t>{1, -2}));
     ASSERT_EQ(mesh.regions.size(), 2u);
     EXPECT_EQ(mesh.regions[0].name, "tetgen:ref -2");
     EXPECT_EQ(mesh.regions[0].dim, 3);
-    EXPECT_EQ(ints(mesh.regions[1].entries), (std::vector<std::int64_t>{0}));
+    EXPECT_EQ(int_values(mesh.regions[1].entries), (std::vector<std::int64_t>{0}));
   }
 }
 
@@ -86,10 +74,10 @@ TEST(TetgenRead, MeshioStylePairZeroBasedWithFloatMarkersAndRealAttributes) {
       "2 0.0e+00 1.0e+00 0.0e+00 3.5e+00 0.0\n3 0.0e+00 0.0e+00 1.0e+00 4.5e+00 3.0\n";
   const std::string ele = "# This file was created by meshio v5.3.5\n1 4 2\n0 0 1 2 3 0.5 4\n";
   const Mesh mesh = tetgen::read(write_pair("meshio", node, ele));
-  EXPECT_EQ(ints(*mesh.point_data.find("tetgen:ref")), (std::vector<std::int64_t>{1, 2, 0, 3}));
-  EXPECT_EQ(ints(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(int_values(*mesh.point_data.find("tetgen:ref")), (std::vector<std::int64_t>{1, 2, 0, 3}));
+  EXPECT_EQ(int_values(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 2, 3}));
   EXPECT_EQ((*mesh.cell_data.find("tetgen:ref"))[0].dtype(), DType::float64);  // 0.5 is no integer
-  EXPECT_EQ(ints((*mesh.cell_data.find("tetgen:ref2"))[0]), (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(int_values((*mesh.cell_data.find("tetgen:ref2"))[0]), (std::vector<std::int64_t>{4}));
   EXPECT_TRUE(mesh.regions.empty());
 }
 
@@ -108,10 +96,10 @@ TEST(TetgenRoundTrip, PointsBitExactDataKept) {
   EXPECT_TRUE(std::filesystem::exists(scratch("round.node")));
   const Mesh back = tetgen::read(path);
   EXPECT_TRUE(same_bits(back.points, mesh.points));
-  EXPECT_EQ(ints(back.cells.at(0).connectivity), (std::vector<std::int64_t>{0, 1, 2, 3, 1, 2, 3, 4}));
+  EXPECT_EQ(int_values(back.cells.at(0).connectivity), (std::vector<std::int64_t>{0, 1, 2, 3, 1, 2, 3, 4}));
   EXPECT_TRUE(same_bits(*back.point_data.find("tetgen:ref"), *mesh.point_data.find("tetgen:ref")));
   EXPECT_TRUE(same_bits(*back.point_data.find("tetgen:attr1"), *mesh.point_data.find("T")));
-  EXPECT_EQ(ints((*back.cell_data.find("tetgen:ref"))[0]), (std::vector<std::int64_t>{4, 5}));
+  EXPECT_EQ(int_values((*back.cell_data.find("tetgen:ref"))[0]), (std::vector<std::int64_t>{4, 5}));
 }
 
 TEST(TetgenWrite, OnlyTetraAndPairNames) {

@@ -18,18 +18,6 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-bool same_bits(const NDArray& a, const NDArray& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-}
-
-std::vector<std::int64_t> ints(const NDArray& array) {
-  std::vector<std::int64_t> out;
-  visit_dtype(array.dtype(), [&](auto zero) {
-    for (auto v : array.values<decltype(zero)>()) out.push_back(static_cast<std::int64_t>(v));
-  });
-  return out;
-}
-
 // 8 points, 2 triangles, 1 quad, 1 tetra, 1 pyramid, 1 prism, 1 hexahedron (1-based).
 const char* const kAscii =
     "8 2 1 1 1 1 1\n"
@@ -67,18 +55,18 @@ TEST(UgridRead, AsciiGridWithEveryElementType) {
   EXPECT_EQ(mesh.points.shape(), (Shape{8, 3}));
   EXPECT_EQ(mesh.points.data_as<double>()[23], 1e-3);
   EXPECT_EQ(block_summary(mesh), "triangle:2;quad:1;tetra:1;pyramid:1;wedge:1;hexahedron:1");
-  EXPECT_EQ(ints(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3}));
+  EXPECT_EQ(int_values(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3}));
   // meshio's pyramid permutation: ours = file[1, 0, 3, 4, 2].
-  EXPECT_EQ(ints(mesh.cells[3].connectivity), (std::vector<std::int64_t>{1, 0, 3, 4, 2}));
+  EXPECT_EQ(int_values(mesh.cells[3].connectivity), (std::vector<std::int64_t>{1, 0, 3, 4, 2}));
   const auto& refs = *mesh.cell_data.find("ugrid:ref");
   ASSERT_EQ(refs.size(), 6u);
-  EXPECT_EQ(ints(refs[0]), (std::vector<std::int64_t>{3, 4}));
-  EXPECT_EQ(ints(refs[1]), (std::vector<std::int64_t>{7}));
-  EXPECT_EQ(ints(refs[5]), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(int_values(refs[0]), (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(int_values(refs[1]), (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(int_values(refs[5]), (std::vector<std::int64_t>{0}));
   ASSERT_EQ(mesh.regions.size(), 3u);
   EXPECT_EQ(mesh.regions[0].name, "ugrid:ref 3");
   EXPECT_EQ(mesh.regions[0].dim, 2);
-  EXPECT_EQ(ints(mesh.regions[2].entries), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(int_values(mesh.regions[2].entries), (std::vector<std::int64_t>{2}));
 }
 
 class UgridVariants : public ::testing::TestWithParam<const char*> {};
@@ -99,10 +87,10 @@ TEST_P(UgridVariants, RoundTripKeepsEverything) {
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     EXPECT_EQ(back.cells[b].type, mesh.cells[b].type);
     EXPECT_TRUE(same_bits(back.cells[b].connectivity, mesh.cells[b].connectivity)) << b;
-    EXPECT_EQ(ints((*back.cell_data.find("ugrid:ref"))[b]), ints((*mesh.cell_data.find("ugrid:ref"))[b])) << b;
+    EXPECT_EQ(int_values((*back.cell_data.find("ugrid:ref"))[b]), int_values((*mesh.cell_data.find("ugrid:ref"))[b])) << b;
   }
   ASSERT_EQ(back.regions.size(), 2u);
-  EXPECT_EQ(ints(back.regions[0].entries), (std::vector<std::int64_t>{0, 2}));
+  EXPECT_EQ(int_values(back.regions[0].entries), (std::vector<std::int64_t>{0, 2}));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllNames, UgridVariants,
@@ -138,8 +126,8 @@ TEST(UgridWrite, SurfaceIdsFromRegionsAndRefusedTypes) {
   const std::string path = scratch("regions.ugrid").string();
   ugrid::write(path, mesh, {});
   const Mesh back = ugrid::read(path);
-  EXPECT_EQ(ints((*back.cell_data.find("ugrid:ref"))[0]), (std::vector<std::int64_t>{0, 12}));
-  EXPECT_EQ(ints((*back.cell_data.find("ugrid:ref"))[1]), (std::vector<std::int64_t>{12}));
+  EXPECT_EQ(int_values((*back.cell_data.find("ugrid:ref"))[0]), (std::vector<std::int64_t>{0, 12}));
+  EXPECT_EQ(int_values((*back.cell_data.find("ugrid:ref"))[1]), (std::vector<std::int64_t>{12}));
   mesh.cells.push_back({"line", int64_matrix(1, 2, {0, 1}), {}, {}});
   EXPECT_THROW(ugrid::write(path, mesh, {}), std::invalid_argument);
 }
@@ -247,7 +235,7 @@ TEST(UgridRead, FortranFilesAsMeshioWritesThem) {
     const Mesh back = ugrid::read(path);
     EXPECT_TRUE(same_bits(back.points, mesh.points)) << name;
     EXPECT_EQ(block_summary(back), block_summary(mesh)) << name;
-    EXPECT_EQ(ints((*back.cell_data.find("ugrid:ref"))[0]), (std::vector<std::int64_t>{5, 6})) << name;
+    EXPECT_EQ(int_values((*back.cell_data.find("ugrid:ref"))[0]), (std::vector<std::int64_t>{5, 6})) << name;
 
     // Self-consistent only: 56 at the start but 28 at the end is no record.
     put_marker(bytes, 32, 28, little);
@@ -278,5 +266,5 @@ TEST(UgridRead, FortranFileAsAflr3WritesIt) {
   const Mesh back = ugrid::read(path);
   EXPECT_TRUE(same_bits(back.points, mesh.points));
   EXPECT_EQ(block_summary(back), block_summary(mesh));
-  EXPECT_EQ(ints((*back.cell_data.find("ugrid:ref"))[1]), (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(int_values((*back.cell_data.find("ugrid:ref"))[1]), (std::vector<std::int64_t>{5}));
 }
