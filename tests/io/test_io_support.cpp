@@ -331,3 +331,15 @@ TEST(ParseLinesInParallel, ABadNumberIsReportedWithItsLine) {
     EXPECT_EQ(error.line(), 350002u);  // the header line, then records numbered from 0
   }
 }
+
+TEST(CountNewlines, AgreesWithStdCountAtEveryLengthAndAlignment) {
+  std::mt19937 random(5);
+  std::string text(100000, 'x');
+  for (char& c : text) c = random() % 7 == 0 ? '\n' : 'a';
+  for (std::size_t begin : {0u, 1u, 15u, 17u})
+    for (std::size_t length : {0u, 1u, 15u, 16u, 4079u, 4080u, 4081u, 8161u, 99000u}) {
+      const char* first = text.data() + begin;
+      EXPECT_EQ(io::count_newlines(first, first + length), static_cast<std::uint64_t>(std::count(first, first + length, '\n')))
+          << begin << " " << length;
+    }
+}

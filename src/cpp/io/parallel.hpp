@@ -14,6 +14,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace meshioplusplus::io {
 
 // Runs `work(begin, end)` over contiguous ranges covering [0, count): one range per
@@ -50,6 +54,25 @@ template <class Work> void parallel_ranges(std::size_t count, std::size_t grain,
     if (error) std::rethrow_exception(error);
 }
 
+// '\n' bytes in [first, last). The count runs on one thread before any split, so it must run
+// near memory speed: 16 bytes per step where SSE2 is there (every x86-64), std::count otherwise.
+inline std::uint64_t count_newlines(const char* first, const char* last) noexcept {
+  std::uint64_t count = 0;
+#if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n');
+  while (last - first >= 16 * 255) {
+    // Byte lanes count down (a match is -1) for up to 255 steps, then are summed.
+    __m128i lanes = _mm_setzero_si128();
+    for (int step = 0; step < 255; ++step, first += 16)
+      lanes = _mm_add_epi8(lanes, _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(first)), newline));
+    const __m128i sums = _mm_sad_epu8(_mm_sub_epi8(_mm_setzero_si128(), lanes), _mm_setzero_si128());
+    count += static_cast<std::uint64_t>(_mm_cvtsi128_si64(sums)) +
+             static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+  }
+#endif
+  return count + static_cast<std::uint64_t>(std::count(first, last, '\n'));
+}
+
 // Sections smaller than this parse faster on one thread than the split costs.
 inline constexpr std::size_t kParallelLinesMinBytes = std::size_t{4} << 20;
 
@@ -82,7 +105,7 @@ std::optional<std::size_t> parse_lines_in_parallel(std::string_view document, st
   while (seen < records) {
     const std::size_t chunk = std::min(kChunk, document.size() - position);
     if (chunk == 0) return std::nullopt;  // fewer lines than records: the sequential parse says where
-    const auto in_chunk = static_cast<std::uint64_t>(std::count(text + position, text + position + chunk, '\n'));
+    const std::uint64_t in_chunk = count_newlines(text + position, text + position + chunk);
     if (seen + in_chunk < records || (seen + in_chunk == records && text[position + chunk - 1] == '\n')) {
       seen += in_chunk;
       position += chunk;
@@ -112,8 +135,7 @@ std::optional<std::size_t> parse_lines_in_parallel(std::string_view document, st
     const auto checkpoint = std::upper_bound(checkpoints.begin(), checkpoints.end(), at,
                                              [](std::size_t value, const Checkpoint& c) { return value < c.offset; }) - 1;
     starts[p] = at;
-    first_record[p] = checkpoint->lines_before +
-                      static_cast<std::uint64_t>(std::count(text + checkpoint->offset, text + at, '\n'));
+    first_record[p] = checkpoint->lines_before + count_newlines(text + checkpoint->offset, text + at);
   }
 
   std::atomic<bool> laid_out_per_line{true};

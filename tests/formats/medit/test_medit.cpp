@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -424,4 +425,177 @@ TEST(MeditErrors, BinaryCorruptHeaderAndPositions) {
   huge.append(reinterpret_cast<const char*>(vertices), sizeof vertices);
   write_file(path, huge);
   EXPECT_EQ(expect_read_error([&] { medit::read(path); }).byte_offset(), 28u);
+}
+
+// ---- large files: the parallel parse of one-record-per-line sections ------------------------
+// Sections of more than 4 MB parse on all cores when every record has a line of its own;
+// other layouts (blank lines, wrapped records, several records per line) fall back to the
+// sequential parse. Both must give the same bits, and errors must name the same place.
+
+namespace {
+
+// A Medit file with `points` vertices and `tets` tetrahedra, written one record per line,
+// with the byte offset where each record's line starts.
+struct LargeMedit {
+  std::string text;
+  std::vector<double> coordinates;
+  std::vector<std::int64_t> point_refs;
+  std::vector<std::int64_t> nodes;  // 1-based, as written
+  std::vector<std::int64_t> cell_refs;
+  std::vector<std::size_t> vertex_lines;
+  std::vector<std::size_t> tet_lines;
+};
+
+LargeMedit large_medit(int version, std::int64_t points, std::int64_t tets) {
+  LargeMedit file;
+  std::mt19937_64 random(2024);
+  std::uniform_real_distribution<double> value(-1e3, 1e3);
+  std::uniform_int_distribution<std::int64_t> node(1, points);
+  // Version 4 refs are 64-bit: use values an int32 cannot hold.
+  const std::int64_t ref_base = version == 4 ? std::int64_t{5000000000} : 0;
+  file.text = "MeshVersionFormatted " + std::to_string(version) + "\nDimension 3\n\nVertices\n" +
+              std::to_string(points) + "\n";
+  char buffer[160];
+  for (std::int64_t i = 0; i < points; ++i) {
+    const double x = value(random) / 3.0, y = value(random) * 1e-7, z = value(random);
+    file.coordinates.insert(file.coordinates.end(), {x, y, z});
+    file.point_refs.push_back(ref_base + i % 5);
+    file.vertex_lines.push_back(file.text.size());
+    const int n = std::snprintf(buffer, sizeof buffer, "%.17g %.17g %.17g %lld\n", x, y, z,
+                                static_cast<long long>(file.point_refs.back()));
+    file.text.append(buffer, static_cast<std::size_t>(n));
+  }
+  file.text += "\nTetrahedra\n" + std::to_string(tets) + "\n";
+  for (std::int64_t i = 0; i < tets; ++i) {
+    std::int64_t record[4];
+    for (std::int64_t& id : record) file.nodes.push_back(id = node(random));
+    file.cell_refs.push_back(ref_base + i % 7);
+    file.tet_lines.push_back(file.text.size());
+    const int n = std::snprintf(buffer, sizeof buffer, "%lld %lld %lld %lld %lld\n", static_cast<long long>(record[0]),
+                                static_cast<long long>(record[1]), static_cast<long long>(record[2]),
+                                static_cast<long long>(record[3]), static_cast<long long>(file.cell_refs.back()));
+    file.text.append(buffer, static_cast<std::size_t>(n));
+  }
+  file.text += "End\n";
+  return file;
+}
+
+constexpr std::int64_t kLargePoints = 90000;  // ~6 MB of vertices
+constexpr std::int64_t kLargeTets = 250000;   // ~7 MB of tetrahedra
+
+void expect_identical_mesh(const Mesh& expected, const Mesh& actual) {
+  EXPECT_TRUE(same_bytes(expected.points, actual.points));
+  EXPECT_TRUE(same_bytes(*expected.point_data.find("medit:ref"), *actual.point_data.find("medit:ref")));
+  ASSERT_EQ(expected.cells.size(), actual.cells.size());
+  for (std::size_t b = 0; b < expected.cells.size(); ++b) {
+    EXPECT_EQ(expected.cells[b].type, actual.cells[b].type);
+    EXPECT_TRUE(same_bytes(expected.cells[b].connectivity, actual.cells[b].connectivity));
+    EXPECT_TRUE(same_bytes((*expected.cell_data.find("medit:ref"))[b], (*actual.cell_data.find("medit:ref"))[b]));
+  }
+  ASSERT_EQ(expected.regions.size(), actual.regions.size());
+  for (std::size_t r = 0; r < expected.regions.size(); ++r) {
+    EXPECT_EQ(expected.regions[r].name, actual.regions[r].name);
+    EXPECT_TRUE(same_bytes(expected.regions[r].entries, actual.regions[r].entries));
+  }
+}
+
+std::uint64_t line_at(const std::string& text, std::size_t offset) {
+  return 1 + static_cast<std::uint64_t>(std::count(text.data(), text.data() + offset, '\n'));
+}
+
+}  // namespace
+
+TEST(MeditLargeAscii, OneRecordPerLineReadsExactly) {
+  ScratchDir dir;
+  for (const int version : {2, 4}) {
+    const LargeMedit file = large_medit(version, kLargePoints, kLargeTets);
+    ASSERT_GT(file.tet_lines.front() - file.vertex_lines.front(), std::size_t{4} << 20);
+    ASSERT_GT(file.text.size() - file.tet_lines.front(), std::size_t{4} << 20);
+    const Mesh mesh = medit::read(write_file(dir.file("large.mesh"), file.text));
+    ASSERT_EQ(mesh.points.dtype(), DType::float64);
+    ASSERT_EQ(mesh.points.shape(), (Shape{kLargePoints, 3}));
+    EXPECT_EQ(std::memcmp(mesh.points.data(), file.coordinates.data(), mesh.points.nbytes()), 0);
+    const NDArray& point_refs = *mesh.point_data.find("medit:ref");
+    EXPECT_EQ(point_refs.dtype(), version == 4 ? DType::int64 : DType::int32);
+    for (std::int64_t i = 0; i < kLargePoints; ++i) ASSERT_EQ(int_at(point_refs, i), file.point_refs[i]) << i;
+    ASSERT_EQ(mesh.cells.size(), 1u);
+    ASSERT_EQ(mesh.cells[0].connectivity.shape(), (Shape{kLargeTets, 4}));
+    const auto nodes = mesh.cells[0].connectivity.values<std::int64_t>();
+    for (std::size_t i = 0; i < nodes.size(); ++i) ASSERT_EQ(nodes[i], file.nodes[i] - 1) << i;
+    const NDArray& cell_refs = (*mesh.cell_data.find("medit:ref"))[0];
+    for (std::int64_t i = 0; i < kLargeTets; ++i) ASSERT_EQ(int_at(cell_refs, i), file.cell_refs[i]) << i;
+
+    // A blank line in each section sends both to the sequential parse: the same bits.
+    std::string blank = file.text;
+    blank.insert(file.tet_lines[kLargeTets - 3], "\n");
+    blank.insert(file.vertex_lines[kLargePoints / 2], "   \n");
+    expect_identical_mesh(mesh, medit::read(write_file(dir.file("blank.mesh"), blank)));
+  }
+}
+
+TEST(MeditLargeAscii, OtherLayoutsFallBackToTheSequentialParse) {
+  ScratchDir dir;
+  const LargeMedit file = large_medit(2, kLargePoints, kLargeTets);
+  const Mesh expected = medit::read(write_file(dir.file("large.mesh"), file.text));
+  // Two records on one line, deep in each section.
+  std::string joined = file.text;
+  joined[file.tet_lines[200000] - 1] = ' ';
+  joined[file.vertex_lines[70000] - 1] = ' ';
+  expect_identical_mesh(expected, medit::read(write_file(dir.file("joined.mesh"), joined)));
+  // A record wrapped over two lines, and CRLF line ends.
+  std::string wrapped = file.text;
+  wrapped[file.tet_lines[123456] + wrapped.substr(file.tet_lines[123456]).find(' ')] = '\n';
+  wrapped[file.vertex_lines[45678] + wrapped.substr(file.vertex_lines[45678], 200).find(' ')] = '\n';
+  expect_identical_mesh(expected, medit::read(write_file(dir.file("wrapped.mesh"), wrapped)));
+  std::string crlf;
+  for (const char c : file.text) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  expect_identical_mesh(expected, medit::read(write_file(dir.file("crlf.mesh"), crlf)));
+  // Fewer lines than records: the sequential parse reports the end of the data.
+  std::string cut = file.text.substr(0, file.vertex_lines[kLargePoints - 10]);
+  const ReadError truncated = expect_read_error([&] { medit::read(write_file(dir.file("cut.mesh"), cut)); });
+  EXPECT_NE(truncated.reason().find("unexpected end"), std::string::npos) << truncated.what();
+}
+
+TEST(MeditLargeAscii, BadNumbersDeepInsideNameTheirOffsetAndLine) {
+  ScratchDir dir;
+  const LargeMedit file = large_medit(2, kLargePoints, kLargeTets);
+  struct Case {
+    std::size_t offset;
+    std::string token;
+  };
+  const std::size_t second_value = file.text.find(' ', file.vertex_lines[80000]) + 1;
+  const std::size_t ref = file.text.rfind(' ', file.tet_lines[222223]) + 1;
+  const Case cases[] = {{second_value, "1.5x"}, {ref, "7q"}, {file.tet_lines[180000], "99999999999999999999"}};
+  for (const Case& bad : cases) {
+    for (const bool with_blank_line : {false, true}) {  // parallel, then sequential
+      std::string text = file.text;
+      text.replace(bad.offset, text.find_first_of(" \n", bad.offset) - bad.offset, bad.token);
+      if (with_blank_line) text.insert(file.vertex_lines[10], "\n");
+      const std::size_t offset = bad.offset + (with_blank_line ? 1 : 0);
+      const std::string path = write_file(dir.file("bad.mesh"), text);
+      const ReadError error = expect_read_error([&] { medit::read(path); });
+      EXPECT_EQ(error.path(), path);
+      EXPECT_EQ(error.byte_offset(), offset) << bad.token;
+      EXPECT_EQ(error.line(), line_at(text, offset)) << bad.token;
+      EXPECT_NE(error.reason().find(bad.token), std::string::npos) << error.what();
+    }
+  }
+  // A vertex out of range: the error names the section's keyword line.
+  std::string range = file.text;
+  range.replace(file.tet_lines[240000], range.find(' ', file.tet_lines[240000]) - file.tet_lines[240000], "90001");
+  const ReadError out_of_range = expect_read_error([&] { medit::read(write_file(dir.file("range.mesh"), range)); });
+  const std::size_t keyword = range.find("Tetrahedra");
+  EXPECT_EQ(out_of_range.byte_offset(), keyword);
+  EXPECT_EQ(out_of_range.line(), line_at(range, keyword));
+  EXPECT_NE(out_of_range.reason().find("element 240001 refers to vertex 90001"), std::string::npos)
+      << out_of_range.what();
+  // A bad number in both sections: the first one is reported.
+  std::string both = file.text;
+  both.replace(file.tet_lines[100], 1, "z");
+  both.replace(file.vertex_lines[kLargePoints - 1], 1, "y");
+  const ReadError error = expect_read_error([&] { medit::read(write_file(dir.file("both.mesh"), both)); });
+  EXPECT_EQ(error.byte_offset(), file.vertex_lines[kLargePoints - 1]);
 }

@@ -1,18 +1,61 @@
 // Medit ASCII (.mesh) reader: keywords, then counts, then whitespace-separated records.
 #include <cctype>
+#include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
+#include <utility>
 
 #include "formats/medit/medit_reader.hpp"
 #include "formats/medit/medit_sections.hpp"
+#include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 
 namespace meshioplusplus::medit::detail {
 namespace {
 
 bool starts_keyword(char c) noexcept { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+
+// Fast paths for the lines writers print: numbers separated by spaces or tabs, nothing else.
+// Each reads what TextScanner::next_number reads from the same characters, or gives up
+// (nullptr) so that the line is read the general way, which also words any error.
+[[gnu::always_inline]] inline bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\r'; }
+
+template <class Integer>
+[[gnu::always_inline]] inline const char* plain_integer(const char* p, const char* end, Integer& value) noexcept {
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  const bool negative = p < end && *p == '-';
+  // io::plain_digits, unrolled less carefully: more than 18 digits go the general way.
+  const char* const digits = p + (negative ? 1 : 0);
+  const char* stop = digits;
+  std::uint64_t magnitude = 0;
+  while (stop < end && static_cast<unsigned char>(*stop - '0') < 10)
+    magnitude = magnitude * 10 + static_cast<unsigned>(*stop++ - '0');
+  if (stop == digits || stop - digits > 18 || (stop < end && !is_blank(*stop))) return nullptr;
+  auto signed_value = static_cast<std::int64_t>(magnitude);  // at most 18 digits: no overflow
+  if (negative) signed_value = -signed_value;
+  if (!std::in_range<Integer>(signed_value)) return nullptr;
+  value = static_cast<Integer>(signed_value);
+  return stop;
+}
+
+template <class Real>
+[[gnu::always_inline]] inline const char* plain_real(const char* p, const char* end, Real& value) noexcept {
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  if (p == end || *p == '+') return nullptr;
+  const std::from_chars_result result = std::from_chars(p, end, value, std::chars_format::general);
+  if (result.ec != std::errc{} || (result.ptr < end && !is_blank(*result.ptr))) return nullptr;
+  return result.ptr;
+}
+
+// True when only blanks are left: the line held exactly one record.
+[[gnu::always_inline]] inline bool only_blanks(const char* p, const char* end) noexcept {
+  while (p < end && is_blank(*p)) ++p;
+  return p == end;
+}
 
 class AsciiReader {
  public:
@@ -94,6 +137,18 @@ class AsciiReader {
       using Real = decltype(real);
       if constexpr (std::is_floating_point_v<Real>) {
         Real* coordinates = parsed_.points.data_as<Real>();
+        const auto fast = [&](std::uint64_t row, const char* p, const char* end) {
+          for (int k = 0; k < dimension_; ++k)
+            if ((p = plain_real(p, end, coordinates[row * static_cast<std::uint64_t>(dimension_) + k])) == nullptr)
+              return false;
+          return fast_ref(p, end, parsed_.point_refs, row);
+        };
+        const auto per_line = [&](LineScanner& line, std::uint64_t row) {
+          for (int k = 0; k < dimension_; ++k)
+            if (!line.next(coordinates[row * static_cast<std::uint64_t>(dimension_) + k])) return false;
+          return read_ref_on_line(line, parsed_.point_refs, row);
+        };
+        if (parse_records_in_parallel(count, fast, per_line)) return;
         for (std::int64_t row = 0; row < count; ++row) {
           scanner_.next_numbers(coordinates + row * dimension_, static_cast<std::size_t>(dimension_));
           read_ref(parsed_.point_refs, row);
@@ -107,10 +162,32 @@ class AsciiReader {
     ParsedBlock block;
     block.section = &section;
     block.offset = start;
-    block.line = io::line_of_offset(scanner_.document(), start);
+    block.text = scanner_.document();
     block.connectivity = NDArray::allocate(DType::int64, {count, section.num_nodes});
     block.refs = allocate_refs(count);
     std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
+    const auto fast = [&, num_nodes = static_cast<std::uint64_t>(section.num_nodes)](std::uint64_t row, const char* p,
+                                                                                     const char* end) {
+      std::int64_t* record = nodes + row * num_nodes;
+      for (std::uint64_t k = 0; k < num_nodes; ++k) {
+        if ((p = plain_integer(p, end, record[k])) == nullptr) return false;
+        --record[k];
+      }
+      return fast_ref(p, end, block.refs, row);
+    };
+    const auto per_line = [&, num_nodes = static_cast<std::uint64_t>(section.num_nodes)](LineScanner& line,
+                                                                                         std::uint64_t row) {
+      std::int64_t* record = nodes + row * num_nodes;
+      for (std::uint64_t k = 0; k < num_nodes; ++k) {
+        if (!line.next(record[k])) return false;
+        --record[k];
+      }
+      return read_ref_on_line(line, block.refs, row);
+    };
+    if (parse_records_in_parallel(count, fast, per_line)) {
+      parsed_.blocks.push_back(std::move(block));
+      return;
+    }
     for (std::int64_t row = 0; row < count; ++row) {
       for (int k = 0; k < section.num_nodes; ++k) *nodes++ = scanner_.next_number<std::int64_t>() - 1;
       read_ref(block.refs, row);
@@ -136,6 +213,70 @@ class AsciiReader {
       if (scanner_.at_end() || starts_keyword(scanner_.document()[scanner_.position()])) return;
       scanner_.next_token();
     }
+  }
+
+  // One line's worth of a record for the parallel parse: numbers are read exactly as the
+  // sequential scanner reads them (same characters, same errors), but running out of line
+  // means the record is wrapped, a layout only the sequential parse handles.
+  class LineScanner {
+   public:
+    explicit LineScanner(io::TextScanner scanner) : scanner_(scanner) {}
+    template <class T> bool next(T& value) {
+      scanner_.skip_whitespace();
+      if (scanner_.at_end()) return false;
+      value = scanner_.next_number<T>();
+      return true;
+    }
+    bool done() {
+      scanner_.skip_whitespace();
+      return scanner_.at_end();
+    }
+
+   private:
+    io::TextScanner scanner_;
+  };
+
+  bool read_ref_on_line(LineScanner& line, NDArray& refs, std::uint64_t row) const {
+    if (refs.dtype() == DType::int64) {
+      if (!line.next(refs.data_as<std::int64_t>()[row])) return false;
+    } else {
+      if (!line.next(refs.data_as<std::int32_t>()[row])) return false;
+    }
+    return line.done();
+  }
+
+  static bool fast_ref(const char* p, const char* end, NDArray& refs, std::uint64_t row) {
+    if (refs.dtype() == DType::int64) {
+      p = plain_integer(p, end, refs.data_as<std::int64_t>()[row]);
+    } else {
+      p = plain_integer(p, end, refs.data_as<std::int32_t>()[row]);
+    }
+    return p != nullptr && only_blanks(p, end);
+  }
+
+  // Sections of one record per line — what writers produce — parse on all cores when they
+  // start on the line after their count. `fast(row, first, last)` may fill record `row` from
+  // its line [first, last) when that is plainly laid out; otherwise `per_line(line, row)`
+  // fills it and says whether the line held exactly that record. False when the sequential
+  // parse must run instead (small section, other layouts); the scanner is then untouched.
+  template <class Fast, class PerLine>
+  bool parse_records_in_parallel(std::int64_t count, const Fast& fast, const PerLine& per_line) {
+    const std::string_view document = scanner_.document();
+    std::size_t begin = scanner_.position();
+    while (begin < document.size() && (document[begin] == ' ' || document[begin] == '\t' || document[begin] == '\r'))
+      ++begin;
+    if (begin >= document.size() || document[begin] != '\n') return false;  // records on the count's line
+    ++begin;
+    const auto parse_record = [&](std::uint64_t row, std::size_t first, std::size_t last) {
+      if (fast(row, document.data() + first, document.data() + last)) return true;
+      LineScanner line(io::TextScanner(document, first, last, path_, "medit"));
+      return per_line(line, row);
+    };
+    const std::optional<std::size_t> end =
+        io::parse_lines_in_parallel(document, begin, static_cast<std::uint64_t>(count), parse_record);
+    if (!end) return false;
+    scanner_.seek(*end);
+    return true;
   }
 
   // Version 4 files hold 64-bit integers; the others 32-bit ones.

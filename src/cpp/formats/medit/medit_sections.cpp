@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "io/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -70,7 +71,7 @@ std::int64_t value_at(const NDArray& integers, std::int64_t i) {
 
 [[noreturn]] void fail_in_block(const std::string& path, const ParsedBlock& block, const std::string& message) {
   std::optional<std::uint64_t> line;
-  if (block.line != 0) line = block.line;
+  if (!block.text.empty()) line = io::line_of_offset(block.text, block.offset);  // counted only now: errors are rare
   throw ReadError(path, "medit", std::string(block.section->keyword) + ": " + message, block.offset, line);
 }
 
@@ -92,8 +93,18 @@ std::vector<Region> ref_regions(const std::vector<ParsedBlock>& blocks) {
   for (const ParsedBlock& block : blocks) {
     const int dim = cell_type(block.section->cell_type).dimension;
     const std::int64_t count = block.refs.rows();
-    for (std::int64_t row = 0; row < count; ++row)
-      if (const std::int64_t ref = value_at(block.refs, row); ref != 0) members[{dim, ref}].push_back(first_cell + row);
+    // Refs come in runs (often one for the whole block): look the list up once per run.
+    std::int64_t last_ref = 0;
+    std::vector<std::int64_t>* cells = nullptr;
+    for (std::int64_t row = 0; row < count; ++row) {
+      const std::int64_t ref = value_at(block.refs, row);
+      if (ref == 0) continue;
+      if (cells == nullptr || ref != last_ref) {
+        cells = &members[{dim, ref}];
+        last_ref = ref;
+      }
+      cells->push_back(first_cell + row);
+    }
     first_cell += count;
   }
   std::map<std::int64_t, int> dims_per_ref;

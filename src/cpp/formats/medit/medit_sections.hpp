@@ -50,7 +50,7 @@ struct ParsedBlock {
   NDArray connectivity;  // int64 (n, k)
   NDArray refs;          // int32 or int64 (n,)
   std::size_t offset = 0;  // byte offset of the section, for errors
-  std::uint64_t line = 0;  // 0 when unknown (binary)
+  std::string_view text;   // the ASCII document, so errors can name the line of `offset` (empty: binary)
 };
 
 // Everything a reader gathers, turned into a Mesh by assemble().

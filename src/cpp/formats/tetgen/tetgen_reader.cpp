@@ -16,18 +16,23 @@
 //
 // The headers give every count, so all arrays are allocated once in their final shape.
 #include <algorithm>
+#include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "formats/tetgen/tetgen.hpp"
 #include "formats/tetgen/tetgen_paths.hpp"
 #include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -44,6 +49,118 @@ class Lines : public io::SignificantLines {
  public:
   Lines(std::string_view document, const std::string& path) : SignificantLines(document, path, kFormat, '#') {}
 };
+
+// The significant part of the raw line [begin, end) (no '\n'), as Lines::next() cuts it:
+// the comment dropped, blanks trimmed; nullopt when nothing is left.
+std::optional<LineSpan> significant_part(std::string_view document, std::size_t begin, std::size_t end) {
+  if (const void* comment = std::memchr(document.data() + begin, '#', end - begin))
+    end = static_cast<std::size_t>(static_cast<const char*>(comment) - document.data());
+  while (begin < end && io::is_space(document[begin])) ++begin;
+  while (end > begin && io::is_space(document[end - 1])) --end;
+  if (end == begin) return std::nullopt;
+  return LineSpan{begin, end};
+}
+
+// Fast paths for the lines writers print: numbers separated by spaces or tabs, nothing else.
+// Each reads what TextScanner::next_number reads from the same characters, or gives up
+// (nullptr) so that the line is parsed the general way, which also words any error.
+[[gnu::always_inline]] inline bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\r'; }
+
+// `limit` is the end of the document: the eight bytes at a number may be read when they lie
+// before it, whatever line they belong to.
+[[gnu::always_inline]] inline const char* plain_integer(const char* p, const char* end, const char* limit,
+                                                        std::int64_t& value) noexcept {
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  const bool negative = p < end && *p == '-';
+  // io::plain_digits, eight bytes at a time for the short runs of ids and indices; more than
+  // 18 digits go the general way.
+  const char* const digits = p + (negative ? 1 : 0);
+  const char* stop = digits;
+  std::uint64_t magnitude = 0;
+  std::uint64_t chunk = 0;
+  std::uint64_t not_digit = 0;  // per byte: zero where it holds a digit
+  if constexpr (std::endian::native == std::endian::little) {
+    if (limit - digits >= 8) {
+      std::memcpy(&chunk, digits, 8);
+      // A byte of 0xFA or more carries into the next one, but it ends the run itself, and
+      // only the bytes before the first non-digit are used.
+      not_digit = ((chunk & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u) |
+                  (((chunk + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u);
+    }
+  }
+  if (not_digit != 0 && (stop = digits + std::countr_zero(not_digit) / 8) <= end) {
+    if (stop == digits) return nullptr;
+    // The run's digits, first one most significant, moved to the top bytes behind zeros.
+    std::uint64_t v = (chunk << (64 - 8 * (stop - digits))) & 0x0F0F0F0F0F0F0F0Fu;
+    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFu;
+    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFu;
+    magnitude = (v * 10000 + (v >> 32)) & 0x00000000FFFFFFFFu;
+  } else {
+    stop = digits;
+    while (stop < end && static_cast<unsigned char>(*stop - '0') < 10)
+      magnitude = magnitude * 10 + static_cast<unsigned>(*stop++ - '0');
+    if (stop == digits || stop - digits > 18) return nullptr;
+  }
+  if (stop < end && !is_blank(*stop)) return nullptr;
+  value = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
+  return stop;
+}
+
+[[gnu::always_inline]] inline const char* plain_real(const char* p, const char* end, double& value) noexcept {
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  if (p == end || *p == '+') return nullptr;
+  const std::from_chars_result result = std::from_chars(p, end, value, std::chars_format::general);
+  if (result.ec != std::errc{} || (result.ptr < end && !is_blank(*result.ptr))) return nullptr;
+  return result.ptr;
+}
+
+// True when only blanks are left: the line held exactly the record.
+[[gnu::always_inline]] inline bool only_blanks(const char* p, const char* end) noexcept {
+  while (p < end && is_blank(*p)) ++p;
+  return p == end;
+}
+
+// Records one per line with nothing between them — what every writer produces — parse on
+// all cores from `lines`' position: `fast(i, first, last)` may read record i from its raw
+// line [first, last) when it is plainly laid out; otherwise `parse(scanner, line_begin, i)`
+// reads it from its significant line exactly as the sequential loop does (same code, same
+// errors). False when the sequential loop must run instead (small section; blank,
+// comment-only or missing lines, which only it words errors for); `lines` is then untouched.
+template <class Fast, class Parse>
+bool parse_records_in_parallel(Lines& lines, std::string_view document, std::int64_t count, const Fast& fast,
+                               const Parse& parse) {
+  const auto parse_record = [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+    if (fast(static_cast<std::int64_t>(i), document.data() + begin, document.data() + stop)) return true;
+    const std::optional<LineSpan> line = significant_part(document, begin, stop);
+    if (!line) return false;
+    io::TextScanner scanner = lines.scanner(*line);
+    parse(scanner, line->begin, static_cast<std::int64_t>(i));
+    return true;
+  };
+  const std::optional<std::size_t> end =
+      io::parse_lines_in_parallel(document, lines.position(), static_cast<std::uint64_t>(count), parse_record);
+  if (!end) return false;
+  lines.seek(*end);
+  return true;
+}
+
+// The index base: the number starting the first point's line, when that line comes straight
+// after the header (otherwise the parallel parse declines anyway). nullopt when it is not
+// there or does not parse: the sequential loop then says why.
+std::optional<std::int64_t> peek_base(const Lines& lines, std::string_view document) {
+  const std::size_t begin = lines.position();
+  const void* newline = std::memchr(document.data() + begin, '\n', document.size() - begin);
+  const std::size_t end =
+      newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - document.data()) : document.size();
+  const std::optional<LineSpan> line = significant_part(document, begin, end);
+  if (!line) return std::nullopt;
+  try {
+    io::TextScanner scanner = lines.scanner(*line);
+    return scanner.next_number<std::int64_t>();
+  } catch (const ReadError&) {
+    return std::nullopt;
+  }
+}
 
 // Header values: `required` of them, then up to `optional` more (missing ones are 0).
 std::vector<std::int64_t> read_header(Lines& lines, std::size_t required, std::size_t optional, const char* what) {
@@ -98,14 +215,13 @@ Nodes read_nodes(const std::string& path, Mesh& mesh) {
 
   Nodes nodes{0, count};
   double* points = mesh.points.data_as<double>();
-  for (std::int64_t i = 0; i < count; ++i) {
-    const LineSpan line = lines.require("point", i);
-    io::TextScanner scanner = lines.scanner(line);
+  // Point i from its significant line, which starts at `line_begin`; `nodes.base` is known.
+  const auto parse_point = [&](io::TextScanner& scanner, std::size_t line_begin, std::int64_t i) {
     const auto index = scanner.next_number<std::int64_t>();
-    if (i == 0) nodes.base = index;
     if (index != nodes.base + i)
-      lines.fail_at(line.begin, "point " + std::to_string(i) + " is numbered " + std::to_string(index) + ", expected " +
-                                    std::to_string(nodes.base + i) + " (points must be numbered consecutively)");
+      scanner.fail_at(line_begin, "point " + std::to_string(i) + " is numbered " + std::to_string(index) +
+                                      ", expected " + std::to_string(nodes.base + i) +
+                                      " (points must be numbered consecutively)");
     scanner.next_numbers(points + i * dim, static_cast<std::size_t>(dim));
     for (NDArray& attr : attrs) attr.data_as<double>()[i] = scanner.next_number<double>();
     for (NDArray& marker : markers) {
@@ -120,6 +236,26 @@ Nodes read_nodes(const std::string& path, Mesh& mesh) {
     scanner.skip_whitespace();
     if (!scanner.at_end())
       scanner.fail("point " + std::to_string(i) + " has more than the header's " + std::to_string(width) + " values");
+  };
+  // Index and coordinates only (TetGen's and meshio's usual layout).
+  const char* const limit = file.bytes().data() + file.bytes().size();
+  const auto fast_point = [&](std::int64_t i, const char* p, const char* end) {
+    if (num_attrs != 0 || num_markers != 0) return false;
+    std::int64_t index = 0;
+    if ((p = plain_integer(p, end, limit, index)) == nullptr || index != nodes.base + i) return false;
+    for (std::int64_t k = 0; k < dim; ++k)
+      if ((p = plain_real(p, end, points[i * dim + k])) == nullptr) return false;
+    return only_blanks(p, end);
+  };
+  const std::optional<std::int64_t> base = peek_base(lines, file.bytes());
+  if (base) nodes.base = *base;
+  if (!base || !parse_records_in_parallel(lines, file.bytes(), count, fast_point, parse_point)) {
+    for (std::int64_t i = 0; i < count; ++i) {
+      const LineSpan line = lines.require("point", i);
+      io::TextScanner scanner = lines.scanner(line);
+      if (i == 0) nodes.base = io::TextScanner(scanner).next_number<std::int64_t>();  // parse_point reads it again
+      parse_point(scanner, line.begin, i);
+    }
   }
   for (std::int64_t k = 0; k < num_attrs; ++k) mesh.point_data.set("tetgen:attr" + std::to_string(k + 1), std::move(attrs[k]));
   for (std::int64_t k = 0; k < num_markers; ++k) mesh.point_data.set(numbered("tetgen:ref", k), std::move(markers[k]));
@@ -138,11 +274,9 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
   NDArray connectivity = NDArray::allocate(DType::int64, {count, corners});
   std::vector<NDArray> attrs;
   for (std::int64_t k = 0; k < num_attrs; ++k) attrs.push_back(NDArray::allocate(DType::float64, {count}));
-  std::vector<bool> integral(static_cast<std::size_t>(num_attrs), true);
   std::int64_t* cells = connectivity.data_as<std::int64_t>();
-  for (std::int64_t i = 0; i < count; ++i) {
-    const LineSpan line = lines.require("element", i);
-    io::TextScanner scanner = lines.scanner(line);
+  // Element i from its significant line.
+  const auto parse_element = [&](io::TextScanner& scanner, std::size_t, std::int64_t i) {
     scanner.next_number<std::int64_t>();  // the element's own number: not needed
     for (std::int64_t k = 0; k < corners; ++k) {
       scanner.skip_whitespace();
@@ -154,15 +288,37 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
                                     std::to_string(nodes.base + nodes.count) + ")");
       cells[i * corners + k] = index - nodes.base;
     }
-    for (std::int64_t k = 0; k < num_attrs; ++k) {
-      const double value = scanner.next_number<double>();
-      attrs[k].data_as<double>()[i] = value;
-      if (value != std::trunc(value) || std::abs(value) > 9.0e15) integral[k] = false;
-    }
+    for (NDArray& attr : attrs) attr.data_as<double>()[i] = scanner.next_number<double>();
     scanner.skip_whitespace();
     if (!scanner.at_end())
       scanner.fail("element " + std::to_string(i) + " has more than the header's " +
                    std::to_string(1 + corners + num_attrs) + " values");
+  };
+  // Number and corners only.
+  const char* const limit = file.bytes().data() + file.bytes().size();
+  const auto fast_element = [&](std::int64_t i, const char* p, const char* end) {
+    if (num_attrs != 0) return false;
+    std::int64_t index = 0;
+    if ((p = plain_integer(p, end, limit, index)) == nullptr) return false;
+    for (std::int64_t k = 0; k < corners; ++k) {
+      p = plain_integer(p, end, limit, index);
+      if (p == nullptr || index < nodes.base || index - nodes.base >= nodes.count) return false;
+      cells[i * corners + k] = index - nodes.base;
+    }
+    return only_blanks(p, end);
+  };
+  if (!parse_records_in_parallel(lines, file.bytes(), count, fast_element, parse_element)) {
+    for (std::int64_t i = 0; i < count; ++i) {
+      const LineSpan line = lines.require("element", i);
+      io::TextScanner scanner = lines.scanner(line);
+      parse_element(scanner, line.begin, i);
+    }
+  }
+  std::vector<bool> integral(static_cast<std::size_t>(num_attrs), true);
+  for (std::int64_t k = 0; k < num_attrs; ++k) {
+    const double* values = attrs[k].data_as<double>();
+    integral[k] = std::all_of(values, values + count,
+                              [](double value) { return value == std::trunc(value) && std::abs(value) <= 9.0e15; });
   }
   const int dim = corners == 4 ? 3 : 2;
   mesh.cells.push_back(CellBlock{corners == 4 ? "tetra" : "triangle", std::move(connectivity), {}, {}});
@@ -171,8 +327,13 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
     if (k == 0 && integral[k]) {
       std::map<std::int64_t, std::vector<std::int64_t>> members;
       const std::int64_t* refs = values.data_as<std::int64_t>();
-      for (std::int64_t i = 0; i < count; ++i)
-        if (refs[i] != 0) members[refs[i]].push_back(i);
+      // Refs come in runs: look the list up once per run.
+      std::vector<std::int64_t>* run = nullptr;
+      for (std::int64_t i = 0; i < count; ++i) {
+        if (refs[i] == 0) continue;
+        if (run == nullptr || refs[i] != refs[i - 1]) run = &members[refs[i]];
+        run->push_back(i);
+      }
       for (auto& [ref, entries] : members) {
         Region region;
         region.name = "tetgen:ref " + std::to_string(ref);
