@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -873,6 +875,176 @@ TEST(GmshReadErrors, ForeignByteOrderVersionsAndGarbage) {
   std::string duplicate = kSparse41;
   duplicate.replace(duplicate.find("30\n20"), 5, "30\n40");
   EXPECT_THROW(mpp::read(dir.write("dup.msh", duplicate)), mpp::ReadError);
+}
+
+// ---- large ASCII 4.1 files: records one per line parse on all cores -------------------------
+
+// A MSH 4.1 ASCII file whose big sections exceed the 4 MB threshold of the line-parallel
+// path: a block of 200000 nodes (tags in reverse order, so a dense tag table is consulted
+// from the threads), a small parametric block (u v after x y z), a run of 100000 tetra10
+// (a node permutation) and a small run of triangles. Offsets of lines tests corrupt.
+struct LargeMsh {
+  static constexpr std::int64_t kNodes = 200000, kParametric = 5000, kTetra = 100000, kTriangles = 2000;
+  std::string text;
+  std::vector<double> xyz;              // expected points
+  std::vector<std::int64_t> tetra10;    // expected connectivity, meshio order
+  std::vector<std::size_t> coordinate_lines;  // the big block's coordinate lines
+  std::vector<std::size_t> tetra_lines;       // the tetra10 element lines
+};
+
+LargeMsh large_msh41() {
+  LargeMsh msh;
+  constexpr std::int64_t total = LargeMsh::kNodes + LargeMsh::kParametric;
+  const auto tag_of = [&](std::int64_t index) { return total - index; };
+  std::string& t = msh.text;
+  t.reserve(24 << 20);
+  char line[256];
+  t += "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n";
+  t += "2 " + std::to_string(total) + " 1 " + std::to_string(total) + "\n";
+  t += "3 1 0 " + std::to_string(LargeMsh::kNodes) + "\n";
+  for (std::int64_t i = 0; i < LargeMsh::kNodes; ++i) t += std::to_string(tag_of(i)) + "\n";
+  msh.xyz.resize(3 * total);
+  for (std::int64_t i = 0; i < total; ++i) {
+    msh.xyz[3 * i] = static_cast<double>(i % 97) / 7.0;
+    msh.xyz[3 * i + 1] = static_cast<double>(i) / 3.0 + 0.1;
+    msh.xyz[3 * i + 2] = -static_cast<double>(i) * 1e-5;
+  }
+  for (std::int64_t i = 0; i < LargeMsh::kNodes; ++i) {
+    msh.coordinate_lines.push_back(t.size());
+    std::snprintf(line, sizeof line, "%.17g %.17g %.17g\n", msh.xyz[3 * i], msh.xyz[3 * i + 1], msh.xyz[3 * i + 2]);
+    t += line;
+  }
+  t += "2 1 1 " + std::to_string(LargeMsh::kParametric) + "\n";
+  for (std::int64_t i = LargeMsh::kNodes; i < total; ++i) t += std::to_string(tag_of(i)) + "\n";
+  for (std::int64_t i = LargeMsh::kNodes; i < total; ++i) {
+    std::snprintf(line, sizeof line, "%.17g %.17g %.17g 0.25 %lld\n", msh.xyz[3 * i], msh.xyz[3 * i + 1],
+                  msh.xyz[3 * i + 2], static_cast<long long>(i));
+    t += line;
+  }
+  t += "$EndNodes\n$Elements\n";
+  const std::int64_t elements = LargeMsh::kTetra + LargeMsh::kTriangles;
+  t += "2 " + std::to_string(elements) + " 1 " + std::to_string(elements) + "\n";
+  t += "3 1 11 " + std::to_string(LargeMsh::kTetra) + "\n";
+  const std::span<const std::uint16_t> meshio_from_gmsh = mpp::gmsh::element_type_from_gmsh(11)->meshio_from_gmsh;
+  for (std::int64_t e = 0; e < LargeMsh::kTetra; ++e) {
+    msh.tetra_lines.push_back(t.size());
+    std::int64_t nodes[10];
+    t += std::to_string(e + 1);
+    for (int j = 0; j < 10; ++j) {
+      nodes[j] = (e * 7 + j * 13) % total;
+      t += " " + std::to_string(tag_of(nodes[j]));
+    }
+    t += "\n";
+    for (int i = 0; i < 10; ++i) msh.tetra10.push_back(nodes[meshio_from_gmsh[static_cast<std::size_t>(i)]]);
+  }
+  t += "2 1 2 " + std::to_string(LargeMsh::kTriangles) + "\n";
+  for (std::int64_t e = 0; e < LargeMsh::kTriangles; ++e)
+    t += std::to_string(LargeMsh::kTetra + e + 1) + " " + std::to_string(tag_of(e)) + " " + std::to_string(tag_of(e + 1)) +
+         " " + std::to_string(tag_of(e + 2)) + "\n";
+  t += "$EndElements\n";
+  return msh;
+}
+
+void expect_same_mesh(const mpp::Mesh& a, const mpp::Mesh& b) {
+  EXPECT_TRUE(bit_equal(a.points, b.points));
+  ASSERT_EQ(a.cells.size(), b.cells.size());
+  for (std::size_t i = 0; i < a.cells.size(); ++i) {
+    EXPECT_EQ(a.cells[i].type, b.cells[i].type);
+    EXPECT_TRUE(bit_equal(a.cells[i].connectivity, b.cells[i].connectivity)) << a.cells[i].type;
+  }
+  ASSERT_EQ(a.point_data.size(), b.point_data.size());
+  for (const auto& [name, array] : a.point_data) {
+    ASSERT_NE(b.point_data.find(name), nullptr) << name;
+    EXPECT_TRUE(bit_equal(array, *b.point_data.find(name))) << name;
+  }
+  ASSERT_EQ(a.cell_data.size(), b.cell_data.size());
+  for (const auto& [name, arrays] : a.cell_data) {
+    const std::vector<mpp::NDArray>* other = b.cell_data.find(name);
+    ASSERT_NE(other, nullptr) << name;
+    ASSERT_EQ(arrays.size(), other->size()) << name;
+    for (std::size_t i = 0; i < arrays.size(); ++i) EXPECT_TRUE(bit_equal(arrays[i], (*other)[i])) << name;
+  }
+}
+
+TEST(GmshLargeAscii, LinesParsedInParallelMatchTheFile) {
+  const LargeMsh msh = large_msh41();
+  ASSERT_GT(msh.text.size(), std::size_t{16} << 20);
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("large.msh", msh.text));
+  ASSERT_EQ(mesh.points.shape(), (mpp::Shape{LargeMsh::kNodes + LargeMsh::kParametric, 3}));
+  EXPECT_EQ(std::memcmp(mesh.points.data(), msh.xyz.data(), msh.xyz.size() * sizeof(double)), 0);
+  ASSERT_EQ(mesh.cells.size(), 2u);
+  EXPECT_EQ(mesh.cells[0].type, "tetra10");
+  EXPECT_EQ(values<std::int64_t>(mesh.cells[0].connectivity), msh.tetra10);
+  EXPECT_EQ(mesh.cells[1].type, "triangle");
+  const std::vector<std::int64_t> triangles = values<std::int64_t>(mesh.cells[1].connectivity);
+  ASSERT_EQ(triangles.size(), 3u * LargeMsh::kTriangles);
+  EXPECT_EQ(triangles[3 * 1999 + 2], 2001);
+  const std::vector<std::int32_t> dim_tags = values<std::int32_t>(*mesh.point_data.find("gmsh:dim_tags"));
+  EXPECT_EQ(dim_tags[0], 3);
+  EXPECT_EQ(dim_tags[2 * LargeMsh::kNodes], 2);
+}
+
+TEST(GmshLargeAscii, OtherLayoutsReadTheSameThroughTheSequentialParser) {
+  const LargeMsh msh = large_msh41();
+  ScratchDir dir;
+  const mpp::Mesh expected = mpp::read(dir.write("large.msh", msh.text));
+  // Two elements on one line deep in the big run.
+  std::string two = msh.text;
+  two[msh.tetra_lines[70001] - 1] = ' ';
+  expect_same_mesh(mpp::read(dir.write("two.msh", two)), expected);
+  // An element wrapped over two lines.
+  std::string wrapped = msh.text;
+  wrapped[wrapped.find(' ', msh.tetra_lines[99999])] = '\n';
+  expect_same_mesh(mpp::read(dir.write("wrapped.msh", wrapped)), expected);
+  // A blank line among the coordinates and a node split over two lines.
+  std::string nodes = msh.text;
+  nodes[nodes.find(' ', msh.coordinate_lines[150000])] = '\n';
+  nodes.insert(msh.coordinate_lines[120000], "\n");
+  expect_same_mesh(mpp::read(dir.write("nodes.msh", nodes)), expected);
+  // Element records following their block header on its line.
+  std::string header = msh.text;
+  header[msh.tetra_lines[0] - 1] = ' ';
+  expect_same_mesh(mpp::read(dir.write("header.msh", header)), expected);
+}
+
+TEST(GmshLargeAscii, BadValuesDeepInsideAreReportedWhereTheyAre) {
+  const LargeMsh msh = large_msh41();
+  ScratchDir dir;
+  const auto line_of = [](const std::string& text, std::size_t offset) {
+    return static_cast<std::uint64_t>(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  };
+  // A node tag that is no number, in element 80001.
+  std::string number = msh.text;
+  const std::size_t third = number.find(' ', number.find(' ', msh.tetra_lines[80000]) + 1) + 1;
+  number.insert(number.find(' ', third), "x");
+  const mpp::ReadError bad_tag = expect_read_error([&] { mpp::read(dir.write("tag.msh", number)); });
+  EXPECT_NE(bad_tag.reason().find("invalid number"), std::string::npos) << bad_tag.what();
+  EXPECT_EQ(bad_tag.byte_offset(), third);
+  EXPECT_EQ(bad_tag.line(), line_of(number, third));
+  // A coordinate that is no number, in node 180001.
+  std::string coordinate = msh.text;
+  const std::size_t y = coordinate.find(' ', msh.coordinate_lines[180000]) + 1;
+  coordinate.insert(y, "1.5.");
+  const mpp::ReadError bad_real = expect_read_error([&] { mpp::read(dir.write("real.msh", coordinate)); });
+  EXPECT_NE(bad_real.reason().find("invalid number '1.5."), std::string::npos) << bad_real.what();
+  EXPECT_EQ(bad_real.byte_offset(), y);
+  EXPECT_EQ(bad_real.line(), line_of(coordinate, y));
+  // A node tag $Nodes does not define, in element 90001: reported at the element.
+  std::string missing = msh.text;
+  missing.insert(missing.find(' ', msh.tetra_lines[90000]) + 1, "9");
+  const mpp::ReadError undefined = expect_read_error([&] { mpp::read(dir.write("missing.msh", missing)); });
+  EXPECT_NE(undefined.reason().find("which $Nodes does not define"), std::string::npos) << undefined.what();
+  EXPECT_EQ(undefined.byte_offset(), msh.tetra_lines[90000]);
+  EXPECT_EQ(undefined.line(), line_of(missing, msh.tetra_lines[90000]));
+  // A section that does not end after the last run's lines.
+  std::string unclosed = msh.text;
+  const std::size_t end = unclosed.rfind("$EndElements");
+  unclosed.replace(end, 12, "$EndElementz");
+  const mpp::ReadError open = expect_read_error([&] { mpp::read(dir.write("unclosed.msh", unclosed)); });
+  EXPECT_NE(open.reason().find("expected $EndElements, found '$EndElementz'"), std::string::npos) << open.what();
+  EXPECT_EQ(open.byte_offset(), end);
+  EXPECT_EQ(open.line(), line_of(unclosed, end));
 }
 
 }  // namespace

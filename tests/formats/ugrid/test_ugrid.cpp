@@ -3,7 +3,9 @@
 // Fortran records), the binary layouts byte by byte, and malformed input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -267,4 +269,119 @@ TEST(UgridRead, FortranFileAsAflr3WritesIt) {
   EXPECT_TRUE(same_bits(back.points, mesh.points));
   EXPECT_EQ(block_summary(back), block_summary(mesh));
   EXPECT_EQ(int_values((*back.cell_data.find("ugrid:ref"))[1]), (std::vector<std::int64_t>{5}));
+}
+
+// ---- large ASCII files: records one per line parse on all cores -----------------------------
+
+namespace {
+
+// An ASCII grid whose points, tetrahedra and pyramids each exceed the 4 MB threshold of the
+// line-parallel path (pyramids: a node permutation), with a few triangles and their surface
+// ids read sequentially in between. Offsets of lines tests corrupt.
+struct LargeGrid {
+  static constexpr std::int64_t kPoints = 250000, kTriangles = 1000, kTetra = 200000, kPyramids = 150000;
+  std::string text;
+  std::vector<double> xyz;
+  std::vector<std::int64_t> tetra;    // expected, 0-based
+  std::vector<std::int64_t> pyramid;  // expected, our node order
+  std::vector<std::size_t> point_lines, tetra_lines;
+};
+
+LargeGrid large_grid() {
+  LargeGrid grid;
+  std::string& t = grid.text;
+  t.reserve(32 << 20);
+  t += std::to_string(LargeGrid::kPoints) + " " + std::to_string(LargeGrid::kTriangles) + " 0 " +
+       std::to_string(LargeGrid::kTetra) + " " + std::to_string(LargeGrid::kPyramids) + " 0 0\n";
+  char line[256];
+  for (std::int64_t i = 0; i < LargeGrid::kPoints; ++i) {
+    const double x = static_cast<double>(i % 101) / 9.0, y = static_cast<double>(i) / 7.0 - 3.0, z = 1.0 / (i + 1.0);
+    grid.xyz.insert(grid.xyz.end(), {x, y, z});
+    grid.point_lines.push_back(t.size());
+    std::snprintf(line, sizeof line, "%.17g %.17g %.17g\n", x, y, z);
+    t += line;
+  }
+  const auto node = [](std::int64_t cell, int k) { return (cell * 11 + k * 29) % LargeGrid::kPoints; };
+  for (std::int64_t c = 0; c < LargeGrid::kTriangles; ++c)
+    t += std::to_string(node(c, 0) + 1) + " " + std::to_string(node(c, 1) + 1) + " " + std::to_string(node(c, 2) + 1) + "\n";
+  for (std::int64_t c = 0; c < LargeGrid::kTriangles; ++c) t += std::to_string(c % 3) + "\n";
+  for (std::int64_t c = 0; c < LargeGrid::kTetra; ++c) {
+    grid.tetra_lines.push_back(t.size());
+    for (int k = 0; k < 4; ++k) {
+      grid.tetra.push_back(node(c, k));
+      t += std::to_string(node(c, k) + 1) + (k < 3 ? " " : "\n");
+    }
+  }
+  const int from_file[5] = {1, 0, 3, 4, 2};  // ours[k] = file[from_file[k]], as meshio
+  for (std::int64_t c = 0; c < LargeGrid::kPyramids; ++c) {
+    for (int k = 0; k < 5; ++k) {
+      grid.pyramid.push_back(node(c, from_file[k]) % 100000 + 7);
+      t += std::to_string(node(c, k) % 100000 + 8) + (k < 4 ? " " : "\n");
+    }
+  }
+  return grid;
+}
+
+void expect_same_grid(const Mesh& a, const Mesh& b) {
+  EXPECT_TRUE(same_bits(a.points, b.points));
+  ASSERT_EQ(a.cells.size(), b.cells.size());
+  for (std::size_t i = 0; i < a.cells.size(); ++i) EXPECT_TRUE(same_bits(a.cells[i].connectivity, b.cells[i].connectivity));
+  const auto& refs_a = *a.cell_data.find("ugrid:ref");
+  const auto& refs_b = *b.cell_data.find("ugrid:ref");
+  ASSERT_EQ(refs_a.size(), refs_b.size());
+  for (std::size_t i = 0; i < refs_a.size(); ++i) EXPECT_TRUE(same_bits(refs_a[i], refs_b[i]));
+  EXPECT_EQ(a.regions.size(), b.regions.size());
+}
+
+std::uint64_t line_of(const std::string& text, std::size_t offset) {
+  return static_cast<std::uint64_t>(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+}
+
+}  // namespace
+
+TEST(UgridLargeAscii, LinesParsedInParallelMatchTheFile) {
+  const LargeGrid grid = large_grid();
+  ASSERT_GT(grid.text.size(), std::size_t{20} << 20);
+  const Mesh mesh = ugrid::read(write_scratch("large.ugrid", grid.text));
+  ASSERT_EQ(mesh.points.shape(), (Shape{LargeGrid::kPoints, 3}));
+  EXPECT_EQ(std::memcmp(mesh.points.data(), grid.xyz.data(), grid.xyz.size() * sizeof(double)), 0);
+  EXPECT_EQ(block_summary(mesh), "triangle:1000;tetra:200000;pyramid:150000");
+  EXPECT_EQ(int_values(mesh.cells[1].connectivity), grid.tetra);
+  EXPECT_EQ(int_values(mesh.cells[2].connectivity), grid.pyramid);
+  EXPECT_EQ(int_values((*mesh.cell_data.find("ugrid:ref"))[0])[4], 1);
+  EXPECT_EQ(mesh.regions.size(), 2u);
+}
+
+TEST(UgridLargeAscii, OtherLayoutsReadTheSameThroughTheSequentialParser) {
+  const LargeGrid grid = large_grid();
+  const Mesh expected = ugrid::read(write_scratch("large.ugrid", grid.text));
+  std::string two = grid.text;  // two points on one line
+  two[grid.point_lines[200000] - 1] = ' ';
+  expect_same_grid(ugrid::read(write_scratch("two.ugrid", two)), expected);
+  std::string blank = grid.text;  // a blank line among the tetrahedra, one split over two lines
+  blank[blank.find(' ', grid.tetra_lines[150000])] = '\n';
+  blank.insert(grid.tetra_lines[100000], "\n");
+  expect_same_grid(ugrid::read(write_scratch("blank.ugrid", blank)), expected);
+  std::string all = grid.text;  // everything on one line
+  std::replace(all.begin(), all.end(), '\n', ' ');
+  expect_same_grid(ugrid::read(write_scratch("all.ugrid", all)), expected);
+}
+
+TEST(UgridLargeAscii, BadValuesDeepInsideAreReportedWhereTheyAre) {
+  const LargeGrid grid = large_grid();
+  std::string number = grid.text;  // a coordinate that is no number, in point 240001
+  const std::size_t z = number.find(' ', number.find(' ', grid.point_lines[240000]) + 1) + 1;
+  number.insert(z, "-");
+  number.insert(z, "7e");
+  const ReadError real = expect_read_error([&] { ugrid::read(write_scratch("real.ugrid", number)); });
+  EXPECT_NE(real.reason().find("invalid number '7e-"), std::string::npos) << real.what();
+  EXPECT_EQ(real.byte_offset(), z);
+  EXPECT_EQ(real.line(), line_of(number, z));
+  std::string range = grid.text;  // a node beyond the points, in tetrahedron 190001
+  const std::size_t second = range.find(' ', grid.tetra_lines[190000]) + 1;
+  range.insert(second, "9");
+  const ReadError index = expect_read_error([&] { ugrid::read(write_scratch("range.ugrid", range)); });
+  EXPECT_NE(index.reason().find("tetra 190001 refers to node 990030, outside [1, 250000]"), std::string::npos) << index.what();
+  EXPECT_EQ(index.byte_offset(), second);
+  EXPECT_EQ(index.line(), line_of(range, second));
 }

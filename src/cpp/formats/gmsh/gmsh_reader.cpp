@@ -2,8 +2,12 @@
 // produces. Elements are read in two passes over the mapped file: the first finds the runs
 // of elements and counts them per type (binary runs are jumped over, ASCII ones tokenised
 // without number conversion), so that every array is allocated once in its final shape;
-// the second fills them.
+// the second fills them. ASCII 4.x files laid out as writers lay them out (one node tag,
+// node or element per line) take a faster route: the scan jumps over element lines instead
+// of tokenising them and the big sections parse on all cores; any other layout, and any
+// malformed value, sends the section back to the sequential code, which alone words errors.
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -13,11 +17,17 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "formats/gmsh/gmsh.hpp"
 #include "formats/gmsh/gmsh_cursor.hpp"
 #include "formats/gmsh/gmsh_element_types.hpp"
 #include "formats/gmsh/gmsh_tag_index.hpp"
+#include "io/line_values.hpp"
 #include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 
 namespace meshioplusplus::gmsh {
@@ -34,6 +44,28 @@ template <class T> T load(const char* bytes) noexcept {
   std::memcpy(&value, bytes, sizeof(T));
   return value;
 }
+
+// Calls parse(index, line_begin, line_end) for `records` lines from `begin` (a line start):
+// on all cores when the section is big enough, else here. The offset after the last line,
+// or nullopt when a line is not one record (or holds a value parse refuses).
+template <class Parse>
+std::optional<std::size_t> parse_record_lines(std::string_view document, std::size_t begin, std::uint64_t records,
+                                              Parse&& parse) {
+  if (records == 0) return begin;
+  if (const std::optional<std::size_t> end = io::parse_lines_in_parallel(document, begin, records, parse)) return end;
+  std::size_t line = begin;
+  for (std::uint64_t index = 0; index < records; ++index) {
+    const void* newline = std::memchr(document.data() + line, '\n', document.size() - line);
+    if (newline == nullptr) return std::nullopt;
+    const auto stop = static_cast<std::size_t>(static_cast<const char*>(newline) - document.data());
+    if (!parse(index, line, stop)) return std::nullopt;
+    line = stop + 1;
+  }
+  return line;
+}
+
+// The element scan found a layout other than one element per line.
+struct NotOnePerLine {};
 
 // Consecutive elements of one type as laid out in the file.
 struct ElementRun {
@@ -364,6 +396,7 @@ class MshReader {
       }
       return;
     }
+    if (read_node_block_lines(first, count, extra, true)) return;
     for (std::uint64_t i = 0; i < count; ++i) node_index_.add(cursor_.size_value(), base + static_cast<std::int64_t>(i));
     for (std::uint64_t i = 0; i < count; ++i) {
       cursor_.text().next_numbers(xyz + 3 * i, 3);
@@ -384,11 +417,49 @@ class MshReader {
       }
       return;
     }
+    if (read_node_block_lines(first, count, extra, false)) return;
     for (std::uint64_t i = 0; i < count; ++i) {
       node_index_.add(cursor_.size_value(), base + static_cast<std::int64_t>(i));
       cursor_.text().next_numbers(xyz + 3 * i, 3);
       cursor_.skip_values(static_cast<std::uint64_t>(extra), 8);
     }
+  }
+
+  // An ASCII node block laid out as writers do: one tag per line, then one "x y z [u v w]"
+  // per line (4.1), or one "tag x y z [u v w]" per line (4.0). Parsed line by line, on all
+  // cores when big. False, having consumed and recorded nothing, for any other layout or
+  // a value the sequential parse would not read the same: that parse then reads the block.
+  bool read_node_block_lines(std::uint64_t first, std::uint64_t count, int extra, bool v41) {
+    const std::string_view document = cursor_.document();
+    const std::optional<std::size_t> begin = io::records_begin(document, cursor_.position());
+    if (!begin || count == 0) return false;
+    std::vector<std::uint64_t> tags(static_cast<std::size_t>(count));
+    double* const xyz = points_.data_as<double>() + 3 * first;
+    const char* const text = document.data();
+    std::optional<std::size_t> end;
+    if (v41) {
+      // The tag lines and the coordinate lines as one section of 2 * count lines: the tags
+      // alone are too short to split, together they usually are not.
+      end = parse_record_lines(document, *begin, 2 * count, [&](std::uint64_t i, std::size_t line, std::size_t stop) {
+        io::LineValues reader{text + line, text + stop};
+        if (i < count) return reader.next(tags[i]) && reader.done();
+        double* const out = xyz + 3 * (i - count);
+        return reader.next(out[0]) && reader.next(out[1]) && reader.next(out[2]) && reader.skip_tokens(extra) &&
+               reader.done();
+      });
+    } else {
+      end = parse_record_lines(document, *begin, count, [&](std::uint64_t i, std::size_t line, std::size_t stop) {
+        io::LineValues reader{text + line, text + stop};
+        double* const out = xyz + 3 * i;
+        return reader.next(tags[i]) && reader.next(out[0]) && reader.next(out[1]) && reader.next(out[2]) &&
+               reader.skip_tokens(extra) && reader.done();
+      });
+    }
+    if (!end) return false;
+    const auto base = static_cast<std::int64_t>(first);
+    for (std::uint64_t i = 0; i < count; ++i) node_index_.add(tags[i], base + static_cast<std::int64_t>(i));
+    cursor_.seek(*end);
+    return true;
   }
 
   void read_nodes_2() {
@@ -417,6 +488,13 @@ class MshReader {
     if (elements_read_) cursor_.fail_at(start, "more than one $Elements section is not supported");
     if (!nodes_read_) cursor_.fail_at(start, "$Elements comes before $Nodes");
     elements_read_ = true;
+    if (version_ != Version::v2 && !cursor_.binary()) {
+      const std::size_t body = cursor_.position();
+      if (read_elements_4_by_lines()) return;
+      runs_.clear();  // another layout or an error: the sequential reading below decides
+      blocks_.clear();
+      cursor_.seek(body);
+    }
     if (version_ == Version::v2) scan_elements_2();
     else scan_elements_4();
     expect_end("Elements");
@@ -448,7 +526,72 @@ class MshReader {
     runs_.push_back(run);
   }
 
-  void scan_elements_4() {
+  // ASCII 4.x with every element on a line of its own: the scan jumps over element lines
+  // (but those of the last run, whose parse finds their end) and the runs parse on all
+  // cores. False when the file is laid out otherwise or holds anything the sequential code
+  // would reject: a layout guessed wrong may misplace the scan, so no error found here is
+  // reported — the caller rereads the section.
+  bool read_elements_4_by_lines() {
+    bool last_run_open = false;
+    try {
+      last_run_open = scan_elements_4(true);
+      if (!last_run_open) expect_end("Elements");
+    } catch (const ReadError&) {
+      return false;
+    } catch (const NotOnePerLine&) {
+      return false;
+    }
+    std::size_t section_end = cursor_.position();
+    allocate_blocks();
+    for (const ElementRun& run : runs_) {
+      const std::optional<std::size_t> run_end = fill_run_4_lines(run);
+      if (!run_end) return false;
+      if (last_run_open) section_end = *run_end;  // the last run's, in the end
+    }
+    cursor_.seek(section_end);
+    if (last_run_open) {
+      try {
+        expect_end("Elements");
+      } catch (const ReadError&) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Every line of the run is "tag node…" with known nodes (checked line by line, so a run
+  // that is not one element per line is refused, whatever the scan assumed).
+  // Returns the offset after the run's last line.
+  std::optional<std::size_t> fill_run_4_lines(const ElementRun& run) {
+    BlockBuild& block = blocks_[run.block];
+    const GmshElementType& type = *run.type;
+    const int k = type.num_nodes;
+    std::int64_t* const connectivity = block.connectivity.data_as<std::int64_t>() + block.filled * k;
+    std::fill_n(block.geometrical.data_as<std::int32_t>() + block.filled, run.count, run.entity_tag);
+    const std::span<const std::uint16_t> to_meshio = type.gmsh_from_meshio;
+    const char* const text = cursor_.document().data();
+    const auto parse = [&](std::uint64_t e, std::size_t line, std::size_t stop) {
+      io::LineValues reader{text + line, text + stop};
+      std::uint64_t tag = 0;
+      if (!reader.next(tag)) return false;  // the element's own tag
+      std::int64_t* const out = connectivity + e * static_cast<std::uint64_t>(k);
+      for (int j = 0; j < k; ++j) {
+        if (!reader.next(tag)) return false;
+        const std::int64_t index = node_index_.find(tag);
+        if (index < 0) return false;
+        out[to_meshio.empty() ? j : to_meshio[static_cast<std::size_t>(j)]] = index;
+      }
+      return reader.done();
+    };
+    const std::optional<std::size_t> end = parse_record_lines(cursor_.document(), run.data_offset, run.count, parse);
+    if (end) block.filled += static_cast<std::int64_t>(run.count);
+    return end;
+  }
+
+  // by_lines (ASCII): element records are taken to be one per line and jumped over as
+  // lines, each run starting at a line start; NotOnePerLine where that cannot hold. The
+  // lines of the last run are left for its parse to pass: true when it did so.
+  bool scan_elements_4(bool by_lines = false) {
     const bool v41 = version_ == Version::v41;
     const std::size_t tag_bytes = v41 ? 8 : 4;
     const std::uint64_t num_blocks = cursor_.size_value();
@@ -457,6 +600,7 @@ class MshReader {
     cursor_.check_count(num_elements, cursor_.binary() ? 2 * tag_bytes : 4, "element");
     cursor_.check_count(num_blocks, cursor_.binary() ? 20 : 8, "element block");
     std::uint64_t total = 0;
+    bool last_run_open = false;
     for (std::uint64_t b = 0; b < num_blocks; ++b) {
       const std::size_t block_at = cursor_.position();
       int entity_dim = cursor_.int32();
@@ -471,13 +615,27 @@ class MshReader {
                                       " the section announces");
       ElementRun run{&type, count, cursor_.position()};
       run.entity_tag = entity_tag;
+      if (by_lines && count > 0) {
+        const std::optional<std::size_t> begin = io::records_begin(cursor_.document(), cursor_.position());
+        if (!begin) throw NotOnePerLine{};
+        run.data_offset = *begin;
+        if (b + 1 == num_blocks) {
+          last_run_open = true;
+        } else {
+          const std::optional<std::size_t> end = io::skip_lines(cursor_.document(), *begin, count);
+          if (!end) throw NotOnePerLine{};
+          cursor_.seek(*end);
+        }
+      } else {
+        cursor_.skip_values(count * values_per_element, tag_bytes);
+      }
       add_run(run);
-      cursor_.skip_values(count * values_per_element, tag_bytes);
       total += count;
     }
     if (total != num_elements)
       cursor_.fail("the section announces " + std::to_string(num_elements) + " elements but its blocks hold " +
                    std::to_string(total));
+    return last_run_open;
   }
 
   void scan_elements_2() {

@@ -11,6 +11,7 @@
 
 #include "formats/medit/medit_reader.hpp"
 #include "formats/medit/medit_sections.hpp"
+#include "io/line_values.hpp"
 #include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 
@@ -18,44 +19,6 @@ namespace meshioplusplus::medit::detail {
 namespace {
 
 bool starts_keyword(char c) noexcept { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
-
-// Fast paths for the lines writers print: numbers separated by spaces or tabs, nothing else.
-// Each reads what TextScanner::next_number reads from the same characters, or gives up
-// (nullptr) so that the line is read the general way, which also words any error.
-[[gnu::always_inline]] inline bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\r'; }
-
-template <class Integer>
-[[gnu::always_inline]] inline const char* plain_integer(const char* p, const char* end, Integer& value) noexcept {
-  while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  const bool negative = p < end && *p == '-';
-  // io::plain_digits, unrolled less carefully: more than 18 digits go the general way.
-  const char* const digits = p + (negative ? 1 : 0);
-  const char* stop = digits;
-  std::uint64_t magnitude = 0;
-  while (stop < end && static_cast<unsigned char>(*stop - '0') < 10)
-    magnitude = magnitude * 10 + static_cast<unsigned>(*stop++ - '0');
-  if (stop == digits || stop - digits > 18 || (stop < end && !is_blank(*stop))) return nullptr;
-  auto signed_value = static_cast<std::int64_t>(magnitude);  // at most 18 digits: no overflow
-  if (negative) signed_value = -signed_value;
-  if (!std::in_range<Integer>(signed_value)) return nullptr;
-  value = static_cast<Integer>(signed_value);
-  return stop;
-}
-
-template <class Real>
-[[gnu::always_inline]] inline const char* plain_real(const char* p, const char* end, Real& value) noexcept {
-  while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  if (p == end || *p == '+') return nullptr;
-  const std::from_chars_result result = std::from_chars(p, end, value, std::chars_format::general);
-  if (result.ec != std::errc{} || (result.ptr < end && !is_blank(*result.ptr))) return nullptr;
-  return result.ptr;
-}
-
-// True when only blanks are left: the line held exactly one record.
-[[gnu::always_inline]] inline bool only_blanks(const char* p, const char* end) noexcept {
-  while (p < end && is_blank(*p)) ++p;
-  return p == end;
-}
 
 class AsciiReader {
  public:
@@ -139,7 +102,7 @@ class AsciiReader {
         Real* coordinates = parsed_.points.data_as<Real>();
         const auto fast = [&](std::uint64_t row, const char* p, const char* end) {
           for (int k = 0; k < dimension_; ++k)
-            if ((p = plain_real(p, end, coordinates[row * static_cast<std::uint64_t>(dimension_) + k])) == nullptr)
+            if ((p = io::plain_real(p, end, coordinates[row * static_cast<std::uint64_t>(dimension_) + k])) == nullptr)
               return false;
           return fast_ref(p, end, parsed_.point_refs, row);
         };
@@ -170,7 +133,7 @@ class AsciiReader {
                                                                                      const char* end) {
       std::int64_t* record = nodes + row * num_nodes;
       for (std::uint64_t k = 0; k < num_nodes; ++k) {
-        if ((p = plain_integer(p, end, record[k])) == nullptr) return false;
+        if ((p = io::plain_integer(p, end, record[k])) == nullptr) return false;
         --record[k];
       }
       return fast_ref(p, end, block.refs, row);
@@ -247,11 +210,11 @@ class AsciiReader {
 
   static bool fast_ref(const char* p, const char* end, NDArray& refs, std::uint64_t row) {
     if (refs.dtype() == DType::int64) {
-      p = plain_integer(p, end, refs.data_as<std::int64_t>()[row]);
+      p = io::plain_integer(p, end, refs.data_as<std::int64_t>()[row]);
     } else {
-      p = plain_integer(p, end, refs.data_as<std::int32_t>()[row]);
+      p = io::plain_integer(p, end, refs.data_as<std::int32_t>()[row]);
     }
-    return p != nullptr && only_blanks(p, end);
+    return p != nullptr && io::only_blanks(p, end);
   }
 
   // Sections of one record per line — what writers produce — parse on all cores when they

@@ -31,6 +31,7 @@
 
 #include "formats/tetgen/tetgen.hpp"
 #include "formats/tetgen/tetgen_paths.hpp"
+#include "io/line_values.hpp"
 #include "io/mapped_file.hpp"
 #include "io/parallel.hpp"
 #include "io/significant_lines.hpp"
@@ -59,65 +60,6 @@ std::optional<LineSpan> significant_part(std::string_view document, std::size_t 
   while (end > begin && io::is_space(document[end - 1])) --end;
   if (end == begin) return std::nullopt;
   return LineSpan{begin, end};
-}
-
-// Fast paths for the lines writers print: numbers separated by spaces or tabs, nothing else.
-// Each reads what TextScanner::next_number reads from the same characters, or gives up
-// (nullptr) so that the line is parsed the general way, which also words any error.
-[[gnu::always_inline]] inline bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\r'; }
-
-// `limit` is the end of the document: the eight bytes at a number may be read when they lie
-// before it, whatever line they belong to.
-[[gnu::always_inline]] inline const char* plain_integer(const char* p, const char* end, const char* limit,
-                                                        std::int64_t& value) noexcept {
-  while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  const bool negative = p < end && *p == '-';
-  // io::plain_digits, eight bytes at a time for the short runs of ids and indices; more than
-  // 18 digits go the general way.
-  const char* const digits = p + (negative ? 1 : 0);
-  const char* stop = digits;
-  std::uint64_t magnitude = 0;
-  std::uint64_t chunk = 0;
-  std::uint64_t not_digit = 0;  // per byte: zero where it holds a digit
-  if constexpr (std::endian::native == std::endian::little) {
-    if (limit - digits >= 8) {
-      std::memcpy(&chunk, digits, 8);
-      // A byte of 0xFA or more carries into the next one, but it ends the run itself, and
-      // only the bytes before the first non-digit are used.
-      not_digit = ((chunk & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u) |
-                  (((chunk + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u);
-    }
-  }
-  if (not_digit != 0 && (stop = digits + std::countr_zero(not_digit) / 8) <= end) {
-    if (stop == digits) return nullptr;
-    // The run's digits, first one most significant, moved to the top bytes behind zeros.
-    std::uint64_t v = (chunk << (64 - 8 * (stop - digits))) & 0x0F0F0F0F0F0F0F0Fu;
-    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFu;
-    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFu;
-    magnitude = (v * 10000 + (v >> 32)) & 0x00000000FFFFFFFFu;
-  } else {
-    stop = digits;
-    while (stop < end && static_cast<unsigned char>(*stop - '0') < 10)
-      magnitude = magnitude * 10 + static_cast<unsigned>(*stop++ - '0');
-    if (stop == digits || stop - digits > 18) return nullptr;
-  }
-  if (stop < end && !is_blank(*stop)) return nullptr;
-  value = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
-  return stop;
-}
-
-[[gnu::always_inline]] inline const char* plain_real(const char* p, const char* end, double& value) noexcept {
-  while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  if (p == end || *p == '+') return nullptr;
-  const std::from_chars_result result = std::from_chars(p, end, value, std::chars_format::general);
-  if (result.ec != std::errc{} || (result.ptr < end && !is_blank(*result.ptr))) return nullptr;
-  return result.ptr;
-}
-
-// True when only blanks are left: the line held exactly the record.
-[[gnu::always_inline]] inline bool only_blanks(const char* p, const char* end) noexcept {
-  while (p < end && is_blank(*p)) ++p;
-  return p == end;
 }
 
 // Records one per line with nothing between them — what every writer produces — parse on
@@ -238,14 +180,13 @@ Nodes read_nodes(const std::string& path, Mesh& mesh) {
       scanner.fail("point " + std::to_string(i) + " has more than the header's " + std::to_string(width) + " values");
   };
   // Index and coordinates only (TetGen's and meshio's usual layout).
-  const char* const limit = file.bytes().data() + file.bytes().size();
   const auto fast_point = [&](std::int64_t i, const char* p, const char* end) {
     if (num_attrs != 0 || num_markers != 0) return false;
     std::int64_t index = 0;
-    if ((p = plain_integer(p, end, limit, index)) == nullptr || index != nodes.base + i) return false;
+    if ((p = io::plain_integer(p, end, index)) == nullptr || index != nodes.base + i) return false;
     for (std::int64_t k = 0; k < dim; ++k)
-      if ((p = plain_real(p, end, points[i * dim + k])) == nullptr) return false;
-    return only_blanks(p, end);
+      if ((p = io::plain_real(p, end, points[i * dim + k])) == nullptr) return false;
+    return io::only_blanks(p, end);
   };
   const std::optional<std::int64_t> base = peek_base(lines, file.bytes());
   if (base) nodes.base = *base;
@@ -295,17 +236,16 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
                    std::to_string(1 + corners + num_attrs) + " values");
   };
   // Number and corners only.
-  const char* const limit = file.bytes().data() + file.bytes().size();
   const auto fast_element = [&](std::int64_t i, const char* p, const char* end) {
     if (num_attrs != 0) return false;
     std::int64_t index = 0;
-    if ((p = plain_integer(p, end, limit, index)) == nullptr) return false;
+    if ((p = io::plain_integer(p, end, index)) == nullptr) return false;
     for (std::int64_t k = 0; k < corners; ++k) {
-      p = plain_integer(p, end, limit, index);
+      p = io::plain_integer(p, end, index);
       if (p == nullptr || index < nodes.base || index - nodes.base >= nodes.count) return false;
       cells[i * corners + k] = index - nodes.base;
     }
-    return only_blanks(p, end);
+    return io::only_blanks(p, end);
   };
   if (!parse_records_in_parallel(lines, file.bytes(), count, fast_element, parse_element)) {
     for (std::int64_t i = 0; i < count; ++i) {

@@ -16,12 +16,17 @@
 //
 // The counts fix every size up front, so each array is allocated once in its final shape
 // and, for binary files, the file length is checked against the counts before any copy.
+// ASCII points and volume elements written one record per line (as meshio and we write
+// them) parse on all cores; any other layout or any malformed value sends the section to
+// the sequential parse, which alone words errors.
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +34,9 @@
 #include "formats/ugrid/ugrid.hpp"
 #include "formats/ugrid/ugrid_variant.hpp"
 #include "io/byte_order.hpp"
+#include "io/line_values.hpp"
 #include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -54,7 +61,11 @@ class Source {
 
   bool is_text() const noexcept { return variant_.encoding == Encoding::ascii; }
   std::size_t position() const noexcept { return is_text() ? text_.position() : offset_; }
-  void seek(std::size_t offset) noexcept { offset_ = offset; }
+  void seek(std::size_t offset) noexcept {
+    offset_ = offset;
+    text_.seek(offset);
+  }
+  std::string_view bytes() const noexcept { return bytes_; }
 
   // The offset the next value starts at (past blanks for text).
   std::size_t next_offset() {
@@ -209,6 +220,11 @@ class Reader {
       return;
     }
     double* values = mesh_.points.data_as<double>();
+    const bool by_lines = parse_lines(count, [values](std::uint64_t i, io::LineValues& line) {
+      double* const out = values + 3 * i;
+      return line.next(out[0]) && line.next(out[1]) && line.next(out[2]);
+    });
+    if (by_lines) return;
     for (std::int64_t i = 0; i < count * 3; ++i) values[i] = source_.real();
   }
 
@@ -219,8 +235,22 @@ class Reader {
     NDArray connectivity = NDArray::allocate(DType::int64, {count, nodes});
     std::int64_t* out = connectivity.data_as<std::int64_t>();
     const bool pyramid = kSections[section].type == "pyramid";
+    const auto points = static_cast<std::uint64_t>(counts.points);
+    const bool by_lines = source_.is_text() && parse_lines(count, [&](std::uint64_t cell, io::LineValues& line) {
+      std::int64_t file_nodes[8];
+      std::int64_t* const row = out + cell * static_cast<std::uint64_t>(nodes);
+      std::int64_t* const target = pyramid ? file_nodes : row;
+      for (int k = 0; k < nodes; ++k) {
+        std::uint64_t index = 0;
+        if (!line.next(index) || index < 1 || index > points) return false;
+        target[k] = static_cast<std::int64_t>(index) - 1;
+      }
+      if (pyramid)
+        for (int k = 0; k < nodes; ++k) row[k] = file_nodes[detail::kPyramidFromFile[k]];
+      return true;
+    });
     std::int64_t file_nodes[8];
-    for (std::int64_t cell = 0; cell < count; ++cell) {
+    for (std::int64_t cell = by_lines ? count : 0; cell < count; ++cell) {
       for (int k = 0; k < nodes; ++k) {
         const std::size_t offset = source_.next_offset();
         const std::int64_t index = source_.integer();
@@ -234,6 +264,26 @@ class Reader {
     }
     mesh_.cells.push_back(CellBlock{std::string(kSections[section].type), std::move(connectivity), {}, {}});
     if (section >= 2) refs_.push_back(NDArray::zeros(ref_dtype(), {count}));
+  }
+
+  // Text sections of `records` records written one per line: parse(index, line) reads the
+  // record from the line, on all cores (io::parse_lines_in_parallel), and the source moves
+  // past the section. False, the source unmoved, for small sections, other layouts and any
+  // value parse refuses: the sequential parse then reads the section and words its errors.
+  template <class Parse> bool parse_lines(std::int64_t records, Parse&& parse) {
+    if (!source_.is_text()) return false;
+    const std::string_view document = source_.bytes();
+    const std::optional<std::size_t> begin = io::records_begin(document, source_.position());
+    if (!begin) return false;
+    const char* const text = document.data();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        document, *begin, static_cast<std::uint64_t>(records), [&](std::uint64_t index, std::size_t line, std::size_t stop) {
+          io::LineValues reader{text + line, text + stop};
+          return parse(index, reader) && reader.done();
+        });
+    if (!end) return false;
+    source_.seek(*end);
+    return true;
   }
 
   DType ref_dtype() const noexcept { return variant_.int_size == 8 && !source_.is_text() ? DType::int64 : DType::int32; }
