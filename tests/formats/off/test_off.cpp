@@ -177,3 +177,44 @@ TEST(OffErrors, UnsupportedAndForeignFiles) {
   expect_read_error([] { off::read(write_scratch("huge.off", "OFF\n99999999999 1 0\n0 0 0\n")); });
   expect_read_error([] { off::read(write_scratch("neg.off", "OFF\n-1 1 0\n")); });
 }
+
+namespace {
+
+// A triangulated strip of `n` vertices as writers print it: one record per line.
+std::string large_off(std::int64_t n) {
+  std::string text = "OFF\n" + std::to_string(n) + " " + std::to_string(n - 2) + " 0\n";
+  for (std::int64_t i = 0; i < n; ++i)
+    text += std::to_string(0.5 * i) + " " + std::to_string(i % 7) + " -1.25e-3\n";
+  for (std::int64_t i = 0; i + 2 < n; ++i)
+    text += "3 " + std::to_string(i) + " " + std::to_string(i + 1) + " " + std::to_string(i + 2) + "\n";
+  return text;
+}
+
+}  // namespace
+
+// Large files take the all-cores path; odd layouts the sequential one; both give the same.
+TEST(OffLarge, ParallelAndSequentialPathsAgree) {
+  const std::int64_t n = 400000;  // ~10 MB of vertices, ~9 MB of faces: both above the parallel threshold
+  const std::string plain = large_off(n);
+  const Mesh fast = off::read(write_scratch("large.off", plain));
+  ASSERT_EQ(fast.points.rows(), n);
+  EXPECT_EQ(fast.points.data_as<double>()[3 * (n - 1)], 0.5 * (n - 1));
+  ASSERT_EQ(fast.cells.size(), 1u);
+  EXPECT_EQ(nodes_of(fast.cells[0]).back(), n - 1);
+
+  std::string commented = plain;
+  commented.insert(commented.find("\n3 70000 ") + 1, "# a comment between faces\n");
+  commented.insert(commented.find("\n1000 ") + 1, "\n");  // a blank line among the vertices
+  const Mesh slow = off::read(write_scratch("commented.off", commented));
+  EXPECT_TRUE(same_bits(slow.points, fast.points));
+  EXPECT_TRUE(same_bits(slow.cells[0].connectivity, fast.cells[0].connectivity));
+}
+
+TEST(OffLarge, ACornerOutOfRangeDeepInsideIsNamed) {
+  std::string text = large_off(400000);
+  const std::size_t at = text.find("\n3 120000 120001 120002\n") + 1;
+  text.replace(at, 22, "3 120000 999999 120002");
+  const ReadError error = expect_read_error([&] { off::read(write_scratch("bad.off", text)); });
+  EXPECT_NE(std::string(error.what()).find("face 120000 refers to vertex 999999"), std::string::npos) << error.what();
+  EXPECT_EQ(error.byte_offset(), at + 9);
+}

@@ -31,7 +31,9 @@
 
 #include "formats/off/off.hpp"
 #include "io/face_blocks.hpp"
+#include "io/line_values.hpp"
 #include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -75,7 +77,7 @@ struct Counts {
 
 class Reader {
  public:
-  Reader(std::string_view bytes, const std::string& path) : lines_(bytes, path) {}
+  Reader(std::string_view bytes, const std::string& path) : bytes_(bytes), lines_(bytes, path) {}
 
   Mesh read() {
     const Counts counts = read_header();
@@ -168,6 +170,23 @@ class Reader {
     if (layout_.colors) colors = NDArray::allocate(DType::float64, {count, layout_.color_width});
     if (layout_.texcoords) texcoords = NDArray::allocate(DType::float64, {count, 2});
 
+    // One vertex per line, as writers lay them out: all cores. Anything else (comments, blank
+    // lines, odd values) is read, or reported, by the sequential loop below.
+    const auto vertex_line = [&](std::uint64_t row, std::size_t begin, std::size_t end) {
+      io::LineValues line(bytes_.data() + begin, bytes_.data() + end);
+      for (NDArray* array : {&mesh_.points, &normals, &colors, &texcoords}) {
+        if (array->empty_handle()) continue;
+        const std::int64_t width = array->row_width();
+        double* values = array->data_as<double>() + static_cast<std::int64_t>(row) * width;
+        for (std::int64_t k = 0; k < width; ++k)
+          if (!line.next(values[k])) return false;
+      }
+      return line.done();
+    };
+    if (const std::optional<std::size_t> end = io::parse_lines_in_parallel(bytes_, start, static_cast<std::uint64_t>(count), vertex_line)) {
+      lines_.seek(*end);
+      count = 0;  // all read
+    }
     // One pass per line: the numbers are parsed where they land, and a line with too few or
     // too many values is caught by the end-of-line checks instead of a separate token count.
     for (std::int64_t i = 0; i < count; ++i) {
@@ -205,9 +224,31 @@ class Reader {
     std::int64_t color_width = 0;  // the widest
   };
 
-  // First pass: corner counts and colour widths, checking each line's shape.
+  // First pass: corner counts and colour widths, checking each line's shape. One face per
+  // line with plain numbers goes on all cores; anything else (and every error) sequentially.
   FacePlan plan_faces(std::int64_t count) {
     FacePlan plan;
+    const std::size_t start = lines_.position();
+    std::vector<std::int64_t> corner_counts(static_cast<std::size_t>(count));  // bounded by check_room
+    std::vector<std::uint8_t> color_widths(static_cast<std::size_t>(count));
+    const auto plan_line = [&](std::uint64_t face, std::size_t begin, std::size_t end) {
+      io::LineValues line(bytes_.data() + begin, bytes_.data() + end);
+      std::int64_t corners = 0;
+      if (!line.next(corners) || corners < 1) return false;
+      double value;  // corners and colours are numbers: counted here, read in the second pass
+      std::int64_t values = 0;
+      while (values <= corners + 4 && line.next(value)) ++values;
+      if (!line.done() || values < corners || values - corners > 4) return false;
+      corner_counts[face] = corners;
+      color_widths[face] = static_cast<std::uint8_t>(values - corners);
+      return true;
+    };
+    if (const auto end = io::parse_lines_in_parallel(bytes_, start, static_cast<std::uint64_t>(count), plan_line)) {
+      plan.corner_counts = std::move(corner_counts);
+      plan.color_width = *std::max_element(color_widths.begin(), color_widths.end());
+      lines_.seek(*end);
+      return plan;
+    }
     plan.corner_counts.reserve(static_cast<std::size_t>(count));  // bounded by check_room
     for (std::int64_t face = 0; face < count; ++face) {
       const LineSpan line = lines_.require("face", face);
@@ -235,6 +276,28 @@ class Reader {
       colors = layout.allocate_per_face(DType::float64, std::vector<std::int64_t>(layout.num_blocks(), plan.color_width));
 
     lines_.seek(start);
+    // One block of equal faces without colours (a triangle mesh): face i is row i, so the
+    // faces fill on all cores. A corner out of range sends the block to the sequential
+    // loop, which names it.
+    if (blocks.size() == 1 && colors.empty() && blocks[0].offsets.empty_handle()) {
+      const std::int64_t corners = blocks[0].connectivity.row_width();
+      std::int64_t* connectivity = blocks[0].connectivity.data_as<std::int64_t>();
+      const auto fill_line = [&](std::uint64_t face, std::size_t begin, std::size_t end) {
+        io::LineValues line(bytes_.data() + begin, bytes_.data() + end);
+        std::int64_t listed = 0, index = 0;
+        if (!line.next(listed) || listed != corners) return false;
+        for (std::int64_t k = 0; k < corners; ++k) {
+          if (!line.next(index) || index < 0 || index >= num_points) return false;
+          connectivity[static_cast<std::int64_t>(face) * corners + k] = index;
+        }
+        return line.done();
+      };
+      if (const auto end = io::parse_lines_in_parallel(bytes_, start, static_cast<std::uint64_t>(count), fill_line)) {
+        lines_.seek(*end);
+        mesh_.cells = std::move(blocks);
+        return;
+      }
+    }
     io::FaceBlockFiller filler(layout, blocks);
     for (std::int64_t face = 0; face < count; ++face) {
       io::TextScanner scanner = lines_.scanner(lines_.require("face", face));
@@ -263,6 +326,7 @@ class Reader {
     }
   }
 
+  std::string_view bytes_;
   DataLines lines_;
   VertexLayout layout_;
   Mesh mesh_;
