@@ -152,6 +152,15 @@ class Reader {
                                             ", more than the rest of the file can hold");
   }
 
+  // Where the next record starts: past blank and comment lines (meshio puts a blank line
+  // before each section), so that the records that follow can be one per line.
+  std::size_t next_record_begin() {
+    const std::size_t here = lines_.position();
+    const std::optional<LineSpan> line = lines_.next();
+    lines_.seek(here);
+    return line ? line->begin : here;
+  }
+
   // ---- vertices ----
 
   void read_vertices(std::int64_t count) {
@@ -183,7 +192,8 @@ class Reader {
       }
       return line.done();
     };
-    if (const std::optional<std::size_t> end = io::parse_lines_in_parallel(bytes_, start, static_cast<std::uint64_t>(count), vertex_line)) {
+    if (const std::optional<std::size_t> end =
+            io::parse_lines_in_parallel(bytes_, next_record_begin(), static_cast<std::uint64_t>(count), vertex_line)) {
       lines_.seek(*end);
       count = 0;  // all read
     }
@@ -243,7 +253,7 @@ class Reader {
       color_widths[face] = static_cast<std::uint8_t>(values - corners);
       return true;
     };
-    if (const auto end = io::parse_lines_in_parallel(bytes_, start, static_cast<std::uint64_t>(count), plan_line)) {
+    if (const auto end = io::parse_lines_in_parallel(bytes_, next_record_begin(), static_cast<std::uint64_t>(count), plan_line)) {
       plan.corner_counts = std::move(corner_counts);
       plan.color_width = *std::max_element(color_widths.begin(), color_widths.end());
       lines_.seek(*end);
@@ -292,7 +302,7 @@ class Reader {
         }
         return line.done();
       };
-      if (const auto end = io::parse_lines_in_parallel(bytes_, start, static_cast<std::uint64_t>(count), fill_line)) {
+      if (const auto end = io::parse_lines_in_parallel(bytes_, next_record_begin(), static_cast<std::uint64_t>(count), fill_line)) {
         lines_.seek(*end);
         mesh_.cells = std::move(blocks);
         return;
