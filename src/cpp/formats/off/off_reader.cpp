@@ -245,9 +245,8 @@ class Reader {
       io::LineValues line(bytes_.data() + begin, bytes_.data() + end);
       std::int64_t corners = 0;
       if (!line.next(corners) || corners < 1) return false;
-      double value;  // corners and colours are numbers: counted here, read in the second pass
-      std::int64_t values = 0;
-      while (values <= corners + 4 && line.next(value)) ++values;
+      std::int64_t values = 0;  // counted, as the sequential plan does; read in the second pass
+      while (values <= corners + 4 && line.skip_tokens(1)) ++values;
       if (!line.done() || values < corners || values - corners > 4) return false;
       corner_counts[face] = corners;
       color_widths[face] = static_cast<std::uint8_t>(values - corners);
