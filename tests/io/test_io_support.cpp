@@ -343,3 +343,22 @@ TEST(CountNewlines, AgreesWithStdCountAtEveryLengthAndAlignment) {
           << begin << " " << length;
     }
 }
+
+// Every digit count on both sides of the 8-byte step, every terminator, every alignment.
+TEST(ParseInt64, RandomDigitRunsAgreeWithFromChars) {
+  std::mt19937_64 random(11);
+  const std::string terminators = " \t\n\r,;x-+.e/\xfa\xff";
+  for (int i = 0; i < 200000; ++i) {
+    std::string text = random() % 4 == 0 ? "-" : "";
+    const int digits = static_cast<int>(random() % 21);
+    for (int d = 0; d < digits; ++d) text += static_cast<char>('0' + random() % 10);
+    text += terminators[random() % terminators.size()];
+    text += "123456789";  // room for the 8-byte step, whatever the run's length
+    std::int64_t ours = -7, theirs = -7;
+    const auto a = io::parse_int64(text.data(), text.data() + text.size(), ours);
+    const auto b = std::from_chars(text.data(), text.data() + text.size(), theirs);
+    ASSERT_EQ(a.ec, b.ec) << text;
+    ASSERT_EQ(a.ptr, b.ptr) << text;
+    if (b.ec == std::errc{}) ASSERT_EQ(ours, theirs) << text;
+  }
+}

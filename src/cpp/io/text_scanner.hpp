@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +33,27 @@ inline std::uint64_t line_of_offset(std::string_view text, std::size_t offset) {
 // or nullptr when there is no digit; the caller decides whether what follows ends a number
 // (a 19th digit does not, which sends longer numbers to from_chars).
 inline const char* plain_digits(const char* p, const char* last, std::uint64_t& value) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    // Runs shorter than 8 digits (most ids and indices) in one step: find the first
+    // non-digit byte of the next 8, then combine the digits before it pairwise. A byte of
+    // 0xFA or more carries into the next one, but it ends the run itself, and only the
+    // bytes before the first non-digit are used.
+    if (last - p >= 8) {
+      std::uint64_t chunk;
+      std::memcpy(&chunk, p, 8);
+      const std::uint64_t not_digit = ((chunk & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u) |
+                                      (((chunk + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u);
+      if (not_digit != 0) {
+        const int digits = std::countr_zero(not_digit) / 8;
+        if (digits == 0) return nullptr;
+        std::uint64_t v = (chunk << (64 - 8 * digits)) & 0x0F0F0F0F0F0F0F0Fu;  // leading zeros, then the digits
+        v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFu;
+        v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFu;
+        value = (v * 10000 + (v >> 32)) & 0x00000000FFFFFFFFu;
+        return p + digits;
+      }
+    }
+  }
   const char* q = p;
   std::uint64_t v = 0;
   while (q < last && q - p < 18 && static_cast<unsigned char>(*q - '0') < 10) v = v * 10 + static_cast<unsigned>(*q++ - '0');
