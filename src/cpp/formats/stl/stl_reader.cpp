@@ -21,8 +21,9 @@
 //
 // Memory: the binary header gives the triangle count, so the connectivity is allocated once
 // in its final shape and corners are welded straight from the mapped file. ASCII gives no
-// count up front: corners and normals are parsed into scratch vectors, then each array is
-// allocated once.
+// count up front: corners are parsed into a scratch vector (welding needs them all) and
+// normals only located; once the count is known each array is allocated once and the
+// normals are parsed straight into theirs.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -183,7 +184,7 @@ class AsciiParser {
     std::int64_t end_facet;
   };
 
-  std::int64_t num_facets() const noexcept { return static_cast<std::int64_t>(normals_.size() / 3); }
+  std::int64_t num_facets() const noexcept { return static_cast<std::int64_t>(normal_offsets_.size()); }
 
   std::size_t offset_of(std::string_view token) const noexcept {
     return static_cast<std::size_t>(token.data() - scanner_.document().data());
@@ -226,7 +227,11 @@ class AsciiParser {
 
   void parse_facet() {
     expect_keyword("normal");
-    read_vector(normals_);
+    // The facet count is known only at the end, so normals are parsed then, straight into
+    // their array; here their tokens are only stepped over.
+    normal_offsets_.push_back(scanner_.position());
+    for (int axis = 0; axis < 3; ++axis)
+      if (scanner_.next_token().empty()) scanner_.fail("unexpected end of data while reading a number");
     expect_keyword("outer");
     expect_keyword("loop");
     for (int corner = 0; corner < 3; ++corner) {
@@ -246,7 +251,12 @@ class AsciiParser {
     weld_corners<double>(num_facets(), corner_at, mesh);
     if (num_facets() > 0) {
       NDArray normals = NDArray::allocate(DType::float64, {num_facets(), 3});
-      std::memcpy(normals.data(), normals_.data(), normals.nbytes());
+      double* out = normals.data_as<double>();
+      for (const std::size_t offset : normal_offsets_) {
+        scanner_.seek(offset);
+        scanner_.next_numbers(out, 3);
+        out += 3;
+      }
       mesh.cell_data.set("facet_normals", {std::move(normals)});
     }
     add_solid_regions(mesh);
@@ -273,7 +283,7 @@ class AsciiParser {
 
   io::TextScanner scanner_;
   std::vector<double> corners_;  // 9 per facet
-  std::vector<double> normals_;  // 3 per facet
+  std::vector<std::size_t> normal_offsets_;  // scratch: where each facet's normal is written
   std::vector<Solid> solids_;
 };
 
