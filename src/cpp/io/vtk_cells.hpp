@@ -22,7 +22,7 @@ class CellStreamError : public std::runtime_error {
 };
 
 struct VtkCellStream {
-  std::span<const std::int64_t> types;    // n VTK cell ids
+  std::span<const std::uint8_t> types;    // n VTK cell ids (every VTK id is below 256)
   std::span<const std::int64_t> offsets;  // n+1 start offsets into connectivity, offsets[0] == 0
   NDArray connectivity;                   // any integer dtype, 1-D
   // False when `connectivity` is parsing scratch that must not become a returned block.

@@ -114,12 +114,17 @@ struct BlockRows {
   std::vector<std::int64_t> rows;  // empty: [first, first + count)
 };
 
+// Looked up once per cell, so a table of all 256 possible ids rather than a search.
 bool is_known_vtk_id(std::int64_t id) {
-  if (id == kVtkPixel || id == kVtkVoxel || id == kVtkPolygon || id == kVtkPolyhedron) return true;
-  if (id >= 68 && id <= 74) return true;  // Lagrange families, resolved by node count
-  for (const CellTypeInfo& info : cell_types())
-    if (info.vtk_id == id) return true;
-  return false;
+  static const std::array<bool, 256> known = [] {
+    std::array<bool, 256> table{};
+    for (int k : {kVtkPixel, kVtkVoxel, kVtkPolygon, kVtkPolyhedron}) table[static_cast<std::size_t>(k)] = true;
+    for (int k = 68; k <= 74; ++k) table[static_cast<std::size_t>(k)] = true;  // Lagrange families, by node count
+    for (const CellTypeInfo& info : cell_types())
+      if (info.vtk_id >= 0 && info.vtk_id < 256) table[static_cast<std::size_t>(info.vtk_id)] = true;
+    return table;
+  }();
+  return id >= 0 && id < 256 && known[static_cast<std::size_t>(id)];
 }
 
 NDArray slice_rows(const NDArray& data, std::int64_t first, std::int64_t count) {
@@ -598,7 +603,22 @@ class LegacyReader {
     require_tokens(header, 2, "CELL_TYPES n");
     cell_types_offset_ = header.offset;
     has_cell_types_ = true;
-    cell_types_ = read_index_vector(kInt32AsInt64, header_count(header, 1, "cell count"), "CELL_TYPES");
+    // One byte per cell (every VTK id is below 256), decoded in chunks: no int64 copy of a
+    // million-cell list. Unknown ids are reported here, at the section.
+    const std::int64_t count = header_count(header, 1, "cell count");
+    require_available(static_cast<std::uint64_t>(count), kInt32AsInt64, "CELL_TYPES");
+    cell_types_.resize(static_cast<std::size_t>(count));
+    std::array<std::int64_t, 4096> chunk;
+    for (std::int64_t first = 0; first < count; first += static_cast<std::int64_t>(chunk.size())) {
+      const auto size = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(chunk.size()), count - first));
+      decode_values(kInt32AsInt64, DType::int64, chunk.data(), size);
+      for (std::size_t k = 0; k < size; ++k) {
+        if (!is_known_vtk_id(chunk[k]))
+          scan_.fail_at(cell_types_offset_, "unknown VTK cell type " + std::to_string(chunk[k]) + " (cell " +
+                                                std::to_string(first + static_cast<std::int64_t>(k)) + ")");
+        cell_types_[static_cast<std::size_t>(first) + k] = static_cast<std::uint8_t>(chunk[k]);
+      }
+    }
   }
 
   void read_dimensions(const HeaderLine& header) {
@@ -758,7 +778,7 @@ class LegacyReader {
     }
   }
 
-  io::VtkCells convert_cells(const CellArray& cells, std::span<const std::int64_t> types) {
+  io::VtkCells convert_cells(const CellArray& cells, std::span<const std::uint8_t> types) {
     io::VtkCellStream stream;
     stream.types = types;
     stream.offsets = cells.offsets;
@@ -779,10 +799,6 @@ class LegacyReader {
     if (static_cast<std::int64_t>(cell_types_.size()) != cells_.num_cells())
       scan_.fail_at(cell_types_offset_, "CELL_TYPES lists " + std::to_string(cell_types_.size()) +
                                             " cells but CELLS has " + std::to_string(cells_.num_cells()));
-    for (std::size_t c = 0; c < cell_types_.size(); ++c)
-      if (!is_known_vtk_id(cell_types_[c]))
-        scan_.fail_at(cell_types_offset_, "unknown VTK cell type " + std::to_string(cell_types_[c]) + " (cell " +
-                                              std::to_string(c) + ")");
     num_source_cells_ = cells_.num_cells();
     add_blocks(convert_cells(cells_, cell_types_), 0, {});
   }
@@ -791,7 +807,7 @@ class LegacyReader {
   // were split, which source cell each output cell came from.
   struct PolydataCells {
     CellArray cells;
-    std::vector<std::int64_t> types;
+    std::vector<std::uint8_t> types;
     std::vector<std::int64_t> source_of_cell;
   };
 
@@ -854,7 +870,7 @@ class LegacyReader {
   PolydataCells line_cells(const CellArray& section) {
     require_min_size(section, 2, "LINES");
     if (all_sizes_equal(section, 2))
-      return {section, std::vector<std::int64_t>(static_cast<std::size_t>(section.num_cells()), 3), {}};
+      return {section, std::vector<std::uint8_t>(static_cast<std::size_t>(section.num_cells()), 3), {}};
     return split_cells(
         section, 3, 2, [](std::int64_t size) { return size - 1; },
         [](const std::int64_t* ids, std::int64_t piece, std::int64_t* out) {
@@ -866,7 +882,7 @@ class LegacyReader {
   PolydataCells polygon_cells(const CellArray& section) {
     require_min_size(section, 3, "POLYGONS");
     const int vtk_id = all_sizes_equal(section, 3) ? 5 : all_sizes_equal(section, 4) ? 9 : kVtkPolygon;
-    return {section, std::vector<std::int64_t>(static_cast<std::size_t>(section.num_cells()), vtk_id), {}};
+    return {section, std::vector<std::uint8_t>(static_cast<std::size_t>(section.num_cells()), static_cast<std::uint8_t>(vtk_id)), {}};
   }
 
   PolydataCells strip_cells(const CellArray& section) {
@@ -1023,7 +1039,7 @@ class LegacyReader {
 
   std::size_t points_offset_ = 0;
   CellArray cells_, vertices_, lines_, polygons_, strips_;
-  std::vector<std::int64_t> cell_types_;
+  std::vector<std::uint8_t> cell_types_;
   bool has_cell_types_ = false;
   std::size_t cell_types_offset_ = 0;
 

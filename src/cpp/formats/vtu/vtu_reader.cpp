@@ -806,16 +806,44 @@ class Reader {
     return values;
   }
 
-  // VTU offsets are the n end positions; the cell converter wants n+1 starts.
+  // One byte per cell: VTK's ids all fit, and a mesh's cell types are a large scratch array.
+  std::vector<std::uint8_t> read_cell_types(const ArrayInfo& info, std::int64_t count) const {
+    const NDArray raw = read_integer_array(info, count, Lifetime::scratch);
+    std::vector<std::uint8_t> types(static_cast<std::size_t>(count));
+    visit_dtype(raw.dtype(), [&](auto tag) {
+      using Value = decltype(tag);
+      if constexpr (std::is_integral_v<Value>) {  // read_integer_array gives integers only
+        const Value* source = static_cast<const Value*>(raw.data());
+        for (std::size_t i = 0; i < types.size(); ++i) {
+          if (!std::in_range<std::uint8_t>(source[i]))
+            fail(info.tag_offset, "unknown VTK cell type " + std::to_string(source[i]) + " (cell " + std::to_string(i) + ")");
+          types[i] = static_cast<std::uint8_t>(source[i]);
+        }
+      }
+    });
+    return types;
+  }
+
+  // VTU offsets are the n end positions; the cell converter wants n+1 starts, read straight
+  // into place behind the leading 0.
   std::vector<std::int64_t> read_starts(const ArrayInfo& info, std::int64_t count) const {
-    const std::vector<std::int64_t> ends = read_index_vector(info, count);
-    std::vector<std::int64_t> starts(ends.size() + 1, 0);
-    for (std::size_t i = 0; i < ends.size(); ++i) {
-      if (ends[i] < starts[i])
-        fail(info.tag_offset, label(info) + " decreases at entry " + std::to_string(i) + " (" +
-                                  std::to_string(ends[i]) + " after " + std::to_string(starts[i]) + ")");
-      starts[i + 1] = ends[i];
-    }
+    const NDArray raw = read_integer_array(info, count, Lifetime::scratch);
+    std::vector<std::int64_t> starts(static_cast<std::size_t>(count) + 1, 0);
+    visit_dtype(raw.dtype(), [&](auto tag) {
+      using Value = decltype(tag);
+      const Value* ends = static_cast<const Value*>(raw.data());
+      for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+        if constexpr (std::is_same_v<Value, std::uint64_t>) {
+          if (ends[i] > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            fail(info.tag_offset, label(info) + " holds a value beyond int64");
+        }
+        const auto end = static_cast<std::int64_t>(ends[i]);
+        if (end < starts[i])
+          fail(info.tag_offset, label(info) + " decreases at entry " + std::to_string(i) + " (" + std::to_string(end) +
+                                    " after " + std::to_string(starts[i]) + ")");
+        starts[i + 1] = end;
+      }
+    });
     return starts;
   }
 
@@ -904,7 +932,7 @@ class Reader {
     return *info;
   }
 
-  FaceStream read_legacy_faces(const PieceInfo& piece, const std::vector<std::int64_t>& types) const {
+  FaceStream read_legacy_faces(const PieceInfo& piece, const std::vector<std::uint8_t>& types) const {
     const ArrayInfo& offsets_info = require_cell_array(piece, "faceoffsets");
     const std::vector<std::int64_t> ends = read_index_vector(offsets_info, piece.num_cells);
     FaceStream stream;
@@ -924,7 +952,7 @@ class Reader {
 
   // VTK 9.4+ layout: polyhedron_offsets/polyhedron_to_faces index a face table
   // (face_offsets/face_connectivity); rebuilt here as the legacy per-cell face stream.
-  FaceStream read_face_table(const PieceInfo& piece, const std::vector<std::int64_t>& types) const {
+  FaceStream read_face_table(const PieceInfo& piece, const std::vector<std::uint8_t>& types) const {
     const ArrayInfo& cell_offsets_info = require_cell_array(piece, "polyhedron_offsets");
     const std::vector<std::int64_t> cell_starts = read_starts(cell_offsets_info, piece.num_cells);
     const ArrayInfo& to_faces_info = require_cell_array(piece, "polyhedron_to_faces");
@@ -971,7 +999,7 @@ class Reader {
     return stream;
   }
 
-  static bool forms_one_rectangular_run(const std::vector<std::int64_t>& types,
+  static bool forms_one_rectangular_run(const std::vector<std::uint8_t>& types,
                                         const std::vector<std::int64_t>& starts) {
     if (types.empty() || types.front() == kVtkPolygon || types.front() == kVtkPolyhedron) return false;
     const std::int64_t nodes = starts[1] - starts[0];
@@ -982,7 +1010,7 @@ class Reader {
 
   io::VtkCells read_piece_cells(const PieceInfo& piece) const {
     if (piece.num_cells == 0) return {};
-    const std::vector<std::int64_t> types = read_index_vector(require_cell_array(piece, "types"), piece.num_cells);
+    const std::vector<std::uint8_t> types = read_cell_types(require_cell_array(piece, "types"), piece.num_cells);
     const std::vector<std::int64_t> starts = read_starts(require_cell_array(piece, "offsets"), piece.num_cells);
     io::VtkCellStream stream;
     stream.types = types;
