@@ -6,6 +6,7 @@
 // completely here is the record the sequential parse reads, and errors stay its job.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
