@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,13 +36,23 @@ class SignificantLines {
   std::optional<LineSpan> next() {
     while (!lines_.at_end()) {
       const std::string_view line = lines_.next_line();
-      std::size_t begin = static_cast<std::size_t>(line.data() - document_.data());
-      std::size_t end = begin + (where_ == CommentAt::anywhere ? std::min(line.size(), line.find(comment_)) : line.size());
-      while (begin < end && is_space(document_[begin])) ++begin;
-      while (end > begin && is_space(document_[end - 1])) --end;
-      if (end > begin && (where_ == CommentAt::anywhere || document_[begin] != comment_)) return LineSpan{begin, end};
+      const std::size_t begin = static_cast<std::size_t>(line.data() - document_.data());
+      if (const std::optional<LineSpan> part = significant_part(begin, begin + line.size())) return part;
     }
     return std::nullopt;
+  }
+
+  // What next() keeps of the raw line [begin, end) (no '\n'): the comment cut, blanks
+  // trimmed; nullopt when nothing is left. Parsers that walk lines themselves (on several
+  // cores) use it to see a line exactly as next() would.
+  std::optional<LineSpan> significant_part(std::size_t begin, std::size_t end) const noexcept {
+    if (where_ == CommentAt::anywhere)
+      if (const void* comment = std::memchr(document_.data() + begin, comment_, end - begin))
+        end = static_cast<std::size_t>(static_cast<const char*>(comment) - document_.data());
+    while (begin < end && is_space(document_[begin])) ++begin;
+    while (end > begin && is_space(document_[end - 1])) --end;
+    if (end == begin || (where_ == CommentAt::line_start && document_[begin] == comment_)) return std::nullopt;
+    return LineSpan{begin, end};
   }
 
   // The next significant line, which must exist: `what` [`number`] names it in the error.

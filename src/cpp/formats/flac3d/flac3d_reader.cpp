@@ -692,20 +692,16 @@ class BinaryReader {
   void need(std::size_t bytes, std::string_view what) const {
     if (doc_.size() - pos_ < bytes) builder_.fail_at(pos_, "unexpected end of file: expected " + std::string(what));
   }
-  std::uint32_t u32(std::string_view what) {
-    need(4, what);
-    std::uint32_t value;
-    io::copy_from_file_order(&value, doc_.data() + pos_, 4, 1, true);
-    pos_ += 4;
-    return value;
+  // The next little-endian T.
+  template <class T> T value(std::string_view what) {
+    need(sizeof(T), what);
+    T result;
+    io::copy_from_file_order(&result, doc_.data() + pos_, sizeof(T), 1, true);
+    pos_ += sizeof(T);
+    return result;
   }
-  std::uint16_t u16(std::string_view what) {
-    need(2, what);
-    std::uint16_t value;
-    io::copy_from_file_order(&value, doc_.data() + pos_, 2, 1, true);
-    pos_ += 2;
-    return value;
-  }
+  std::uint32_t u32(std::string_view what) { return value<std::uint32_t>(what); }
+  std::uint16_t u16(std::string_view what) { return value<std::uint16_t>(what); }
   std::string text(std::string_view what) {
     const std::uint16_t length = u16(what);
     need(length, what);

@@ -238,7 +238,6 @@ class Reader {
   // line with plain numbers goes on all cores; anything else (and every error) sequentially.
   FacePlan plan_faces(std::int64_t count) {
     FacePlan plan;
-    const std::size_t start = lines_.position();
     std::vector<std::int64_t> corner_counts(static_cast<std::size_t>(count));  // bounded by check_room
     std::vector<std::uint8_t> color_widths(static_cast<std::size_t>(count));
     const auto plan_line = [&](std::uint64_t face, std::size_t begin, std::size_t end) {

@@ -51,17 +51,6 @@ class Lines : public io::SignificantLines {
   Lines(std::string_view document, const std::string& path) : SignificantLines(document, path, kFormat, '#') {}
 };
 
-// The significant part of the raw line [begin, end) (no '\n'), as Lines::next() cuts it:
-// the comment dropped, blanks trimmed; nullopt when nothing is left.
-std::optional<LineSpan> significant_part(std::string_view document, std::size_t begin, std::size_t end) {
-  if (const void* comment = std::memchr(document.data() + begin, '#', end - begin))
-    end = static_cast<std::size_t>(static_cast<const char*>(comment) - document.data());
-  while (begin < end && io::is_space(document[begin])) ++begin;
-  while (end > begin && io::is_space(document[end - 1])) --end;
-  if (end == begin) return std::nullopt;
-  return LineSpan{begin, end};
-}
-
 // Records one per line with nothing between them — what every writer produces — parse on
 // all cores from `lines`' position: `fast(i, first, last)` may read record i from its raw
 // line [first, last) when it is plainly laid out; otherwise `parse(scanner, line_begin, i)`
@@ -73,7 +62,7 @@ bool parse_records_in_parallel(Lines& lines, std::string_view document, std::int
                                const Parse& parse) {
   const auto parse_record = [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
     if (fast(static_cast<std::int64_t>(i), document.data() + begin, document.data() + stop)) return true;
-    const std::optional<LineSpan> line = significant_part(document, begin, stop);
+    const std::optional<LineSpan> line = lines.significant_part(begin, stop);
     if (!line) return false;
     io::TextScanner scanner = lines.scanner(*line);
     parse(scanner, line->begin, static_cast<std::int64_t>(i));
@@ -94,7 +83,7 @@ std::optional<std::int64_t> peek_base(const Lines& lines, std::string_view docum
   const void* newline = std::memchr(document.data() + begin, '\n', document.size() - begin);
   const std::size_t end =
       newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - document.data()) : document.size();
-  const std::optional<LineSpan> line = significant_part(document, begin, end);
+  const std::optional<LineSpan> line = lines.significant_part(begin, end);
   if (!line) return std::nullopt;
   try {
     io::TextScanner scanner = lines.scanner(*line);
