@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -187,4 +191,43 @@ TEST(NDArrayAllocator, ScratchBypassesTheHook) {
   EXPECT_TRUE(scratch.owns_data());
   EXPECT_FALSE(scratch.buffer()->allocator());
   EXPECT_EQ(pool.allocations, 0);
+}
+
+// Without a hook, large arrays come from their own kernel mapping (huge-page aligned on
+// Linux) and small ones from the heap; either way every byte is usable, a scratch copy
+// follows the same rule, and freeing unmaps all of it (no leftover mappings pile up).
+TEST(NDArrayAllocator, DefaultHeapServesEverySizeAroundTheMappingThreshold) {
+  constexpr std::size_t kThreshold = std::size_t{4} << 20;
+  const auto mapped_bytes = [] {  // the process's whole address space in use
+    std::ifstream maps("/proc/self/maps");
+    std::uint64_t total = 0;
+    for (std::string line; std::getline(maps, line);) {
+      const std::size_t dash = line.find('-');
+      total += std::stoull(line.substr(dash + 1, line.find(' ') - dash - 1), nullptr, 16) -
+               std::stoull(line.substr(0, dash), nullptr, 16);
+    }
+    return total;
+  };
+  const std::uint64_t mapped_before = mapped_bytes();
+  for (int round = 0; round < 200; ++round) {
+    for (std::size_t bytes : {std::size_t{0}, std::size_t{24}, kThreshold - 8, kThreshold, kThreshold + 8, 5 * kThreshold + 24}) {
+      auto array = meshioplusplus::NDArray::allocate(meshioplusplus::DType::uint8, {static_cast<std::int64_t>(bytes)});
+      auto* data = static_cast<unsigned char*>(array.data());
+      ASSERT_NE(data, nullptr);
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(data) % 64, 0u);
+#if defined(__linux__)
+      if (bytes >= kThreshold) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(data) % (std::size_t{2} << 20), 0u);
+#endif
+      if (round == 0 && bytes > 0) {
+        std::memset(data, 0xA5, bytes);
+        EXPECT_EQ(data[bytes - 1], 0xA5);
+        auto scratch = meshioplusplus::NDArray::allocate_scratch(meshioplusplus::DType::uint8, {static_cast<std::int64_t>(bytes)});
+        std::memcpy(scratch.data(), data, bytes);
+        EXPECT_EQ(static_cast<unsigned char*>(scratch.data())[bytes / 2], 0xA5);
+      }
+    }
+  }
+#if defined(__linux__)
+  EXPECT_LE(mapped_bytes(), mapped_before + 64 * kThreshold);  // leaking would leave 200 x 36 MiB
+#endif
 }

@@ -19,6 +19,7 @@
 #include "io/text_scanner.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_support.hpp"
 
 namespace io = meshioplusplus::io;
@@ -342,6 +343,45 @@ TEST(CountNewlines, AgreesWithStdCountAtEveryLengthAndAlignment) {
       EXPECT_EQ(io::count_newlines(first, first + length), static_cast<std::uint64_t>(std::count(first, first + length, '\n')))
           << begin << " " << length;
     }
+}
+
+// Every whitespace byte is_space() knows, and bytes next to them (8, 14, 31, 33, 0x80+) that
+// are not whitespace, at every alignment around the 64-byte step.
+TEST(CountTokens, AgreesWithASpaceByteLoopAtEveryLengthAndAlignment) {
+  std::mt19937 random(6);
+  const std::string alphabet = std::string(" \t\n\v\f\r") + std::string("\x08\x0e\x1f!ab9\x80\xff", 9);
+  std::string text(20000, 'x');
+  for (char& c : text) c = random() % 3 == 0 ? alphabet[random() % alphabet.size()] : '7';
+  const auto by_loop = [](const char* first, const char* last) {
+    std::uint64_t tokens = 0;
+    bool after_space = true;
+    for (; first < last; ++first) {
+      tokens += after_space && !io::is_space(*first);
+      after_space = io::is_space(*first);
+    }
+    return tokens;
+  };
+  for (std::size_t begin : {0u, 1u, 15u, 63u, 64u})
+    for (std::size_t length : {0u, 1u, 63u, 64u, 65u, 127u, 128u, 129u, 19000u}) {
+      const char* first = text.data() + begin;
+      EXPECT_EQ(io::count_tokens(first, first + length), by_loop(first, first + length)) << begin << " " << length;
+    }
+  const std::string spaced = "  12 -3\t4.5\r\n\n 6 ";
+  EXPECT_EQ(io::count_tokens(spaced.data(), spaced.data() + spaced.size()), 4u);
+}
+
+TEST(ThreadCount, ProgramChoiceOverridesTheDefaultAndZeroRestoresIt) {
+  const unsigned by_default = meshioplusplus::thread_count();
+  EXPECT_GE(by_default, 1u);
+  meshioplusplus::set_thread_count(1);
+  EXPECT_EQ(meshioplusplus::thread_count(), 1u);
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  io::parallel_ranges(1000, 1, [&](std::size_t first, std::size_t last) { ranges.emplace_back(first, last); });
+  EXPECT_EQ(ranges, (std::vector<std::pair<std::size_t, std::size_t>>{{0, 1000}}));  // one thread: one range
+  meshioplusplus::set_thread_count(3);
+  EXPECT_EQ(meshioplusplus::thread_count(), 3u);
+  meshioplusplus::set_thread_count(0);
+  EXPECT_EQ(meshioplusplus::thread_count(), by_default);
 }
 
 // Every digit count on both sides of the 8-byte step, every terminator, every alignment.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "meshioplusplus/threads.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -21,12 +24,11 @@
 namespace meshioplusplus::io {
 
 // Runs `work(begin, end)` over contiguous ranges covering [0, count): one range per
-// hardware thread when each gets at least `grain` items, a single call otherwise. After
+// thread (thread_count()) when each gets at least `grain` items, a single call otherwise. After
 // every range has finished, the exception of the earliest failing range is rethrown, so
 // errors come out exactly as a sequential run would report them.
 template <class Work> void parallel_ranges(std::size_t count, std::size_t grain, Work&& work) {
-  const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t ranges = std::min(hardware, count / std::max<std::size_t>(grain, 1));
+  const std::size_t ranges = std::min<std::size_t>(thread_count(), count / std::max<std::size_t>(grain, 1));
   if (ranges <= 1) {
     work(std::size_t{0}, count);
     return;
@@ -73,6 +75,40 @@ inline std::uint64_t count_newlines(const char* first, const char* last) noexcep
   return count + static_cast<std::uint64_t>(std::count(first, last, '\n'));
 }
 
+// Whitespace-separated tokens in [first, last), counted 64 bytes per step where SSE2 is there:
+// a token starts at every non-space byte that follows a space (or the start). Whitespace is
+// what is_space() accepts: ' ' and '\t' '\n' '\v' '\f' '\r' (bytes 9-13).
+inline std::uint64_t count_tokens(const char* first, const char* last) noexcept {
+  std::uint64_t tokens = 0;
+  bool after_space = true;
+#if defined(__SSE2__)
+  const __m128i blank = _mm_set1_epi8(' ');
+  const __m128i tab = _mm_set1_epi8('\t');
+  const __m128i controls_above_tab = _mm_set1_epi8(4);  // '\n' '\v' '\f' '\r' are tab + 1..4
+  const auto space_mask = [&](const char* at) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    const __m128i above_tab = _mm_sub_epi8(bytes, tab);
+    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(above_tab, controls_above_tab), above_tab);
+    return static_cast<std::uint64_t>(static_cast<std::uint16_t>(
+        _mm_movemask_epi8(_mm_or_si128(control, _mm_cmpeq_epi8(bytes, blank)))));
+  };
+  while (last - first >= 64) {
+    const std::uint64_t spaces = space_mask(first) | space_mask(first + 16) << 16 | space_mask(first + 32) << 32 |
+                                 space_mask(first + 48) << 48;
+    const std::uint64_t follows_space = spaces << 1 | static_cast<std::uint64_t>(after_space);
+    tokens += static_cast<std::uint64_t>(std::popcount(~spaces & follows_space));
+    after_space = (spaces >> 63) != 0;
+    first += 64;
+  }
+#endif
+  for (; first < last; ++first) {
+    const bool space = *first == ' ' || static_cast<unsigned char>(*first - '\t') <= 4;
+    tokens += after_space && !space;
+    after_space = space;
+  }
+  return tokens;
+}
+
 // Sections smaller than this parse faster on one thread than the split costs.
 inline constexpr std::size_t kParallelLinesMinBytes = std::size_t{4} << 20;
 
@@ -89,8 +125,7 @@ inline constexpr std::size_t kParallelLinesMinBytes = std::size_t{4} << 20;
 template <class ParseRecord>
 std::optional<std::size_t> parse_lines_in_parallel(std::string_view document, std::size_t begin, std::uint64_t records,
                                                    ParseRecord&& parse_record) {
-  const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  if (hardware < 2 || records < 2 || document.size() - begin < kParallelLinesMinBytes) return std::nullopt;
+  if (thread_count() < 2 || records < 2 || document.size() - begin < kParallelLinesMinBytes) return std::nullopt;
 
   // Find the end of the section, keeping (offset, records before it) checkpoints.
   constexpr std::size_t kChunk = std::size_t{1} << 16;
@@ -123,7 +158,7 @@ std::optional<std::size_t> parse_lines_in_parallel(std::string_view document, st
   if (end - begin < kParallelLinesMinBytes) return std::nullopt;
 
   // Pieces start at line starts; each counts its first record from the nearest checkpoint.
-  const std::size_t pieces = std::min<std::size_t>(hardware, (end - begin) / (kParallelLinesMinBytes / 2));
+  const std::size_t pieces = std::min<std::size_t>(thread_count(), (end - begin) / (kParallelLinesMinBytes / 2));
   std::vector<std::size_t> starts(pieces + 1, end);
   std::vector<std::uint64_t> first_record(pieces + 1, records);
   starts[0] = begin;

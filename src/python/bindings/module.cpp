@@ -24,6 +24,7 @@
 #include "meshioplusplus/ndarray.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/side_regions.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace nb = nanobind;
 namespace mpp = meshioplusplus;
@@ -298,5 +299,7 @@ NB_MODULE(_core, m) {
   m.def("block_bases", &block_bases_of, nb::arg("cell_counts"));
   m.def("derive_side_regions", &derive_side_regions_of, nb::arg("mesh"));
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
+  m.def("thread_count", &mpp::thread_count);
+  m.def("set_thread_count", &mpp::set_thread_count, nb::arg("count"));
   meshioplusplus::bindings::bind_allocator_shim(m);
 }

@@ -21,7 +21,7 @@ from ._gpu import (
     to_cupy,
     to_dlpack,
 )
-from ._helpers import extension_to_filetypes, read, write, write_points_cells
+from ._helpers import extension_to_filetypes, get_num_threads, read, set_num_threads, write, write_points_cells
 from ._interop_frameworks import to_jax, to_numba, to_torch, to_xp
 from ._mesh import CellBlock, Mesh
 from ._operations import SideRegionReport, derive_side_regions
@@ -53,12 +53,14 @@ __all__ = [
     "count_transfers",
     "extension_to_filetypes",
     "from_cupy",
+    "get_num_threads",
     "has_cuda_device",
     "has_cupy",
     "num_nodes_per_cell",
     "pinned_reads",
     "profiling",
     "read",
+    "set_num_threads",
     "to_cupy",
     "to_dlpack",
     "to_jax",

@@ -29,6 +29,21 @@ MESHIO_ONLY_OPTIONS = {
 }
 
 
+def get_num_threads():
+    """Threads one read or write may use for its large sections."""
+    return _core.thread_count()
+
+
+def set_num_threads(count):
+    """Lets reads and writes use at most ``count`` threads; ``0`` or ``None`` restores the default
+    (``MESHIOPLUSPLUS_NUM_THREADS`` when set, else every core). Results never depend on it."""
+    if count is None:
+        count = 0
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValueError(f"set_num_threads expects a non-negative int or None, got {count!r}")
+    _core.set_thread_count(count)
+
+
 def _resolve_format(file_format):
     if file_format is None:
         return "", {}

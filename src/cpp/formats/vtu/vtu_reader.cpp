@@ -16,7 +16,6 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -25,12 +24,14 @@
 #include "io/base64.hpp"
 #include "io/byte_order.hpp"
 #include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 #include "io/vtk_cells.hpp"
 #include "io/xml_scanner.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus::vtu {
 namespace {
@@ -156,14 +157,7 @@ constexpr std::array<std::uint8_t, 256> kBase64Classes = [] {
 }();
 
 std::uint64_t count_tokens(std::string_view text) noexcept {
-  std::uint64_t tokens = 0;
-  bool after_space = true;
-  for (char c : text) {
-    const bool space = io::is_space(c);
-    tokens += after_space && !space;
-    after_space = space;
-  }
-  return tokens;
+  return io::count_tokens(text.data(), text.data() + text.size());
 }
 
 std::string label(const ArrayInfo& info) {
@@ -713,7 +707,7 @@ class Reader {
 
   void parse_ascii(const ArrayInfo& info, void* out, std::uint64_t count) const {
     const std::size_t length = info.content_end - info.content_begin;
-    const std::size_t pieces = std::min<std::size_t>(std::thread::hardware_concurrency(), length / kTextPieceBytes);
+    const std::size_t pieces = std::min<std::size_t>(thread_count(), length / kTextPieceBytes);
     if (length >= kParallelTextBytes && pieces > 1 && parse_ascii_in_pieces(info, out, count, pieces)) return;
     parse_ascii_range(info, info.content_begin, info.content_end, out, count);
   }
