@@ -1,11 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -13,6 +15,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/base64.hpp"
+#include "io/coordinate_welder.hpp"
 #include "io/id_map.hpp"
 #include "io/parallel.hpp"
 #include "io/significant_lines.hpp"
@@ -382,6 +385,46 @@ TEST(ThreadCount, ProgramChoiceOverridesTheDefaultAndZeroRestoresIt) {
   EXPECT_EQ(meshioplusplus::thread_count(), 3u);
   meshioplusplus::set_thread_count(0);
   EXPECT_EQ(meshioplusplus::thread_count(), by_default);
+}
+
+// Points drawn from a small grid repeat often; the welder must agree with a std::map keyed
+// on the values through many growths, at each width, and number points by first appearance.
+TEST(CoordinateWelder, AgreesWithAnOrderedMapThroughGrowth) {
+  for (std::size_t width : {2u, 3u, 4u}) {
+    std::mt19937 random(static_cast<unsigned>(width));
+    std::vector<double> stored;
+    std::map<std::vector<double>, std::int64_t> reference;
+    io::CoordinateWelder<double> welder(width, 4);  // starts tiny: grows many times
+    const auto coordinates_of = [&stored, width](std::int64_t id) { return stored.data() + id * static_cast<std::int64_t>(width); };
+    for (int i = 0; i < 50000; ++i) {
+      std::vector<double> values(width);
+      for (double& v : values) v = static_cast<double>(random() % 40) * 0.125;
+      const auto next = static_cast<std::int64_t>(stored.size() / width);
+      const std::int64_t found = welder.find_or_add(values.data(), next, coordinates_of);
+      const auto [it, inserted] = reference.try_emplace(values, next);
+      ASSERT_EQ(found, it->second) << i;
+      if (found == next) stored.insert(stored.end(), values.begin(), values.end());
+    }
+    EXPECT_EQ(stored.size() / width, reference.size());
+  }
+}
+
+TEST(CoordinateWelder, MinusZeroIsZeroAndNaNNeverMatches) {
+  std::vector<std::array<float, 3>> stored;
+  io::CoordinateWelder<float> welder(3, 1);
+  const auto coordinates_of = [&stored](std::int64_t id) { return stored[static_cast<std::size_t>(id)]; };
+  const auto add = [&](std::array<float, 3> xyz) {
+    const auto found = welder.find_or_add(xyz.data(), static_cast<std::int64_t>(stored.size()), coordinates_of);
+    if (found == static_cast<std::int64_t>(stored.size())) stored.push_back(xyz);
+    return found;
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(add({0.0f, -0.0f, 1.0f}), 0);
+  EXPECT_EQ(add({-0.0f, 0.0f, 1.0f}), 0);
+  EXPECT_EQ(std::signbit(stored[0][1]), true);  // the first spelling is the one kept
+  EXPECT_EQ(add({nan, 0.0f, 1.0f}), 1);
+  EXPECT_EQ(add({nan, 0.0f, 1.0f}), 2);
+  EXPECT_EQ(add({0.0f, 0.0f, 1.0f}), 0);
 }
 
 // Every digit count on both sides of the 8-byte step, every terminator, every alignment.

@@ -35,6 +35,7 @@
 
 #include "formats/stl/stl.hpp"
 #include "io/byte_order.hpp"
+#include "io/coordinate_welder.hpp"
 #include "io/mapped_file.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -60,46 +61,20 @@ bool is_binary(std::string_view bytes) {
 
 // ---- welding corners into points -------------------------------------------------------
 
-template <class T> std::size_t hash_coordinates(const std::array<T, 3>& xyz) noexcept {
-  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  std::uint64_t hash = 0x243F6A8885A308D3ull;
-  for (T value : xyz) {
-    if (value == T(0)) value = T(0);  // -0 equals 0, so it must hash like it
-    hash = (hash ^ std::bit_cast<Bits>(value)) * 0x9E3779B97F4A7C15ull;
-    hash ^= hash >> 29;
-  }
-  return static_cast<std::size_t>(hash);
-}
-
-std::size_t table_size_for(std::int64_t entries) {
-  return std::bit_ceil(static_cast<std::size_t>(std::max<std::int64_t>(16, 2 * entries)));
-}
-
 // Points and triangles from 3 corners per triangle; `corner_at(c)` gives corner c's
-// coordinates as std::array<T, 3>. The hash table holds, per distinct position, the first
+// coordinates as std::array<T, 3>. The welder holds, per distinct position, the first
 // corner found there, so no coordinates are copied before the points array is allocated.
 template <class T, class CornerAt>
 void weld_corners(std::int64_t num_triangles, const CornerAt& corner_at, Mesh& mesh) {
   const std::int64_t num_corners = 3 * num_triangles;
   NDArray connectivity = NDArray::allocate(DType::int64, {num_triangles, 3});
   std::int64_t* point_of_corner = connectivity.data_as<std::int64_t>();
-  std::vector<std::int64_t> first_corner_at(table_size_for(num_corners), -1);
-  const std::size_t mask = first_corner_at.size() - 1;
+  io::CoordinateWelder<T> first_corner_at(3, static_cast<std::size_t>(num_triangles) / 2);
   std::int64_t num_points = 0;
   for (std::int64_t corner = 0; corner < num_corners; ++corner) {
     const std::array<T, 3> xyz = corner_at(corner);
-    for (std::size_t slot = hash_coordinates(xyz) & mask;; slot = (slot + 1) & mask) {
-      const std::int64_t seen = first_corner_at[slot];
-      if (seen < 0) {
-        first_corner_at[slot] = corner;
-        point_of_corner[corner] = num_points++;
-        break;
-      }
-      if (corner_at(seen) == xyz) {
-        point_of_corner[corner] = point_of_corner[seen];
-        break;
-      }
-    }
+    const std::int64_t first = first_corner_at.find_or_add(xyz.data(), corner, corner_at);
+    point_of_corner[corner] = first == corner ? num_points++ : point_of_corner[first];
   }
   mesh.points = NDArray::allocate(dtype_of<T>(), {num_points, 3});
   T* out = mesh.points.data_as<T>();

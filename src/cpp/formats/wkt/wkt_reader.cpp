@@ -16,18 +16,18 @@
 //
 // Arrays: the number of distinct points is only known at the end, so coordinates and corners
 // are gathered in scratch vectors and copied once into arrays of final shape.
-#include <array>
-#include <bit>
 #include <cctype>
-#include <cmath>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <system_error>
 #include <vector>
 
 #include "formats/wkt/wkt.hpp"
+#include "io/coordinate_welder.hpp"
 #include "io/face_blocks.hpp"
 #include "io/mapped_file.hpp"
 #include "io/text_scanner.hpp"
@@ -37,16 +37,6 @@ namespace meshioplusplus::wkt {
 namespace {
 
 constexpr std::string_view kFormat = "wkt";
-
-using PointKey = std::array<std::uint64_t, 4>;
-
-struct PointKeyHash {
-  std::size_t operator()(const PointKey& key) const noexcept {
-    std::uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (std::uint64_t v : key) h = (h ^ v) * 0xff51afd7ed558ccdULL;
-    return static_cast<std::size_t>(h ^ (h >> 33));
-  }
-};
 
 class Reader {
  public:
@@ -124,13 +114,18 @@ class Reader {
 
   double number() {
     skip_space();
-    std::size_t end = pos_;
-    while (end < doc_.size() && !io::is_space(doc_[end]) && doc_[end] != ',' && doc_[end] != ')') ++end;
-    io::TextScanner scanner(doc_, pos_, end, path_, kFormat);
-    if (pos_ >= doc_.size()) scanner.fail("unexpected end of file while reading a coordinate");
-    if (pos_ == end) scanner.fail("expected a coordinate, found '" + snippet(pos_) + "'");
-    const double value = scanner.next_number<double>();
-    pos_ = end;
+    if (pos_ >= doc_.size()) fail_at(pos_, "unexpected end of file while reading a coordinate");
+    const char* const first = doc_.data() + pos_;
+    const char* const last = doc_.data() + doc_.size();
+    double value;
+    const auto [stop, error] = std::from_chars(first + (*first == '+' ? 1 : 0), last, value, std::chars_format::general);
+    if (error != std::errc{} || (stop < last && !io::is_space(*stop) && *stop != ',' && *stop != ')')) {
+      const char* end = first;
+      while (end < last && !io::is_space(*end) && *end != ',' && *end != ')' && end - first < 32) ++end;
+      if (end == first) fail_at(pos_, "expected a coordinate, found '" + snippet(pos_) + "'");
+      fail_at(pos_, "invalid number '" + std::string(first, end) + "'");
+    }
+    pos_ = static_cast<std::size_t>(stop - doc_.data());
     return value;
   }
 
@@ -147,23 +142,19 @@ class Reader {
     }
     if (pos_ >= doc_.size()) fail_at(pos_, "unexpected end of file inside a point list");
     if (count < 2) fail_at(start, "a point needs 2 to 4 coordinates, found " + std::to_string(count));
-    if (dim_ == 0) dim_ = count;
+    if (dim_ == 0) {
+      dim_ = count;
+      welder_.emplace(static_cast<std::size_t>(dim_), doc_.size() / 256);
+    }
     if (count != dim_)
       fail_at(start, "points have mixed dimensionality: " + std::to_string(count) + " coordinates here, " +
                          std::to_string(dim_) + " before");
-    PointKey key{};
-    bool has_nan = false;
-    for (int i = 0; i < count; ++i) {
-      has_nan = has_nan || std::isnan(values[i]);
-      key[static_cast<std::size_t>(i)] = std::bit_cast<std::uint64_t>(values[i] == 0.0 ? 0.0 : values[i]);
-    }
     const auto next = static_cast<std::int64_t>(coords_.size() / static_cast<std::size_t>(dim_));
-    if (!has_nan) {
-      const auto [it, inserted] = index_.try_emplace(key, next);
-      if (!inserted) return it->second;
-    }
-    coords_.insert(coords_.end(), values, values + count);
-    return next;
+    const double* const coords = coords_.data();  // stays valid: coords_ grows only after the lookup
+    const auto coordinates_of = [coords, this](std::int64_t id) { return coords + id * dim_; };
+    const std::int64_t found = welder_->find_or_add(values, next, coordinates_of);
+    if (found == next) coords_.insert(coords_.end(), values, values + count);
+    return found;
   }
 
   void read_polygon(bool triangles_only) {
@@ -213,7 +204,7 @@ class Reader {
   std::vector<double> coords_;
   std::vector<std::int64_t> corners_;
   std::vector<std::int64_t> face_sizes_;
-  std::unordered_map<PointKey, std::int64_t, PointKeyHash> index_;
+  std::optional<io::CoordinateWelder<double>> welder_;  // made once the point width is known
 };
 
 }  // namespace
