@@ -365,7 +365,7 @@ TEST(CountTokens, AgreesWithASpaceByteLoopAtEveryLengthAndAlignment) {
     return tokens;
   };
   for (std::size_t begin : {0u, 1u, 15u, 63u, 64u})
-    for (std::size_t length : {0u, 1u, 63u, 64u, 65u, 127u, 128u, 129u, 19000u}) {
+    for (std::size_t length : {0u, 1u, 15u, 16u, 17u, 31u, 32u, 63u, 64u, 65u, 127u, 128u, 129u, 19000u}) {
       const char* first = text.data() + begin;
       EXPECT_EQ(io::count_tokens(first, first + length), by_loop(first, first + length)) << begin << " " << length;
     }

@@ -75,7 +75,7 @@ inline std::uint64_t count_newlines(const char* first, const char* last) noexcep
   return count + static_cast<std::uint64_t>(std::count(first, last, '\n'));
 }
 
-// Whitespace-separated tokens in [first, last), counted 64 bytes per step where SSE2 is there:
+// Whitespace-separated tokens in [first, last), counted 64 (then 16) bytes per step where SSE2 is there:
 // a token starts at every non-space byte that follows a space (or the start). Whitespace is
 // what is_space() accepts: ' ' and '\t' '\n' '\v' '\f' '\r' (bytes 9-13).
 inline std::uint64_t count_tokens(const char* first, const char* last) noexcept {
@@ -99,6 +99,13 @@ inline std::uint64_t count_tokens(const char* first, const char* last) noexcept 
     tokens += static_cast<std::uint64_t>(std::popcount(~spaces & follows_space));
     after_space = (spaces >> 63) != 0;
     first += 64;
+  }
+  while (last - first >= 16) {  // the rest of a long section, or a whole short line
+    const std::uint64_t spaces = space_mask(first);
+    const std::uint64_t follows_space = (spaces << 1 | static_cast<std::uint64_t>(after_space)) & 0xFFFF;
+    tokens += static_cast<std::uint64_t>(std::popcount(~spaces & follows_space));
+    after_space = (spaces >> 15) != 0;
+    first += 16;
   }
 #endif
   for (; first < last; ++first) {

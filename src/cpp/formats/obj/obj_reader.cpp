@@ -27,6 +27,7 @@
 // so each array is allocated once in final shape and the second pass parses straight into it.
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -37,6 +38,7 @@
 #include "formats/obj/obj.hpp"
 #include "io/face_blocks.hpp"
 #include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -135,19 +137,28 @@ class Reader {
   // up to its comment and stands after the keyword.
   template <class OnLine> void for_each_line(OnLine on_line) {
     io::TextScanner lines(bytes_, path_, kFormat);
+    // Where the next '#' is: most files have comments only in a header, so most lines are
+    // known to hold none without searching them.
+    const auto comment_from = [this](std::size_t from) {
+      const void* hash = from < bytes_.size() ? std::memchr(bytes_.data() + from, '#', bytes_.size() - from) : nullptr;
+      return hash ? static_cast<std::size_t>(static_cast<const char*>(hash) - bytes_.data()) : bytes_.size();
+    };
+    std::size_t next_comment = comment_from(0);
     while (!lines.at_end()) {
       const std::string_view line = lines.next_line();
       const std::size_t begin = static_cast<std::size_t>(line.data() - bytes_.data());
-      io::TextScanner scanner(bytes_, begin, begin + std::min(line.size(), line.find('#')), path_, kFormat);
+      std::size_t end = begin + line.size();
+      if (next_comment < begin) next_comment = comment_from(begin);
+      if (next_comment < end) end = next_comment;
+      io::TextScanner scanner(bytes_, begin, end, path_, kFormat);
       const std::string_view keyword = scanner.next_token();
       if (!keyword.empty()) on_line(keyword, scanner);
     }
   }
 
-  static std::int64_t count_values(io::TextScanner scanner) {
-    std::int64_t count = 0;
-    while (!scanner.next_token().empty()) ++count;
-    return count;
+  static std::int64_t count_values(const io::TextScanner& scanner) {
+    const char* const first = scanner.document().data() + scanner.position();
+    return static_cast<std::int64_t>(io::count_tokens(first, scanner.document().data() + scanner.end()));
   }
 
   void survey_lines() {
@@ -261,7 +272,7 @@ class Reader {
                        const io::TextScanner& scanner) const {
     const std::size_t offset = static_cast<std::size_t>(text.data() - bytes_.data());
     std::int64_t raw = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), raw);
+    const auto [end, error] = io::parse_int64(text.data(), text.data() + text.size(), raw);
     if (error != std::errc{} || end != text.data() + text.size() || raw == 0)
       scanner.fail_at(offset, "invalid " + std::string(what) + " index '" + std::string(text.substr(0, 32)) + "'");
     const std::int64_t index = raw > 0 ? raw - 1 : seen + raw;
