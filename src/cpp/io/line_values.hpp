@@ -22,17 +22,19 @@
 
 namespace meshioplusplus::io {
 
-inline const char* skip_line_blanks(const char* p, const char* end) noexcept {
+[[gnu::always_inline]] inline const char* skip_line_blanks(const char* p, const char* end) noexcept {
   while (p < end && is_space(*p)) ++p;
   return p;
 }
 
-// "[-]digits" (at most 18) ended by a blank or the line's end, in range for Integer.
-template <class Integer> const char* plain_integer(const char* p, const char* end, Integer& value) noexcept {
+// "[-]digits" (at most 18) ended by a blank or the line's end, in range for Integer. Bytes
+// up to `readable_end` may be loaded, never read as part of the number (see plain_digits).
+template <class Integer>
+[[gnu::always_inline]] inline const char* plain_integer(const char* p, const char* end, Integer& value, const char* readable_end = nullptr) noexcept {
   p = skip_line_blanks(p, end);
   const bool negative = p < end && *p == '-';
   std::uint64_t magnitude = 0;
-  const char* const stop = plain_digits(p + (negative ? 1 : 0), end, magnitude);
+  const char* const stop = plain_digits(p + (negative ? 1 : 0), end, magnitude, readable_end);
   if (stop == nullptr || (stop < end && !is_space(*stop))) return nullptr;
   const std::int64_t signed_value = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
   if (negative ? !std::in_range<Integer>(signed_value) : !std::in_range<Integer>(magnitude)) return nullptr;
@@ -41,7 +43,7 @@ template <class Integer> const char* plain_integer(const char* p, const char* en
 }
 
 // An optional '+', then what from_chars reads, ended by a blank or the line's end.
-template <class Real> const char* plain_real(const char* p, const char* end, Real& value) noexcept {
+template <class Real> [[gnu::always_inline]] inline const char* plain_real(const char* p, const char* end, Real& value) noexcept {
   p = skip_line_blanks(p, end);
   if (p < end && *p == '+') ++p;
   const std::from_chars_result result = std::from_chars(p, end, value, std::chars_format::general);
@@ -56,12 +58,14 @@ inline bool only_blanks(const char* p, const char* end) noexcept { return skip_l
 // the sequential parse would do anything but read the same value.
 class LineValues {
  public:
-  LineValues(const char* p, const char* end) noexcept : p_(p), end_(end) {}
+  // `readable_end`: the document's end, so numbers near the line's end load 8 bytes at once.
+  LineValues(const char* p, const char* end, const char* readable_end = nullptr) noexcept
+      : p_(p), end_(end), readable_end_(readable_end) {}
 
-  template <class T> bool next(T& value) noexcept {
+  template <class T> [[gnu::always_inline]] bool next(T& value) noexcept {
     const char* stop;
     if constexpr (std::is_floating_point_v<T>) stop = plain_real(p_, end_, value);
-    else stop = plain_integer(p_, end_, value);
+    else stop = plain_integer(p_, end_, value, readable_end_);
     if (stop == nullptr) return false;
     p_ = stop;
     return true;
@@ -80,6 +84,7 @@ class LineValues {
  private:
   const char* p_;
   const char* end_;
+  const char* readable_end_;
 };
 
 // Where records that follow offset `at` start when they start on a line of their own: `at`

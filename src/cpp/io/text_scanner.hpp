@@ -28,24 +28,27 @@ inline std::uint64_t line_of_offset(std::string_view text, std::size_t offset) {
   return 1 + static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + offset, '\n'));
 }
 
-// A plain run of up to 18 decimal digits at `p` (so it cannot overflow): ids and indices as
-// writers print them, read without from_chars. Returns the first character after the run,
-// or nullptr when there is no digit; the caller decides whether what follows ends a number
-// (a 19th digit does not, which sends longer numbers to from_chars).
-inline const char* plain_digits(const char* p, const char* last, std::uint64_t& value) noexcept {
+// A plain run of up to 18 decimal digits in [p, last) (so it cannot overflow): ids and
+// indices as writers print them, read without from_chars. Returns the first character after
+// the run, or nullptr when there is no digit; the caller decides whether what follows ends a
+// number (a 19th digit does not, which sends longer numbers to from_chars). Bytes up to
+// `readable_end` (>= last) may be loaded but are never part of the run: line parsers pass
+// the document's end, so the last number of a line still takes the 8-byte step.
+[[gnu::always_inline]] inline const char* plain_digits(const char* p, const char* last, std::uint64_t& value,
+                                const char* readable_end = nullptr) noexcept {
   if constexpr (std::endian::native == std::endian::little) {
     // Runs shorter than 8 digits (most ids and indices) in one step: find the first
     // non-digit byte of the next 8, then combine the digits before it pairwise. A byte of
     // 0xFA or more carries into the next one, but it ends the run itself, and only the
     // bytes before the first non-digit are used.
-    if (last - p >= 8) {
+    if ((readable_end != nullptr && readable_end > last ? readable_end : last) - p >= 8) {
       std::uint64_t chunk;
       std::memcpy(&chunk, p, 8);
       const std::uint64_t not_digit = ((chunk & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u) |
                                       (((chunk + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u);
       if (not_digit != 0) {
-        const int digits = std::countr_zero(not_digit) / 8;
-        if (digits == 0) return nullptr;
+        const int digits = static_cast<int>(std::min<std::ptrdiff_t>(std::countr_zero(not_digit) / 8, last - p));
+        if (digits <= 0) return nullptr;
         std::uint64_t v = (chunk << (64 - 8 * digits)) & 0x0F0F0F0F0F0F0F0Fu;  // leading zeros, then the digits
         v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFu;
         v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFu;
@@ -128,7 +131,7 @@ class TextScanner {
       const bool negative = p < last && *p == '-';
       if (negative) ++p;
       std::uint64_t magnitude = 0;
-      p = plain_digits(p, last, magnitude);
+      p = plain_digits(p, last, magnitude, document_.data() + document_.size());
       if (p != nullptr && (p == last || is_space(*p))) {
         const std::int64_t signed_value = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
         const bool fits = std::is_signed_v<T> ? std::in_range<T>(signed_value) : !negative && std::in_range<T>(magnitude);

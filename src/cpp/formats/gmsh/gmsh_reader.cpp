@@ -441,7 +441,7 @@ class MshReader {
       // The tag lines and the coordinate lines as one section of 2 * count lines: the tags
       // alone are too short to split, together they usually are not.
       end = parse_record_lines(document, *begin, 2 * count, [&](std::uint64_t i, std::size_t line, std::size_t stop) {
-        io::LineValues reader{text + line, text + stop};
+        io::LineValues reader{text + line, text + stop, text + document.size()};
         if (i < count) return reader.next(tags[i]) && reader.done();
         double* const out = xyz + 3 * (i - count);
         return reader.next(out[0]) && reader.next(out[1]) && reader.next(out[2]) && reader.skip_tokens(extra) &&
@@ -449,7 +449,7 @@ class MshReader {
       });
     } else {
       end = parse_record_lines(document, *begin, count, [&](std::uint64_t i, std::size_t line, std::size_t stop) {
-        io::LineValues reader{text + line, text + stop};
+        io::LineValues reader{text + line, text + stop, text + document.size()};
         double* const out = xyz + 3 * i;
         return reader.next(tags[i]) && reader.next(out[0]) && reader.next(out[1]) && reader.next(out[2]) &&
                reader.skip_tokens(extra) && reader.done();
@@ -571,7 +571,7 @@ class MshReader {
     const std::span<const std::uint16_t> to_meshio = type.gmsh_from_meshio;
     const char* const text = cursor_.document().data();
     const auto parse = [&](std::uint64_t e, std::size_t line, std::size_t stop) {
-      io::LineValues reader{text + line, text + stop};
+      io::LineValues reader{text + line, text + stop, text + cursor_.document().size()};
       std::uint64_t tag = 0;
       if (!reader.next(tag)) return false;  // the element's own tag
       std::int64_t* const out = connectivity + e * static_cast<std::uint64_t>(k);

@@ -104,7 +104,7 @@ class Cursor {
         if (result.ec == std::errc{}) stop = result.ptr;
       } else {
         std::uint64_t digits = 0;
-        stop = io::plain_digits(first, last, digits);
+        stop = io::plain_digits(first, last, digits, doc_.data() + doc_.size());
         value = static_cast<T>(digits);
       }
       if (stop != nullptr) {

@@ -104,7 +104,7 @@ class AsciiReader {
           for (int k = 0; k < dimension_; ++k)
             if ((p = io::plain_real(p, end, coordinates[row * static_cast<std::uint64_t>(dimension_) + k])) == nullptr)
               return false;
-          return fast_ref(p, end, parsed_.point_refs, row);
+          return fast_ref(p, end, parsed_.point_refs, row, document_end());
         };
         const auto per_line = [&](LineScanner& line, std::uint64_t row) {
           for (int k = 0; k < dimension_; ++k)
@@ -133,10 +133,10 @@ class AsciiReader {
                                                                                      const char* end) {
       std::int64_t* record = nodes + row * num_nodes;
       for (std::uint64_t k = 0; k < num_nodes; ++k) {
-        if ((p = io::plain_integer(p, end, record[k])) == nullptr) return false;
+        if ((p = io::plain_integer(p, end, record[k], document_end())) == nullptr) return false;
         --record[k];
       }
-      return fast_ref(p, end, block.refs, row);
+      return fast_ref(p, end, block.refs, row, document_end());
     };
     const auto per_line = [&, num_nodes = static_cast<std::uint64_t>(section.num_nodes)](LineScanner& line,
                                                                                          std::uint64_t row) {
@@ -208,11 +208,14 @@ class AsciiReader {
     return line.done();
   }
 
-  static bool fast_ref(const char* p, const char* end, NDArray& refs, std::uint64_t row) {
+  // Lines' last numbers may load bytes past the line, up to here (see io::plain_digits).
+  const char* document_end() const noexcept { return scanner_.document().data() + scanner_.document().size(); }
+
+  static bool fast_ref(const char* p, const char* end, NDArray& refs, std::uint64_t row, const char* readable_end) {
     if (refs.dtype() == DType::int64) {
-      p = io::plain_integer(p, end, refs.data_as<std::int64_t>()[row]);
+      p = io::plain_integer(p, end, refs.data_as<std::int64_t>()[row], readable_end);
     } else {
-      p = io::plain_integer(p, end, refs.data_as<std::int32_t>()[row]);
+      p = io::plain_integer(p, end, refs.data_as<std::int32_t>()[row], readable_end);
     }
     return p != nullptr && io::only_blanks(p, end);
   }

@@ -182,7 +182,7 @@ class Reader {
     // One vertex per line, as writers lay them out: all cores. Anything else (comments, blank
     // lines, odd values) is read, or reported, by the sequential loop below.
     const auto vertex_line = [&](std::uint64_t row, std::size_t begin, std::size_t end) {
-      io::LineValues line(bytes_.data() + begin, bytes_.data() + end);
+      io::LineValues line(bytes_.data() + begin, bytes_.data() + end, bytes_.data() + bytes_.size());
       for (NDArray* array : {&mesh_.points, &normals, &colors, &texcoords}) {
         if (array->empty_handle()) continue;
         const std::int64_t width = array->row_width();
@@ -241,7 +241,7 @@ class Reader {
     std::vector<std::int64_t> corner_counts(static_cast<std::size_t>(count));  // bounded by check_room
     std::vector<std::uint8_t> color_widths(static_cast<std::size_t>(count));
     const auto plan_line = [&](std::uint64_t face, std::size_t begin, std::size_t end) {
-      io::LineValues line(bytes_.data() + begin, bytes_.data() + end);
+      io::LineValues line(bytes_.data() + begin, bytes_.data() + end, bytes_.data() + bytes_.size());
       std::int64_t corners = 0;
       if (!line.next(corners) || corners < 1) return false;
       std::int64_t values = 0;  // counted, as the sequential plan does; read in the second pass
@@ -291,7 +291,7 @@ class Reader {
       const std::int64_t corners = blocks[0].connectivity.row_width();
       std::int64_t* connectivity = blocks[0].connectivity.data_as<std::int64_t>();
       const auto fill_line = [&](std::uint64_t face, std::size_t begin, std::size_t end) {
-        io::LineValues line(bytes_.data() + begin, bytes_.data() + end);
+        io::LineValues line(bytes_.data() + begin, bytes_.data() + end, bytes_.data() + bytes_.size());
         std::int64_t listed = 0, index = 0;
         if (!line.next(listed) || listed != corners) return false;
         for (std::int64_t k = 0; k < corners; ++k) {

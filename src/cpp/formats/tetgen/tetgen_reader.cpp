@@ -169,10 +169,11 @@ Nodes read_nodes(const std::string& path, Mesh& mesh) {
       scanner.fail("point " + std::to_string(i) + " has more than the header's " + std::to_string(width) + " values");
   };
   // Index and coordinates only (TetGen's and meshio's usual layout).
+  const char* const file_end = file.bytes().data() + file.bytes().size();  // see io::plain_digits
   const auto fast_point = [&](std::int64_t i, const char* p, const char* end) {
     if (num_attrs != 0 || num_markers != 0) return false;
     std::int64_t index = 0;
-    if ((p = io::plain_integer(p, end, index)) == nullptr || index != nodes.base + i) return false;
+    if ((p = io::plain_integer(p, end, index, file_end)) == nullptr || index != nodes.base + i) return false;
     for (std::int64_t k = 0; k < dim; ++k)
       if ((p = io::plain_real(p, end, points[i * dim + k])) == nullptr) return false;
     return io::only_blanks(p, end);
@@ -225,12 +226,13 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
                    std::to_string(1 + corners + num_attrs) + " values");
   };
   // Number and corners only.
+  const char* const file_end = file.bytes().data() + file.bytes().size();  // see io::plain_digits
   const auto fast_element = [&](std::int64_t i, const char* p, const char* end) {
     if (num_attrs != 0) return false;
     std::int64_t index = 0;
-    if ((p = io::plain_integer(p, end, index)) == nullptr) return false;
+    if ((p = io::plain_integer(p, end, index, file_end)) == nullptr) return false;
     for (std::int64_t k = 0; k < corners; ++k) {
-      p = io::plain_integer(p, end, index);
+      p = io::plain_integer(p, end, index, file_end);
       if (p == nullptr || index < nodes.base || index - nodes.base >= nodes.count) return false;
       cells[i * corners + k] = index - nodes.base;
     }

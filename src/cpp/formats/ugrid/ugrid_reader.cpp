@@ -278,7 +278,7 @@ class Reader {
     const char* const text = document.data();
     const std::optional<std::size_t> end = io::parse_lines_in_parallel(
         document, *begin, static_cast<std::uint64_t>(records), [&](std::uint64_t index, std::size_t line, std::size_t stop) {
-          io::LineValues reader{text + line, text + stop};
+          io::LineValues reader{text + line, text + stop, text + document.size()};
           return parse(index, reader) && reader.done();
         });
     if (!end) return false;
