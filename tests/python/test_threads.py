@@ -33,7 +33,7 @@ def box_mesh(n):
                                               ("box.msh", {"binary": False}), ("box.mesh", {})])
 def test_one_thread_reads_what_every_core_reads(tmp_path, restore_thread_count, filename, options):
     path = tmp_path / filename
-    mio.write(path, box_mesh(60), **options)
+    mio.write(path, box_mesh(50), **options)
     assert path.stat().st_size > 4 << 20 or "zlib" in options.values()
     on_every_core = mio.read(path)
     mio.set_num_threads(1)
@@ -47,7 +47,7 @@ def test_one_thread_reads_what_every_core_reads(tmp_path, restore_thread_count, 
 
 def test_errors_do_not_depend_on_the_thread_count(tmp_path, restore_thread_count):
     path = tmp_path / "bad.vtu"
-    mio.write(path, box_mesh(60), binary=False)
+    mio.write(path, box_mesh(50), binary=False)
     text = path.read_bytes()
     connectivity = text.index(b">", text.index(b'Name="connectivity"')) + 1
     section_end = text.index(b"</DataArray>", connectivity)

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <span>
 #include <sstream>
@@ -1048,3 +1050,55 @@ TEST(GmshLargeAscii, BadValuesDeepInsideAreReportedWhereTheyAre) {
 }
 
 }  // namespace
+
+// $Entities boxes are computed on all cores for large runs: each volume's box must be the
+// exact bounds of its elements' nodes (and, for the entity that hosts the nodes, of those).
+TEST(GmshWrite, EntityBoxesAreTheBoundsOfTheirNodes) {
+  constexpr std::int64_t kPerRegion = 70000;  // above the size that splits over threads
+  mpp::Mesh mesh;
+  mesh.points = mpp::NDArray::allocate(mpp::DType::float64, {8 * kPerRegion, 3});
+  double* xyz = mesh.points.data_as<double>();
+  std::mt19937_64 random(3);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (std::int64_t i = 0; i < 8 * kPerRegion; ++i)
+    for (int a = 0; a < 3; ++a) xyz[3 * i + a] = unit(random) + (i >= 4 * kPerRegion ? 2.0 + a : 0.0);
+  std::vector<std::int64_t> corners(static_cast<std::size_t>(8 * kPerRegion));
+  for (std::int64_t i = 0; i < 8 * kPerRegion; ++i) corners[static_cast<std::size_t>(i)] = i;
+  std::shuffle(corners.begin(), corners.begin() + 4 * kPerRegion, random);
+  mpp::CellBlock tets;
+  tets.type = "tetra";
+  tets.connectivity = int64_matrix(2 * kPerRegion, 4, corners);
+  mesh.cells.push_back(tets);
+  std::vector<std::int64_t> first(kPerRegion), second(kPerRegion);
+  for (std::int64_t c = 0; c < kPerRegion; ++c) first[c] = c, second[c] = kPerRegion + c;
+  mesh.regions.push_back(cell_region("low", 3, 1, first));
+  mesh.regions.push_back(cell_region("high", 3, 2, second));
+  std::array<double, 6> low_box{9, 9, 9, -9, -9, -9}, high_box{9, 9, 9, -9, -9, -9}, all_box{9, 9, 9, -9, -9, -9};
+  for (std::int64_t i = 0; i < 8 * kPerRegion; ++i)
+    for (auto* box : {i < 4 * kPerRegion ? &low_box : &high_box, &all_box})
+      for (int a = 0; a < 3; ++a) {
+        (*box)[a] = std::min((*box)[a], xyz[3 * i + a]);
+        (*box)[3 + a] = std::max((*box)[3 + a], xyz[3 * i + a]);
+      }
+  ScratchDir dir;
+  mpp::write(dir.file("boxes.msh"), mesh, "gmsh", options("4.1", false));
+  std::ifstream file(dir.file("boxes.msh"));
+  std::string line;
+  while (std::getline(file, line) && line != "$Entities") {}
+  std::getline(file, line);
+  ASSERT_EQ(line, "0 0 0 2");  // two volumes, nothing else
+  std::vector<std::array<double, 6>> boxes;
+  for (int v = 0; v < 2 && std::getline(file, line); ++v) {
+    std::istringstream fields(line);
+    int tag;
+    std::array<double, 6> box;
+    fields >> tag;
+    for (double& bound : box) fields >> bound;
+    boxes.push_back(box);
+  }
+  ASSERT_EQ(boxes.size(), 2u);
+  // The first volume hosts every node (4.1 puts each node on an entity), so its box is all of them.
+  EXPECT_EQ(boxes[0], all_box);
+  EXPECT_EQ(boxes[1], high_box);
+  EXPECT_NE(boxes[1], low_box);
+}

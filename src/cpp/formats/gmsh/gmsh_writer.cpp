@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -16,9 +17,16 @@
 #include "formats/gmsh/gmsh.hpp"
 #include "formats/gmsh/gmsh_element_types.hpp"
 #include "io/atomic_file.hpp"
+#include "io/parallel.hpp"
 
 namespace meshioplusplus::gmsh {
 namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Work sizes below which a thread costs more than it saves.
+constexpr std::size_t kBoxRowsPerThread = std::size_t{1} << 15;
+constexpr std::size_t kRecordsPerThread = std::size_t{1} << 14;
+constexpr std::size_t kRecordChunkBytes = std::size_t{4} << 20;  // binary element records filled per write
 
 [[noreturn]] void reject(const std::string& message) { throw std::invalid_argument(message); }
 
@@ -41,7 +49,8 @@ template <class Fn> void for_each_integer(const NDArray& array, Fn&& fn) {
   visit_dtype(array.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* values = array.data_as<T>();
-    for (std::size_t i = 0; i < array.size(); ++i) fn(static_cast<std::int64_t>(i), static_cast<std::int64_t>(values[i]));
+    const std::size_t count = array.size();
+    for (std::size_t i = 0; i < count; ++i) fn(static_cast<std::int64_t>(i), static_cast<std::int64_t>(values[i]));
   });
 }
 
@@ -63,13 +72,15 @@ class SignatureTable {
 
   std::int32_t with_group(std::int32_t signature, std::int32_t group) {
     const std::uint64_t key = (static_cast<std::uint64_t>(signature) << 32) | static_cast<std::uint32_t>(group);
-    if (const auto cached = cache_.find(key); cached != cache_.end()) return cached->second;
+    if (key == last_key_) return last_result_;  // consecutive cells mostly share their groups
+    last_key_ = key;
+    if (const auto cached = cache_.find(key); cached != cache_.end()) return last_result_ = cached->second;
     std::vector<std::int32_t> members = members_[static_cast<std::size_t>(signature)];
     const auto at = std::lower_bound(members.begin(), members.end(), group);
     if (at == members.end() || *at != group) members.insert(at, group);
     const auto [found, added] = ids_.try_emplace(members, static_cast<std::int32_t>(members_.size()));
     if (added) members_.push_back(members);
-    return cache_[key] = found->second;
+    return last_result_ = cache_[key] = found->second;
   }
   const std::vector<std::int32_t>& members(std::int32_t signature) const {
     return members_[static_cast<std::size_t>(signature)];
@@ -79,6 +90,8 @@ class SignatureTable {
   std::vector<std::vector<std::int32_t>> members_;
   std::map<std::vector<std::int32_t>, std::int32_t> ids_;
   std::unordered_map<std::uint64_t, std::int32_t> cache_;
+  std::uint64_t last_key_ = ~std::uint64_t{0};  // no signature is -1
+  std::int32_t last_result_ = 0;
 };
 
 struct BlockPlan {
@@ -99,6 +112,12 @@ struct Entity {
     for (int a = 0; a < 3; ++a) {
       box[a] = std::min(box[a], xyz[a]);
       box[3 + a] = std::max(box[3 + a], xyz[a]);
+    }
+  }
+  void merge(const std::array<double, 6>& other) {
+    for (int a = 0; a < 3; ++a) {
+      box[a] = std::min(box[a], other[a]);
+      box[3 + a] = std::max(box[3 + a], other[3 + a]);
     }
   }
   // An entity without nodes gets a degenerate box at the origin rather than infinities.
@@ -461,21 +480,45 @@ class PlanBuilder {
     return plan_.xyz.empty() ? mesh_.points.data_as<double>() : plan_.xyz.data();
   }
 
+  // Each entity's box covers the nodes of its elements and its own nodes; runs are walked on
+  // all cores, each part keeping its box in registers.
   void compute_boxes() {
     const double* points = xyz();
-    for (const BlockPlan& block : plan_.blocks) {
-      const std::int64_t k = block.type->num_nodes;
-      const std::int64_t* nodes = block.cells->connectivity.data_as<std::int64_t>();
-      for (std::int64_t row = 0; row < block.count; ++row) {
-        Entity& entity = plan_.entities[static_cast<std::size_t>(plan_.cell_entity[static_cast<std::size_t>(block.base + row)])];
-        for (std::int64_t j = 0; j < k; ++j) entity.expand(points + 3 * nodes[row * k + j]);
+    std::mutex merging;
+    // Rows [0, count) of `k` point indices each, `nodes` row-major; k == 0: the points
+    // first_point, first_point + 1, ... themselves.
+    const auto box_of_rows = [&](std::int32_t entity, std::int64_t count, const std::int64_t* nodes, std::int64_t k,
+                                 std::int64_t first_point) {
+      io::parallel_ranges(static_cast<std::size_t>(count), kBoxRowsPerThread, [&](std::size_t first, std::size_t last) {
+        // Six scalars, not arrays: the compiler keeps these in registers.
+        double low_x = kInfinity, low_y = kInfinity, low_z = kInfinity;
+        double high_x = -kInfinity, high_y = -kInfinity, high_z = -kInfinity;
+        const auto add = [&](const double* p) {
+          low_x = std::min(low_x, p[0]), low_y = std::min(low_y, p[1]), low_z = std::min(low_z, p[2]);
+          high_x = std::max(high_x, p[0]), high_y = std::max(high_y, p[1]), high_z = std::max(high_z, p[2]);
+        };
+        if (k == 0) {
+          for (std::size_t i = first; i < last; ++i) add(points + 3 * (first_point + static_cast<std::int64_t>(i)));
+        } else {
+          const std::int64_t* const end = nodes + static_cast<std::int64_t>(last) * k;
+          for (const std::int64_t* node = nodes + static_cast<std::int64_t>(first) * k; node < end; ++node)
+            add(points + 3 * *node);
+        }
+        const std::lock_guard lock(merging);
+        plan_.entities[static_cast<std::size_t>(entity)].merge({low_x, low_y, low_z, high_x, high_y, high_z});
+      });
+    };
+    for (const ElementRun& run : plan_.element_runs) {
+      if (run.block == ElementRun::kAddedVertices) {
+        for (std::int64_t i = run.first; i < run.first + run.count; ++i)
+          plan_.entities[static_cast<std::size_t>(run.entity)].expand(points + 3 * plan_.added_vertices[static_cast<std::size_t>(i)].first);
+        continue;
       }
+      const BlockPlan& block = plan_.blocks[run.block];
+      const std::int64_t k = block.type->num_nodes;
+      box_of_rows(run.entity, run.count, block.cells->connectivity.data_as<std::int64_t>() + run.first * k, k, 0);
     }
-    for (std::size_t i = 0; i < plan_.added_vertices.size(); ++i)
-      plan_.entities[static_cast<std::size_t>(plan_.added_vertex_entity[i])].expand(points + 3 * plan_.added_vertices[i].first);
-    for (const NodeRun& run : plan_.node_runs)
-      for (std::int64_t i = run.first; i < run.first + run.count; ++i)
-        plan_.entities[static_cast<std::size_t>(run.entity)].expand(points + 3 * i);
+    for (const NodeRun& run : plan_.node_runs) box_of_rows(run.entity, run.count, nullptr, 0, run.first);
   }
 
   const Mesh& mesh_;
@@ -680,24 +723,48 @@ class MshWriter {
     for (int j = 0; j < type.num_nodes; ++j) out[j] = meshio_nodes[order.empty() ? j : order[static_cast<std::size_t>(j)]];
   }
 
-  // Calls fn(element tag, type, gmsh-ordered node indices, group signature) per element.
-  template <class Fn> void for_each_element(const ElementRun& run, Fn&& fn) {
+  struct ElementView {
+    std::int64_t tag;
+    const GmshElementType* type;
+    std::int32_t signature;
+  };
+
+  // Element `i` of `run`; its gmsh-ordered point indices go to `nodes` (room for 1024).
+  ElementView element_of(const ElementRun& run, std::int64_t i, std::int64_t* nodes) const {
     static const GmshElementType& vertex = *element_type_from_name("vertex");
-    std::int64_t nodes[1024];  // the largest element, hexahedron1000, fits
     if (run.block == ElementRun::kAddedVertices) {
-      for (std::int64_t i = run.first; i < run.first + run.count; ++i) {
-        const auto& [point, signature] = plan_.added_vertices[static_cast<std::size_t>(i)];
-        nodes[0] = point;
-        fn(plan_.num_cells + i + 1, vertex, nodes, signature);
-      }
-      return;
+      const auto& [point, signature] = plan_.added_vertices[static_cast<std::size_t>(run.first + i)];
+      nodes[0] = point;
+      return {plan_.num_cells + run.first + i + 1, &vertex, signature};
     }
     const BlockPlan& block = plan_.blocks[run.block];
-    const std::int64_t k = block.type->num_nodes;
-    const std::int64_t* connectivity = block.cells->connectivity.data_as<std::int64_t>();
-    for (std::int64_t row = run.first; row < run.first + run.count; ++row) {
-      gmsh_nodes(*block.type, connectivity + row * k, nodes);
-      fn(block.base + row + 1, *block.type, nodes, plan_.cell_signature_of(block.base + row));
+    const std::int64_t row = run.first + i;
+    gmsh_nodes(*block.type, block.cells->connectivity.data_as<std::int64_t>() + row * block.type->num_nodes, nodes);
+    return {block.base + row + 1, block.type, plan_.cell_signature_of(block.base + row)};
+  }
+
+  // Calls fn(element tag, type, gmsh-ordered node indices, group signature) per element.
+  template <class Fn> void for_each_element(const ElementRun& run, Fn&& fn) const {
+    std::int64_t nodes[1024];  // the largest element, hexahedron1000, fits
+    for (std::int64_t i = 0; i < run.count; ++i) {
+      const ElementView element = element_of(run, i, nodes);
+      fn(element.tag, *element.type, nodes, element.signature);
+    }
+  }
+
+  // A run's binary element records, `words` Words each: filled by fill(element, nodes,
+  // record) a few MiB at a time on all cores, each piece written as it is ready.
+  template <class Word, class Fill> void write_binary_records(const ElementRun& run, std::size_t words, const Fill& fill) {
+    const auto per_chunk = static_cast<std::int64_t>(std::max<std::size_t>(1, kRecordChunkBytes / (words * sizeof(Word))));
+    std::vector<Word> chunk(static_cast<std::size_t>(std::min(per_chunk, run.count)) * words);
+    for (std::int64_t first = 0; first < run.count; first += per_chunk) {
+      const std::int64_t count = std::min(per_chunk, run.count - first);
+      io::parallel_ranges(static_cast<std::size_t>(count), kRecordsPerThread, [&](std::size_t begin, std::size_t end) {
+        std::int64_t nodes[1024];
+        for (std::size_t i = begin; i < end; ++i)
+          fill(element_of(run, first + static_cast<std::int64_t>(i), nodes), nodes, chunk.data() + i * words);
+      });
+      out_.out().bytes(chunk.data(), static_cast<std::size_t>(count) * words * sizeof(Word));
     }
   }
 
@@ -717,7 +784,6 @@ class MshWriter {
     out_.size(total == 0 ? 0 : 1);
     out_.size(total);
     out_.end_record();
-    std::vector<std::uint64_t> record;
     for (const ElementRun& run : plan_.element_runs) {
       const Entity& entity = plan_.entities[static_cast<std::size_t>(run.entity)];
       const GmshElementType& type = run_type(run);
@@ -726,14 +792,16 @@ class MshWriter {
       out_.int32(type.gmsh_id);
       out_.size(static_cast<std::uint64_t>(run.count));
       out_.end_record();
-      record.resize(1 + static_cast<std::size_t>(type.num_nodes));
+      if (out_.binary()) {
+        write_binary_records<std::uint64_t>(run, 1 + static_cast<std::size_t>(type.num_nodes),
+                                            [](const ElementView& element, const std::int64_t* nodes, std::uint64_t* record) {
+                                              record[0] = static_cast<std::uint64_t>(element.tag);
+                                              for (int j = 0; j < element.type->num_nodes; ++j)
+                                                record[1 + j] = static_cast<std::uint64_t>(nodes[j]) + 1;
+                                            });
+        continue;
+      }
       for_each_element(run, [&](std::int64_t tag, const GmshElementType& element_type, const std::int64_t* nodes, std::int32_t) {
-        if (out_.binary()) {
-          record[0] = static_cast<std::uint64_t>(tag);
-          for (int j = 0; j < element_type.num_nodes; ++j) record[1 + j] = static_cast<std::uint64_t>(nodes[j]) + 1;
-          out_.out().bytes(record.data(), record.size() * 8);
-          return;
-        }
         out_.size(static_cast<std::uint64_t>(tag));
         for (int j = 0; j < element_type.num_nodes; ++j) out_.size(static_cast<std::uint64_t>(nodes[j]) + 1);
         out_.end_record();
@@ -765,7 +833,6 @@ class MshWriter {
   void write_elements_22() {
     out_.begin_section("Elements");
     out_.text_line(number_text(num_elements()));
-    std::vector<std::int32_t> record;
     for (const ElementRun& run : plan_.element_runs) {
       const GmshElementType& type = run_type(run);
       const Entity& entity = plan_.entities[static_cast<std::size_t>(run.entity)];
@@ -773,18 +840,20 @@ class MshWriter {
         const std::int32_t header[3]{type.gmsh_id, static_cast<std::int32_t>(run.count), 2};
         out_.out().bytes(header, sizeof header);
       }
-      record.resize(3 + static_cast<std::size_t>(type.num_nodes));
+      if (out_.binary()) {
+        write_binary_records<std::int32_t>(
+            run, 3 + static_cast<std::size_t>(type.num_nodes),
+            [&](const ElementView& element, const std::int64_t* nodes, std::int32_t* record) {
+              record[0] = static_cast<std::int32_t>(element.tag);
+              record[1] = plan_.physical_of(element.signature);
+              record[2] = entity.tag;
+              for (int j = 0; j < element.type->num_nodes; ++j) record[3 + j] = static_cast<std::int32_t>(nodes[j] + 1);
+            });
+        continue;
+      }
       for_each_element(run, [&](std::int64_t tag, const GmshElementType& element_type, const std::int64_t* nodes,
                                 std::int32_t signature) {
         const std::int32_t physical = plan_.physical_of(signature);
-        if (out_.binary()) {
-          record[0] = static_cast<std::int32_t>(tag);
-          record[1] = physical;
-          record[2] = entity.tag;
-          for (int j = 0; j < element_type.num_nodes; ++j) record[3 + j] = static_cast<std::int32_t>(nodes[j] + 1);
-          out_.out().bytes(record.data(), record.size() * 4);
-          return;
-        }
         out_.int32(static_cast<std::int32_t>(tag));
         out_.int32(element_type.gmsh_id);
         out_.int32(2);
