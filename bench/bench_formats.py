@@ -118,8 +118,8 @@ def main():
     tools = [("meshioplusplus", sys.executable), ("meshio", sys.executable)]
     if OLD_MPP_PYTHON.exists():
         tools.append(("meshioplusplus17", OLD_MPP_PYTHON))
-    print("| variant | op | " + " | ".join(t for t, _ in tools) + " | gmsh | vs meshio | vs gmsh | MB/s (ours) |")
-    print("|---|---|" + "---|" * (len(tools) + 4))
+    print("| variant | op | " + " | ".join(t for t, _ in tools) + " | gmsh | vs meshio | vs gmsh | MB/s (ours) | MB/s (ours, 1 thread) |")
+    print("|---|---|" + "---|" * (len(tools) + 5))
     for variant in variants:
         for operation in ("read", "write"):
             if operation == "read" and variant in WRITE_ONLY:
@@ -130,12 +130,16 @@ def main():
             results["gmsh"] = (run_worker(sys.executable, "gmsh", operation, variant, paths[variant], 1)
                                if variant.startswith("msh") else None)
             ours = results["meshioplusplus"]
-            speed = "—"
+            speed = one_core_speed = "—"
             if ours and "error" not in ours and operation == "read":
                 speed = f"{ours['file_bytes'] / ours['seconds'] / 1e6:.0f}"
+                one_core = run_worker(sys.executable, "meshioplusplus", operation, variant, paths[variant], 3, threads=1)
+                if "error" not in one_core:
+                    one_core_speed = f"{one_core['file_bytes'] / one_core['seconds'] / 1e6:.0f}"
             cells = " | ".join(format_seconds(results[t]) for t, _ in tools)
             print(f"| {variant} | {operation} | {cells} | {format_seconds(results['gmsh'])} | "
-                  f"{ratio(results['meshio'], ours)} | {ratio(results['gmsh'], ours)} | {speed} |", flush=True)
+                  f"{ratio(results['meshio'], ours)} | {ratio(results['gmsh'], ours)} | {speed} | {one_core_speed} |",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -49,10 +49,13 @@ def machine_description():
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def run_worker(python, tool, operation, variant, path, repeat, timeout=900):
-    """Runs one measurement in a subprocess; returns the worker's JSON dict or an error dict."""
+def run_worker(python, tool, operation, variant, path, repeat, timeout=900, threads=None):
+    """Runs one measurement in a subprocess; returns the worker's JSON dict or an error dict.
+    `threads` caps meshio++'s threads (MESHIOPLUSPLUS_NUM_THREADS), for one-core figures."""
     command = [str(python), str(WORKER), tool, operation, variant, str(path), str(repeat)]
     env = dict(os.environ)
+    if threads is not None:
+        env["MESHIOPLUSPLUS_NUM_THREADS"] = str(threads)
     env.pop("PYTHONPATH", None)
     # numpy's OpenBLAS threads spin after start-up and steal a core from whatever is timed on
     # this 2-core machine; no tool here uses BLAS.

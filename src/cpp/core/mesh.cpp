@@ -1,5 +1,8 @@
 #include "meshioplusplus/mesh.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <span>
 #include <stdexcept>
 
 #include "meshioplusplus/cell_types.hpp"
@@ -41,10 +44,16 @@ namespace {
 
 void check_indices(const NDArray& indices, std::int64_t limit, const std::string& what) {
   if (indices.dtype() != DType::int64) fail(what + " must be int64");
-  for (std::int64_t index : indices.values<std::int64_t>())
+  // Every write checks every index: one branch-free pass (a negative index is a huge unsigned
+  // one), and the offending value is looked for only when there is one.
+  const std::span<const std::int64_t> values = indices.values<std::int64_t>();
+  const auto bound = static_cast<std::uint64_t>(std::max<std::int64_t>(limit, 0));
+  bool any_outside = false;
+  for (const std::int64_t index : values) any_outside |= static_cast<std::uint64_t>(index) >= bound;
+  if (!any_outside) return;
+  for (const std::int64_t index : values)
     if (index < 0 || index >= limit)
-      fail(what + " holds index " + std::to_string(index) + " outside [0, " +
-           std::to_string(limit) + ")");
+      fail(what + " holds index " + std::to_string(index) + " outside [0, " + std::to_string(limit) + ")");
 }
 
 void check_offsets(const NDArray& offsets, std::int64_t target_size, const std::string& what) {
