@@ -231,3 +231,24 @@ TEST(NDArrayAllocator, DefaultHeapServesEverySizeAroundTheMappingThreshold) {
   EXPECT_LE(mapped_bytes(), mapped_before + 64 * kThreshold);  // leaking would leave 200 x 36 MiB
 #endif
 }
+
+#if defined(__linux__)
+// A freed large mapping serves the next allocation of the same length (reading one mesh
+// after another of the same size reuses memory already backed), and no other length.
+TEST(NDArrayAllocator, FreedLargeMappingIsReusedForTheSameLength) {
+  const std::int64_t bytes = std::int64_t{8} << 20;
+  void* first_data = nullptr;
+  {
+    auto array = meshioplusplus::NDArray::allocate(meshioplusplus::DType::uint8, {bytes});
+    first_data = array.data();
+    std::memset(array.data(), 1, static_cast<std::size_t>(bytes));
+  }
+  {
+    auto other_length = meshioplusplus::NDArray::allocate(meshioplusplus::DType::uint8, {bytes + (std::int64_t{2} << 20)});
+    EXPECT_NE(other_length.data(), first_data);
+  }
+  auto again = meshioplusplus::NDArray::allocate(meshioplusplus::DType::uint8, {bytes});
+  EXPECT_EQ(again.data(), first_data);
+  EXPECT_EQ(static_cast<unsigned char*>(again.data())[bytes - 1], 1);  // the same pages, still mapped
+}
+#endif

@@ -2,10 +2,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -76,8 +79,7 @@ constexpr std::size_t kKernelMappedBytes = std::size_t{4} << 20;
 
 std::size_t mapped_length(std::size_t bytes) noexcept { return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1); }
 
-void* map_huge_page_aligned(std::size_t bytes) {
-  const std::size_t length = mapped_length(bytes);
+void* map_huge_page_aligned(std::size_t length) {
   void* const mapped = ::mmap(nullptr, length + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) throw std::bad_alloc();
   const auto start = reinterpret_cast<std::uintptr_t>(mapped);
@@ -88,11 +90,67 @@ void* map_huge_page_aligned(std::size_t bytes) {
   ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
   return reinterpret_cast<void*>(aligned);
 }
+
+// The last few freed mappings, kept for an allocation of the same length: reading one mesh
+// after another of the same size (time steps, training batches) then reuses memory that is
+// already mapped and backed, instead of faulting in and zeroing fresh pages every time — what
+// malloc does for smaller blocks. Bounded (kCachedMappings, kCachedBytes), so a program
+// keeps at most that much it no longer uses.
+class MappingCache {
+ public:
+  void* take(std::size_t length) {
+    const std::lock_guard lock(mutex_);
+    for (auto it = free_.rbegin(); it != free_.rend(); ++it)
+      if (it->second == length) {
+        void* const data = it->first;
+        free_.erase(std::next(it).base());
+        bytes_ -= length;
+        return data;
+      }
+    return nullptr;
+  }
+  void give(void* data, std::size_t length) noexcept {
+    const std::lock_guard lock(mutex_);
+    if (length > kCachedBytes) {
+      ::munmap(data, length);
+      return;
+    }
+    while (!free_.empty() && (bytes_ + length > kCachedBytes || free_.size() >= kCachedMappings)) {
+      ::munmap(free_.front().first, free_.front().second);
+      bytes_ -= free_.front().second;
+      free_.erase(free_.begin());
+    }
+    free_.emplace_back(data, length);  // reserved: no allocation here
+    bytes_ += length;
+  }
+
+ private:
+  static constexpr std::size_t kCachedMappings = 8;
+  static constexpr std::size_t kCachedBytes = std::size_t{256} << 20;
+  std::mutex mutex_;
+  std::vector<std::pair<void*, std::size_t>> free_ = [] {
+    std::vector<std::pair<void*, std::size_t>> entries;
+    entries.reserve(kCachedMappings);
+    return entries;
+  }();
+  std::size_t bytes_ = 0;
+};
+
+// Never destroyed: arrays may be freed during static destruction (a numpy array alive at
+// interpreter exit).
+MappingCache& mapping_cache() {
+  static MappingCache* const cache = new MappingCache;
+  return *cache;
+}
 #endif
 
 void* default_heap_allocate(std::size_t bytes) {
 #if defined(__linux__)
-  if (bytes >= kKernelMappedBytes) return map_huge_page_aligned(bytes);
+  if (bytes >= kKernelMappedBytes) {
+    const std::size_t length = mapped_length(bytes);
+    if (void* const reused = mapping_cache().take(length)) return reused;
+    return map_huge_page_aligned(length);
+  }
 #endif
   return ::operator new(bytes == 0 ? 1 : bytes, kHeapAlignment);
 }
@@ -100,7 +158,7 @@ void* default_heap_allocate(std::size_t bytes) {
 void default_heap_free(void* data, std::size_t bytes) noexcept {
 #if defined(__linux__)
   if (bytes >= kKernelMappedBytes) {
-    ::munmap(data, mapped_length(bytes));
+    mapping_cache().give(data, mapped_length(bytes));
     return;
   }
 #endif
