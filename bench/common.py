@@ -60,6 +60,8 @@ def run_worker(python, tool, operation, variant, path, repeat, timeout=900, thre
     # numpy's OpenBLAS threads spin after start-up and steal a core from whatever is timed on
     # this 2-core machine; no tool here uses BLAS.
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # Earlier runs' written files are flushed first, so no tool pays for another's writeback.
+    os.sync()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:

@@ -79,7 +79,8 @@ class Buffer {
  public:
   // Allocates `nbytes` through the current allocator. Throws std::bad_alloc on failure.
   explicit Buffer(std::size_t nbytes);
-  // Allocates `nbytes` on the default heap, bypassing the hook.
+  // Allocates `nbytes` on the default heap, bypassing the hook: a reader's temporary, whose
+  // memory goes straight back to the system when freed (it dies within the read).
   struct DefaultHeap {};
   Buffer(std::size_t nbytes, DefaultHeap);
   ~Buffer();
@@ -95,6 +96,7 @@ class Buffer {
   void* data_ = nullptr;
   std::size_t nbytes_ = 0;
   std::shared_ptr<const BufferAllocator> allocator_;
+  bool scratch_ = false;
 };
 
 using Shape = std::vector<std::int64_t>;

@@ -77,7 +77,9 @@ constexpr std::align_val_t kHeapAlignment{64};
 constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 constexpr std::size_t kKernelMappedBytes = std::size_t{4} << 20;
 
-std::size_t mapped_length(std::size_t bytes) noexcept { return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1); }
+constexpr std::size_t kPageBytes = 4096;
+
+std::size_t mapped_length(std::size_t bytes) noexcept { return (bytes + kPageBytes - 1) & ~(kPageBytes - 1); }
 
 void* map_huge_page_aligned(std::size_t length) {
   void* const mapped = ::mmap(nullptr, length + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -87,7 +89,9 @@ void* map_huge_page_aligned(std::size_t length) {
   if (aligned > start) ::munmap(mapped, aligned - start);
   const std::uintptr_t tail = start + length + kHugePageBytes - (aligned + length);
   if (tail > 0) ::munmap(reinterpret_cast<void*>(aligned + length), tail);
-  ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
+  // Only whole huge pages: a partly used last one would count 2 MiB against the process for
+  // the few bytes it holds, so the tail keeps small pages.
+  ::madvise(reinterpret_cast<void*>(aligned), length & ~(kHugePageBytes - 1), MADV_HUGEPAGE);
   return reinterpret_cast<void*>(aligned);
 }
 
@@ -155,10 +159,13 @@ void* default_heap_allocate(std::size_t bytes) {
   return ::operator new(bytes == 0 ? 1 : bytes, kHeapAlignment);
 }
 
-void default_heap_free(void* data, std::size_t bytes) noexcept {
+// `keep`: the mapping may serve a later allocation (scratch memory is released at once, so a
+// read's peak memory does not grow by the temporaries it has finished with).
+void default_heap_free(void* data, std::size_t bytes, bool keep) noexcept {
 #if defined(__linux__)
   if (bytes >= kKernelMappedBytes) {
-    mapping_cache().give(data, mapped_length(bytes));
+    if (keep) mapping_cache().give(data, mapped_length(bytes));
+    else ::munmap(data, mapped_length(bytes));
     return;
   }
 #endif
@@ -194,14 +201,14 @@ Buffer::Buffer(std::size_t nbytes) : nbytes_(nbytes), allocator_(current_buffer_
   }
 }
 
-Buffer::Buffer(std::size_t nbytes, DefaultHeap) : nbytes_(nbytes) { data_ = default_heap_allocate(nbytes); }
+Buffer::Buffer(std::size_t nbytes, DefaultHeap) : nbytes_(nbytes), scratch_(true) { data_ = default_heap_allocate(nbytes); }
 
 Buffer::~Buffer() {
   const std::size_t request = nbytes_ == 0 ? 1 : nbytes_;
   if (allocator_) {
     allocator_->free(data_, request, allocator_->user);
   } else {
-    default_heap_free(data_, nbytes_);
+    default_heap_free(data_, nbytes_, !scratch_);
   }
 }
 
