@@ -130,6 +130,26 @@ TEST(AtomicFile, ReplacesOnlyOnCommit) {
     file.commit();
   }
   EXPECT_EQ(read_file(target), "value 0.1 -5");
+  // The previous file was swapped out and deleted: nothing but the target is left.
+  std::size_t entries = 0;
+  for (const auto& entry : fs::directory_iterator(target.parent_path())) {
+    ++entries;
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos);
+  }
+  EXPECT_EQ(entries, 1u);
+  // A symbolic link in the way is replaced itself, as rename does; what it pointed to stays.
+  const fs::path pointee = target.parent_path() / "pointee.txt";
+  { std::ofstream(pointee) << "pointee"; }
+  const fs::path link = target.parent_path() / "link.txt";
+  fs::create_symlink(pointee, link);
+  {
+    io::AtomicFile file(link.string(), "test");
+    file.write("through the link");
+    file.commit();
+  }
+  EXPECT_FALSE(fs::is_symlink(link));
+  EXPECT_EQ(read_file(link), "through the link");
+  EXPECT_EQ(read_file(pointee), "pointee");
   fs::remove_all(target.parent_path());
 }
 

@@ -52,6 +52,21 @@ void AtomicFile::commit() {
     fail(std::string("close failed: ") + std::strerror(errno));
   }
   fd_ = -1;
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+  // Over an existing file, swap the two names and then delete the old file under the
+  // temporary name: as atomic as rename for anyone opening the path, but ext4 treats a
+  // rename over an existing file as "replace via rename" and starts writing the new file
+  // back inside the call (auto_da_alloc), which doubled the time of a large binary write.
+  // Only a regular file is swapped (a directory or link in the way gets rename's own answer).
+  struct stat target {};
+  if (::lstat(path_.c_str(), &target) == 0 && S_ISREG(target.st_mode) &&
+      ::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) == 0) {
+    committed_ = true;
+    ::unlink(temp_path_.c_str());  // the previous file; failing to remove it loses nothing
+    return;
+  }
+  // No file to swap with, or a filesystem without exchange: a plain rename.
+#endif
   if (std::rename(temp_path_.c_str(), path_.c_str()) != 0)
     fail(std::string("cannot replace the target: ") + std::strerror(errno));
   committed_ = true;
