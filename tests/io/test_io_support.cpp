@@ -447,6 +447,63 @@ TEST(CoordinateWelder, MinusZeroIsZeroAndNaNNeverMatches) {
   EXPECT_EQ(add({0.0f, 0.0f, 1.0f}), 0);
 }
 
+// Line parsers let plain_digits load past the line's end: whatever follows (more digits of
+// the next line included) never becomes part of the number.
+TEST(PlainDigits, BytesPastTheEndAreLoadedButNeverRead) {
+  std::mt19937_64 random(12);
+  for (int i = 0; i < 100000; ++i) {
+    std::string text;
+    const int digits = 1 + static_cast<int>(random() % 12);
+    for (int d = 0; d < digits; ++d) text += static_cast<char>('0' + random() % 10);
+    const std::size_t line_end = static_cast<std::size_t>(random() % (text.size() + 1));
+    for (int d = 0; d < 10; ++d) text += static_cast<char>('0' + random() % 10);  // the next line's digits
+    const char* const p = text.data();
+    std::uint64_t bounded = 7, loading = 7;
+    const char* const a = io::plain_digits(p, p + line_end, bounded);
+    const char* const b = io::plain_digits(p, p + line_end, loading, p + text.size());
+    ASSERT_EQ(a, b) << text << " " << line_end;
+    if (a != nullptr) ASSERT_EQ(bounded, loading) << text << " " << line_end;
+  }
+}
+
+// next() searches for comments only when a line passes the last one found; seeking back must
+// not let it skip a comment that lies before that one.
+TEST(SignificantLines, CommentsAreCutAfterLongCleanStretchesAndAfterSeekingBack) {
+  std::string text = "a # one\n";
+  for (int i = 0; i < 1000; ++i) text += "1 2 3\n";
+  text += "b # two\n\n   # only a comment\nc\n";
+  const std::string path = "memory";
+  io::SignificantLines lines(text, path, "test", '#');
+  std::vector<std::string> seen;
+  while (const auto line = lines.next()) seen.emplace_back(lines.text(*line));
+  ASSERT_EQ(seen.size(), 1003u);
+  EXPECT_EQ(seen.front(), "a");
+  EXPECT_EQ(seen[1001], "b");
+  EXPECT_EQ(seen.back(), "c");
+  const std::size_t second_line = text.find('\n') + 1;
+  lines.seek(text.size() - 3);  // at "c": the comments before it were found already
+  EXPECT_EQ(lines.text(*lines.next()), "c");
+  lines.seek(0);
+  EXPECT_EQ(lines.text(*lines.next()), "a");
+  lines.seek(second_line);
+  EXPECT_EQ(lines.text(*lines.next()), "1 2 3");
+}
+
+// The inline 16-byte steps, the memchr tail and the no-newline case agree with memchr.
+TEST(FindNewline, AgreesWithMemchrAtEveryLengthAndAlignment) {
+  std::mt19937 random(9);
+  std::string text(3000, 'x');
+  for (char& c : text) c = random() % 50 == 0 ? '\n' : static_cast<char>('a' + random() % 20);
+  for (std::size_t begin = 0; begin < 40; ++begin)
+    for (std::size_t length : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 80u, 200u, 2900u}) {
+      const char* first = text.data() + begin;
+      const void* expected = std::memchr(first, '\n', length);
+      EXPECT_EQ(io::find_newline(first, first + length), static_cast<const char*>(expected)) << begin << " " << length;
+    }
+  const std::string none(100, 'y');
+  EXPECT_EQ(io::find_newline(none.data(), none.data() + none.size()), nullptr);
+}
+
 // Every digit count on both sides of the 8-byte step, every terminator, every alignment.
 TEST(ParseInt64, RandomDigitRunsAgreeWithFromChars) {
   std::mt19937_64 random(11);

@@ -75,9 +75,9 @@ inline std::uint64_t count_newlines(const char* first, const char* last) noexcep
   return count + static_cast<std::uint64_t>(std::count(first, last, '\n'));
 }
 
-// Whitespace-separated tokens in [first, last), counted 64 (then 16) bytes per step where SSE2 is there:
-// a token starts at every non-space byte that follows a space (or the start). Whitespace is
-// what is_space() accepts: ' ' and '\t' '\n' '\v' '\f' '\r' (bytes 9-13).
+// Whitespace-separated tokens in [first, last), counted 64 (then 16) bytes per step where
+// SSE2 is there: a token starts at every non-space byte that follows a space (or the start).
+// Whitespace is what is_space() accepts: ' ' and '\t' '\n' '\v' '\f' '\r' (bytes 9-13).
 inline std::uint64_t count_tokens(const char* first, const char* last) noexcept {
   std::uint64_t tokens = 0;
   bool after_space = true;

@@ -18,6 +18,7 @@
 #include "formats/netgen/netgen.hpp"
 #include "formats/netgen/netgen_types.hpp"
 #include "io/mapped_file.hpp"
+#include "io/line_values.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "io/zlib_codec.hpp"
@@ -206,12 +207,47 @@ class Reader {
     return nullptr;
   }
 
+  // read_record_head for a plainly written record (the numbers TextScanner reads the same
+  // way, a known kind): nullptr for anything else, which read_record_head then reads again
+  // and words the error for. `values` is left after the head.
+  static const detail::ElementKind* plain_record_head(SectionKind kind, io::LineValues& values, std::int64_t& index) {
+    std::int64_t fields[5];
+    switch (kind) {
+      case SectionKind::point:
+        index = -1;
+        return detail::kind_of(0, 1);
+      case SectionKind::edge:
+        if (!values.next(fields[0]) || !values.next(fields[1])) return nullptr;
+        index = fields[0];
+        return detail::kind_of(1, 2);
+      case SectionKind::surface:
+        for (std::int64_t& field : fields)
+          if (!values.next(field)) return nullptr;
+        index = fields[1];
+        return detail::kind_of(2, fields[4]);
+      case SectionKind::volume:
+        if (!values.next(fields[0]) || !values.next(fields[1])) return nullptr;
+        index = fields[0];
+        return detail::kind_of(3, fields[1]);
+    }
+    return nullptr;
+  }
+
+  io::LineValues line_values(const LineSpan& line) const {
+    const std::string_view document = lines_.document();
+    return {document.data() + line.begin, document.data() + line.end, document.data() + document.size()};
+  }
+
   void plan_section(const CellSection& section) {
     for (std::int64_t i = 0; i < section.count; ++i) {
       const LineSpan line = lines_.require("element", i);
-      io::TextScanner scanner = lines_.scanner(line);
       std::int64_t index = 0;
-      const detail::ElementKind* kind = read_record_head(section.kind, scanner, line, index);
+      io::LineValues values = line_values(line);
+      const detail::ElementKind* kind = plain_record_head(section.kind, values, index);
+      if (kind == nullptr) {
+        io::TextScanner scanner = lines_.scanner(line);
+        kind = read_record_head(section.kind, scanner, line, index);
+      }
       if (!blocks_.empty() && blocks_.back().kind == kind)
         ++blocks_.back().count;
       else
@@ -295,6 +331,20 @@ class Reader {
     return node - 1;
   }
 
+  // A whole element record read as read_cells' scanner path reads it, when it is plainly
+  // written and every node is in range; false sends the line to that path (and its errors).
+  bool read_plain_record(SectionKind section, const LineSpan& line, const detail::ElementKind*& kind,
+                         std::int64_t* nodes, std::int64_t& index) const {
+    io::LineValues values = line_values(line);
+    kind = plain_record_head(section, values, index);
+    if (kind == nullptr) return false;
+    for (int k = 0; k < kind->num_nodes; ++k) {
+      if (!values.next(nodes[k]) || nodes[k] < 1 || nodes[k] > num_points_) return false;
+      --nodes[k];
+    }
+    return section != SectionKind::point || values.next(index);
+  }
+
   void read_cells() {
     std::vector<NDArray> indices;
     for (const BlockPlan& plan : blocks_) {
@@ -308,16 +358,19 @@ class Reader {
       lines_.seek(section.start);
       for (std::int64_t i = 0; i < section.count; ++i) {
         const LineSpan line = lines_.require("element", i);
-        io::TextScanner scanner = lines_.scanner(line);
         std::int64_t index = 0;
-        const detail::ElementKind* kind = read_record_head(section.kind, scanner, line, index);
         if (row == blocks_[block].count) {
           ++block;
           row = 0;
         }
+        const detail::ElementKind* kind = nullptr;
+        if (!read_plain_record(section.kind, line, kind, netgen_nodes, index)) {
+          io::TextScanner scanner = lines_.scanner(line);
+          kind = read_record_head(section.kind, scanner, line, index);
+          for (int k = 0; k < kind->num_nodes; ++k) netgen_nodes[k] = read_node(scanner);
+          if (section.kind == SectionKind::point) index = scanner.next_number<std::int64_t>();
+        }
         const auto n = static_cast<std::size_t>(kind->num_nodes);
-        for (std::size_t k = 0; k < n; ++k) netgen_nodes[k] = read_node(scanner);
-        if (section.kind == SectionKind::point) index = scanner.next_number<std::int64_t>();
         std::int64_t* nodes = mesh_.cells[block].connectivity.data_as<std::int64_t>() + row * kind->num_nodes;
         for (std::size_t k = 0; k < n; ++k) nodes[k] = netgen_nodes[kind->to_meshio[k]];
         indices[block].data_as<std::int64_t>()[row] = index;
