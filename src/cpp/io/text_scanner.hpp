@@ -179,7 +179,28 @@ class TextScanner {
   }
 
   template <class T> void next_numbers(T* out, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) out[i] = next_number<T>();
+    std::size_t i = 0;
+    if constexpr (std::is_integral_v<T>) {
+      // Long runs of plain integers (connectivity, offsets) in one tight loop over a local
+      // pointer; the first value it does not read plainly, and every one after it, takes
+      // next_number, which reads the rest or reports the error.
+      const char* p = document_.data() + pos_;
+      const char* const last = document_.data() + end_;
+      const char* const readable_end = document_.data() + document_.size();
+      for (; i < count; ++i) {
+        while (p < last && is_space(*p)) ++p;
+        const bool negative = p < last && *p == '-';
+        std::uint64_t magnitude = 0;
+        const char* const stop = plain_digits(p + (negative ? 1 : 0), last, magnitude, readable_end);
+        if (stop == nullptr || (stop < last && !is_space(*stop))) break;
+        const std::int64_t value = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
+        if (std::is_signed_v<T> ? !std::in_range<T>(value) : negative || !std::in_range<T>(magnitude)) break;
+        out[i] = static_cast<T>(value);
+        p = stop;
+      }
+      pos_ = static_cast<std::size_t>(p - document_.data());
+    }
+    for (; i < count; ++i) out[i] = next_number<T>();
   }
 
   // Throws ReadError at the current position.

@@ -159,8 +159,13 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
       CellBlock block;
       block.type = std::string(info->name);
       if (count == n && permutation == nullptr && can_share_connectivity(stream, nodes)) {
+        // One branch-free pass over every index; the offending one is looked for only if any.
         const auto* ids = stream.connectivity.data_as<std::int64_t>();
-        for (std::int64_t i = 0; i < n * nodes; ++i) checked_index(ids[i], stream.num_points);
+        const auto bound = static_cast<std::uint64_t>(stream.num_points);
+        bool any_outside = false;
+        for (std::int64_t i = 0; i < n * nodes; ++i) any_outside |= static_cast<std::uint64_t>(ids[i]) >= bound;
+        if (any_outside)
+          for (std::int64_t i = 0; i < n * nodes; ++i) checked_index(ids[i], stream.num_points);
         block.connectivity = stream.connectivity.reshaped({n, nodes});
       } else {
         block.connectivity = NDArray::allocate(DType::int64, {count, nodes});
