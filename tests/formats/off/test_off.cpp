@@ -218,3 +218,18 @@ TEST(OffLarge, ACornerOutOfRangeDeepInsideIsNamed) {
   EXPECT_NE(std::string(error.what()).find("face 120000 refers to vertex 999999"), std::string::npos) << error.what();
   EXPECT_EQ(error.byte_offset(), at + 9);
 }
+
+// The one-pass path assumes the first face's shape; a different face deep inside sends the
+// file to the planned path, which makes a block per shape.
+TEST(OffLarge, AQuadAmongTrianglesGetsItsOwnBlock) {
+  std::string text = large_off(400000);
+  const std::size_t at = text.find("\n3 250000 250001 250002\n") + 1;
+  text.replace(at, 22, "4 250000 250001 250002 7");
+  const Mesh mesh = off::read(write_scratch("mixed.off", text));
+  ASSERT_EQ(mesh.cells.size(), 2u);
+  EXPECT_EQ(mesh.cells[0].type, "triangle");
+  EXPECT_EQ(mesh.cells[0].num_cells(), 400000 - 3);
+  EXPECT_EQ(mesh.cells[1].type, "quad");
+  EXPECT_EQ(nodes_of(mesh.cells[1]), (std::vector<std::int64_t>{250000, 250001, 250002, 7}));
+  EXPECT_EQ(nodes_of(mesh.cells[0])[3 * 250000], 250001);  // the triangle after the quad moved up a row
+}

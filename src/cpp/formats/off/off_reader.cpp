@@ -274,7 +274,46 @@ class Reader {
     return plan;
   }
 
+  // Faces of `corners` corners (and nothing else) on every line, read on all cores in one pass
+  // straight into their block; false, having moved nothing, for any other layout.
+  bool read_uniform_faces(std::int64_t count, std::int64_t corners, std::int64_t num_points) {
+    NDArray connectivity = NDArray::allocate(DType::int64, {count, corners});
+    std::int64_t* out = connectivity.data_as<std::int64_t>();
+    const auto fill_line = [&](std::uint64_t face, std::size_t begin, std::size_t end) {
+      io::LineValues line(bytes_.data() + begin, bytes_.data() + end, bytes_.data() + bytes_.size());
+      std::int64_t listed = 0, index = 0;
+      if (!line.next(listed) || listed != corners) return false;
+      for (std::int64_t k = 0; k < corners; ++k) {
+        if (!line.next(index) || index < 0 || index >= num_points) return false;
+        out[static_cast<std::int64_t>(face) * corners + k] = index;
+      }
+      return line.done();
+    };
+    const auto end = io::parse_lines_in_parallel(bytes_, next_record_begin(), static_cast<std::uint64_t>(count), fill_line);
+    if (!end) return false;
+    lines_.seek(*end);
+    mesh_.cells.push_back(CellBlock{std::string(io::face_cell_type(corners)), std::move(connectivity), {}, {}});
+    return true;
+  }
+
+  // The corner count of the first face when its line is plainly "k i1 … ik" (no colour).
+  std::optional<std::int64_t> first_face_corners() {
+    const std::size_t here = lines_.position();
+    const std::optional<LineSpan> line = lines_.next();
+    lines_.seek(here);
+    if (!line) return std::nullopt;
+    io::LineValues values(bytes_.data() + line->begin, bytes_.data() + line->end, bytes_.data() + bytes_.size());
+    std::int64_t corners = 0, index = 0;
+    if (!values.next(corners) || corners < 1) return std::nullopt;
+    for (std::int64_t k = 0; k < corners; ++k)
+      if (!values.next(index)) return std::nullopt;
+    return values.done() ? std::optional<std::int64_t>(corners) : std::nullopt;
+  }
+
   void read_faces(std::int64_t count, std::int64_t num_points) {
+    // Most files are all triangles (or all quads): try that in one pass, without planning.
+    if (const std::optional<std::int64_t> corners = first_face_corners(); corners && (*corners == 3 || *corners == 4))
+      if (read_uniform_faces(count, *corners, num_points)) return;
     const std::size_t start = lines_.position();
     const FacePlan plan = plan_faces(count);
     const io::FaceBlockLayout layout(plan.corner_counts);
@@ -284,28 +323,6 @@ class Reader {
       colors = layout.allocate_per_face(DType::float64, std::vector<std::int64_t>(layout.num_blocks(), plan.color_width));
 
     lines_.seek(start);
-    // One block of equal faces without colours (a triangle mesh): face i is row i, so the
-    // faces fill on all cores. A corner out of range sends the block to the sequential
-    // loop, which names it.
-    if (blocks.size() == 1 && colors.empty() && blocks[0].offsets.empty_handle()) {
-      const std::int64_t corners = blocks[0].connectivity.row_width();
-      std::int64_t* connectivity = blocks[0].connectivity.data_as<std::int64_t>();
-      const auto fill_line = [&](std::uint64_t face, std::size_t begin, std::size_t end) {
-        io::LineValues line(bytes_.data() + begin, bytes_.data() + end, bytes_.data() + bytes_.size());
-        std::int64_t listed = 0, index = 0;
-        if (!line.next(listed) || listed != corners) return false;
-        for (std::int64_t k = 0; k < corners; ++k) {
-          if (!line.next(index) || index < 0 || index >= num_points) return false;
-          connectivity[static_cast<std::int64_t>(face) * corners + k] = index;
-        }
-        return line.done();
-      };
-      if (const auto end = io::parse_lines_in_parallel(bytes_, next_record_begin(), static_cast<std::uint64_t>(count), fill_line)) {
-        lines_.seek(*end);
-        mesh_.cells = std::move(blocks);
-        return;
-      }
-    }
     io::FaceBlockFiller filler(layout, blocks);
     for (std::int64_t face = 0; face < count; ++face) {
       io::TextScanner scanner = lines_.scanner(lines_.require("face", face));
