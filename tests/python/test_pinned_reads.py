@@ -391,3 +391,30 @@ def test_exit_with_live_pinned_arrays_is_clean():
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert result.stdout.strip() == "alive 99 20"
+
+
+@pytest.mark.parametrize("extension", [".off", ".vtu", ".msh"])
+def test_large_files_on_all_cores_allocate_once_through_the_hook(tmp_path, extension):
+    """Files big enough for the multi-core paths still allocate each returned array once
+    through an installed hook — also when the layout the first line suggests (all triangles)
+    turns out wrong at the end, which the default heap may pay for but a hook must not."""
+    n = 400
+    x, y = np.meshgrid(np.linspace(0, 1, n), np.linspace(0, 1, n), indexing="ij")
+    points = np.column_stack([x.ravel(), y.ravel(), np.zeros(n * n)])
+    index = np.arange(n * n).reshape(n, n)
+    a, b, c, d = index[:-1, :-1].ravel(), index[1:, :-1].ravel(), index[1:, 1:].ravel(), index[:-1, 1:].ravel()
+    triangles = np.concatenate([np.column_stack([a, b, c]), np.column_stack([a, c, d])])
+    path = tmp_path / f"sheet{extension}"
+    options = {"binary": False} if extension in (".vtu", ".msh") else {}
+    quad = np.array([[0, 1, n + 1, n]])
+    mio.write(path, mio.Mesh(points, [("triangle", triangles), ("quad", quad)]), **options)
+    assert path.stat().st_size > 8 << 20
+    counting = CountingAllocator()
+    with allocator_installed(counting.alloc, counting.free):
+        mesh = mio.read(path)
+    outside, returned = _arrays_outside_the_hook(mesh), _distinct_bytes(mesh)
+    np.testing.assert_array_equal(mesh.cells[0].data, triangles)
+    np.testing.assert_array_equal(mesh.cells[1].data, quad)
+    del mesh
+    assert outside == []
+    assert counting.bytes_allocated <= 1.1 * returned + 4096, counting.allocated

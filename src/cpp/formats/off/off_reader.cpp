@@ -37,6 +37,7 @@
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus::off {
 namespace {
@@ -311,9 +312,13 @@ class Reader {
   }
 
   void read_faces(std::int64_t count, std::int64_t num_points) {
-    // Most files are all triangles (or all quads): try that in one pass, without planning.
-    if (const std::optional<std::int64_t> corners = first_face_corners(); corners && (*corners == 3 || *corners == 4))
-      if (read_uniform_faces(count, *corners, num_points)) return;
+    // Most files are all triangles (or all quads): try that in one pass, without planning —
+    // when the file is large enough for all cores, and only on the default heap: a guess that
+    // fails wastes its array, which an installed allocator (pinned memory) must never see.
+    if (thread_count() >= 2 && bytes_.size() - lines_.position() >= io::kParallelLinesMinBytes &&
+        !current_buffer_allocator())
+      if (const std::optional<std::int64_t> corners = first_face_corners(); corners && (*corners == 3 || *corners == 4))
+        if (read_uniform_faces(count, *corners, num_points)) return;
     const std::size_t start = lines_.position();
     const FacePlan plan = plan_faces(count);
     const io::FaceBlockLayout layout(plan.corner_counts);
