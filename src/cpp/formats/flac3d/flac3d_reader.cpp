@@ -75,6 +75,19 @@ struct Group {
 };
 
 
+// The kinds present (count > 0) in block order: faces before zones, each by first appearance.
+std::vector<std::size_t> block_order(const std::array<std::int64_t, kKinds.size()>& counts,
+                                     const std::array<std::size_t, kKinds.size()>& first_seen) {
+  std::vector<std::size_t> kinds;
+  for (std::size_t k = 0; k < kKinds.size(); ++k)
+    if (counts[k] > 0) kinds.push_back(k);
+  std::stable_sort(kinds.begin(), kinds.end(), [&](std::size_t a, std::size_t b) {
+    if (kKinds[a].zone != kKinds[b].zone) return !kKinds[a].zone;
+    return first_seen[a] < first_seen[b];
+  });
+  return kinds;
+}
+
 std::string group_region_name(bool zone, std::string_view name, std::string_view slot) {
   std::string region(zone ? "zone:" : "face:");
   region.append(name).append(":").append(slot);
@@ -146,14 +159,7 @@ class Builder {
       if (counts[records[r].kind]++ == 0) first_seen[records[r].kind] = r;
       if (!kKinds[records[r].kind].zone) ++num_faces;
     }
-    // Faces before zones, each by first appearance.
-    std::vector<std::size_t> kinds;
-    for (std::size_t k = 0; k < kKinds.size(); ++k)
-      if (counts[k] > 0) kinds.push_back(k);
-    std::stable_sort(kinds.begin(), kinds.end(), [&](std::size_t a, std::size_t b) {
-      if (kKinds[a].zone != kKinds[b].zone) return !kKinds[a].zone;
-      return first_seen[a] < first_seen[b];
-    });
+    const std::vector<std::size_t> kinds = block_order(counts, first_seen);
     std::array<std::size_t, kKinds.size()> block_of{};
     std::vector<NDArray> cell_ids;
     std::vector<std::int64_t> sizes;
@@ -333,13 +339,7 @@ class AsciiReader {
   // by first appearance.
   void allocate() {
     points_ = NDArray::allocate(DType::float64, {num_points_, 3});
-    std::vector<std::size_t> kinds;
-    for (std::size_t k = 0; k < kKinds.size(); ++k)
-      if (counts_[k] > 0) kinds.push_back(k);
-    std::stable_sort(kinds.begin(), kinds.end(), [&](std::size_t a, std::size_t b) {
-      if (kKinds[a].zone != kKinds[b].zone) return !kKinds[a].zone;
-      return first_seen_[a] < first_seen_[b];
-    });
+    const std::vector<std::size_t> kinds = block_order(counts_, first_seen_);
     std::vector<std::int64_t> sizes;
     std::int64_t base = 0;
     for (std::size_t b = 0; b < kinds.size(); ++b) {
