@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/base64.hpp"
+#include "io/byte_order.hpp"
 #include "io/coordinate_welder.hpp"
 #include "io/id_map.hpp"
 #include "io/parallel.hpp"
@@ -521,4 +523,74 @@ TEST(ParseInt64, RandomDigitRunsAgreeWithFromChars) {
     ASSERT_EQ(a.ptr, b.ptr) << text;
     if (b.ec == std::errc{}) ASSERT_EQ(ours, theirs) << text;
   }
+}
+
+// Large copies and passes run on several threads; their results must be those of one thread
+// whatever the thread count, including pieces that end mid-page and hits near piece edges.
+TEST(ParallelPasses, CopyInParallelIsAPlainCopyAtEveryThreadCount) {
+  const std::size_t bytes = io::kParallelBytesMin * 2 + 4097;  // crosses the threshold; a partial last page
+  std::vector<std::uint8_t> source(bytes);
+  std::mt19937 random(5);
+  for (std::uint8_t& byte : source) byte = static_cast<std::uint8_t>(random());
+  for (unsigned threads : {1u, 3u, 7u}) {
+    meshioplusplus::set_thread_count(threads);
+    std::vector<std::uint8_t> target(bytes + 2, 0xAB);
+    io::copy_in_parallel(target.data() + 1, source.data(), bytes);  // unaligned destination
+    EXPECT_EQ(target.front(), 0xAB);
+    EXPECT_EQ(target.back(), 0xAB);  // nothing written past the end
+    EXPECT_TRUE(std::equal(source.begin(), source.end(), target.begin() + 1)) << threads;
+  }
+  meshioplusplus::set_thread_count(0);
+}
+
+TEST(ParallelPasses, FindFirstReturnsTheEarliestHitAtEveryThreadCount) {
+  const std::size_t n = 9'000'000;
+  for (unsigned threads : {1u, 4u}) {
+    meshioplusplus::set_thread_count(threads);
+    for (std::vector<std::size_t> hits : std::vector<std::vector<std::size_t>>{
+             {}, {17}, {70'000}, {4'000'000, 2'500'000, 8'999'999}, {8'999'999}, {3'000'000, 3'000'001}}) {
+      std::vector<std::uint8_t> marks(n, 0);
+      for (std::size_t hit : hits) marks[hit] = 1;
+      const std::size_t expected = hits.empty() ? n : *std::min_element(hits.begin(), hits.end());
+      EXPECT_EQ(io::find_first_in_parallel(0, n, [&](std::size_t i) { return marks[i] != 0; }), expected) << threads;
+      // searching from past the earliest hit finds the next one
+      if (!hits.empty() && expected + 1 < n) {
+        std::size_t next = n;
+        for (std::size_t hit : hits)
+          if (hit > expected) next = std::min(next, hit);
+        EXPECT_EQ(io::find_first_in_parallel(expected + 1, n, [&](std::size_t i) { return marks[i] != 0; }), next);
+      }
+    }
+  }
+  meshioplusplus::set_thread_count(0);
+}
+
+TEST(ParallelPasses, AnyInParallelSeesASingleOffenderAnywhere) {
+  const std::size_t n = 5'000'000;
+  std::vector<std::int64_t> values(n, 1);
+  for (unsigned threads : {1u, 4u}) {
+    meshioplusplus::set_thread_count(threads);
+    EXPECT_FALSE(io::any_in_parallel(n, [&](std::size_t i) { return values[i] < 0; }));
+    for (std::size_t at : {std::size_t{0}, std::size_t{1'250'000}, n - 1}) {
+      values[at] = -1;
+      EXPECT_TRUE(io::any_in_parallel(n, [&](std::size_t i) { return values[i] < 0; })) << at;
+      values[at] = 1;
+    }
+  }
+  meshioplusplus::set_thread_count(0);
+}
+
+TEST(ParallelPasses, ForeignByteOrderCopiesSwapEveryElementOfALargeArray) {
+  const std::size_t count = io::kParallelBytesMin / 8 * 3 + 5;  // several 8192-element pieces and a short one
+  std::vector<std::uint64_t> host(count);
+  for (std::size_t i = 0; i < count; ++i) host[i] = 0x0102030405060708ull * (i + 1);
+  std::vector<std::uint64_t> foreign(count);
+  for (std::size_t i = 0; i < count; ++i) foreign[i] = __builtin_bswap64(host[i]);
+  meshioplusplus::set_thread_count(4);
+  std::vector<std::uint64_t> read(count);
+  io::copy_from_file_order(read.data(), foreign.data(), 8, count, !io::kHostIsLittleEndian);
+  EXPECT_EQ(read, host);
+  io::copy_from_file_order(read.data(), host.data(), 8, count, io::kHostIsLittleEndian);
+  EXPECT_EQ(read, host);
+  meshioplusplus::set_thread_count(0);
 }

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "io/parallel.hpp"
+
 namespace meshioplusplus::io {
 
 inline constexpr bool kHostIsLittleEndian = std::endian::native == std::endian::little;
@@ -52,11 +54,31 @@ inline void swap_bytes_in_place(void* data, std::size_t element_size, std::size_
 }
 
 // Copies `count` elements from possibly unaligned `source`, converting from the file's
-// byte order to the host's.
+// byte order to the host's. Large arrays go on all cores (copy_in_parallel), swapped a
+// cache-sized piece at a time right behind the copy; single values stay a plain memcpy.
 inline void copy_from_file_order(void* target, const void* source, std::size_t element_size,
-                                 std::size_t count, bool file_is_little_endian) noexcept {
-  std::memcpy(target, source, element_size * count);
-  if (file_is_little_endian != kHostIsLittleEndian) swap_bytes_in_place(target, element_size, count);
+                                 std::size_t count, bool file_is_little_endian) {
+  const bool swapped = file_is_little_endian != kHostIsLittleEndian && element_size > 1;
+  const std::size_t bytes = element_size * count;
+  if (bytes < kParallelBytesMin) {
+    std::memcpy(target, source, bytes);
+    if (swapped) swap_bytes_in_place(target, element_size, count);
+    return;
+  }
+  if (!swapped) {
+    copy_in_parallel(target, source, bytes);
+    return;
+  }
+  auto* to = static_cast<unsigned char*>(target);
+  const auto* from = static_cast<const unsigned char*>(source);
+  constexpr std::size_t kPieceElements = 8192;
+  parallel_ranges((count + kPieceElements - 1) / kPieceElements, 64, [&](std::size_t first_piece, std::size_t last_piece) {
+    for (std::size_t piece = first_piece; piece < last_piece; ++piece) {
+      const std::size_t first = piece * kPieceElements, n = std::min(kPieceElements, count - first);
+      std::memcpy(to + first * element_size, from + first * element_size, n * element_size);
+      swap_bytes_in_place(to + first * element_size, element_size, n);
+    }
+  });
 }
 
 }  // namespace meshioplusplus::io

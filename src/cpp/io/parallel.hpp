@@ -56,6 +56,70 @@ template <class Work> void parallel_ranges(std::size_t count, std::size_t grain,
     if (error) std::rethrow_exception(error);
 }
 
+// Below this a copy or a pass over values stays on one thread: a thread costs tens of µs.
+inline constexpr std::size_t kParallelBytesMin = std::size_t{16} << 20;
+
+// memcpy on all cores for large blocks. Besides the bandwidth of several cores, the threads
+// share the page faults: the kernel zeroing a fresh destination's pages and mapping a file's
+// pages are paid on first touch, and on a virtual machine they cost more than the copy.
+inline void copy_in_parallel(void* destination, const void* source, std::size_t bytes) {
+  constexpr std::size_t kPage = 4096;  // pieces start on page boundaries: no page is shared
+  auto* to = static_cast<std::uint8_t*>(destination);
+  const auto* from = static_cast<const std::uint8_t*>(source);
+  if (bytes < kParallelBytesMin) {
+    if (bytes != 0) std::memcpy(to, from, bytes);
+    return;
+  }
+  parallel_ranges((bytes + kPage - 1) / kPage, kParallelBytesMin / 4 / kPage, [&](std::size_t first, std::size_t last) {
+    const std::size_t begin = first * kPage, end = std::min(bytes, last * kPage);
+    std::memcpy(to + begin, from + begin, end - begin);
+  });
+}
+
+// `values` items per parallel_ranges piece so that each piece streams at least a few MiB.
+template <class Value> constexpr std::size_t parallel_grain() {
+  return std::max<std::size_t>(1, kParallelBytesMin / 4 / sizeof(Value));
+}
+
+// The smallest i in [begin, end) for which `breaks(i)` holds, or `end`. The first 64 Ki items
+// are searched here (short runs never start a thread); the rest on all cores, each piece
+// stopping at its first hit or once an earlier piece has found one.
+template <class Breaks> std::size_t find_first_in_parallel(std::size_t begin, std::size_t end, Breaks&& breaks) {
+  constexpr std::size_t kHere = std::size_t{1} << 16;
+  const std::size_t head_end = std::min(end, begin + kHere);
+  for (std::size_t i = begin; i < head_end; ++i)
+    if (breaks(i)) return i;
+  if (head_end == end) return end;
+  std::atomic<std::size_t> first_hit{end};
+  parallel_ranges(end - head_end, std::size_t{1} << 20, [&](std::size_t first, std::size_t last) {
+    constexpr std::size_t kStride = 4096;  // how often a piece looks at the others' progress
+    for (std::size_t block = head_end + first; block < head_end + last; block += kStride) {
+      if (block >= first_hit.load(std::memory_order_relaxed)) return;
+      const std::size_t block_end = std::min(head_end + last, block + kStride);
+      for (std::size_t i = block; i < block_end; ++i) {
+        if (!breaks(i)) continue;
+        std::size_t seen = first_hit.load(std::memory_order_relaxed);
+        while (i < seen && !first_hit.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+        }
+        return;
+      }
+    }
+  });
+  return first_hit.load();
+}
+
+// Whether any of [0, count) has `is_bad(i)`: a branch-free pass on all cores, for checks that
+// almost always pass (the caller then looks for the offender sequentially, to report it).
+template <class IsBad> bool any_in_parallel(std::size_t count, IsBad&& is_bad) {
+  std::atomic<bool> found{false};
+  parallel_ranges(count, std::size_t{1} << 20, [&](std::size_t first, std::size_t last) {
+    bool bad = false;
+    for (std::size_t i = first; i < last; ++i) bad |= is_bad(i);
+    if (bad) found.store(true, std::memory_order_relaxed);
+  });
+  return found.load();
+}
+
 // '\n' bytes in [first, last). The count runs on one thread before any split, so it must run
 // near memory speed: 16 bytes per step where SSE2 is there (every x86-64), std::count otherwise.
 inline std::uint64_t count_newlines(const char* first, const char* last) noexcept {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "io/parallel.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus::io {
@@ -31,15 +32,19 @@ template <class Index>
 void gather_rectangular(const Index* connectivity, std::span<const std::int64_t> offsets,
                         std::int64_t first, std::int64_t count, int nodes, const int* permutation,
                         std::int64_t num_points, std::int64_t* out) {
-  for (std::int64_t c = 0; c < count; ++c) {
-    const Index* cell = connectivity + offsets[first + c];
-    std::int64_t* target = out + c * nodes;
-    if (permutation) {
-      for (int k = 0; k < nodes; ++k) target[k] = checked_index(cell[permutation[k]], num_points);
-    } else {
-      for (int k = 0; k < nodes; ++k) target[k] = checked_index(cell[k], num_points);
+  // Pieces of cells on all cores; a bad index is reported as a sequential gather would (the
+  // earliest piece's first).
+  parallel_ranges(static_cast<std::size_t>(count), std::size_t{1} << 18, [&](std::size_t begin, std::size_t end) {
+    for (auto c = static_cast<std::int64_t>(begin); c < static_cast<std::int64_t>(end); ++c) {
+      const Index* cell = connectivity + offsets[first + c];
+      std::int64_t* target = out + c * nodes;
+      if (permutation) {
+        for (int k = 0; k < nodes; ++k) target[k] = checked_index(cell[permutation[k]], num_points);
+      } else {
+        for (int k = 0; k < nodes; ++k) target[k] = checked_index(cell[k], num_points);
+      }
     }
-  }
+  });
 }
 
 bool can_share_connectivity(const VtkCellStream& stream, std::int64_t nodes) {
@@ -125,8 +130,9 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
     throw CellStreamError("cell offsets exceed the connectivity array");
   if (!dtype_is_signed_int(stream.connectivity.dtype()) && !dtype_is_unsigned_int(stream.connectivity.dtype()))
     throw CellStreamError("connectivity must be an integer array");
-  for (std::int64_t c = 0; c < n; ++c)
-    if (stream.offsets[c + 1] < stream.offsets[c]) throw CellStreamError("cell offsets decrease");
+  const std::int64_t* offsets = stream.offsets.data();
+  if (any_in_parallel(static_cast<std::size_t>(n), [offsets](std::size_t c) { return offsets[c + 1] < offsets[c]; }))
+    throw CellStreamError("cell offsets decrease");
 
   VtkCells result;
   std::int64_t first = 0;
@@ -136,9 +142,11 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
     const std::int64_t nodes = stream.offsets[first + 1] - stream.offsets[first];
     const bool ragged = vtk_id == kVtkPolygon || vtk_id == kVtkPolyhedron;
     // A run continues while the type (and, for fixed types, the node count) stays the same.
-    while (stop < n && stream.types[stop] == vtk_id &&
-           (ragged || stream.offsets[stop + 1] - stream.offsets[stop] == nodes))
-      ++stop;
+    const std::uint8_t* types = stream.types.data();
+    stop = static_cast<std::int64_t>(find_first_in_parallel(
+        static_cast<std::size_t>(stop), static_cast<std::size_t>(n), [types, offsets, vtk_id, ragged, nodes](std::size_t c) {
+          return types[c] != vtk_id || (!ragged && offsets[c + 1] - offsets[c] != nodes);
+        }));
     const std::int64_t count = stop - first;
     if (vtk_id == kVtkPolygon) {
       result.blocks.push_back(make_polygon_block(stream, first, count));
@@ -162,9 +170,8 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
         // One branch-free pass over every index; the offending one is looked for only if any.
         const auto* ids = stream.connectivity.data_as<std::int64_t>();
         const auto bound = static_cast<std::uint64_t>(stream.num_points);
-        bool any_outside = false;
-        for (std::int64_t i = 0; i < n * nodes; ++i) any_outside |= static_cast<std::uint64_t>(ids[i]) >= bound;
-        if (any_outside)
+        if (any_in_parallel(static_cast<std::size_t>(n * nodes),
+                            [ids, bound](std::size_t i) { return static_cast<std::uint64_t>(ids[i]) >= bound; }))
           for (std::int64_t i = 0; i < n * nodes; ++i) checked_index(ids[i], stream.num_points);
         block.connectivity = stream.connectivity.reshaped({n, nodes});
       } else {

@@ -26,6 +26,7 @@
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_support.hpp"
 
 namespace mpp = meshioplusplus;
@@ -690,6 +691,107 @@ TEST(VtuRead, BigEndianAppendedRawWithUInt64Headers) {
   EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2}), int64_values(mesh.cells[0].connectivity));
   const auto temperatures = mesh.point_data.find("temperature")->values<float>();
   EXPECT_EQ((std::vector<float>{1.5f, 2.5f, 3.5f}), std::vector<float>(temperatures.begin(), temperatures.end()));
+}
+
+// Cell arrays of millions of cells are copied, converted and checked on several threads: the
+// blocks and every error must be those of a one-thread read. Vertices then lines (two runs),
+// appended raw with UInt64 headers, built byte by byte.
+struct LargeCellFile {
+  static constexpr std::int64_t kCells = 3'000'000, kVertices = 2'200'000, kPoints = 1000;
+  std::vector<std::uint8_t> types;
+  std::vector<std::int64_t> offsets, connectivity;
+
+  LargeCellFile() {
+    for (std::int64_t c = 0; c < kCells; ++c) {
+      const bool vertex = c < kVertices;
+      types.push_back(vertex ? 1 : 3);  // VTK_VERTEX, VTK_LINE
+      for (int k = 0; k < (vertex ? 1 : 2); ++k) connectivity.push_back((c + k) % kPoints);
+      offsets.push_back(static_cast<std::int64_t>(connectivity.size()));
+    }
+  }
+  template <class T> static std::string raw(const std::vector<T>& values) {
+    const ByteWriter bytes{false, 8};
+    std::string block = bytes.size_header(values.size() * sizeof(T));
+    block.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+    return block;
+  }
+  std::string text() const {
+    std::vector<double> points(3 * kPoints);
+    for (std::size_t i = 0; i < points.size(); ++i) points[i] = static_cast<double>(i) * 0.5;
+    const std::string blocks[] = {raw(points), raw(connectivity), raw(offsets), raw(types)};
+    std::vector<std::size_t> at;
+    std::string appended;
+    for (const std::string& block : blocks) {
+      at.push_back(appended.size());
+      appended += block;
+    }
+    auto array = [&](const std::string& type, const std::string& name, int components, std::size_t offset) {
+      return "<DataArray type=\"" + type + "\" Name=\"" + name + "\" NumberOfComponents=\"" + std::to_string(components) +
+             "\" format=\"appended\" offset=\"" + std::to_string(offset) + "\"/>\n";
+    };
+    return "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+           "<UnstructuredGrid><Piece NumberOfPoints=\"" + std::to_string(kPoints) + "\" NumberOfCells=\"" +
+           std::to_string(kCells) + "\">\n<Points>" + array("Float64", "Points", 3, at[0]) + "</Points>\n<Cells>" +
+           array("Int64", "connectivity", 1, at[1]) + array("Int64", "offsets", 1, at[2]) +
+           array("UInt8", "types", 1, at[3]) + "</Cells>\n</Piece></UnstructuredGrid>\n<AppendedData encoding=\"raw\">\n   _" +
+           appended + "\n</AppendedData>\n</VTKFile>\n";
+  }
+};
+
+std::string read_error_with_threads(const std::string& path, unsigned threads) {
+  mpp::set_thread_count(threads);
+  std::string message = "no error";
+  try {
+    mpp::vtu::read(path);
+  } catch (const mpp::ReadError& error) {
+    message = error.what();
+  }
+  mpp::set_thread_count(0);
+  return message;
+}
+
+TEST(VtuRead, LargeRawCellArraysReadAsOneThreadReadsThem) {
+  ScratchDir dir;
+  LargeCellFile cells;
+  const std::string path = dir.file("large_cells.vtu");
+  write_file(path, cells.text());
+  for (unsigned threads : {1u, 4u}) {
+    mpp::set_thread_count(threads);
+    const mpp::Mesh mesh = mpp::vtu::read(path);
+    mpp::set_thread_count(0);
+    ASSERT_EQ(2u, mesh.cells.size());
+    EXPECT_EQ("vertex", mesh.cells[0].type);
+    EXPECT_EQ(LargeCellFile::kVertices, mesh.cells[0].connectivity.rows());
+    EXPECT_EQ("line", mesh.cells[1].type);
+    EXPECT_EQ(LargeCellFile::kCells - LargeCellFile::kVertices, mesh.cells[1].connectivity.rows());
+    std::vector<std::int64_t> all = int64_values(mesh.cells[0].connectivity);
+    const std::vector<std::int64_t> lines = int64_values(mesh.cells[1].connectivity);
+    all.insert(all.end(), lines.begin(), lines.end());
+    EXPECT_EQ(cells.connectivity, all) << threads;
+  }
+
+  // Each fault sits in a later piece; the message must name it exactly as one thread does.
+  const auto expect_same_error = [&](LargeCellFile broken, const std::string& expected_part) {
+    write_file(path, broken.text());
+    const std::string one = read_error_with_threads(path, 1);
+    EXPECT_NE(one.find(expected_part), std::string::npos) << one;
+    EXPECT_EQ(one, read_error_with_threads(path, 4));
+  };
+  LargeCellFile decreasing = cells;
+  decreasing.offsets[2'100'000] = 5;
+  expect_same_error(decreasing, "decreases at entry 2100000");
+  LargeCellFile unknown_type = cells;
+  unknown_type.types[2'600'000] = 200;
+  expect_same_error(unknown_type, "unknown VTK cell type 200");
+  LargeCellFile outside = cells;
+  outside.connectivity[2'900'000] = LargeCellFile::kPoints + 7;
+  expect_same_error(outside, std::to_string(LargeCellFile::kPoints + 7));
+  LargeCellFile outside_of_one_run = cells;
+  outside_of_one_run.types.assign(LargeCellFile::kCells, 1);
+  outside_of_one_run.connectivity.resize(LargeCellFile::kCells);
+  for (std::int64_t c = 0; c < LargeCellFile::kCells; ++c) outside_of_one_run.offsets[c] = c + 1;
+  outside_of_one_run.connectivity[2'700'000] = -3;
+  expect_same_error(outside_of_one_run, "-3");
 }
 
 // Uncompressed inline base64 in both layouts seen in the wild: VTK's single stream of

@@ -628,7 +628,7 @@ class Reader {
     auto* target = static_cast<std::uint8_t*>(out);
     if (!payload.compressed) {
       if (!payload.base64) {
-        if (payload.size != 0) std::memcpy(target, payload.data.data(), static_cast<std::size_t>(payload.size));
+        io::copy_in_parallel(target, payload.data.data(), static_cast<std::size_t>(payload.size));
         return;
       }
       std::copy_n(payload.lead.begin(), payload.lead_size, target);
@@ -802,44 +802,53 @@ class Reader {
   }
 
   // One byte per cell: VTK's ids all fit, and a mesh's cell types are a large scratch array.
-  std::vector<std::uint8_t> read_cell_types(const ArrayInfo& info, std::int64_t count) const {
+  // Converted on all cores; a bad id is reported as a sequential pass would (the first).
+  NDArray read_cell_types(const ArrayInfo& info, std::int64_t count) const {
     const NDArray raw = read_integer_array(info, count, Lifetime::scratch);
-    std::vector<std::uint8_t> types(static_cast<std::size_t>(count));
+    NDArray types = NDArray::allocate_scratch(DType::uint8, {count});
+    std::uint8_t* out = types.data_as<std::uint8_t>();
     visit_dtype(raw.dtype(), [&](auto tag) {
       using Value = decltype(tag);
       if constexpr (std::is_integral_v<Value>) {  // read_integer_array gives integers only
         const Value* source = static_cast<const Value*>(raw.data());
-        for (std::size_t i = 0; i < types.size(); ++i) {
-          if (!std::in_range<std::uint8_t>(source[i]))
-            fail(info.tag_offset, "unknown VTK cell type " + std::to_string(source[i]) + " (cell " + std::to_string(i) + ")");
-          types[i] = static_cast<std::uint8_t>(source[i]);
-        }
+        io::parallel_ranges(static_cast<std::size_t>(count), std::size_t{1} << 20, [&](std::size_t first, std::size_t last) {
+          for (std::size_t i = first; i < last; ++i) {
+            if (!std::in_range<std::uint8_t>(source[i]))
+              fail(info.tag_offset, "unknown VTK cell type " + std::to_string(source[i]) + " (cell " + std::to_string(i) + ")");
+            out[i] = static_cast<std::uint8_t>(source[i]);
+          }
+        });
       }
     });
     return types;
   }
 
-  // VTU offsets are the n end positions; the cell converter wants n+1 starts, read straight
-  // into place behind the leading 0.
-  std::vector<std::int64_t> read_starts(const ArrayInfo& info, std::int64_t count) const {
+  // VTU offsets are the n end positions; the cell converter wants n+1 starts (int64, scratch),
+  // written behind the leading 0 on all cores, with the first error a sequential pass finds.
+  NDArray read_starts(const ArrayInfo& info, std::int64_t count) const {
     const NDArray raw = read_integer_array(info, count, Lifetime::scratch);
-    std::vector<std::int64_t> starts(static_cast<std::size_t>(count) + 1, 0);
+    NDArray starts_array = NDArray::allocate_scratch(DType::int64, {count + 1});
+    std::int64_t* starts = starts_array.data_as<std::int64_t>();
+    starts[0] = 0;
     visit_dtype(raw.dtype(), [&](auto tag) {
       using Value = decltype(tag);
       const Value* ends = static_cast<const Value*>(raw.data());
-      for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
-        if constexpr (std::is_same_v<Value, std::uint64_t>) {
-          if (ends[i] > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-            fail(info.tag_offset, label(info) + " holds a value beyond int64");
+      io::parallel_ranges(static_cast<std::size_t>(count), std::size_t{1} << 20, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+          if constexpr (std::is_same_v<Value, std::uint64_t>) {
+            if (ends[i] > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+              fail(info.tag_offset, label(info) + " holds a value beyond int64");
+          }
+          const auto end = static_cast<std::int64_t>(ends[i]);
+          const auto start = i == 0 ? std::int64_t{0} : static_cast<std::int64_t>(ends[i - 1]);
+          if (end < start)
+            fail(info.tag_offset, label(info) + " decreases at entry " + std::to_string(i) + " (" + std::to_string(end) +
+                                      " after " + std::to_string(start) + ")");
+          starts[i + 1] = end;
         }
-        const auto end = static_cast<std::int64_t>(ends[i]);
-        if (end < starts[i])
-          fail(info.tag_offset, label(info) + " decreases at entry " + std::to_string(i) + " (" + std::to_string(end) +
-                                    " after " + std::to_string(starts[i]) + ")");
-        starts[i + 1] = end;
-      }
+      });
     });
-    return starts;
+    return starts_array;
   }
 
   // ---------------------------------------------------------------- points and point data
@@ -927,7 +936,7 @@ class Reader {
     return *info;
   }
 
-  FaceStream read_legacy_faces(const PieceInfo& piece, const std::vector<std::uint8_t>& types) const {
+  FaceStream read_legacy_faces(const PieceInfo& piece, std::span<const std::uint8_t> types) const {
     const ArrayInfo& offsets_info = require_cell_array(piece, "faceoffsets");
     const std::vector<std::int64_t> ends = read_index_vector(offsets_info, piece.num_cells);
     FaceStream stream;
@@ -947,14 +956,16 @@ class Reader {
 
   // VTK 9.4+ layout: polyhedron_offsets/polyhedron_to_faces index a face table
   // (face_offsets/face_connectivity); rebuilt here as the legacy per-cell face stream.
-  FaceStream read_face_table(const PieceInfo& piece, const std::vector<std::uint8_t>& types) const {
+  FaceStream read_face_table(const PieceInfo& piece, std::span<const std::uint8_t> types) const {
     const ArrayInfo& cell_offsets_info = require_cell_array(piece, "polyhedron_offsets");
-    const std::vector<std::int64_t> cell_starts = read_starts(cell_offsets_info, piece.num_cells);
+    const NDArray cell_starts_array = read_starts(cell_offsets_info, piece.num_cells);
+    const std::span<const std::int64_t> cell_starts = cell_starts_array.values<std::int64_t>();
     const ArrayInfo& to_faces_info = require_cell_array(piece, "polyhedron_to_faces");
     const std::vector<std::int64_t> to_faces = read_index_vector(to_faces_info, cell_starts.back());
     const ArrayInfo& face_offsets_info = require_cell_array(piece, "face_offsets");
     const auto face_count = static_cast<std::int64_t>(stored_count(face_offsets_info));
-    const std::vector<std::int64_t> face_starts = read_starts(face_offsets_info, face_count);
+    const NDArray face_starts_array = read_starts(face_offsets_info, face_count);
+    const std::span<const std::int64_t> face_starts = face_starts_array.values<std::int64_t>();
     const std::vector<std::int64_t> nodes =
         read_index_vector(require_cell_array(piece, "face_connectivity"), face_starts.back());
 
@@ -994,19 +1005,21 @@ class Reader {
     return stream;
   }
 
-  static bool forms_one_rectangular_run(const std::vector<std::uint8_t>& types,
-                                        const std::vector<std::int64_t>& starts) {
+  static bool forms_one_rectangular_run(std::span<const std::uint8_t> types, std::span<const std::int64_t> starts) {
     if (types.empty() || types.front() == kVtkPolygon || types.front() == kVtkPolyhedron) return false;
     const std::int64_t nodes = starts[1] - starts[0];
-    for (std::size_t c = 0; c < types.size(); ++c)
-      if (types[c] != types.front() || starts[c + 1] - starts[c] != nodes) return false;
-    return true;
+    const std::uint8_t type = types.front();
+    return !io::any_in_parallel(types.size(), [&types, &starts, type, nodes](std::size_t c) {
+      return (types[c] != type) | (starts[c + 1] - starts[c] != nodes);
+    });
   }
 
   io::VtkCells read_piece_cells(const PieceInfo& piece) const {
     if (piece.num_cells == 0) return {};
-    const std::vector<std::uint8_t> types = read_cell_types(require_cell_array(piece, "types"), piece.num_cells);
-    const std::vector<std::int64_t> starts = read_starts(require_cell_array(piece, "offsets"), piece.num_cells);
+    const NDArray types_array = read_cell_types(require_cell_array(piece, "types"), piece.num_cells);
+    const NDArray starts_array = read_starts(require_cell_array(piece, "offsets"), piece.num_cells);
+    const std::span<const std::uint8_t> types = types_array.values<std::uint8_t>();
+    const std::span<const std::int64_t> starts = starts_array.values<std::int64_t>();
     io::VtkCellStream stream;
     stream.types = types;
     stream.offsets = starts;
@@ -1018,7 +1031,7 @@ class Reader {
     stream.connectivity_is_shareable = kept_as_is;
     stream.num_points = piece.num_points;
     FaceStream faces;
-    if (std::find(types.begin(), types.end(), kVtkPolyhedron) != types.end()) {
+    if (std::memchr(types.data(), kVtkPolyhedron, types.size()) != nullptr) {
       faces = piece.cell_array("polyhedron_offsets") ? read_face_table(piece, types) : read_legacy_faces(piece, types);
       stream.faces = faces.faces;
       stream.face_offsets = faces.starts;
