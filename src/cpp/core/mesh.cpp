@@ -5,6 +5,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "core/parallel_ranges.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus {
@@ -48,9 +49,9 @@ void check_indices(const NDArray& indices, std::int64_t limit, const std::string
   // one), and the offending value is looked for only when there is one.
   const std::span<const std::int64_t> values = indices.values<std::int64_t>();
   const auto bound = static_cast<std::uint64_t>(std::max<std::int64_t>(limit, 0));
-  bool any_outside = false;
-  for (const std::int64_t index : values) any_outside |= static_cast<std::uint64_t>(index) >= bound;
-  if (!any_outside) return;
+  const std::int64_t* data = values.data();
+  if (!any_in_parallel(values.size(), [data, bound](std::size_t i) { return static_cast<std::uint64_t>(data[i]) >= bound; }))
+    return;
   for (const std::int64_t index : values)
     if (index < 0 || index >= limit)
       fail(what + " holds index " + std::to_string(index) + " outside [0, " + std::to_string(limit) + ")");

@@ -1,5 +1,6 @@
-// Work split over the machine's cores with results identical to a sequential run: the same
-// output and, when something is wrong, the same error (that of the earliest failing part).
+// Floor 2: text scanning and large copies on all cores, on top of the core's parallel_ranges,
+// with results identical to a sequential run: the same output and, when something is wrong,
+// the same error (that of the earliest failing part).
 #pragma once
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/parallel_ranges.hpp"
 #include "meshioplusplus/threads.hpp"
 
 #if defined(__SSE2__)
@@ -23,38 +25,9 @@
 
 namespace meshioplusplus::io {
 
-// Runs `work(begin, end)` over contiguous ranges covering [0, count): one range per
-// thread (thread_count()) when each gets at least `grain` items, a single call otherwise. After
-// every range has finished, the exception of the earliest failing range is rethrown, so
-// errors come out exactly as a sequential run would report them.
-template <class Work> void parallel_ranges(std::size_t count, std::size_t grain, Work&& work) {
-  const std::size_t ranges = std::min<std::size_t>(thread_count(), count / std::max<std::size_t>(grain, 1));
-  if (ranges <= 1) {
-    work(std::size_t{0}, count);
-    return;
-  }
-  std::vector<std::exception_ptr> errors(ranges);
-  auto run = [&](std::size_t range) {
-    try {
-      work(count * range / ranges, count * (range + 1) / ranges);
-    } catch (...) {
-      errors[range] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(ranges - 1);
-  for (std::size_t range = 1; range < ranges; ++range) {
-    try {
-      threads.emplace_back(run, range);
-    } catch (const std::system_error&) {
-      run(range);  // no thread to be had: do that share here
-    }
-  }
-  run(0);
-  for (std::thread& thread : threads) thread.join();
-  for (const std::exception_ptr& error : errors)
-    if (error) std::rethrow_exception(error);
-}
+// The core's splitting of work over threads (floor 1), used by every reader and writer.
+using meshioplusplus::any_in_parallel;
+using meshioplusplus::parallel_ranges;
 
 // Below this a copy or a pass over values stays on one thread: a thread costs tens of µs.
 inline constexpr std::size_t kParallelBytesMin = std::size_t{16} << 20;
@@ -74,11 +47,6 @@ inline void copy_in_parallel(void* destination, const void* source, std::size_t 
     const std::size_t begin = first * kPage, end = std::min(bytes, last * kPage);
     std::memcpy(to + begin, from + begin, end - begin);
   });
-}
-
-// `values` items per parallel_ranges piece so that each piece streams at least a few MiB.
-template <class Value> constexpr std::size_t parallel_grain() {
-  return std::max<std::size_t>(1, kParallelBytesMin / 4 / sizeof(Value));
 }
 
 // The smallest i in [begin, end) for which `breaks(i)` holds, or `end`. The first 64 Ki items
@@ -106,18 +74,6 @@ template <class Breaks> std::size_t find_first_in_parallel(std::size_t begin, st
     }
   });
   return first_hit.load();
-}
-
-// Whether any of [0, count) has `is_bad(i)`: a branch-free pass on all cores, for checks that
-// almost always pass (the caller then looks for the offender sequentially, to report it).
-template <class IsBad> bool any_in_parallel(std::size_t count, IsBad&& is_bad) {
-  std::atomic<bool> found{false};
-  parallel_ranges(count, std::size_t{1} << 20, [&](std::size_t first, std::size_t last) {
-    bool bad = false;
-    for (std::size_t i = first; i < last; ++i) bad |= is_bad(i);
-    if (bad) found.store(true, std::memory_order_relaxed);
-  });
-  return found.load();
 }
 
 // '\n' bytes in [first, last). The count runs on one thread before any split, so it must run

@@ -151,8 +151,6 @@ struct WritePlan {
   // Vertex elements added for Point-region points that no vertex cell covers.
   std::vector<std::pair<std::int64_t, std::int32_t>> added_vertices;  // (point, signature)
   std::vector<Entity> entities;
-  std::vector<std::int32_t> cell_entity;            // per cell
-  std::vector<std::int32_t> added_vertex_entity;    // per added vertex
   std::vector<ElementRun> element_runs;
   std::vector<NodeRun> node_runs;
   std::vector<double> xyz;  // points as (n, 3) float64 when the mesh's are not already
@@ -179,8 +177,10 @@ class PlanBuilder {
     else
       plan_groups_from_cell_data();
     plan_entities();
-    plan_node_runs();
-    compute_boxes();
+    if (v41_) {  // 2.2 has neither node blocks nor $Entities
+      plan_node_runs();
+      compute_boxes();
+    }
     return std::move(plan_);
   }
 
@@ -219,16 +219,23 @@ class PlanBuilder {
     });
   }
 
-  int dim_of_cell(std::int64_t cell) const {
-    const auto found = std::upper_bound(plan_.blocks.begin(), plan_.blocks.end(), cell,
-                                        [](std::int64_t c, const BlockPlan& block) { return c < block.base; });
-    return (found - 1)->type->dimension;
+  // Region entries come mostly sorted: the block of the previous lookup is tried first.
+  int dim_of_cell(std::int64_t cell) {
+    const BlockPlan* block = &plan_.blocks[last_block_];
+    if (cell < block->base || cell >= block->base + block->count) {
+      const auto found = std::upper_bound(plan_.blocks.begin(), plan_.blocks.end(), cell,
+                                          [](std::int64_t c, const BlockPlan& b) { return c < b.base; });
+      last_block_ = static_cast<std::size_t>(found - 1 - plan_.blocks.begin());
+      block = &plan_.blocks[last_block_];
+    }
+    return block->type->dimension;
   }
 
-  std::int32_t& signature_of_cell(std::int64_t cell) {
+  std::int32_t* cell_signatures() {
     if (plan_.cell_signature.empty()) plan_.cell_signature.assign(static_cast<std::size_t>(plan_.num_cells), 0);
-    return plan_.cell_signature[static_cast<std::size_t>(cell)];
+    return plan_.cell_signature.data();
   }
+  std::int32_t& signature_of_cell(std::int64_t cell) { return cell_signatures()[cell]; }
 
   std::int32_t add_group(int dim, std::int32_t tag, const std::string& name) {
     const auto index = static_cast<std::int32_t>(plan_.groups.size());
@@ -266,20 +273,44 @@ class PlanBuilder {
     return taken ? next_free_tag_++ : static_cast<std::int32_t>(region.tag);
   }
 
+  // Calls fn(first cell, count, dimension) per stretch of consecutive entries in one block:
+  // regions are mostly ranges of cells, so the per-cell work shrinks to tight loops.
+  template <class Fn> void for_each_stretch(std::span<const std::int64_t> cells, Fn&& fn) {
+    for (std::size_t i = 0; i < cells.size();) {
+      const std::int64_t first = cells[i];
+      const int dim = dim_of_cell(first);
+      const BlockPlan& block = plan_.blocks[last_block_];
+      const std::int64_t end = std::min<std::int64_t>(block.base + block.count, first + static_cast<std::int64_t>(cells.size() - i));
+      std::size_t next = i + 1;
+      while (first + static_cast<std::int64_t>(next - i) < end && cells[next] == first + static_cast<std::int64_t>(next - i)) ++next;
+      fn(first, static_cast<std::int64_t>(next - i), dim);
+      i = next;
+    }
+  }
+
   void add_cell_region(const Region& region) {
     const std::span<const std::int64_t> cells = region.entries.values<std::int64_t>();
     unsigned dims_mask = 0;
-    for (const std::int64_t cell : cells) dims_mask |= 1u << dim_of_cell(cell);
+    for_each_stretch(cells, [&dims_mask](std::int64_t, std::int64_t, int dim) { dims_mask |= 1u << dim; });
     // An empty region still names its group ($PhysicalNames), so it reads back empty.
     if (dims_mask == 0 && region.dim >= 0 && region.dim <= 3) dims_mask = 1u << region.dim;
     const std::int32_t tag = choose_tag(region, dims_mask);
     std::array<std::int32_t, 4> group_of_dim{-1, -1, -1, -1};
     for (int dim = 0; dim < 4; ++dim)
       if ((dims_mask >> dim) & 1u) group_of_dim[dim] = add_group(dim, tag, region.name);
-    for (const std::int64_t cell : cells) {
-      std::int32_t& signature = signature_of_cell(cell);
-      signature = plan_.signatures.with_group(signature, group_of_dim[dim_of_cell(cell)]);
-    }
+    std::int32_t* signatures = cell_signatures();
+    std::int32_t before = -1, after = 0, group = -1;  // the last (signature, group) -> signature
+    for_each_stretch(cells, [&](std::int64_t first, std::int64_t count, int dim) {
+      const std::int32_t added = group_of_dim[dim];
+      for (std::int64_t cell = first; cell < first + count; ++cell) {
+        if (signatures[cell] != before || added != group) {
+          before = signatures[cell];
+          group = added;
+          after = plan_.signatures.with_group(before, added);
+        }
+        signatures[cell] = after;
+      }
+    });
   }
 
   // Gmsh groups points through vertex elements: reuse a vertex cell on the point, else add one.
@@ -365,29 +396,54 @@ class PlanBuilder {
     return last_entity_ = found->second;
   }
 
+  // Entities in order of first appearance, and the element runs: consecutive cells of one
+  // block with the same gmsh:geometrical tag and group signature share their entity.
   void plan_entities() {
     const std::vector<NDArray>* geometrical = mesh_.cell_data.find("gmsh:geometrical");
-    plan_.cell_entity.resize(static_cast<std::size_t>(plan_.num_cells));
     for (std::size_t b = 0; b < plan_.blocks.size(); ++b) {
       const BlockPlan& block = plan_.blocks[b];
       const NDArray* tags = geometrical != nullptr && geometrical->size() == plan_.blocks.size() ? &(*geometrical)[b] : nullptr;
       if (tags != nullptr && (!is_integer(tags->dtype()) || static_cast<std::int64_t>(tags->size()) != block.count))
         tags = nullptr;
-      // 4.1 attaches groups to entities, so differently grouped cells need distinct ones.
-      // 2.2 tags each element with its group itself: a valid elementary tag is kept as is.
-      const auto assign = [&](std::int64_t row, std::int64_t geometrical_tag) {
-        const std::int64_t cell = block.base + row;
-        const bool keep_tag = !v41_ && geometrical_tag > 0 && geometrical_tag < std::numeric_limits<std::int32_t>::max();
-        plan_.cell_entity[static_cast<std::size_t>(cell)] =
-            entity_for({block.type->dimension, geometrical_tag, keep_tag ? 0 : plan_.cell_signature_of(cell)});
+      const std::int32_t* signatures = plan_.cell_signature.empty() ? nullptr : plan_.cell_signature.data() + block.base;
+      const auto plan_runs = [&](const auto& geometrical_of) {
+        for (std::int64_t row = 0; row < block.count;) {
+          const std::int64_t tag = geometrical_of(row);
+          const std::int32_t signature = signatures != nullptr ? signatures[row] : 0;
+          std::int64_t end = row + 1;
+          while (end < block.count && geometrical_of(end) == tag && (signatures == nullptr || signatures[end] == signature))
+            ++end;
+          // 4.1 attaches groups to entities, so differently grouped cells need distinct ones.
+          // 2.2 tags each element with its group itself: a valid elementary tag is kept as is.
+          const bool keep_tag = !v41_ && tag > 0 && tag < std::numeric_limits<std::int32_t>::max();
+          append_element_run(b, row, end - row, entity_for({block.type->dimension, tag, keep_tag ? 0 : signature}));
+          row = end;
+        }
       };
-      if (tags != nullptr) for_each_integer(*tags, assign);
-      else for (std::int64_t row = 0; row < block.count; ++row) assign(row, 0);
+      if (tags == nullptr) {
+        plan_runs([](std::int64_t) { return std::int64_t{0}; });
+        continue;
+      }
+      visit_dtype(tags->dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (std::is_integral_v<T>) {
+          const T* values = tags->data_as<T>();
+          plan_runs([values](std::int64_t row) { return static_cast<std::int64_t>(values[row]); });
+        }
+      });
     }
-    for (const auto& [point, signature] : plan_.added_vertices)
-      plan_.added_vertex_entity.push_back(entity_for({0, 0, signature}));
+    for (std::size_t i = 0; i < plan_.added_vertices.size(); ++i)
+      append_element_run(ElementRun::kAddedVertices, static_cast<std::int64_t>(i), 1,
+                         entity_for({0, 0, plan_.added_vertices[i].second}));
     assign_entity_tags();
-    plan_element_runs();
+  }
+
+  void append_element_run(std::size_t block, std::int64_t first, std::int64_t count, std::int32_t entity) {
+    ElementRun* last = plan_.element_runs.empty() ? nullptr : &plan_.element_runs.back();
+    if (last != nullptr && last->block == block && last->entity == entity && last->first + last->count == first)
+      last->count += count;
+    else
+      plan_.element_runs.push_back({block, first, count, entity});
   }
 
   // A draft keeps its gmsh:geometrical tag when it is the first to claim it in its
@@ -409,24 +465,6 @@ class PlanBuilder {
       plan_.entities.push_back(Entity{drafts_[i].dim, tags[i], drafts_[i].signature});
   }
 
-  void plan_element_runs() {
-    for (std::size_t b = 0; b < plan_.blocks.size(); ++b) {
-      const BlockPlan& block = plan_.blocks[b];
-      for (std::int64_t row = 0; row < block.count; ++row) {
-        const std::int32_t entity = plan_.cell_entity[static_cast<std::size_t>(block.base + row)];
-        ElementRun* last = plan_.element_runs.empty() ? nullptr : &plan_.element_runs.back();
-        if (last != nullptr && last->block == b && last->entity == entity) ++last->count;
-        else plan_.element_runs.push_back({b, row, 1, entity});
-      }
-    }
-    for (std::size_t i = 0; i < plan_.added_vertices.size(); ++i) {
-      const std::int32_t entity = plan_.added_vertex_entity[i];
-      ElementRun* last = plan_.element_runs.empty() ? nullptr : &plan_.element_runs.back();
-      if (last != nullptr && last->block == ElementRun::kAddedVertices && last->entity == entity) ++last->count;
-      else plan_.element_runs.push_back({ElementRun::kAddedVertices, static_cast<std::int64_t>(i), 1, entity});
-    }
-  }
-
   // ---- node classification (4.1 needs every node on an entity) ---------------------------
   void plan_node_runs() {
     const std::int64_t n = mesh_.num_points();
@@ -435,14 +473,22 @@ class PlanBuilder {
       std::map<std::pair<int, std::int32_t>, std::int32_t> by_dim_tag;
       for (std::size_t e = 0; e < plan_.entities.size(); ++e)
         by_dim_tag.try_emplace({plan_.entities[e].dim, plan_.entities[e].tag}, static_cast<std::int32_t>(e));
-      std::vector<std::int64_t> values(static_cast<std::size_t>(2 * n));
-      for_each_integer(*dim_tags, [&](std::int64_t i, std::int64_t value) { values[static_cast<std::size_t>(i)] = value; });
-      for (std::int64_t i = 0; i < n; ++i) {
-        const auto key = std::make_pair(static_cast<int>(values[2 * i]), static_cast<std::int32_t>(values[2 * i + 1]));
-        const auto [found, added] = by_dim_tag.try_emplace(key, static_cast<std::int32_t>(plan_.entities.size()));
-        if (added) plan_.entities.push_back(Entity{key.first, key.second, 0});
-        add_node(i, found->second);
-      }
+      visit_dtype(dim_tags->dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (std::is_integral_v<T>) {
+          const T* values = dim_tags->data_as<T>();
+          for (std::int64_t i = 0; i < n;) {
+            // Nodes come in stretches on one entity: one lookup per stretch.
+            std::int64_t end = i + 1;
+            while (end < n && values[2 * end] == values[2 * i] && values[2 * end + 1] == values[2 * i + 1]) ++end;
+            const auto key = std::make_pair(static_cast<int>(values[2 * i]), static_cast<std::int32_t>(values[2 * i + 1]));
+            const auto [found, added] = by_dim_tag.try_emplace(key, static_cast<std::int32_t>(plan_.entities.size()));
+            if (added) plan_.entities.push_back(Entity{key.first, key.second, 0});
+            add_nodes(i, end - i, found->second);
+            i = end;
+          }
+        }
+      });
       return;
     }
     // One block on the first entity of the highest dimension (a point entity if none).
@@ -457,9 +503,9 @@ class PlanBuilder {
     plan_.node_runs.push_back({0, n, host});
   }
 
-  void add_node(std::int64_t node, std::int32_t entity) {
-    if (!plan_.node_runs.empty() && plan_.node_runs.back().entity == entity) ++plan_.node_runs.back().count;
-    else plan_.node_runs.push_back({node, 1, entity});
+  void add_nodes(std::int64_t first, std::int64_t count, std::int32_t entity) {
+    if (!plan_.node_runs.empty() && plan_.node_runs.back().entity == entity) plan_.node_runs.back().count += count;
+    else plan_.node_runs.push_back({first, count, entity});
   }
 
   // gmsh:dim_tags (n, 2) with dims 0-3 and positive tags; nullptr when absent or unusable.
@@ -508,7 +554,15 @@ class PlanBuilder {
         plan_.entities[static_cast<std::size_t>(entity)].merge({low_x, low_y, low_z, high_x, high_y, high_z});
       });
     };
+    for (const NodeRun& run : plan_.node_runs) box_of_rows(run.entity, run.count, nullptr, 0, run.first);
+    // Elements only reference points, so an entity whose own nodes already span the bounds of
+    // all points cannot grow: its element runs are skipped (a mesh classified on one volume).
+    std::array<double, 6> all_points{kInfinity, kInfinity, kInfinity, -kInfinity, -kInfinity, -kInfinity};
+    for (const Entity& entity : plan_.entities)
+      for (int a = 0; a < 3; ++a)
+        all_points[a] = std::min(all_points[a], entity.box[a]), all_points[3 + a] = std::max(all_points[3 + a], entity.box[3 + a]);
     for (const ElementRun& run : plan_.element_runs) {
+      if (plan_.entities[static_cast<std::size_t>(run.entity)].box == all_points) continue;
       if (run.block == ElementRun::kAddedVertices) {
         for (std::int64_t i = run.first; i < run.first + run.count; ++i)
           plan_.entities[static_cast<std::size_t>(run.entity)].expand(points + 3 * plan_.added_vertices[static_cast<std::size_t>(i)].first);
@@ -518,7 +572,6 @@ class PlanBuilder {
       const std::int64_t k = block.type->num_nodes;
       box_of_rows(run.entity, run.count, block.cells->connectivity.data_as<std::int64_t>() + run.first * k, k, 0);
     }
-    for (const NodeRun& run : plan_.node_runs) box_of_rows(run.entity, run.count, nullptr, 0, run.first);
   }
 
   const Mesh& mesh_;
@@ -531,6 +584,7 @@ class PlanBuilder {
   std::unordered_map<EntityKey, std::int32_t, EntityKeyHash> entity_index_;
   std::vector<EntityKey> drafts_;
   std::int32_t last_entity_ = -1;
+  std::size_t last_block_ = 0;
 };
 
 // ---- formatting ---------------------------------------------------------------------------
@@ -761,8 +815,28 @@ class MshWriter {
       const std::int64_t count = std::min(per_chunk, run.count - first);
       io::parallel_ranges(static_cast<std::size_t>(count), kRecordsPerThread, [&](std::size_t begin, std::size_t end) {
         std::int64_t nodes[1024];
-        for (std::size_t i = begin; i < end; ++i)
-          fill(element_of(run, first + static_cast<std::int64_t>(i), nodes), nodes, chunk.data() + i * words);
+        if (run.block == ElementRun::kAddedVertices) {
+          for (std::size_t i = begin; i < end; ++i)
+            fill(element_of(run, first + static_cast<std::int64_t>(i), nodes), nodes, chunk.data() + i * words);
+          return;
+        }
+        // A block's cells straight from its connectivity: the per-element lookups of
+        // element_of hoisted out of the loop.
+        const BlockPlan& block = plan_.blocks[run.block];
+        const std::int64_t k = block.type->num_nodes, row = run.first + first;
+        const std::int64_t* connectivity = block.cells->connectivity.data_as<std::int64_t>() + row * k;
+        const std::int32_t* signatures = plan_.cell_signature.empty() ? nullptr : plan_.cell_signature.data() + block.base + row;
+        const bool reordered = !block.type->gmsh_from_meshio.empty();
+        for (std::size_t i = begin; i < end; ++i) {
+          const std::int64_t* cell = connectivity + static_cast<std::int64_t>(i) * k;
+          if (reordered) {
+            gmsh_nodes(*block.type, cell, nodes);
+            cell = nodes;
+          }
+          fill(ElementView{block.base + row + static_cast<std::int64_t>(i) + 1, block.type,
+                           signatures != nullptr ? signatures[i] : 0},
+               cell, chunk.data() + i * words);
+        }
       });
       out_.out().bytes(chunk.data(), static_cast<std::size_t>(count) * words * sizeof(Word));
     }

@@ -1,0 +1,63 @@
+// Floor 1: work split over the machine's cores (thread_count()) with results identical to a
+// sequential run: the same output and, when something is wrong, the same error (that of the
+// earliest failing part). The I/O floor builds its text and copy helpers on these.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "meshioplusplus/threads.hpp"
+
+namespace meshioplusplus {
+
+// Runs `work(begin, end)` over contiguous ranges covering [0, count): one range per
+// thread (thread_count()) when each gets at least `grain` items, a single call otherwise. After
+// every range has finished, the exception of the earliest failing range is rethrown, so
+// errors come out exactly as a sequential run would report them.
+template <class Work> void parallel_ranges(std::size_t count, std::size_t grain, Work&& work) {
+  const std::size_t ranges = std::min<std::size_t>(thread_count(), count / std::max<std::size_t>(grain, 1));
+  if (ranges <= 1) {
+    work(std::size_t{0}, count);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(ranges);
+  auto run = [&](std::size_t range) {
+    try {
+      work(count * range / ranges, count * (range + 1) / ranges);
+    } catch (...) {
+      errors[range] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(ranges - 1);
+  for (std::size_t range = 1; range < ranges; ++range) {
+    try {
+      threads.emplace_back(run, range);
+    } catch (const std::system_error&) {
+      run(range);  // no thread to be had: do that share here
+    }
+  }
+  run(0);
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
+// Whether any of [0, count) has `is_bad(i)`: a branch-free pass on all cores, for checks that
+// almost always pass (the caller then looks for the offender sequentially, to report it).
+template <class IsBad> bool any_in_parallel(std::size_t count, IsBad&& is_bad) {
+  std::atomic<bool> found{false};
+  parallel_ranges(count, std::size_t{1} << 20, [&](std::size_t first, std::size_t last) {
+    bool bad = false;
+    for (std::size_t i = first; i < last; ++i) bad |= is_bad(i);
+    if (bad) found.store(true, std::memory_order_relaxed);
+  });
+  return found.load();
+}
+
+}  // namespace meshioplusplus
