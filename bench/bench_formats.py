@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from _worker import extension_of
-from common import DATA_DIR, OLD_MPP_PYTHON, format_seconds, machine_description, ratio, run_worker, tet_box
+from common import DATA_DIR, OLD_MPP_PYTHON, format_seconds, machine_description, ratio, run_peer, run_worker, tet_box
 
 VOLUME = ["msh41-binary", "msh41-ascii", "msh22-ascii", "msh22-binary", "medit-ascii", "abaqus", "nastran",
           "su2", "ugrid-ascii", "ugrid-b8", "tetgen", "avsucd", "tecplot", "dolfin", "flac3d-ascii", "flac3d-binary",
@@ -124,10 +124,11 @@ def main():
         for operation in ("read", "write"):
             if operation == "read" and variant in WRITE_ONLY:
                 continue
-            results = {tool: run_worker(python, tool, operation, variant, paths[variant], 1 if tool != "meshioplusplus" else 3,
-                                        timeout=TIMEOUT.get(variant, 900))
+            timeout = TIMEOUT.get(variant, 900)
+            results = {tool: run_worker(python, tool, operation, variant, paths[variant], 3, timeout=timeout)
+                       if tool == "meshioplusplus" else run_peer(python, tool, operation, variant, paths[variant], timeout)
                        for tool, python in tools}
-            results["gmsh"] = (run_worker(sys.executable, "gmsh", operation, variant, paths[variant], 1)
+            results["gmsh"] = (run_peer(sys.executable, "gmsh", operation, variant, paths[variant])
                                if variant.startswith("msh") else None)
             ours = results["meshioplusplus"]
             speed = one_core_speed = "—"

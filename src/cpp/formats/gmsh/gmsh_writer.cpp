@@ -147,7 +147,7 @@ struct WritePlan {
   std::int64_t num_cells = 0;
   std::vector<Group> groups;
   SignatureTable signatures;
-  std::vector<std::int32_t> cell_signature;  // per cell; empty when no groups
+  NDArray cell_signature_array;  // int32 per cell (scratch); an empty handle when no groups
   // Vertex elements added for Point-region points that no vertex cell covers.
   std::vector<std::pair<std::int64_t, std::int32_t>> added_vertices;  // (point, signature)
   std::vector<Entity> entities;
@@ -159,8 +159,12 @@ struct WritePlan {
     const std::vector<std::int32_t>& members = signatures.members(signature);
     return members.empty() ? 0 : groups[static_cast<std::size_t>(members.front())].tag;
   }
+  // Per-cell signatures, or nullptr when every cell has the empty one.
+  const std::int32_t* cell_signatures() const {
+    return cell_signature_array.empty_handle() ? nullptr : cell_signature_array.data_as<std::int32_t>();
+  }
   std::int32_t cell_signature_of(std::int64_t cell) const {
-    return cell_signature.empty() ? 0 : cell_signature[static_cast<std::size_t>(cell)];
+    return cell_signatures() == nullptr ? 0 : cell_signatures()[cell];
   }
 };
 
@@ -231,11 +235,14 @@ class PlanBuilder {
     return block->type->dimension;
   }
 
-  std::int32_t* cell_signatures() {
-    if (plan_.cell_signature.empty()) plan_.cell_signature.assign(static_cast<std::size_t>(plan_.num_cells), 0);
-    return plan_.cell_signature.data();
+  std::int32_t* writable_cell_signatures() {
+    if (plan_.cell_signature_array.empty_handle()) {
+      plan_.cell_signature_array = NDArray::allocate_scratch(DType::int32, {plan_.num_cells});
+      std::fill_n(plan_.cell_signature_array.data_as<std::int32_t>(), plan_.num_cells, 0);
+    }
+    return plan_.cell_signature_array.data_as<std::int32_t>();
   }
-  std::int32_t& signature_of_cell(std::int64_t cell) { return cell_signatures()[cell]; }
+  std::int32_t& signature_of_cell(std::int64_t cell) { return writable_cell_signatures()[cell]; }
 
   std::int32_t add_group(int dim, std::int32_t tag, const std::string& name) {
     const auto index = static_cast<std::int32_t>(plan_.groups.size());
@@ -298,7 +305,7 @@ class PlanBuilder {
     std::array<std::int32_t, 4> group_of_dim{-1, -1, -1, -1};
     for (int dim = 0; dim < 4; ++dim)
       if ((dims_mask >> dim) & 1u) group_of_dim[dim] = add_group(dim, tag, region.name);
-    std::int32_t* signatures = cell_signatures();
+    std::int32_t* signatures = writable_cell_signatures();
     std::int32_t before = -1, after = 0, group = -1;  // the last (signature, group) -> signature
     for_each_stretch(cells, [&](std::int64_t first, std::int64_t count, int dim) {
       const std::int32_t added = group_of_dim[dim];
@@ -405,7 +412,7 @@ class PlanBuilder {
       const NDArray* tags = geometrical != nullptr && geometrical->size() == plan_.blocks.size() ? &(*geometrical)[b] : nullptr;
       if (tags != nullptr && (!is_integer(tags->dtype()) || static_cast<std::int64_t>(tags->size()) != block.count))
         tags = nullptr;
-      const std::int32_t* signatures = plan_.cell_signature.empty() ? nullptr : plan_.cell_signature.data() + block.base;
+      const std::int32_t* signatures = plan_.cell_signatures() == nullptr ? nullptr : plan_.cell_signatures() + block.base;
       const auto plan_runs = [&](const auto& geometrical_of) {
         for (std::int64_t row = 0; row < block.count;) {
           const std::int64_t tag = geometrical_of(row);
@@ -810,14 +817,16 @@ class MshWriter {
   // record) a few MiB at a time on all cores, each piece written as it is ready.
   template <class Word, class Fill> void write_binary_records(const ElementRun& run, std::size_t words, const Fill& fill) {
     const auto per_chunk = static_cast<std::int64_t>(std::max<std::size_t>(1, kRecordChunkBytes / (words * sizeof(Word))));
-    std::vector<Word> chunk(static_cast<std::size_t>(std::min(per_chunk, run.count)) * words);
+    // Scratch memory of the default heap: whole huge pages, not a fault per 4 KiB page.
+    NDArray chunk_array = NDArray::allocate_scratch(dtype_of<Word>(), {std::min(per_chunk, run.count) * static_cast<std::int64_t>(words)});
+    Word* const chunk = chunk_array.data_as<Word>();
     for (std::int64_t first = 0; first < run.count; first += per_chunk) {
       const std::int64_t count = std::min(per_chunk, run.count - first);
       io::parallel_ranges(static_cast<std::size_t>(count), kRecordsPerThread, [&](std::size_t begin, std::size_t end) {
         std::int64_t nodes[1024];
         if (run.block == ElementRun::kAddedVertices) {
           for (std::size_t i = begin; i < end; ++i)
-            fill(element_of(run, first + static_cast<std::int64_t>(i), nodes), nodes, chunk.data() + i * words);
+            fill(element_of(run, first + static_cast<std::int64_t>(i), nodes), nodes, chunk + i * words);
           return;
         }
         // A block's cells straight from its connectivity: the per-element lookups of
@@ -825,7 +834,8 @@ class MshWriter {
         const BlockPlan& block = plan_.blocks[run.block];
         const std::int64_t k = block.type->num_nodes, row = run.first + first;
         const std::int64_t* connectivity = block.cells->connectivity.data_as<std::int64_t>() + row * k;
-        const std::int32_t* signatures = plan_.cell_signature.empty() ? nullptr : plan_.cell_signature.data() + block.base + row;
+        const std::int32_t* signatures =
+            plan_.cell_signatures() == nullptr ? nullptr : plan_.cell_signatures() + block.base + row;
         const bool reordered = !block.type->gmsh_from_meshio.empty();
         for (std::size_t i = begin; i < end; ++i) {
           const std::int64_t* cell = connectivity + static_cast<std::int64_t>(i) * k;
@@ -835,10 +845,10 @@ class MshWriter {
           }
           fill(ElementView{block.base + row + static_cast<std::int64_t>(i) + 1, block.type,
                            signatures != nullptr ? signatures[i] : 0},
-               cell, chunk.data() + i * words);
+               cell, chunk + i * words);
         }
       });
-      out_.out().bytes(chunk.data(), static_cast<std::size_t>(count) * words * sizeof(Word));
+      out_.out().bytes(chunk, static_cast<std::size_t>(count) * words * sizeof(Word));
     }
   }
 
