@@ -10,11 +10,6 @@
 
 namespace meshioplusplus {
 
-std::int64_t CellBlock::num_cells() const noexcept {
-  if (is_ragged()) return offsets.rows() > 0 ? offsets.rows() - 1 : 0;
-  return connectivity.rows();
-}
-
 std::int64_t Mesh::num_cells() const noexcept {
   std::int64_t total = 0;
   for (const CellBlock& block : cells) total += block.num_cells();

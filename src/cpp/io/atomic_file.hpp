@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -41,29 +42,33 @@ class AtomicFile {
 // floats are written in the shortest form that parses back to the same bits.
 class OutputBuffer {
  public:
-  explicit OutputBuffer(AtomicFile& file) : file_(file) { buffer_.reserve(kCapacity + 512); }
+  explicit OutputBuffer(AtomicFile& file) : file_(file) { buffer_.reserve(kCapacity + kPendingBytes + 512); }
   OutputBuffer(const OutputBuffer&) = delete;  // a copy would write its own bytes out of order
   OutputBuffer& operator=(const OutputBuffer&) = delete;
   ~OutputBuffer() = default;
 
   void put(char c) {
+    drain_pending();
     buffer_.push_back(c);
     maybe_flush();
   }
   void text(std::string_view s) {
+    drain_pending();
     buffer_.append(s);
     maybe_flush();
   }
+  // Binary writers hand over one value at a time: those small pieces gather in a plain array
+  // (an inlined fixed-size memcpy is one store) and reach the string a block at a time.
   void bytes(const void* data, std::size_t size) {
-    if (size > kCapacity) {
-      flush();
-      file_.write(data, size);
+    if (size <= kPendingBytes - pending_size_) [[likely]] {
+      std::memcpy(pending_ + pending_size_, data, size);
+      pending_size_ += size;
       return;
     }
-    buffer_.append(static_cast<const char*>(data), size);
-    maybe_flush();
+    large_bytes(data, size);
   }
   template <class T> void number(T value) {
+    drain_pending();
     char scratch[40];
     std::to_chars_result result;
     if constexpr (std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t>) {
@@ -75,19 +80,45 @@ class OutputBuffer {
     maybe_flush();
   }
   void flush() {
+    drain_pending();
     if (!buffer_.empty()) file_.write(buffer_.data(), buffer_.size());
     buffer_.clear();
   }
   // Direct access for encoders that append large blocks (base64 …).
-  std::string& raw() noexcept { return buffer_; }
+  std::string& raw() {
+    drain_pending();
+    return buffer_;
+  }
   void maybe_flush() {
     if (buffer_.size() >= kCapacity) flush();
   }
 
  private:
   static constexpr std::size_t kCapacity = 1 << 20;
+  static constexpr std::size_t kPendingBytes = 1 << 14;
+
+  // A value that no longer fits the pending array, or a block: through the string or straight out.
+  [[gnu::noinline]] void large_bytes(const void* data, std::size_t size) {
+    drain_pending();
+    if (size > kCapacity) {
+      flush();
+      file_.write(data, size);
+      return;
+    }
+    buffer_.append(static_cast<const char*>(data), size);
+    maybe_flush();
+  }
+  void drain_pending() {
+    if (pending_size_ == 0) return;
+    buffer_.append(pending_, pending_size_);
+    pending_size_ = 0;
+    maybe_flush();
+  }
+
   AtomicFile& file_;
   std::string buffer_;
+  char pending_[kPendingBytes];
+  std::size_t pending_size_ = 0;
 };
 
 // Whether put_row writes NaN values or leaves them out (NaN as padding of short rows).

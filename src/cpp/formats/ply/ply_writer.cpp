@@ -108,15 +108,11 @@ class RecordWriter {
  public:
   RecordWriter(io::OutputBuffer& out, bool binary) : out_(out), binary_(binary) {}
 
+  // The binary case stays small enough to inline into the per-value loops.
   template <class T> void value(T v) {
-    if (binary_) {
-      if (!io::kHostIsLittleEndian) io::swap_bytes_in_place(&v, sizeof v, 1);
-      out_.bytes(&v, sizeof v);
-      return;
-    }
-    if (!first_) out_.put(' ');
-    first_ = false;
-    out_.number(v);
+    if (!binary_) return ascii(v);
+    if (!io::kHostIsLittleEndian) io::swap_bytes_in_place(&v, sizeof v, 1);
+    out_.bytes(&v, sizeof v);
   }
   // `v` written as type `type`.
   void value_as(DType type, std::int64_t v) {
@@ -142,6 +138,12 @@ class RecordWriter {
   }
 
  private:
+  template <class T> [[gnu::noinline]] void ascii(T v) {
+    if (!first_) out_.put(' ');
+    first_ = false;
+    out_.number(v);
+  }
+
   io::OutputBuffer& out_;
   bool binary_;
   bool first_ = true;
@@ -157,6 +159,10 @@ FaceIndexTypes face_index_types(const Mesh& mesh, const std::string& path) {
   for (const CellBlock& block : mesh.cells) {
     if (!io::is_face_cell_type(block.type))
       fail(path, "PLY holds vertex, line, triangle, quad and polygon cells, not '" + block.type + "'");
+    if (!block.is_ragged()) {
+      widest = std::max(widest, block.connectivity.row_width());
+      continue;
+    }
     for (std::int64_t cell = 0; cell < block.num_cells(); ++cell)
       widest = std::max<std::int64_t>(widest, static_cast<std::int64_t>(io::cell_nodes(block, cell).size()));
   }
@@ -197,25 +203,54 @@ void write_header(io::OutputBuffer& out, const Mesh& mesh, bool binary, const st
 
 void write_vertices(RecordWriter& records, const Mesh& mesh, const std::vector<Column>& columns) {
   const std::int64_t dim = mesh.points.row_width();
-  for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
-    records.values_of(mesh.points, i * dim, dim);
-    for (const Column& column : columns) records.row_of(column, *column.array, i);
-    records.end_record();
+  visit_dtype(mesh.points.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const T* points = mesh.points.data_as<T>();
+    for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
+      for (std::int64_t a = 0; a < dim; ++a) records.value(points[i * dim + a]);
+      for (const Column& column : columns) records.row_of(column, *column.array, i);
+      records.end_record();
+    }
+  });
+}
+
+// fn(Count{}, Index{}) with the C++ types of the face list's count and index properties
+// (face_index_types picks uint8/16/32 and int32/uint32/int64), so loops dispatch once.
+template <class Fn> void with_face_types(const FaceIndexTypes& types, Fn&& fn) {
+  const auto with_index = [&](auto count) {
+    switch (types.index) {
+      case DType::int32: return fn(count, std::int32_t{});
+      case DType::uint32: return fn(count, std::uint32_t{});
+      default: return fn(count, std::int64_t{});
+    }
+  };
+  switch (types.count) {
+    case DType::uint8: return with_index(std::uint8_t{});
+    case DType::uint16: return with_index(std::uint16_t{});
+    default: return with_index(std::uint32_t{});
   }
 }
 
 void write_faces(RecordWriter& records, const Mesh& mesh, const std::vector<Column>& columns,
                  const FaceIndexTypes& types) {
-  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
-    const CellBlock& block = mesh.cells[b];
-    for (std::int64_t cell = 0; cell < block.num_cells(); ++cell) {
-      const auto corners = io::cell_nodes(block, cell);
-      records.value_as(types.count, static_cast<std::int64_t>(corners.size()));
-      for (std::int64_t corner : corners) records.value_as(types.index, corner);
-      for (const Column& column : columns) records.row_of(column, (*column.per_block)[b], cell);
-      records.end_record();
+  with_face_types(types, [&](auto count_zero, auto index_zero) {
+    using Count = decltype(count_zero);
+    using Index = decltype(index_zero);
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+      const CellBlock& block = mesh.cells[b];
+      const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
+      const std::int64_t width = block.is_ragged() ? 0 : block.connectivity.row_width();
+      for (std::int64_t cell = 0; cell < block.num_cells(); ++cell) {
+        const std::span<const std::int64_t> corners =
+            block.is_ragged() ? io::cell_nodes(block, cell)
+                              : std::span<const std::int64_t>(nodes + cell * width, static_cast<std::size_t>(width));
+        records.value(static_cast<Count>(corners.size()));
+        for (std::int64_t corner : corners) records.value(static_cast<Index>(corner));
+        for (const Column& column : columns) records.row_of(column, (*column.per_block)[b], cell);
+        records.end_record();
+      }
     }
-  }
+  });
 }
 
 }  // namespace

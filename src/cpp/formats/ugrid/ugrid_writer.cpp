@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "formats/ugrid/ugrid.hpp"
@@ -34,21 +35,27 @@ using detail::kSections;
 using detail::Variant;
 constexpr std::string_view kFormat = "ugrid";
 
-// Surface id per cell, block-major over all blocks (volume cells' entries unused).
-std::vector<std::int64_t> surface_ids(const Mesh& mesh) {
+bool is_surface(const CellBlock& block) { return block.type == "triangle" || block.type == "quad"; }
+
+// Surface ids per block: one per cell of each triangle/quad block, empty for volume blocks.
+std::vector<std::vector<std::int64_t>> surface_ids(const Mesh& mesh) {
+  std::vector<std::vector<std::int64_t>> ids(mesh.cells.size());
+  const auto sized = [&](std::int64_t fill) {
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+      if (is_surface(mesh.cells[b])) ids[b].assign(static_cast<std::size_t>(mesh.cells[b].num_cells()), fill);
+  };
+  const auto from_arrays = [&](const std::vector<NDArray>& arrays) {
+    sized(0);
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+      for (std::size_t row = 0; row < ids[b].size(); ++row) ids[b][row] = io::integer_at(arrays[b], static_cast<std::int64_t>(row));
+    return ids;
+  };
+  if (const auto* refs = mesh.cell_data.find("ugrid:ref"); refs && io::holds_one_integer_per_cell(mesh, *refs))
+    return from_arrays(*refs);
   const NDArray bases = block_bases(mesh.cells);
   const std::int64_t* base = bases.data_as<std::int64_t>();
-  std::vector<std::int64_t> ids(static_cast<std::size_t>(base[mesh.cells.size()]), 1);
-  const auto from_arrays = [&](const std::vector<NDArray>& arrays) {
-    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
-      for (std::int64_t row = 0; row < mesh.cells[b].num_cells(); ++row)
-        ids[static_cast<std::size_t>(base[b] + row)] = io::integer_at(arrays[b], row);
-  };
-  if (const auto* refs = mesh.cell_data.find("ugrid:ref"); refs && io::holds_one_integer_per_cell(mesh, *refs)) {
-    from_arrays(*refs);
-    return ids;
-  }
-  std::vector<std::int64_t> from_regions(ids.size(), 0);
+  const std::int64_t num_cells = base[mesh.cells.size()];
+  sized(0);
   bool any = false;
   std::int64_t ordinal = 0;
   for (const Region& region : mesh.regions) {
@@ -57,20 +64,18 @@ std::vector<std::int64_t> surface_ids(const Mesh& mesh) {
     const std::int64_t id = region.tag > 0 ? region.tag : ordinal;
     // Regions listed first win where they overlap, so walk them and fill only unset cells.
     for (std::int64_t cell : region.entries.values<std::int64_t>()) {
-      if (cell < 0 || cell >= static_cast<std::int64_t>(ids.size())) continue;
+      if (cell < 0 || cell >= num_cells) continue;
       const auto block = static_cast<std::size_t>(std::upper_bound(base, base + mesh.cells.size() + 1, cell) - base - 1);
-      const std::string& type = mesh.cells[block].type;
-      if (type != "triangle" && type != "quad") continue;
-      if (from_regions[static_cast<std::size_t>(cell)] == 0) from_regions[static_cast<std::size_t>(cell)] = id;
+      if (!is_surface(mesh.cells[block])) continue;
+      std::int64_t& entry = ids[block][static_cast<std::size_t>(cell - base[block])];
+      if (entry == 0) entry = id;
       any = true;
     }
   }
-  if (any) return from_regions;
+  if (any) return ids;
   for (const auto& [name, arrays] : mesh.cell_data)
-    if (io::holds_one_integer_per_cell(mesh, arrays)) {
-      from_arrays(arrays);
-      return ids;
-    }
+    if (io::holds_one_integer_per_cell(mesh, arrays)) return from_arrays(arrays);
+  sized(1);  // meshio's default
   return ids;
 }
 
@@ -78,33 +83,37 @@ class Output {
  public:
   Output(io::OutputBuffer& out, const Variant& variant) : out_(out), variant_(variant) {}
 
+  // The binary cases are the hot path (one call per value) and stay small enough to inline;
+  // the ASCII ones go through to_chars anyway.
   void integer(std::int64_t value) {
-    if (variant_.encoding == Encoding::ascii) {
-      separator();
-      out_.number(value);
-    } else if (variant_.int_size == 8) {
-      binary(value);
-    } else {
-      if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max())
-        throw std::invalid_argument("value " + std::to_string(value) + " does not fit the 4-byte integers of this UGRID variant");
-      binary(static_cast<std::int32_t>(value));
-    }
+    if (variant_.encoding == Encoding::ascii) return ascii(value);
+    if (variant_.int_size == 8) return binary(value);
+    if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max())
+      too_large_for_int32(value);
+    binary(static_cast<std::int32_t>(value));
   }
   template <class T> void real(T value) {
-    if (variant_.encoding == Encoding::ascii) {
-      separator();
-      out_.number(value);
-    } else if (variant_.real_size == 8) {
-      binary(static_cast<double>(value));
-    } else {
-      binary(static_cast<float>(value));
-    }
+    if (variant_.encoding == Encoding::ascii) return ascii(value);
+    if (variant_.real_size == 8) return binary(static_cast<double>(value));
+    binary(static_cast<float>(value));
   }
   // Ends a row in ASCII (one record per line, as UG_IO writes them).
   void end_row() {
     if (variant_.encoding != Encoding::ascii) return;
     out_.put('\n');
     row_started_ = false;
+  }
+  bool is_binary() const noexcept { return variant_.encoding != Encoding::ascii; }
+  // Binary only: `count` values, each plus `shift`, in the file's integer or real width and
+  // byte order, converted a chunk at a time (a tight loop instead of a call per value).
+  template <class T> void binary_values(const T* values, std::size_t count, T shift) {
+    if constexpr (std::is_integral_v<T>) {
+      if (variant_.int_size == 8) return chunked<std::int64_t>(values, count, shift);
+      return chunked<std::int32_t>(values, count, shift);
+    } else {
+      if (variant_.real_size == 8) return chunked<double>(values, count, shift);
+      return chunked<float>(values, count, shift);
+    }
   }
   // Fortran record length markers are always 4-byte integers.
   void marker(std::int64_t length) {
@@ -114,9 +123,30 @@ class Output {
   }
 
  private:
-  void separator() {
+  template <class T> [[gnu::noinline]] void ascii(T value) {
     if (row_started_) out_.put(' ');
     row_started_ = true;
+    out_.number(value);
+  }
+  [[noreturn, gnu::noinline]] static void too_large_for_int32(std::int64_t value) {
+    throw std::invalid_argument("value " + std::to_string(value) + " does not fit the 4-byte integers of this UGRID variant");
+  }
+  template <class FileT, class T> void chunked(const T* values, std::size_t count, T shift) {
+    std::array<FileT, 4096> chunk;
+    for (std::size_t first = 0; first < count; first += chunk.size()) {
+      const std::size_t n = std::min(chunk.size(), count - first);
+      bool outside = false;
+      for (std::size_t i = 0; i < n; ++i) {
+        const T value = values[first + i] + shift;
+        if constexpr (std::is_same_v<FileT, std::int32_t>)
+          outside |= !std::in_range<std::int32_t>(value);
+        chunk[i] = static_cast<FileT>(value);
+      }
+      if (outside)
+        for (std::size_t i = 0; i < n; ++i) integer(values[first + i] + shift);  // throws for the first too large
+      if (variant_.little_endian != io::kHostIsLittleEndian) io::swap_bytes_in_place(chunk.data(), sizeof(FileT), n);
+      out_.bytes(chunk.data(), n * sizeof(FileT));
+    }
   }
   template <class T> void binary(T value) {
     if (variant_.little_endian != io::kHostIsLittleEndian) io::swap_bytes_in_place(&value, sizeof(T), 1);
@@ -146,8 +176,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
     blocks_of_section[s].push_back(b);
     counts[s] += mesh.cells[b].num_cells();
   }
-  const std::vector<std::int64_t> ids = surface_ids(mesh);
-  const NDArray bases = block_bases(mesh.cells);
+  const std::vector<std::vector<std::int64_t>> ids = surface_ids(mesh);
 
   io::AtomicFile file(path, kFormat);
   io::OutputBuffer buffer(file);
@@ -172,6 +201,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
     using T = decltype(zero);
     const T* points = mesh.points.data_as<T>();
     const std::int64_t width = mesh.points.dim(1);
+    if (out.is_binary() && !flat) return out.binary_values(points, static_cast<std::size_t>(3 * mesh.num_points()), T{0});
     for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
       for (std::int64_t k = 0; k < width; ++k) out.real(points[i * width + k]);
       if (flat) out.real(T{0});
@@ -184,6 +214,10 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
     const bool pyramid = kSections[s].type == "pyramid";
     for (std::size_t b : blocks_of_section[s]) {
       const std::int64_t* cells = mesh.cells[b].connectivity.data_as<std::int64_t>();
+      if (out.is_binary() && !pyramid) {
+        out.binary_values(cells, static_cast<std::size_t>(mesh.cells[b].num_cells() * nodes), std::int64_t{1});
+        continue;
+      }
       for (std::int64_t row = 0; row < mesh.cells[b].num_cells(); ++row) {
         for (int k = 0; k < nodes; ++k) out.integer(cells[row * nodes + (pyramid ? detail::kPyramidToFile[k] : k)] + 1);
         out.end_row();
@@ -195,7 +229,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
   for (std::size_t s = 0; s < 2; ++s)
     for (std::size_t b : blocks_of_section[s])
       for (std::int64_t row = 0; row < mesh.cells[b].num_cells(); ++row) {
-        out.integer(ids[static_cast<std::size_t>(bases.data_as<std::int64_t>()[b] + row)]);
+        out.integer(ids[b][static_cast<std::size_t>(row)]);
         out.end_row();
       }
   for (std::size_t s = 2; s < kSections.size(); ++s) write_section(s);
