@@ -24,7 +24,11 @@ struct CellBlock {
   NDArray face_offsets;
 
   bool is_ragged() const noexcept { return !offsets.empty_handle(); }
-  std::int64_t num_cells() const noexcept;
+  // Inline: writers call it in their per-cell loop conditions.
+  std::int64_t num_cells() const noexcept {
+    if (is_ragged()) return offsets.rows() > 0 ? offsets.rows() - 1 : 0;
+    return connectivity.rows();
+  }
 };
 
 enum class RegionKind : int { Point = 0, Cell = 1, Side = 2 };

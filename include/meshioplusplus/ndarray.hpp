@@ -133,7 +133,11 @@ class NDArray {
   std::int64_t dim(std::size_t axis) const { return shape_.at(axis); }
   std::int64_t rows() const noexcept { return shape_.empty() ? 0 : shape_[0]; }
   // Elements per row: product of all dimensions after the first (1 for a 1-D array).
-  std::int64_t row_width() const noexcept;
+  std::int64_t row_width() const noexcept {
+    std::int64_t width = 1;
+    for (std::size_t axis = 1; axis < shape_.size(); ++axis) width *= shape_[axis];
+    return width;
+  }
   std::size_t size() const noexcept;  // element count
   std::size_t nbytes() const noexcept { return size() * dtype_size(dtype_); }
 

@@ -280,12 +280,6 @@ NDArray NDArray::astype(DType dtype) const {
   return result;
 }
 
-std::int64_t NDArray::row_width() const noexcept {
-  std::int64_t width = 1;
-  for (std::size_t axis = 1; axis < shape_.size(); ++axis) width *= shape_[axis];
-  return width;
-}
-
 std::size_t NDArray::size() const noexcept {
   if (shape_.empty()) return data_ ? 1 : 0;
   std::size_t count = 1;

@@ -197,7 +197,7 @@ SurfaceTriangles volume_boundary(const Mesh& mesh, const NDArray& bases) {
 
 }  // namespace
 
-std::array<double, 3> point_xyz(const NDArray& points, std::int64_t index) {
+std::array<double, 3> converted_point_xyz(const NDArray& points, std::int64_t index) {
   std::array<double, 3> xyz{0, 0, 0};
   const std::int64_t dim = std::min<std::int64_t>(3, points.row_width());
   visit_dtype(points.dtype(), [&](auto zero) {

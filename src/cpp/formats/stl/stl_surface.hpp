@@ -23,7 +23,22 @@ struct SurfaceTriangles {
 // cells have no area and are left out. Triangles keep the cells' order.
 SurfaceTriangles surface_triangles(const Mesh& mesh);
 
-// The coordinates of point `index`, as double, with z = 0 for 2-D points.
-std::array<double, 3> point_xyz(const NDArray& points, std::int64_t index);
+// The coordinates of point `index` of any dtype and width, as double, z = 0 for 2-D points.
+std::array<double, 3> converted_point_xyz(const NDArray& points, std::int64_t index);
+
+// The same, inline for the usual float32/float64 (n, 3) points: writers call it per corner.
+inline std::array<double, 3> point_xyz(const NDArray& points, std::int64_t index) {
+  if (points.ndim() == 2 && points.dim(1) == 3) {
+    if (points.dtype() == DType::float32) {
+      const float* xyz = static_cast<const float*>(points.data()) + 3 * index;
+      return {xyz[0], xyz[1], xyz[2]};
+    }
+    if (points.dtype() == DType::float64) {
+      const double* xyz = static_cast<const double*>(points.data()) + 3 * index;
+      return {xyz[0], xyz[1], xyz[2]};
+    }
+  }
+  return converted_point_xyz(points, index);
+}
 
 }  // namespace meshioplusplus::stl::detail
