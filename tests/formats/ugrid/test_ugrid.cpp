@@ -13,6 +13,7 @@
 
 #include "formats/ugrid/ugrid.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_support.hpp"
 
 using namespace meshioplusplus;
@@ -384,4 +385,50 @@ TEST(UgridLargeAscii, BadValuesDeepInsideAreReportedWhereTheyAre) {
   EXPECT_NE(index.reason().find("tetra 190001 refers to node 990030, outside [1, 250000]"), std::string::npos) << index.what();
   EXPECT_EQ(index.byte_offset(), second);
   EXPECT_EQ(index.line(), line_of(range, second));
+}
+
+// Binary connectivity is converted on several threads: with two bad node numbers in different
+// pieces, the first one is reported at its own byte offset, whatever the thread count, in
+// either byte order.
+TEST(UgridLargeBinary, TheFirstBadNodeIsReportedAtItsOffset) {
+  constexpr std::int64_t kPoints = 250000, kTetras = 300000;
+  Mesh mesh;
+  mesh.points = NDArray::allocate(DType::float64, {kPoints, 3});
+  for (std::int64_t i = 0; i < 3 * kPoints; ++i) mesh.points.data_as<double>()[i] = static_cast<double>(i % 977) * 0.25;
+  CellBlock tetras{"tetra", NDArray::allocate(DType::int64, {kTetras, 4}), {}, {}};
+  for (std::int64_t i = 0; i < 4 * kTetras; ++i) tetras.connectivity.data_as<std::int64_t>()[i] = (i * 7919) % kPoints;
+  mesh.cells.push_back(tetras);
+  for (const char* name : {"large.lb8.ugrid", "large.b8.ugrid"}) {
+    SCOPED_TRACE(name);
+    const std::string path = scratch(name).string();
+    ugrid::write(path, mesh, {});
+    const Mesh back = ugrid::read(path);
+    ASSERT_EQ(back.cells.size(), 1u);
+    EXPECT_EQ(0, std::memcmp(back.cells[0].connectivity.data(), tetras.connectivity.data(), 4 * kTetras * 8));
+
+    std::string bytes = read_file(path);
+    const bool big_endian = std::string(name).find(".b8") != std::string::npos;
+    const auto tetra_node_offset = [](std::int64_t tetra, int node) {
+      return static_cast<std::size_t>(7 * 4 + kPoints * 3 * 8 + (tetra * 4 + node) * 4);
+    };
+    const auto put_int32 = [&](std::size_t at, std::int32_t value) {
+      unsigned char word[4];
+      std::memcpy(word, &value, 4);
+      if (big_endian) std::reverse(word, word + 4);
+      std::memcpy(bytes.data() + at, word, 4);
+    };
+    put_int32(tetra_node_offset(150000, 2), kPoints + 9);
+    put_int32(tetra_node_offset(260000, 0), 0);
+    write_file(path, bytes);
+    std::vector<std::string> messages;
+    for (unsigned threads : {1u, 4u}) {
+      set_thread_count(threads);
+      const ReadError error = expect_read_error([&] { ugrid::read(path); });
+      set_thread_count(0);
+      EXPECT_EQ(error.byte_offset(), tetra_node_offset(150000, 2));
+      messages.push_back(error.what());
+    }
+    EXPECT_NE(messages[0].find("tetra 150001 refers to node 250009, outside [1, 250000]"), std::string::npos) << messages[0];
+    EXPECT_EQ(messages[0], messages[1]);
+  }
 }
