@@ -797,6 +797,56 @@ TEST(GmshRead, HandBuiltBinary41) {
   EXPECT_EQ(values<std::int64_t>(mesh.cells.at(0).connectivity), (std::vector<std::int64_t>{1, 0}));
 }
 
+// Gmsh writes MSH 2.2 binary with a header before every element; identical headers are read
+// as one run (and a header for several elements as before). Element data must still find
+// every element by its tag, and a bad node inside such a run is reported at its element.
+struct Binary22 {
+  Bytes bytes;
+  std::size_t third_triangle = 0;  // offset of element 12's record (after its header)
+};
+
+Binary22 binary_22(std::int32_t third_triangle_last_node) {
+  Binary22 file;
+  Bytes& b = file.bytes;
+  b.text("$MeshFormat\n2.2 1 8\n").raw<std::int32_t>(1).text("\n$EndMeshFormat\n$Nodes\n4\n");
+  const double xyz[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+  for (std::int32_t n = 0; n < 4; ++n) b.raw<std::int32_t>(n + 1).raw(xyz[n][0]).raw(xyz[n][1]).raw(xyz[n][2]);
+  b.text("\n$EndNodes\n$Elements\n5\n");
+  const auto triangle = [&](std::int32_t tag, std::int32_t physical, std::int32_t geometrical, std::array<std::int32_t, 3> nodes) {
+    b.raw<std::int32_t>(2).raw<std::int32_t>(1).raw<std::int32_t>(2);  // type, count, tags
+    if (tag == 12) file.third_triangle = b.data.size();
+    b.raw(tag).raw(physical).raw(geometrical);
+    for (std::int32_t node : nodes) b.raw(node);
+  };
+  triangle(10, 5, 1, {1, 2, 3});
+  triangle(11, 5, 1, {1, 3, 4});
+  triangle(12, 6, 2, {2, 3, third_triangle_last_node});
+  b.raw<std::int32_t>(1).raw<std::int32_t>(2).raw<std::int32_t>(2);  // two lines under one header
+  for (std::int32_t tag : {13, 14}) b.raw(tag).raw<std::int32_t>(7).raw<std::int32_t>(3).raw(tag == 13 ? 1 : 3).raw(tag == 13 ? 2 : 4);
+  b.text("\n$EndElements\n$ElementData\n1\n\"E\"\n1\n0.0\n3\n0\n1\n5\n");
+  for (std::int32_t tag : {14, 10, 12, 11, 13}) b.raw(tag).raw(tag * 0.5);
+  b.text("\n$EndElementData\n");
+  return file;
+}
+
+TEST(GmshRead, HandBuiltBinary22WithAHeaderPerElement) {
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("per-element.msh", binary_22(4).bytes.data));
+  ASSERT_EQ(mesh.cells.size(), 2u);
+  EXPECT_EQ(values<std::int64_t>(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(values<std::int64_t>(mesh.cells[1].connectivity), (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(values<std::int32_t>((*mesh.cell_data.find("gmsh:physical"))[0]), (std::vector<std::int32_t>{5, 5, 6}));
+  EXPECT_EQ(values<std::int32_t>((*mesh.cell_data.find("gmsh:geometrical"))[0]), (std::vector<std::int32_t>{1, 1, 2}));
+  const std::vector<mpp::NDArray>& e = *mesh.cell_data.find("E");
+  EXPECT_EQ(values<double>(e[0]), (std::vector<double>{5.0, 5.5, 6.0}));
+  EXPECT_EQ(values<double>(e[1]), (std::vector<double>{6.5, 7.0}));
+
+  const Binary22 broken = binary_22(9);
+  const mpp::ReadError error = expect_read_error([&] { mpp::read(dir.write("missing22.msh", broken.bytes.data)); });
+  EXPECT_NE(error.reason().find("node tag 9"), std::string::npos) << error.what();
+  EXPECT_EQ(error.byte_offset(), broken.third_triangle);
+}
+
 // ---- broken input: ReadError with a location -----------------------------------------------
 
 TEST(GmshReadErrors, ElementReferencingMissingNodeAscii) {

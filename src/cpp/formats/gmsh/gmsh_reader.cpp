@@ -73,6 +73,9 @@ struct ElementRun {
   std::uint64_t count = 0;
   std::size_t data_offset = 0;  // the first element record
   int binary_tags = 0;          // 2.x binary: integer tags per element under this header
+  // 2.x binary: bytes of the identical header before every element after the first (Gmsh
+  // writes a header per element; such headers are folded into one run), else 0.
+  std::size_t header_bytes = 0;
   int entity_tag = 0;           // 4.x: the entity the run is classified on
   std::size_t block = 0;        // our cell block (one per type)
 };
@@ -672,10 +675,23 @@ class MshReader {
         cursor_.fail_at(header_at, "bad element header (count " + std::to_string(following) + ", tags " +
                                        std::to_string(num_tags) + ")");
       ElementRun run{&type, static_cast<std::uint64_t>(following), cursor_.position(), num_tags};
-      add_run(run);
-      cursor_.take(cursor_.checked_bytes(run.count, 4 * (1 + static_cast<std::size_t>(num_tags) +
-                                                         static_cast<std::size_t>(type.num_nodes))));
+      const std::size_t body = 4 * (1 + static_cast<std::size_t>(num_tags) + static_cast<std::size_t>(type.num_nodes));
+      cursor_.take(cursor_.checked_bytes(run.count, body));
       total += run.count;
+      if (following == 1) {
+        // Gmsh writes one header per element: elements under identical headers join the run.
+        std::int32_t header[3];
+        std::memcpy(header, cursor_.document().data() + header_at, sizeof header);
+        const std::string_view document = cursor_.document();
+        while (total < count && document.size() - cursor_.position() >= sizeof header + body &&
+               std::memcmp(document.data() + cursor_.position(), header, sizeof header) == 0) {
+          cursor_.take(sizeof header + body);
+          ++run.count;
+          ++total;
+        }
+        if (run.count > 1) run.header_bytes = sizeof header;
+      }
+      add_run(run);
     }
   }
 
@@ -761,7 +777,7 @@ class MshReader {
                          std::int32_t* geometrical) {
     const int k = run.type->num_nodes;
     const int num_tags = run.binary_tags;
-    const std::size_t record = 4 * (1 + static_cast<std::size_t>(num_tags) + static_cast<std::size_t>(k));
+    const std::size_t record = run.header_bytes + 4 * (1 + static_cast<std::size_t>(num_tags) + static_cast<std::size_t>(k));
     const char* data = cursor_.document().data() + run.data_offset;
     if (num_tags >= 1) any_physical_ = true;
     for (std::uint64_t e = 0; e < run.count; ++e) {
@@ -804,8 +820,10 @@ class MshReader {
     const std::size_t resume = cursor_.position();
     for (const ElementRun& run : runs_) {
       cursor_.seek(run.data_offset);
-      for (std::uint64_t e = 0; e < run.count; ++e)
+      for (std::uint64_t e = 0; e < run.count; ++e) {
+        if (e > 0) cursor_.take(run.header_bytes);
         element_index_->add(next_element_tag(run), bases_[run.block] + next_row[run.block]++);
+      }
     }
     cursor_.seek(resume);
     if (const std::optional<std::uint64_t> duplicate = element_index_->finish())
