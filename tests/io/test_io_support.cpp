@@ -22,6 +22,7 @@
 #include "io/parallel.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
+#include "io/vtk_cells.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/threads.hpp"
@@ -593,4 +594,30 @@ TEST(ParallelPasses, ForeignByteOrderCopiesSwapEveryElementOfALargeArray) {
   io::copy_from_file_order(read.data(), host.data(), 8, count, io::kHostIsLittleEndian);
   EXPECT_EQ(read, host);
   meshioplusplus::set_thread_count(0);
+}
+
+// cells_from_vtk leaves the "offsets never decrease" check to the readers (which name the
+// entry); fixed-size cells cannot go back, polygon and polyhedron runs are checked here.
+TEST(VtkCellStream, PolygonOffsetsThatGoBackAreRefused) {
+  const std::vector<std::int64_t> ids{0, 1, 2, 3, 1, 2, 3, 0, 0, 2};
+  const auto cells_of = [&](const std::vector<std::uint8_t>& types, const std::vector<std::int64_t>& offsets) {
+    io::VtkCellStream stream;
+    stream.types = types;
+    stream.offsets = offsets;
+    stream.connectivity = meshioplusplus::NDArray::allocate(meshioplusplus::DType::int64, {static_cast<std::int64_t>(ids.size())});
+    std::copy(ids.begin(), ids.end(), stream.connectivity.data_as<std::int64_t>());
+    stream.num_points = 4;
+    return io::cells_from_vtk(stream);
+  };
+  const std::vector<std::uint8_t> triangle_triangle_quad{5, 5, 9}, polygons{7, 7, 7};
+  const io::VtkCells good = cells_of(triangle_triangle_quad, {0, 3, 6, 10});
+  ASSERT_EQ(good.blocks.size(), 2u);
+  EXPECT_EQ(good.blocks[1].type, "quad");
+  EXPECT_EQ(cells_of(polygons, {0, 3, 6, 10}).blocks.at(0).offsets.rows(), 4);
+  try {
+    cells_of(polygons, {0, 6, 3, 10});  // the second polygon would have -3 corners
+    ADD_FAILURE() << "expected a CellStreamError";
+  } catch (const io::CellStreamError& error) {
+    EXPECT_STREQ(error.what(), "cell offsets decrease");
+  }
 }

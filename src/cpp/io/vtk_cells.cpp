@@ -130,9 +130,11 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
     throw CellStreamError("cell offsets exceed the connectivity array");
   if (!dtype_is_signed_int(stream.connectivity.dtype()) && !dtype_is_unsigned_int(stream.connectivity.dtype()))
     throw CellStreamError("connectivity must be an integer array");
+  // Offsets that never decrease are what both readers check as they convert them (naming
+  // the entry). Here only polygon and polyhedron runs need the check: a fixed-size cell
+  // steps by its type's positive node count, so with offsets[0] == 0 and offsets[n] <= total
+  // every cell stays inside the connectivity array.
   const std::int64_t* offsets = stream.offsets.data();
-  if (any_in_parallel(static_cast<std::size_t>(n), [offsets](std::size_t c) { return offsets[c + 1] < offsets[c]; }))
-    throw CellStreamError("cell offsets decrease");
 
   VtkCells result;
   std::int64_t first = 0;
@@ -148,6 +150,10 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
           return types[c] != vtk_id || (!ragged && offsets[c + 1] - offsets[c] != nodes);
         }));
     const std::int64_t count = stop - first;
+    if (ragged && any_in_parallel(static_cast<std::size_t>(count), [at = offsets + first](std::size_t c) {
+          return at[c + 1] < at[c];
+        }))
+      throw CellStreamError("cell offsets decrease");
     if (vtk_id == kVtkPolygon) {
       result.blocks.push_back(make_polygon_block(stream, first, count));
     } else if (vtk_id == kVtkPolyhedron) {
