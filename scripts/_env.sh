@@ -5,10 +5,25 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
 
+# The optional format libraries (found by CMake, each compiled out when absent): zlib, liblzma
+# and liblz4 (VTK XML compressors), HDF5 (XDMF, VTKHDF, MED, HMF, H5M), netCDF (Exodus II),
+# CGNS (ADF and HDF5 back ends), METIS (mio.partition). Open MPI serves the MPI tests.
 install_system_packages() {
   local missing=()
   [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
-  [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+  [ -f /usr/include/lzma.h ] || missing+=(liblzma-dev)
+  [ -f /usr/include/lz4.h ] || missing+=(liblz4-dev)
+  [ -d /usr/include/hdf5/serial ] || missing+=(libhdf5-dev)
+  [ -f /usr/include/netcdf.h ] || missing+=(libnetcdf-dev)
+  [ -f /usr/include/cgnslib.h ] || missing+=(libcgns-dev)
+  [ -f /usr/include/metis.h ] || missing+=(libmetis-dev)
+  command -v ninja >/dev/null || missing+=(ninja-build)
+  command -v ccache >/dev/null || missing+=(ccache)
+  if [ "${MESHIOPLUSPLUS_DEMO_ONLY:-0}" != 1 ]; then
+    [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+    command -v clang++ >/dev/null || missing+=(clang)
+    command -v mpirun >/dev/null || missing+=(openmpi-bin libopenmpi-dev)
+  fi
   command -v g++ >/dev/null || missing+=(g++)
   if [ "${#missing[@]}" -gt 0 ]; then
     echo "== installing system packages: ${missing[*]}"

@@ -14,6 +14,9 @@ ctest --test-dir build/cpp --output-on-failure
 
 install_package
 
+echo "== meshio 5.3.5's own test suite, against meshio and against us (tests/meshio_suite)"
+python tests/meshio_suite/run_meshio_suite.py --report build/meshio-suite/report.txt
+
 echo "== Python: pytest"
 # Run from the repository root against the installed package (src/ is not on sys.path).
 python -m pytest tests -q "$@"

@@ -6,7 +6,21 @@ import pathlib
 
 import pytest
 
-CORPUS = pathlib.Path(os.environ.get("MESHIOPLUSPLUS_CORPUS", pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "corpus"))
+_FULL_CORPUS = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+_CURATED_CORPUS = pathlib.Path(__file__).resolve().parent / "data" / "corpus"
+#: The full project corpus when present (or MESHIOPLUSPLUS_CORPUS), else the curated copy of its
+#: files up to 1 MB that ships in tests/data/corpus (see its README.md).
+CORPUS = pathlib.Path(os.environ.get("MESHIOPLUSPLUS_CORPUS", _FULL_CORPUS if _FULL_CORPUS.exists() else _CURATED_CORPUS))
+CORPUS_SOURCE_HINT = ("the project corpus ../shared/corpus (its MANIFEST.tsv names each file's public origin; "
+                      "set MESHIOPLUSPLUS_CORPUS to its folder)")
+
+
+def corpus_file(relative):
+    """A corpus file's path, or a skip naming where to get it when this corpus lacks it."""
+    path = CORPUS / relative
+    if not path.exists():
+        pytest.skip(f"{relative} is not in {CORPUS}; it comes with {CORPUS_SOURCE_HINT}")
+    return path
 
 
 def expected_rows():
@@ -28,7 +42,7 @@ def parse_blocks(text):
 @pytest.fixture(scope="session")
 def corpus():
     if not CORPUS.exists():
-        pytest.skip(f"corpus not found at {CORPUS}")
+        pytest.skip(f"corpus not found at {CORPUS}; get {CORPUS_SOURCE_HINT}")
     return CORPUS
 
 

@@ -23,9 +23,7 @@ from meshioplusplus._gpu import _pinned_owner_ids
 from meshioplusplus.testing import fake_cupy
 
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(mio.__file__)))
-CORPUS = pathlib.Path(
-    os.environ.get("MESHIOPLUSPLUS_CORPUS", pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "corpus")
-)
+from conftest import CORPUS  # noqa: E402  (the full corpus, or the curated copy in tests/data)
 
 
 class CountingAllocator:

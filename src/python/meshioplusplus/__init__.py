@@ -8,7 +8,7 @@ copy-exact GPU handoff.
 
 from . import _core, profiling
 from ._cell_types import num_nodes_per_cell, topological_dimension
-from ._exceptions import MeshioError, ReadError, WriteError
+from ._exceptions import MeshioError, MissingFileError, ReadError, UnknownFormatError, WriteError
 from ._formats import install_namespaces as _install_namespaces
 from ._gpu import (
     DevicePayload,
@@ -21,17 +21,32 @@ from ._gpu import (
     to_cupy,
     to_dlpack,
 )
-from ._helpers import extension_to_filetypes, get_num_threads, read, set_num_threads, write, write_points_cells
+from ._helpers import (
+    deregister_format,
+    extension_to_filetypes,
+    get_max_array_bytes,
+    get_num_threads,
+    read,
+    register_format,
+    set_max_array_bytes,
+    set_num_threads,
+    write,
+    write_points_cells,
+)
 from ._interop_frameworks import to_jax, to_numba, to_torch, to_xp
+from ._interop_meshes import from_pyvista, from_trimesh, to_pyvista, to_trimesh
 from ._mesh import CellBlock, Mesh
 from ._operations import SideRegionReport, derive_side_regions
 from ._mirror import DeviceMirror, PendingHostCopy
-from ._regions import Region, RegionKind
+from ._allocation import allocation_owner, allocator_installed
+from ._regions import Region, RegionKind, block_bases
 from .profiling import TransferBudget, assert_no_transfers, count_transfers
 
 __version__ = "0.1.0"
 
 globals().update(_install_namespaces(__name__))
+
+from . import _cli  # noqa: E402  (meshio exposes meshio._cli.main)
 
 __all__ = [
     "CellBlock",
@@ -49,10 +64,21 @@ __all__ = [
     "SideRegionReport",
     "WriteError",
     "derive_side_regions",
+    "deregister_format",
+    "get_max_array_bytes",
+    "MissingFileError",
+    "register_format",
+    "set_max_array_bytes",
+    "UnknownFormatError",
+    "allocation_owner",
+    "allocator_installed",
     "assert_no_transfers",
+    "block_bases",
     "count_transfers",
     "extension_to_filetypes",
     "from_cupy",
+    "from_pyvista",
+    "from_trimesh",
     "get_num_threads",
     "has_cuda_device",
     "has_cupy",
@@ -65,6 +91,8 @@ __all__ = [
     "to_dlpack",
     "to_jax",
     "to_numba",
+    "to_pyvista",
+    "to_trimesh",
     "to_torch",
     "to_xp",
     "topological_dimension",

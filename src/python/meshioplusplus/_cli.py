@@ -1,55 +1,178 @@
-"""Command line: ``meshioplusplus convert`` and ``meshioplusplus info``."""
+"""Command line: meshio's subcommands (``convert``, ``info``, ``compress``, ``decompress``,
+``ascii``, ``binary``) with meshio's flags, plus our own (``--binary`` on convert, ``--drop``).
+
+``meshioplusplus._cli.main(argv)`` is meshio's ``meshio._cli.main``: it returns the exit status
+instead of raising on mesh errors, so scripts and tests can call it in-process.
+"""
 
 import argparse
+import os
 import sys
+import threading
 import time
 
 import numpy as np
 
 from . import _core
-from ._helpers import read, write
+from ._helpers import _filetypes_from_path, _writer_map, read, reader_map, write
 
 
 def _format_help():
     rows = []
     for row in _core.formats():
         modes = "r" * row["can_read"] + "w" * row["can_write"]
-        rows.append(f"  {row['name']:<10} {modes:<3} {' '.join(row['extensions']):<16} {row['description']}")
+        rows.append(f"  {row['name']:<12} {modes:<3} {' '.join(row['extensions']):<20} {row['description']}")
     return "formats:\n" + "\n".join(rows)
 
 
+def _write_options(format_name):
+    for row in _core.formats():
+        if row["name"] == format_name:
+            return {name for name, _, _ in row["write_options"]}
+    return set()
+
+
+class CliError(Exception):
+    """A mistake on the command line, reported in the CLI's own words (flags, not keywords)."""
+
+
 class _Progress:
-    """Phase messages on stderr, only when a person is watching a terminal."""
+    """A spinner with the elapsed time on stderr while a phase runs — only when a person is
+    watching a terminal; silent when stderr is piped or redirected."""
 
     def __init__(self, enabled):
         self.enabled = enabled
+        self._stop = None
+        self._thread = None
         self.started = None
 
     def begin(self, text):
         self.started = time.perf_counter()
-        if self.enabled:
-            sys.stderr.write(f"{text}… ")
-            sys.stderr.flush()
+        if not self.enabled:
+            return
+        self._stop = threading.Event()
+
+        def spin():
+            frames = "|/-\\"
+            tick = 0
+            while not self._stop.wait(0.1):
+                elapsed = time.perf_counter() - self.started
+                sys.stderr.write(f"\r{text} {frames[tick % 4]} {elapsed:.1f} s")
+                sys.stderr.flush()
+                tick += 1
+
+        sys.stderr.write(f"{text} …")
+        sys.stderr.flush()
+        self._thread = threading.Thread(target=spin, daemon=True)
+        self._thread.start()
+        self._text = text
 
     def end(self):
         elapsed = time.perf_counter() - self.started
         if self.enabled:
-            sys.stderr.write(f"done ({elapsed:.2f} s)\n")
+            self._stop.set()
+            self._thread.join()
+            sys.stderr.write(f"\r{self._text} done ({elapsed:.2f} s)\n")
+            sys.stderr.flush()
         return elapsed
 
 
+def _check_input(path):
+    if os.path.isdir(path):
+        raise CliError(f"{path} is a directory; give a mesh file")
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such file")
+
+
+def _input_format(args):
+    """The format name for the input: -i/--input-format, else deduced from the file name."""
+    if args.input_format:
+        return args.input_format
+    try:
+        return _filetypes_from_path(args.infile)[0]
+    except Exception:
+        raise CliError(f"cannot tell the format of {args.infile} from its name; pass -i/--input-format") from None
+
+
+def _output_format(args):
+    if args.output_format:
+        return args.output_format
+    try:
+        return _filetypes_from_path(args.outfile)[0]
+    except Exception:
+        raise CliError(f"cannot tell the format of {args.outfile} from its name; pass -o/--output-format") from None
+
+
+def _core_name(format_name):
+    from ._helpers import _resolve_format
+
+    return _resolve_format(format_name)[0]
+
+
+def _drop_blocks(mesh, cell_types):
+    """Removes blocks of the given types (and their cell data); regions are renumbered."""
+    from ._regions import RegionKind, block_bases
+
+    keep = [i for i, block in enumerate(mesh.cells) if block.type not in cell_types]
+    if len(keep) == len(mesh.cells):
+        return []
+    dropped = sorted({block.type for block in mesh.cells if block.type in cell_types})
+    old_bases = block_bases(mesh.cells)
+    new_index = np.full(int(old_bases[-1]), -1, dtype=np.int64)
+    position = 0
+    for i in keep:
+        count = int(old_bases[i + 1] - old_bases[i])
+        new_index[old_bases[i] : old_bases[i + 1]] = np.arange(position, position + count)
+        position += count
+    mesh.cells = [mesh.cells[i] for i in keep]
+    mesh.cell_data = {name: [values[i] for i in keep] for name, values in mesh.cell_data.items()}
+    regions = []
+    for region in mesh.regions:
+        if region.kind == RegionKind.CELL:
+            mapped = new_index[region.entries]
+            region.entries = mapped[mapped >= 0]
+        elif region.kind == RegionKind.SIDE:
+            mapped = new_index[region.entries[:, 0]]
+            region.entries = np.column_stack([mapped, region.entries[:, 1]])[mapped >= 0]
+        regions.append(region)
+    mesh.regions = regions
+    return dropped
+
+
 def _convert(args):
+    _check_input(args.infile)
+    out_format = _output_format(args)
+    if out_format not in _writer_map:
+        raise CliError(f"unknown output format {out_format!r} (-o/--output-format); see --help")
     progress = _Progress(sys.stderr.isatty())
     progress.begin(f"reading {args.infile}")
     mesh = read(args.infile, file_format=args.input_format)
     progress.end()
+    if args.sets_to_int_data:
+        mesh.point_sets_to_data()
+        mesh.cell_sets_to_data()
+    if args.int_data_to_sets:
+        for key in list(mesh.point_data):
+            mesh.point_data_to_sets(key)
+        for key in list(mesh.cell_data):
+            mesh.cell_data_to_sets(key)
+    if args.drop:
+        dropped = _drop_blocks(mesh, set(args.drop.split(",")))
+        if dropped:
+            print(f"dropped cell blocks of type {', '.join(dropped)}", file=sys.stderr)
     options = {}
-    if args.ascii:
+    supports = _write_options(_core_name(out_format))
+    # Text-only formats have no binary switch: --ascii asks for what they write anyway.
+    if args.ascii and "binary" in supports:
         options["binary"] = False
     elif args.binary:
+        if "binary" not in supports:
+            raise CliError(f"{out_format} has no binary variant (--binary)")
         options["binary"] = True
+    if args.float_format is not None:
+        options["float_fmt"] = args.float_format
     progress.begin(f"writing {args.outfile}")
-    write(args.outfile, mesh, file_format=args.output_format, **options)
+    write(args.outfile, mesh, file_format=out_format, **options)
     progress.end()
     return 0
 
@@ -75,21 +198,105 @@ def info_text(mesh, path, seconds):
     if mesh.cell_data:
         lines.append("  cell data:")
         for name, per_block in mesh.cell_data.items():
-            lines.append(f"    {name}: " + ", ".join(_describe_array(a) for a in per_block))
+            lines.append(f"    {name}: " + ", ".join(_describe_array(np.asarray(a)) for a in per_block))
     if mesh.regions:
         lines.append("  regions:")
         for region in mesh.regions:
             lines.append(
                 f"    {region.name!r}: {region.kind.name.lower()}, dim {region.dim}, tag {region.tag}, {len(region.entries)} entries"
             )
+    consistency = _consistency(mesh)
+    if consistency:
+        lines.append(f"  warning: {consistency}")
     return "\n".join(lines)
 
 
+def _consistency(mesh):
+    """meshio's info checks: cells naming missing points, points in no cell."""
+    used = np.zeros(len(mesh.points), dtype=bool)
+    for block in mesh.cells:
+        arrays = [block.data] if isinstance(block.data, np.ndarray) else [
+            np.asarray(face) for cell in block.data for face in (cell if isinstance(cell, list) else [cell])]
+        for array in arrays:
+            if array.size and (array.max() >= len(mesh.points) or array.min() < 0):
+                return "inconsistent mesh: cells refer to nonexistent points"
+            used[array.reshape(-1)] = True
+    if len(mesh.points) and not used.all():
+        return "some points are not part of any cell"
+    return ""
+
+
 def _info(args):
+    _check_input(args.infile)
     started = time.perf_counter()
     mesh = read(args.infile, file_format=args.input_format)
     print(info_text(mesh, args.infile, time.perf_counter() - started))
     return 0
+
+
+def _rewrite(args, options_for, verb):
+    """Reads the file and writes it back in place with other options (compress, ascii …)."""
+    _check_input(args.infile)
+    format_name = _input_format(args)
+    options = options_for(_core_name(format_name), _write_options(_core_name(format_name)), args)
+    if options is None:
+        raise CliError(f"don't know how to {verb} {args.infile} ({format_name})")
+    print(f"File size before: {os.stat(args.infile).st_size / 1024 ** 2:.2f} MB")
+    mesh = read(args.infile, file_format=args.input_format)
+    write(args.infile, mesh, file_format=format_name, **options)
+    print(f"File size after: {os.stat(args.infile).st_size / 1024 ** 2:.2f} MB")
+    return 0
+
+
+#: Formats whose heavy data sits in HDF5 datasets: compressed with HDF5's gzip filter.
+_HDF5_COMPRESSIBLE = {"xdmf", "h5m", "cgns", "hmf", "vtkhdf", "med"}
+
+
+def _compress_options(name, supports, args):
+    if name in _HDF5_COMPRESSIBLE and "compression" in supports:
+        options = {"compression": "gzip"}
+        if "compression_opts" in supports:
+            options["compression_opts"] = 9 if args.max else 4
+        if name == "xdmf" and "data_format" in supports:
+            options["data_format"] = "HDF"
+        return options
+    if "compression" in supports:
+        return {"binary": True, "compression": "lzma" if args.max else "zlib"}
+    if "binary" in supports:
+        return {"binary": True}
+    return None
+
+
+def _decompress_options(name, supports, args):
+    if "compression" in supports:
+        return {"compression": None}
+    return None
+
+
+def _ascii_options(name, supports, args):
+    if name == "xdmf" and "data_format" in supports:
+        return {"data_format": "XML"}
+    if "binary" in supports:
+        return {"binary": False}
+    return None
+
+
+def _binary_options(name, supports, args):
+    if name == "xdmf" and "data_format" in supports:
+        return {"data_format": "HDF"}
+    if "binary" in supports:
+        options = {"binary": True}
+        if name == "vtu":
+            options["compression"] = None
+        return options
+    return None
+
+
+def _version_text():
+    from . import __version__
+
+    python = f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
+    return f"meshioplusplus {__version__} [Python {python}] (meshio 5.3.5 drop-in)"
 
 
 def build_parser():
@@ -99,21 +306,59 @@ def build_parser():
         epilog=_format_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    convert = commands.add_parser("convert", help="convert a mesh file to another format")
-    convert.add_argument("infile")
-    convert.add_argument("outfile")
-    convert.add_argument("--input-format", "-i")
-    convert.add_argument("--output-format", "-o")
+    parser.add_argument("--version", "-v", action="version", version=_version_text())
+    commands = parser.add_subparsers(dest="command", required=True, title="subcommands")
+
+    def add_input(sub):
+        sub.add_argument("infile", help="mesh file to read")
+        sub.add_argument("--input-format", "-i", metavar="FORMAT", choices=sorted(reader_map),
+                         help="input file format (default: from the file name)")
+
+    convert = commands.add_parser("convert", aliases=["c"], help="convert a mesh file to another format")
+    add_input(convert)
+    convert.add_argument("outfile", help="mesh file to write")
+    convert.add_argument("--output-format", "-o", metavar="FORMAT", choices=sorted(_writer_map),
+                         help="output file format (default: from the file name)")
     encoding = convert.add_mutually_exclusive_group()
-    encoding.add_argument("--ascii", "-a", action="store_true", help="write text")
-    encoding.add_argument("--binary", "-b", action="store_true", help="write binary")
+    encoding.add_argument("--ascii", "-a", action="store_true",
+                          help="write the text variant (text-only formats ignore it)")
+    encoding.add_argument("--binary", "-b", action="store_true", help="write the binary variant")
+    convert.add_argument("--float-format", "-f", help="accepted for meshio; floats are always written exactly")
+    convert.add_argument("--sets-to-int-data", "-s", action="store_true",
+                         help="turn point/cell sets into integer data")
+    convert.add_argument("--int-data-to-sets", "-d", action="store_true",
+                         help="turn integer point/cell data into sets")
+    convert.add_argument("--drop", metavar="TYPES",
+                         help="comma-separated cell types to leave out (e.g. vertex,line for a format "
+                              "that cannot hold them)")
     convert.set_defaults(run=_convert)
-    info = commands.add_parser("info", help="summarise a mesh file")
-    info.add_argument("infile")
-    info.add_argument("--input-format", "-i")
+
+    info = commands.add_parser("info", aliases=["i"], help="summarise a mesh file")
+    add_input(info)
     info.set_defaults(run=_info)
+
+    compress = commands.add_parser("compress", help="rewrite a file compressed (in place)")
+    add_input(compress)
+    compress.add_argument("--max", "-max", action="store_true", help="maximum compression")
+    compress.set_defaults(run=lambda args: _rewrite(args, _compress_options, "compress"))
+
+    decompress = commands.add_parser("decompress", help="rewrite a file uncompressed (in place)")
+    add_input(decompress)
+    decompress.set_defaults(run=lambda args: _rewrite(args, _decompress_options, "decompress"))
+
+    ascii_ = commands.add_parser("ascii", aliases=["a"], help="rewrite a file as text (in place)")
+    add_input(ascii_)
+    ascii_.set_defaults(run=lambda args: _rewrite(args, _ascii_options, "convert to ASCII"))
+
+    binary = commands.add_parser("binary", aliases=["b"], help="rewrite a file as binary (in place)")
+    add_input(binary)
+    binary.set_defaults(run=lambda args: _rewrite(args, _binary_options, "convert to binary"))
     return parser
+
+
+def _cli_words(message):
+    """Error texts from the Python API name keywords; on the command line, name the flags."""
+    return message.replace("file_format", "-i/--input-format or -o/--output-format")
 
 
 def main(argv=None):
@@ -122,6 +367,9 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (MeshioError, FileNotFoundError, ValueError) as error:
+    except CliError as error:
         print(f"meshioplusplus: error: {error}", file=sys.stderr)
+        return 1
+    except (MeshioError, OSError, ValueError) as error:
+        print(f"meshioplusplus: error: {_cli_words(str(error))}", file=sys.stderr)
         return 1

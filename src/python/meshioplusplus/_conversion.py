@@ -90,33 +90,90 @@ def _split_field_data(field_data):
     return numeric, strings
 
 
+def _regions_of(mesh, cells):
+    """``mesh.regions``, or — for a mesh that has none (a real ``meshio.Mesh``, or anything
+    shaped like one) — Point and Cell regions made from its ``point_sets``/``cell_sets``."""
+    regions = getattr(mesh, "regions", None)
+    if regions is not None:
+        return regions
+    from ._regions import block_bases, join_blocks
+
+    made = []
+    for name, indices in (getattr(mesh, "point_sets", None) or {}).items():
+        made.append(Region(name, RegionKind.POINT, entries=np.asarray(indices).reshape(-1)))
+    cell_sets = getattr(mesh, "cell_sets", None) or {}
+    if cell_sets:
+        bases = block_bases([len(block.data) for block in cells])
+        for name, per_block in cell_sets.items():
+            made.append(Region(name, RegionKind.CELL, entries=join_blocks(per_block, bases, name)))
+    return made
+
+
 def to_core(mesh):
-    """The bindings' container for ``mesh``; canonical arrays are shared, not copied."""
-    numeric_fields, string_fields = _split_field_data(mesh.field_data)
+    """The bindings' container for ``mesh`` (ours, meshio's, or any object with meshio's
+    attributes); canonical arrays are shared, not copied."""
+    from ._mesh import _as_cell_block
+
+    cells = [_as_cell_block(block) for block in mesh.cells]
+    regions = _regions_of(mesh, cells)
+    numeric_fields, string_fields = _split_field_data(getattr(mesh, "field_data", None) or {})
+    point_data = getattr(mesh, "point_data", None) or {}
+    cell_data = getattr(mesh, "cell_data", None) or {}
     return {
         "points": _points(mesh.points),
-        "cells": [_core_cells(block, i) for i, block in enumerate(mesh.cells)],
-        "point_data": {k: host_array(v, f"point_data[{k!r}]") for k, v in mesh.point_data.items()},
+        "cells": [_core_cells(block, i) for i, block in enumerate(cells)],
+        "point_data": {k: host_array(v, f"point_data[{k!r}]") for k, v in point_data.items()},
         "cell_data": {
-            k: [host_array(a, f"cell_data[{k!r}][{b}]") for b, a in enumerate(v)] for k, v in mesh.cell_data.items()
+            k: [host_array(a, f"cell_data[{k!r}][{b}]") for b, a in enumerate(v)] for k, v in cell_data.items()
         },
         "field_data": numeric_fields,
         "string_field_data": string_fields,
         "regions": [
-            (r.name, int(r.kind), r.dim, r.tag, index_array(r.entries, f"region {r.name!r}")) for r in mesh.regions
+            (r.name, int(r.kind), r.dim, r.tag, index_array(r.entries, f"region {r.name!r}")) for r in regions
         ],
     }
 
 
-def _python_block(cell_type, connectivity, offsets, face_offsets):
+def _python_blocks(cell_type, connectivity, offsets, face_offsets):
+    """The Python blocks for one core block, as meshio shows them, and the cell ranges each
+    covers. Rectangular blocks pass through (the array is the C++ buffer). A ragged polygon
+    block becomes one rectangular ``polygon`` block per run of equal corner count (views into
+    the one connectivity buffer, no copy); a polyhedron block becomes one ``polyhedron<N>``
+    block per run of equal node count N. Cells keep their order, so block-major cell numbers
+    (and with them every region) are unchanged."""
     if offsets is None:
-        return CellBlock(cell_type, connectivity)
+        return [(CellBlock(cell_type, connectivity), 0, len(connectivity))]
+    count = len(offsets) - 1
+    if count <= 0:
+        name = "polygon" if face_offsets is None else "polyhedron"
+        empty = np.zeros((0, 0), dtype=connectivity.dtype) if face_offsets is None else []
+        return [(_raw_block(name, empty), 0, 0)]
     if face_offsets is None:
-        return CellBlock(cell_type, np.split(connectivity, offsets[1:-1]) if len(offsets) > 1 else [])
+        sizes = np.diff(offsets)
+        starts = np.concatenate(([0], np.flatnonzero(sizes[1:] != sizes[:-1]) + 1, [count]))
+        blocks = []
+        for first, last in zip(starts[:-1], starts[1:]):
+            corners = int(sizes[first])
+            rows = connectivity[offsets[first] : offsets[last]].reshape(last - first, corners)
+            blocks.append((_raw_block("polygon", rows), int(first), int(last)))
+        return blocks
     faces = np.split(connectivity, face_offsets[1:-1]) if len(face_offsets) > 1 else []
-    cells = [faces[offsets[c] : offsets[c + 1]] for c in range(len(offsets) - 1)]
+    cells = [faces[offsets[c] : offsets[c + 1]] for c in range(count)]
+    node_counts = [np.unique(connectivity[face_offsets[offsets[c]] : face_offsets[offsets[c + 1]]]).size
+                   for c in range(count)]
+    blocks = []
+    first = 0
+    for c in range(1, count + 1):
+        if c == count or node_counts[c] != node_counts[first]:
+            blocks.append((_raw_block(f"polyhedron{node_counts[first]}", cells[first:c]), first, c))
+            first = c
+    return blocks
+
+
+def _raw_block(cell_type, data):
     block = CellBlock.__new__(CellBlock)
-    block.type, block.dim, block.tags, block.data = cell_type, 3, [], cells
+    block.type, block.tags, block.data = cell_type, [], data
+    block.dim = 3 if cell_type.startswith("polyhedron") else 2
     return block
 
 
@@ -125,11 +182,20 @@ def from_core(container):
     field_data = dict(container["field_data"])
     for name, strings in container["string_field_data"].items():
         field_data[name] = np.array(strings)
+    cells = []
+    cell_data = {name: [] for name in container["cell_data"]}
+    for b, core_block in enumerate(container["cells"]):
+        pieces = _python_blocks(*core_block)
+        for block, first, last in pieces:
+            cells.append(block)
+            for name, per_block in container["cell_data"].items():
+                values = per_block[b]
+                cell_data[name].append(values if len(pieces) == 1 else values[first:last])
     mesh = Mesh(
         container["points"],
-        [_python_block(*cells) for cells in container["cells"]],
+        cells,
         point_data=container["point_data"],
-        cell_data=container["cell_data"],
+        cell_data=cell_data,
         field_data=field_data,
         regions=[Region(name, RegionKind(kind), dim, tag, entries) for name, kind, dim, tag, entries in container["regions"]],
     )

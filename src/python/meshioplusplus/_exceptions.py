@@ -24,3 +24,14 @@ class WriteError(MeshioError):
 
     path = None
     format = None
+
+
+class MissingFileError(ReadError, FileNotFoundError):
+    """The file to read does not exist. meshio raises ``ReadError`` here, Python code expects
+    ``FileNotFoundError``: this is both."""
+
+
+class UnknownFormatError(ReadError, WriteError, ValueError):
+    """No format could be deduced from a path, or a format name is unknown. meshio raises
+    ``ReadError`` when a path's extension is unknown (also on write) and ``WriteError`` for an
+    unknown writer name; this is an instance of both (and of ``ValueError``, as before)."""

@@ -1,26 +1,93 @@
-"""meshio-compatible top-level I/O functions."""
+"""meshio-compatible top-level I/O functions and meshio's format registry
+(``reader_map``, ``_writer_map``, ``register_format``, ``deregister_format``)."""
 
+import io
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 from . import _core
 from ._conversion import from_core, to_core
+from ._exceptions import MissingFileError, ReadError, UnknownFormatError, WriteError
 from ._mesh import Mesh
 
 _FORMATS = _core.formats()
+_CORE_FORMATS = {row["name"]: row for row in _FORMATS}
 
 #: extension -> list of format names (meshio's helper of the same name).
 extension_to_filetypes = {}
-for _row in _FORMATS:
-    for _extension in _row["extensions"]:
-        extension_to_filetypes.setdefault(_extension, []).append(_row["name"])
 
 #: meshio's alias table (``file_format`` names it accepts besides the format names).
+#: meshio maps ``vtk51`` to its 4.2 writer (a slip); here it writes 5.1, as the name says.
 _FORMAT_ALIASES = {"vtu-ascii": ("vtu", {"binary": False}), "vtk-ascii": ("vtk", {"binary": False}),
                    "vtu-binary": ("vtu", {"binary": True}), "vtk-binary": ("vtk", {"binary": True}),
+                   "vtk42": ("vtk", {"fmt_version": "4.2"}), "vtk51": ("vtk", {"fmt_version": "5.1"}),
                    "gmsh22": ("gmsh", {"fmt_version": "2.2"}), "gmsh4": ("gmsh", {"fmt_version": "4.1"}),
                    "dolfin-xml": ("dolfin", {})}
+
+#: format name -> ``reader(path_or_buffer) -> Mesh`` (meshio's table; ``register_format`` adds).
+reader_map = {}
+#: writer name -> ``writer(path_or_buffer, mesh, **options)`` (meshio's table).
+_writer_map = {}
+
+
+def register_format(format_name, extensions, reader, writer_map):
+    """Add a format, as in meshio: its extensions (with the dot), a reader (or None) and a
+    ``{writer name: writer}`` map. Registered formats are tried after the built-in ones that
+    share an extension."""
+    for extension in extensions:
+        extension_to_filetypes.setdefault(extension, []).append(format_name)
+    if reader is not None:
+        reader_map[format_name] = reader
+    _writer_map.update(writer_map)
+
+
+def deregister_format(format_name):
+    for names in extension_to_filetypes.values():
+        if format_name in names:
+            names.remove(format_name)
+    reader_map.pop(format_name, None)
+    _writer_map.pop(format_name, None)
+
+
+class _CoreReader:
+    """A built-in reader in ``reader_map`` (calls the C++ core)."""
+
+    def __init__(self, name):
+        self.format_name = name
+
+    def __call__(self, filename):
+        return read(filename, self.format_name)
+
+
+class _CoreWriter:
+    """A built-in writer in ``_writer_map`` (calls the C++ core, with any implied options)."""
+
+    def __init__(self, name):
+        self.format_name = name
+
+    def __call__(self, filename, mesh, **options):
+        return write(filename, mesh, self.format_name, **options)
+
+
+def _install_core_formats():
+    for row in _FORMATS:
+        for extension in row["extensions"]:
+            extension_to_filetypes.setdefault(extension, []).append(row["name"])
+        if row["can_read"]:
+            reader_map[row["name"]] = _CoreReader(row["name"])
+        if row["can_write"]:
+            _writer_map[row["name"]] = _CoreWriter(row["name"])
+    for alias, (name, _) in _FORMAT_ALIASES.items():
+        if name in _CORE_FORMATS:
+            if _CORE_FORMATS[name]["can_read"]:
+                reader_map.setdefault(alias, _CoreReader(alias))
+            if _CORE_FORMATS[name]["can_write"]:
+                _writer_map.setdefault(alias, _CoreWriter(alias))
+
+
+_install_core_formats()
 
 
 # Keywords meshio's writers take that have no meaning here; accepted so meshio code runs.
@@ -44,6 +111,22 @@ def set_num_threads(count):
     _core.set_thread_count(count)
 
 
+def get_max_array_bytes():
+    """The largest array (in bytes) a reader may allocate on a header's claim (docs/errors.md)."""
+    return _core.max_array_bytes()
+
+
+def set_max_array_bytes(limit):
+    """Caps the array a reader may allocate on a header's claim; ``None`` or ``0`` restores the
+    default (``MESHIOPLUSPLUS_MAX_ARRAY_BYTES`` when set, else a share of physical memory).
+    A file claiming more raises ``ReadError`` before anything is allocated."""
+    if limit is None:
+        limit = 0
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"set_max_array_bytes expects a non-negative int or None, got {limit!r}")
+    _core.set_max_array_bytes(limit)
+
+
 def _resolve_format(file_format):
     if file_format is None:
         return "", {}
@@ -54,24 +137,93 @@ def _is_buffer(target):
     return hasattr(target, "read") or hasattr(target, "write")
 
 
-def read(filename, file_format=None):
-    """Read a mesh. ``file_format`` is deduced from the extension when omitted.
+def _filetypes_from_path(path):
+    """Format names for ``path`` by its suffixes, longest match first (meshio's rule)."""
+    extension = ""
+    names = []
+    for suffix in reversed(Path(path).suffixes):
+        extension = (suffix + extension).lower()
+        names = extension_to_filetypes.get(extension, []) + names
+    if not names:
+        raise UnknownFormatError(f"Could not deduce file format from path '{path}'.")
+    return list(dict.fromkeys(names))
 
-    Arrays in the result adopt the C++ buffers (zero-copy, writeable).
+
+def _read_core(path, format_name):
+    return from_core(_core.read(path, format_name))
+
+
+def _spool_suffix(format_name):
+    row = _CORE_FORMATS.get(_resolve_format(format_name)[0])
+    return row["extensions"][0] if row and row["extensions"] else ""
+
+
+def read(filename, file_format=None, max_bytes=None):
+    """Read a mesh. ``file_format`` is deduced from the file name when omitted (for ``.msh``
+    from the content too: Gmsh or ANSYS).
+
+    Arrays in the result adopt the C++ buffers (zero-copy, writeable). ``max_bytes`` caps the
+    size of any one array a header may make a reader allocate (see docs/errors.md).
     """
-    format_name, _ = _resolve_format(file_format)
+    if max_bytes is not None:
+        return _with_array_limit(max_bytes, read, filename, file_format)
     if _is_buffer(filename):
-        if not format_name:
-            raise ValueError("reading from a buffer needs file_format")
-        # The core reads files (memory-mapped); a buffer is spooled to one first.
-        with tempfile.NamedTemporaryFile(suffix="." + format_name) as spool:
-            shutil.copyfileobj(filename, spool)
+        if not file_format:
+            raise ReadError("File format must be given if buffer is used")
+        if file_format == "tetgen":
+            raise ReadError("tetgen format is spread across multiple files and so cannot be read from a buffer")
+        reader = reader_map.get(file_format)
+        if reader is None:
+            raise UnknownFormatError(f"Unknown file format '{file_format}'")
+        if not isinstance(reader, _CoreReader):
+            return reader(filename)
+        # The core reads files (memory-mapped); a buffer is spooled to one first. Text-mode
+        # buffers give str, written out as UTF-8.
+        with tempfile.NamedTemporaryFile(suffix=_spool_suffix(file_format)) as spool:
+            content = filename.read()
+            spool.write(content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content)
             spool.flush()
-            return from_core(_core.read(spool.name, format_name))
+            format_name, _ = _resolve_format(file_format)
+            return _read_core(spool.name, format_name)
     path = os.fspath(filename)
     if not os.path.exists(path):
-        raise FileNotFoundError(f"File {path} not found.")
-    return from_core(_core.read(path, format_name))
+        raise MissingFileError(f"File {path} not found.")
+    if file_format:
+        reader = reader_map.get(file_format)
+        if reader is None:
+            raise UnknownFormatError(f"Unknown file format '{file_format}' of '{path}'.")
+        if isinstance(reader, _CoreReader):
+            return _read_core(path, _resolve_format(file_format)[0])
+        return reader(path)
+    # Built-in formats first: the core picks among them (by extension, and by content where an
+    # extension is shared); formats registered from Python are tried after, as meshio does.
+    candidates = _filetypes_from_path(path)
+    errors = []
+    if any(name in _CORE_FORMATS for name in candidates):
+        try:
+            return _read_core(path, "")
+        except ReadError as error:
+            errors.append(error)
+    for name in candidates:
+        reader = reader_map.get(name)
+        if reader is None or isinstance(reader, _CoreReader):
+            continue
+        try:
+            return reader(path)
+        except ReadError as error:
+            errors.append(error)
+    if errors:
+        raise errors[0]
+    raise UnknownFormatError(f"Unknown file format of '{path}'.")
+
+
+def _with_array_limit(max_bytes, function, *args):
+    previous = _core.max_array_bytes()
+    _core.set_max_array_bytes(int(max_bytes))
+    try:
+        return function(*args)
+    finally:
+        _core.set_max_array_bytes(previous)
 
 
 def _option_text(name, value, default):
@@ -84,27 +236,71 @@ def _option_text(name, value, default):
     return str(value)
 
 
+#: Formats that cannot hold named sets but can hold integer data: sets are written as data
+#: (one integer array per kind, named by the set names joined with "-"), as meshio does.
+_SETS_AS_DATA_FORMATS = {"vtu", "vtk"}
+
+
+def _sets_as_data(mesh):
+    """A shallow copy of ``mesh`` with its point/cell sets turned into integer data (the caller's
+    mesh is left as it was; meshio converts the caller's mesh in place)."""
+    has_sets = bool(getattr(mesh, "point_sets", None)) or bool(getattr(mesh, "cell_sets", None))
+    if not has_sets:
+        return mesh
+    from ._mesh import _as_cell_block
+
+    cells = [_as_cell_block(block) for block in mesh.cells]
+    regions = getattr(mesh, "regions", None)
+    copy = Mesh(mesh.points, cells, point_data=dict(getattr(mesh, "point_data", None) or {}),
+                cell_data={k: list(v) for k, v in (getattr(mesh, "cell_data", None) or {}).items()},
+                field_data=dict(getattr(mesh, "field_data", None) or {}))
+    if regions is not None:
+        copy.regions = list(regions)
+    else:
+        copy.point_sets = dict(mesh.point_sets or {})
+        copy.cell_sets = dict(mesh.cell_sets or {})
+    if copy.point_sets:
+        copy.point_sets_to_data("-")
+    if copy.cell_sets:
+        copy.cell_sets_to_data("-".join(copy.cell_sets).replace(" ", "_"))
+    return copy
+
+
 def write(filename, mesh, file_format=None, **options):
-    """Write ``mesh``. Contiguous canonical arrays are handed to the core without a copy.
+    """Write ``mesh`` (ours, or a ``meshio.Mesh``). Contiguous canonical arrays are handed to the
+    core without a copy; any other array-like is converted.
 
     The target is replaced atomically: on failure any existing file is left as it was.
     """
-    format_name, implied = _resolve_format(file_format)
     if _is_buffer(filename):
-        if not format_name:
-            raise ValueError("writing to a buffer needs file_format")
+        if not file_format:
+            raise WriteError("File format must be supplied if `filename` is a buffer")
+        if file_format == "tetgen":
+            raise WriteError("tetgen format is spread across multiple files, and so cannot be written to a buffer")
         with tempfile.TemporaryDirectory() as folder:
-            spool = os.path.join(folder, "mesh")
+            spool = os.path.join(folder, "mesh" + _spool_suffix(file_format))
             write(spool, mesh, file_format, **options)
             with open(spool, "rb") as source:
-                shutil.copyfileobj(source, filename)
+                if isinstance(filename, io.TextIOBase):
+                    try:
+                        filename.write(source.read().decode("utf-8"))
+                    except UnicodeDecodeError as error:
+                        raise WriteError(f"{file_format} output is binary; pass a file opened in binary mode") from error
+                else:
+                    shutil.copyfileobj(source, filename)
         return
     path = os.fspath(filename)
-    if not format_name:
-        known = _core.formats()
-        if not any(path.lower().endswith(ext) for row in known for ext in row["extensions"]):
-            raise ValueError(f"cannot deduce the file format of {path!r}; pass file_format")
-    specs = _write_option_specs(format_name or _format_of_path(path))
+    if not file_format:
+        file_format = _filetypes_from_path(path)[0]
+    writer = _writer_map.get(file_format)
+    if writer is None:
+        raise UnknownFormatError(f"Unknown format '{file_format}'. Pick one of {sorted(_writer_map)}")
+    if not isinstance(writer, _CoreWriter) or writer.format_name != file_format:
+        return writer(path, mesh, **options)
+    format_name, implied = _resolve_format(file_format)
+    if format_name in _SETS_AS_DATA_FORMATS:
+        mesh = _sets_as_data(mesh)
+    specs = _write_option_specs(format_name)
     text_options = {}
     for name, value in {**implied, **options}.items():
         if name in MESHIO_ONLY_OPTIONS:
@@ -114,16 +310,6 @@ def write(filename, mesh, file_format=None, **options):
         if text is not None:
             text_options[name] = text
     _core.write(path, to_core(mesh), format_name, text_options)
-
-
-def _format_of_path(path):
-    lowered = path.lower()
-    best = ("", 0)
-    for row in _FORMATS:
-        for extension in row["extensions"]:
-            if lowered.endswith(extension) and len(extension) > best[1]:
-                best = (row["name"], len(extension))
-    return best[0]
 
 
 def _write_option_specs(format_name):

@@ -1,10 +1,11 @@
 """The Python mesh: meshio's ``Mesh``/``CellBlock`` surface over meshio++'s region model."""
 
 import copy as _copy
+import warnings
 
 import numpy as np
 
-from ._cell_types import RAGGED_CELL_TYPES, cell_dimension
+from ._cell_types import RAGGED_CELL_TYPES, cell_dimension, num_nodes_per_cell
 from ._regions import CellSets, PointSets, Region, RegionKind, block_bases, split_by_block
 
 
@@ -13,20 +14,24 @@ def is_ragged_type(cell_type):
 
 
 class CellBlock:
-    """Cells of one type. ``data`` is an (n, k) integer array; for ragged types (polygon
-    and polyhedron) it may be a list with one entry per cell, as in meshio: a node list for a
-    polygon, a list of face node lists for a polyhedron."""
+    """Cells of one type, as in meshio: ``data`` is an (n, k) integer array — polygons too, one
+    block per corner count — except for polyhedra (``polyhedron<N>``, N nodes per cell), whose
+    ``data`` is a list with one entry per cell, each a list of face node arrays.
+
+    Any type name is accepted (meshio keeps custom names); ``dim`` is ``None`` when the name
+    says nothing about the dimension. A ragged list of node lists is accepted for ``polygon``
+    too (a meshio++ extension; writers pack it)."""
 
     def __init__(self, cell_type, data, tags=None):
         self.type = cell_type
         self.dim = cell_dimension(cell_type)
         self.tags = [] if tags is None else list(tags)
-        if is_ragged_type(cell_type):
+        if cell_type.startswith("polyhedron"):
+            self.data = data if isinstance(data, np.ndarray) else _polyhedron_cells(data)
+        elif cell_type == "polygon":
             self.data = _ragged_or_rectangular(data)
         else:
             self.data = np.asarray(data)
-            if self.data.ndim != 2:
-                raise ValueError(f"{cell_type} cells need a 2-D (n, nodes) array, got shape {self.data.shape}")
 
     @property
     def is_ragged(self):
@@ -43,28 +48,28 @@ class CellBlock:
         return (self.type, self.data)[index]
 
     def __repr__(self):
-        items = [f"type: {self.type}", f"num cells: {len(self)}"]
-        if self.tags:
-            items.append(f"tags: {self.tags}")
+        items = [f"type: {self.type}", f"num cells: {len(self)}", f"tags: {self.tags}"]
         return "<meshioplusplus CellBlock, " + ", ".join(items) + ">"
+
+
+def _polyhedron_cells(data):
+    return [[np.asarray(face) for face in cell] for cell in data]
 
 
 def _ragged_or_rectangular(data):
     if isinstance(data, np.ndarray):
         return data
     data = list(data)
-    lengths = {len(cell) for cell in data}
-    nested = any(isinstance(cell, (list, tuple)) and cell and np.ndim(cell[0]) > 0 for cell in data)
-    if len(lengths) == 1 and not nested:
-        return np.asarray(data)
-    if nested:  # polyhedron: list of faces per cell
-        return [[np.asarray(face) for face in cell] for cell in data]
+    if len({len(cell) for cell in data}) <= 1:
+        return np.asarray(data, dtype=np.int64) if not data else np.asarray(data)
     return [np.asarray(cell) for cell in data]
 
 
 def _as_cell_block(block):
     if isinstance(block, CellBlock):
         return block
+    if hasattr(block, "type") and hasattr(block, "data"):  # meshio's CellBlock, or any look-alike
+        return CellBlock(block.type, block.data, getattr(block, "tags", None))
     cell_type, data = block
     return CellBlock(cell_type, data)
 
@@ -157,27 +162,86 @@ class Mesh:
 
     @property
     def cell_sets_dict(self):
+        """name -> {cell type -> indices into ``cells_dict[cell type]``} (meshio's shape)."""
         result = {}
         for name, per_block in self.cell_sets.items():
             offsets = {}
             entry = {}
             for block, local in zip(self.cells, per_block):
                 base = offsets.get(block.type, 0)
-                if len(local):
-                    entry.setdefault(block.type, []).append(np.asarray(local) + base)
                 offsets[block.type] = base + len(block)
-            result[name] = {t: np.concatenate(parts) for t, parts in entry.items()}
+                if local is not None:
+                    entry.setdefault(block.type, []).append(np.asarray(local) + base)
+            result[name] = {t: np.concatenate(parts) for t, parts in entry.items() if sum(map(np.size, parts))}
         return result
 
     def get_cells_type(self, cell_type):
         blocks = [block.data for block in self.cells if block.type == cell_type]
         if not blocks:
-            return np.empty((0, 0), dtype=np.int64)
-        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+            return np.empty((0, num_nodes_per_cell.get(cell_type, 0)), dtype=int)
+        return _concatenate(blocks)
 
     def get_cell_data(self, name, cell_type):
-        parts = [data for block, data in zip(self.cells, self.cell_data[name]) if block.type == cell_type]
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return _concatenate([data for block, data in zip(self.cells, self.cell_data[name]) if block.type == cell_type])
+
+    # --- meshio's conversions between sets and integer data --------------------------------
+
+    def cell_sets_to_data(self, data_name=None):
+        """Cell sets -> one integer cell-data array (the index of each cell's set, -1 for none);
+        the sets are removed. The name defaults to the set names joined by ``-``."""
+        sets = dict(self.cell_sets)
+        if not sets:
+            return
+        per_block = []
+        for b, block in enumerate(self.cells):
+            values = np.full(len(block), -1, dtype=int)
+            for index, members in enumerate(sets.values()):
+                if b < len(members) and members[b] is not None:
+                    values[np.asarray(members[b], dtype=np.int64)] = index
+            per_block.append(values)
+        unassigned = sum(int(np.sum(values == -1)) for values in per_block)
+        if unassigned:
+            warnings.warn(f"{unassigned} cells are not part of any cell set. Using default value -1.", stacklevel=2)
+        self.cell_data[data_name if data_name is not None else "-".join(sets)] = per_block
+        self.cell_sets = {}
+
+    def point_sets_to_data(self, join_char="-"):
+        """Point sets -> one integer point-data array named by the set names joined by
+        ``join_char`` (-1 for points in no set); the sets are removed."""
+        sets = dict(self.point_sets)
+        if not sets:
+            return
+        values = np.full(len(self.points), -1, dtype=int)
+        for index, members in enumerate(sets.values()):
+            values[np.asarray(members, dtype=np.int64)] = index
+        if np.any(values == -1):
+            warnings.warn("Not all points are part of a point set. Using default value -1.", stacklevel=2)
+        self.point_data[join_char.join(sets)] = values
+        self.point_sets = {}
+
+    def cell_data_to_sets(self, key):
+        """Integer cell data -> cell sets (one per distinct value), named by splitting ``key`` at
+        ``-`` when the counts agree, else ``set-<key>-<value>``; the data is removed."""
+        data = [np.asarray(values) for values in self.cell_data[key]]
+        if not all(values.dtype.kind in "iu" for values in data):
+            raise RuntimeError(f"cell_data['{key}'] is not int data.")
+        tags = np.unique(np.concatenate(data)) if data else np.zeros(0, dtype=int)
+        names = _set_names(key, tags, f"set-{key}-")
+        for name, tag in zip(names, tags):
+            self.cell_sets[name] = [np.where(values == tag)[0] for values in data]
+        del self.cell_data[key]
+
+    def point_data_to_sets(self, key):
+        """Integer point data -> point sets, named like ``cell_data_to_sets``; the data is removed."""
+        data = np.asarray(self.point_data[key])
+        if data.dtype.kind not in "iu":
+            raise RuntimeError(f"point_data['{key}'] is not int data.")
+        tags = np.unique(data)
+        # meshio names the fallback sets "set-key-<tag>" (the literal word), kept for drop-in.
+        names = _set_names(key, tags, "set-key-")
+        for name, tag in zip(names, tags):
+            self.point_sets[name] = np.where(data == tag)[0]
+        del self.point_data[key]
 
     def region(self, name, kind=None):
         """The region called ``name`` (of ``kind`` when given)."""
@@ -192,10 +256,11 @@ class Mesh:
 
     # --- I/O ---------------------------------------------------------------------------
 
-    @staticmethod
-    def read(path_or_buf, file_format=None):
+    @classmethod
+    def read(cls, path_or_buf, file_format=None):
         from ._helpers import read
 
+        warnings.warn("Mesh.read is deprecated (as in meshio), use meshioplusplus.read", DeprecationWarning, stacklevel=2)
         return read(path_or_buf, file_format)
 
     def write(self, path_or_buf, file_format=None, **kwargs):
@@ -211,10 +276,17 @@ class Mesh:
         if self.cells:
             lines.append("  Number of cells:")
             for block in self.cells:
-                lines.append(f"    {block.type}: {len(block)}")
+                corners = ""
+                if isinstance(block.data, np.ndarray) and block.data.ndim == 2 and (
+                    block.type == "polygon" or block.type.startswith("VTK_LAGRANGE")
+                ):
+                    corners = f"({block.data.shape[1]})"
+                lines.append(f"    {block.type}{corners}: {len(block)}")
         else:
             lines.append("  No cells.")
         for label, names in (
+            ("Point sets", list(self.point_sets)),
+            ("Cell sets", list(self.cell_sets)),
             ("Point data", list(self.point_data)),
             ("Cell data", list(self.cell_data)),
             ("Field data", list(self.field_data)),
@@ -227,6 +299,21 @@ class Mesh:
                 f"{len(region.entries)} entries"
             )
         return "\n".join(lines)
+
+
+def _set_names(key, tags, fallback_prefix):
+    names = list(dict.fromkeys(key.split("-")))
+    if len(names) != len(tags):
+        names = [f"{fallback_prefix}{tag}" for tag in tags]
+    return names
+
+
+def _concatenate(parts):
+    if len(parts) == 1:
+        return parts[0]
+    if all(isinstance(p, np.ndarray) for p in parts):
+        return np.concatenate(parts)
+    return [cell for part in parts for cell in part]
 
 
 def _concatenate_by_type(blocks, per_block):

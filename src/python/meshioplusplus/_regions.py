@@ -74,92 +74,111 @@ class Region:
     __hash__ = None
 
 
-class PointSets:
-    """meshio's ``point_sets`` as a live view over the mesh's Point regions."""
+class PointSets(dict):
+    """meshio's ``point_sets`` (name -> point indices) over the mesh's Point regions.
+
+    A real ``dict`` (meshio code and ``numpy.testing`` check for one), filled from the regions
+    when the property is read; every change made through it writes through to
+    ``mesh.regions``. Assigning ``mesh.point_sets = {...}`` replaces all Point regions.
+    """
+
+    _kind = RegionKind.POINT
 
     def __init__(self, mesh):
+        super().__init__()
         self._mesh = mesh
+        for region in self._regions():
+            dict.__setitem__(self, region.name, self._value(region))
 
     def _regions(self):
-        return [r for r in self._mesh.regions if r.kind == RegionKind.POINT]
+        return [r for r in self._mesh.regions if r.kind == self._kind]
 
-    def __getitem__(self, name):
-        for region in self._regions():
-            if region.name == name:
-                return region.entries
-        raise KeyError(name)
+    def _value(self, region):
+        return region.entries
 
-    def __setitem__(self, name, indices):
-        new = Region(name, RegionKind.POINT, entries=np.asarray(indices).reshape(-1))
-        _replace_region(self._mesh.regions, new)
+    def _region(self, name, value):
+        return Region(name, RegionKind.POINT, entries=np.asarray(value).reshape(-1))
+
+    def __setitem__(self, name, value):
+        region = self._region(name, value)
+        _replace_region(self._mesh.regions, region)
+        dict.__setitem__(self, region.name, self._value(region))
 
     def __delitem__(self, name):
-        _remove_region(self._mesh.regions, name, RegionKind.POINT)
+        _remove_region(self._mesh.regions, name, self._kind)
+        dict.__delitem__(self, name)
 
-    def __iter__(self):
-        return iter([r.name for r in self._regions()])
+    def pop(self, name, *default):
+        if name not in self:
+            if default:
+                return default[0]
+            raise KeyError(name)
+        value = self[name]
+        del self[name]
+        return value
 
-    def __len__(self):
-        return len(self._regions())
+    def popitem(self):
+        if not self:
+            raise KeyError("popitem(): set dictionary is empty")
+        name = next(reversed(list(self.keys())))
+        return name, self.pop(name)
 
-    def __contains__(self, name):
-        return any(r.name == name for r in self._regions())
+    def clear(self):
+        for name in list(self.keys()):
+            del self[name]
 
-    def keys(self):
-        # A dict's key view, as meshio's plain dicts give: set operations work on it.
-        return dict.fromkeys(r.name for r in self._regions()).keys()
+    def update(self, other=(), **more):
+        items = other.items() if hasattr(other, "items") else other
+        for name, value in list(items) + list(more.items()):
+            self[name] = value
 
-    def values(self):
-        return [r.entries for r in self._regions()]
+    def setdefault(self, name, default=None):
+        if name not in self:
+            self[name] = default
+        return self[name]
 
-    def items(self):
-        return [(r.name, r.entries) for r in self._regions()]
+    def __ior__(self, other):
+        self.update(other)
+        return self
 
-    def get(self, name, default=None):
-        return self[name] if name in self else default
+    def copy(self):
+        return dict(self)
 
     def __eq__(self, other):
-        return dict(self.items()).keys() == dict(other).keys() and all(
-            np.array_equal(v, other[k]) for k, v in self.items()
-        )
+        if not isinstance(other, dict):
+            return NotImplemented
+        if self.keys() != other.keys():
+            return False
+        return all(_equal_set_values(self[name], other[name]) for name in self)
 
-    def __repr__(self):
-        return repr(dict(self.items()))
+    __hash__ = None
+
+    def __reduce__(self):  # copies and pickles are plain dicts
+        return (dict, (dict(self),))
 
 
 class CellSets(PointSets):
-    """meshio's ``cell_sets`` (name -> one local index array per block) as a live view over
-    the mesh's Cell regions. Side regions are not cell sets and are not listed here."""
+    """meshio's ``cell_sets`` (name -> one block-local index array per cell block) over the
+    mesh's Cell regions, a ``dict`` like ``PointSets``. Side regions are not cell sets."""
 
-    def _regions(self):
-        return [r for r in self._mesh.regions if r.kind == RegionKind.CELL]
+    _kind = RegionKind.CELL
 
-    def __getitem__(self, name):
-        for region in self._regions():
-            if region.name == name:
-                return split_by_block(region.entries, block_bases(self._mesh.cells))
-        raise KeyError(name)
+    def _value(self, region):
+        return split_by_block(region.entries, block_bases(self._mesh.cells))
 
-    def __setitem__(self, name, per_block):
+    def _region(self, name, per_block):
         bases = block_bases(self._mesh.cells)
-        entries = join_blocks(per_block, bases, name)
-        _replace_region(self._mesh.regions, Region(name, RegionKind.CELL, entries=entries))
+        return Region(name, RegionKind.CELL, entries=join_blocks(per_block, bases, name))
 
-    def __delitem__(self, name):
-        _remove_region(self._mesh.regions, name, RegionKind.CELL)
 
-    def values(self):
-        return [self[name] for name in self.keys()]
-
-    def items(self):
-        return [(name, self[name]) for name in self.keys()]
-
-    def __eq__(self, other):
-        mine = dict(self.items())
-        return mine.keys() == dict(other).keys() and all(
-            len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
-            for a, b in ((mine[k], other[k]) for k in mine)
+def _equal_set_values(mine, theirs):
+    if isinstance(mine, list):
+        theirs = list(theirs)
+        return len(mine) == len(theirs) and all(
+            np.array_equal(np.asarray(a).reshape(-1), np.asarray([] if b is None else b).reshape(-1))
+            for a, b in zip(mine, theirs)
         )
+    return np.array_equal(mine, np.asarray(theirs))
 
 
 def split_by_block(entries, bases):
@@ -172,8 +191,9 @@ def split_by_block(entries, bases):
 def join_blocks(per_block, bases, name="cell set"):
     """One array of block-local indices per block -> global block-major indices."""
     per_block = list(per_block)
-    if len(per_block) != len(bases) - 1:
-        raise ValueError(f"{name!r}: needs one index array per cell block ({len(bases) - 1}), got {len(per_block)}")
+    # meshio pairs sets with blocks by zip(): a shorter list leaves the last blocks out.
+    if len(per_block) > len(bases) - 1:
+        raise ValueError(f"{name!r}: {len(per_block)} index arrays for {len(bases) - 1} cell blocks")
     parts = []
     for b, local in enumerate(per_block):
         if local is None:
