@@ -6,6 +6,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import IO, Any, Optional, Union
 
 from . import _core
 from ._conversion import from_core, to_core
@@ -96,12 +97,12 @@ MESHIO_ONLY_OPTIONS = {
 }
 
 
-def get_num_threads():
+def get_num_threads() -> int:
     """Threads one read or write may use for its large sections."""
     return _core.thread_count()
 
 
-def set_num_threads(count):
+def set_num_threads(count: Optional[int]) -> None:
     """Lets reads and writes use at most ``count`` threads; ``0`` or ``None`` restores the default
     (``MESHIOPLUSPLUS_NUM_THREADS`` when set, else every core). Results never depend on it."""
     if count is None:
@@ -111,12 +112,12 @@ def set_num_threads(count):
     _core.set_thread_count(count)
 
 
-def get_max_array_bytes():
+def get_max_array_bytes() -> int:
     """The largest array (in bytes) a reader may allocate on a header's claim (docs/errors.md)."""
     return _core.max_array_bytes()
 
 
-def set_max_array_bytes(limit):
+def set_max_array_bytes(limit: Optional[int]) -> None:
     """Caps the array a reader may allocate on a header's claim; ``None`` or ``0`` restores the
     default (``MESHIOPLUSPLUS_MAX_ARRAY_BYTES`` when set, else a share of physical memory).
     A file claiming more raises ``ReadError`` before anything is allocated."""
@@ -158,7 +159,8 @@ def _spool_suffix(format_name):
     return row["extensions"][0] if row and row["extensions"] else ""
 
 
-def read(filename, file_format=None, max_bytes=None):
+def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optional[str] = None,
+         max_bytes: Optional[int] = None) -> Mesh:
     """Read a mesh. ``file_format`` is deduced from the file name when omitted (for ``.msh``
     from the content too: Gmsh or ANSYS).
 
@@ -266,7 +268,8 @@ def _sets_as_data(mesh):
     return copy
 
 
-def write(filename, mesh, file_format=None, **options):
+def write(filename: Union[str, "os.PathLike[str]", IO[Any]], mesh: Mesh, file_format: Optional[str] = None,
+          **options: Any) -> None:
     """Write ``mesh`` (ours, or a ``meshio.Mesh``). Contiguous canonical arrays are handed to the
     core without a copy; any other array-like is converted.
 

@@ -2,8 +2,10 @@
 
 import copy as _copy
 import warnings
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._cell_types import RAGGED_CELL_TYPES, cell_dimension, num_nodes_per_cell
 from ._regions import CellSets, PointSets, Region, RegionKind, block_bases, split_by_block
@@ -22,7 +24,7 @@ class CellBlock:
     says nothing about the dimension. A ragged list of node lists is accepted for ``polygon``
     too (a meshio++ extension; writers pack it)."""
 
-    def __init__(self, cell_type, data, tags=None):
+    def __init__(self, cell_type: str, data: Any, tags: Optional[Sequence[str]] = None) -> None:
         self.type = cell_type
         self.dim = cell_dimension(cell_type)
         self.tags = [] if tags is None else list(tags)
@@ -65,7 +67,7 @@ def _ragged_or_rectangular(data):
     return [np.asarray(cell) for cell in data]
 
 
-def _as_cell_block(block):
+def _as_cell_block(block: Any) -> CellBlock:
     if isinstance(block, CellBlock):
         return block
     if hasattr(block, "type") and hasattr(block, "data"):  # meshio's CellBlock, or any look-alike
@@ -82,17 +84,17 @@ class Mesh:
 
     def __init__(
         self,
-        points,
-        cells,
-        point_data=None,
-        cell_data=None,
-        field_data=None,
-        point_sets=None,
-        cell_sets=None,
-        gmsh_periodic=None,
-        info=None,
-        regions=None,
-    ):
+        points: ArrayLike,
+        cells: Union[Sequence[Any], Mapping[str, Any]],
+        point_data: Optional[Mapping[str, ArrayLike]] = None,
+        cell_data: Optional[Mapping[str, Sequence[ArrayLike]]] = None,
+        field_data: Optional[Mapping[str, Any]] = None,
+        point_sets: Optional[Mapping[str, ArrayLike]] = None,
+        cell_sets: Optional[Mapping[str, Sequence[ArrayLike]]] = None,
+        gmsh_periodic: Any = None,
+        info: Any = None,
+        regions: Optional[Sequence[Any]] = None,
+    ) -> None:
         self.points = np.asarray(points)
         if isinstance(cells, dict):
             cells = list(cells.items())
@@ -110,7 +112,7 @@ class Mesh:
         self._check()
 
     @staticmethod
-    def _as_region(region):
+    def _as_region(region: Any) -> Region:
         return region if isinstance(region, Region) else Region(*region)
 
     def _check(self):
@@ -243,7 +245,7 @@ class Mesh:
             self.point_sets[name] = np.where(data == tag)[0]
         del self.point_data[key]
 
-    def region(self, name, kind=None):
+    def region(self, name: str, kind: Optional[Union[RegionKind, int]] = None) -> Region:
         """The region called ``name`` (of ``kind`` when given)."""
         for region in self.regions:
             if region.name == name and (kind is None or region.kind == RegionKind(kind)):

@@ -5,8 +5,10 @@ module that needs cell offsets calls it rather than re-deriving prefix sums.
 """
 
 import enum
+from typing import Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _core
 
@@ -42,7 +44,8 @@ class Region:
 
     __slots__ = ("name", "kind", "dim", "tag", "entries")
 
-    def __init__(self, name, kind, dim=-1, tag=-1, entries=()):
+    def __init__(self, name: str, kind: Union[RegionKind, int], dim: int = -1, tag: int = -1,
+                 entries: ArrayLike = ()) -> None:
         self.name = str(name)
         self.kind = RegionKind(kind)
         self.dim = int(dim)
