@@ -1,0 +1,871 @@
+#include "io/hdf5_file.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "meshioplusplus/errors.hpp"
+
+#ifdef MESHIOPLUSPLUS_HAVE_HDF5
+#include <hdf5.h>
+#include <unistd.h>
+#endif
+
+namespace meshioplusplus::io::hdf5 {
+
+namespace {
+
+std::string absolute_object_path(std::string_view object_path) {
+  if (object_path.empty()) return "/";
+  if (object_path.front() == '/') return std::string(object_path);
+  return "/" + std::string(object_path);
+}
+
+}  // namespace
+
+#ifdef MESHIOPLUSPLUS_HAVE_HDF5
+
+static_assert(sizeof(hid_t) == sizeof(std::int64_t), "hid_t is stored as int64 in the header");
+
+namespace {
+
+// HDF5 keeps its error stack per thread (the Debian build is thread-safe), so automatic
+// printing is switched off once in every thread that touches a file.
+void silence_error_printing() {
+  thread_local bool silenced = false;
+  if (!silenced) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    silenced = true;
+  }
+}
+
+herr_t keep_innermost_message(unsigned depth, const H5E_error2_t* entry, void* data) {
+  auto* message = static_cast<std::string*>(data);
+  if (depth == 0 && entry->desc != nullptr) *message = entry->desc;
+  return 0;
+}
+
+// HDF5's innermost error description on this thread (then clears the stack).
+std::string hdf5_error_detail() {
+  std::string message;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost_message, &message);
+  H5Eclear2(H5E_DEFAULT);
+  return message;
+}
+
+// One HDF5 identifier, closed with the function that matches its kind.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  Handle(Handle&& other) noexcept : id_(std::exchange(other.id_, -1)), closer_(other.closer_) {}
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      id_ = std::exchange(other.id_, -1);
+      closer_ = other.closer_;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { reset(); }
+
+  hid_t get() const noexcept { return id_; }
+  bool valid() const noexcept { return id_ >= 0; }
+  void reset() noexcept {
+    if (id_ >= 0 && closer_ != nullptr) closer_(id_);
+    id_ = -1;
+  }
+
+ private:
+  hid_t id_ = -1;
+  Closer closer_ = nullptr;
+};
+
+Handle dataset_handle(hid_t id) { return {id, H5Dclose}; }
+Handle space_handle(hid_t id) { return {id, H5Sclose}; }
+Handle type_handle(hid_t id) { return {id, H5Tclose}; }
+Handle attribute_handle(hid_t id) { return {id, H5Aclose}; }
+Handle plist_handle(hid_t id) { return {id, H5Pclose}; }
+Handle object_handle(hid_t id) { return {id, H5Oclose}; }
+
+hid_t native_type(DType dtype) {
+  switch (dtype) {
+    case DType::int8: return H5T_NATIVE_INT8;
+    case DType::int16: return H5T_NATIVE_INT16;
+    case DType::int32: return H5T_NATIVE_INT32;
+    case DType::int64: return H5T_NATIVE_INT64;
+    case DType::uint8: return H5T_NATIVE_UINT8;
+    case DType::uint16: return H5T_NATIVE_UINT16;
+    case DType::uint32: return H5T_NATIVE_UINT32;
+    case DType::uint64: return H5T_NATIVE_UINT64;
+    case DType::float32: return H5T_NATIVE_FLOAT;
+    case DType::float64: break;
+  }
+  return H5T_NATIVE_DOUBLE;
+}
+
+std::optional<DType> integer_dtype(std::size_t size, bool is_signed) {
+  switch (size) {
+    case 1: return is_signed ? DType::int8 : DType::uint8;
+    case 2: return is_signed ? DType::int16 : DType::uint16;
+    case 4: return is_signed ? DType::int32 : DType::uint32;
+    case 8: return is_signed ? DType::int64 : DType::uint64;
+    default: return std::nullopt;
+  }
+}
+
+// The element layout of a file datatype: a numeric dtype plus trailing dimensions from array
+// types, or a string/compound marker. std::nullopt dtype: a numeric type we cannot hold.
+struct ElementType {
+  std::optional<DType> dtype;
+  Shape trailing;
+  bool string = false;
+  bool compound = false;
+};
+
+ElementType describe_type(hid_t type) {
+  ElementType element;
+  switch (H5Tget_class(type)) {
+    case H5T_INTEGER:
+      element.dtype = integer_dtype(H5Tget_size(type), H5Tget_sign(type) == H5T_SGN_2);
+      break;
+    case H5T_BITFIELD:
+      element.dtype = integer_dtype(H5Tget_size(type), false);
+      break;
+    case H5T_FLOAT: {
+      const std::size_t size = H5Tget_size(type);
+      if (size == 4) element.dtype = DType::float32;
+      if (size == 8) element.dtype = DType::float64;
+      break;
+    }
+    case H5T_ENUM: {
+      Handle base = type_handle(H5Tget_super(type));
+      if (base.valid()) element = describe_type(base.get());
+      break;
+    }
+    case H5T_ARRAY: {
+      const int ndims = H5Tget_array_ndims(type);
+      Handle base = type_handle(H5Tget_super(type));
+      if (ndims > 0 && ndims <= 32 && base.valid()) {
+        std::vector<hsize_t> dims(static_cast<std::size_t>(ndims));
+        H5Tget_array_dims2(type, dims.data());
+        element = describe_type(base.get());
+        Shape trailing(dims.begin(), dims.end());
+        trailing.insert(trailing.end(), element.trailing.begin(), element.trailing.end());
+        element.trailing = std::move(trailing);
+      }
+      break;
+    }
+    case H5T_STRING:
+      element.string = true;
+      break;
+    case H5T_COMPOUND:
+      element.compound = true;
+      break;
+    default:
+      break;
+  }
+  return element;
+}
+
+// The memory type HDF5 converts into: the native `dtype`, wrapped in an array type when the
+// file's elements are arrays (so an int[3] tag reads into three int64 per row).
+Handle memory_type(DType dtype, const Shape& trailing_from_array_type) {
+  if (trailing_from_array_type.empty()) return type_handle(H5Tcopy(native_type(dtype)));
+  std::vector<hsize_t> dims(trailing_from_array_type.begin(), trailing_from_array_type.end());
+  return type_handle(H5Tarray_create2(native_type(dtype), static_cast<unsigned>(dims.size()), dims.data()));
+}
+
+Shape space_shape(hid_t space) {
+  const H5S_class_t space_class = H5Sget_simple_extent_type(space);
+  if (space_class == H5S_SCALAR) return {1};
+  if (space_class == H5S_NULL) return {0};
+  const int ndims = H5Sget_simple_extent_ndims(space);
+  if (ndims < 0) return {};
+  std::vector<hsize_t> dims(static_cast<std::size_t>(ndims));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  return Shape(dims.begin(), dims.end());
+}
+
+std::uint64_t element_count(const Shape& shape) {
+  std::uint64_t count = 1;
+  for (std::int64_t extent : shape) {
+    const auto value = static_cast<std::uint64_t>(extent);
+    if (value != 0 && count > UINT64_MAX / value) return UINT64_MAX;
+    count *= value;
+  }
+  return count;
+}
+
+std::string shape_text(const Shape& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) text += ", ";
+    text += std::to_string(shape[i]);
+  }
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// Generous ratio for what a compressed chunk may expand to (deflate tops out near 1032:1).
+constexpr std::uint64_t kMaxExpansion = 1100;
+constexpr std::uint64_t kUnstoredSlack = std::uint64_t{64} << 20;
+
+herr_t collect_link_name(hid_t, const char* name, const H5L_info_t*, void* data) {
+  static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+  return 0;
+}
+
+herr_t collect_attribute_name(hid_t, const char* name, const H5A_info_t*, void* data) {
+  static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+  return 0;
+}
+
+Handle link_creation_plist() {
+  Handle plist = plist_handle(H5Pcreate(H5P_LINK_CREATE));
+  H5Pset_create_intermediate_group(plist.get(), 1);
+  return plist;
+}
+
+}  // namespace
+
+bool available() noexcept { return true; }
+
+void File::fail(std::string_view object_path, const std::string& message) const {
+  std::string text = object_path.empty() ? message : "HDF5 object '" + absolute_object_path(object_path) + "': " + message;
+  const std::string detail = hdf5_error_detail();
+  if (!detail.empty()) text += " (HDF5: " + detail + ")";
+  if (mode_ == Mode::write) throw WriteError(path_, format_, text);
+  throw ReadError(path_, format_, text);
+}
+
+File File::open(const std::string& path, std::string_view format) {
+  silence_error_printing();
+  File file;
+  file.path_ = path;
+  file.format_ = std::string(format);
+  file.mode_ = Mode::read;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) file.fail({}, "no such HDF5 file");
+  file.file_size_ = std::filesystem::file_size(path, error);
+  if (error) file.fail({}, "cannot read the file size: " + error.message());
+  if (H5Fis_hdf5(path.c_str()) <= 0) file.fail({}, "not an HDF5 file (no HDF5 signature)");
+  file.id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file.id_ < 0) file.fail({}, "cannot open the HDF5 file (truncated or damaged)");
+  return file;
+}
+
+File File::create(const std::string& path, std::string_view format) {
+  silence_error_printing();
+  File file;
+  file.path_ = path;
+  file.format_ = std::string(format);
+  file.mode_ = Mode::write;
+  file.temp_path_ = path + ".tmp-" + std::to_string(::getpid());
+  file.id_ = H5Fcreate(file.temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file.id_ < 0) file.fail({}, "cannot create the HDF5 file");
+  return file;
+}
+
+File::File(File&& other) noexcept
+    : path_(std::move(other.path_)),
+      temp_path_(std::move(other.temp_path_)),
+      format_(std::move(other.format_)),
+      mode_(other.mode_),
+      id_(std::exchange(other.id_, -1)),
+      file_size_(other.file_size_) {
+  other.temp_path_.clear();
+}
+
+File& File::operator=(File&& other) noexcept {
+  if (this != &other) {
+    close();
+    path_ = std::move(other.path_);
+    temp_path_ = std::move(other.temp_path_);
+    other.temp_path_.clear();
+    format_ = std::move(other.format_);
+    mode_ = other.mode_;
+    id_ = std::exchange(other.id_, -1);
+    file_size_ = other.file_size_;
+  }
+  return *this;
+}
+
+File::~File() { close(); }
+
+void File::close() noexcept {
+  if (id_ >= 0) H5Fclose(static_cast<hid_t>(id_));
+  id_ = -1;
+  if (!temp_path_.empty()) {  // a write that was never committed
+    std::remove(temp_path_.c_str());
+    temp_path_.clear();
+  }
+}
+
+void File::commit() {
+  if (mode_ != Mode::write || id_ < 0) fail({}, "commit() on a file not open for writing");
+  if (H5Fflush(id_, H5F_SCOPE_GLOBAL) < 0) fail({}, "cannot flush the HDF5 file");
+  const hid_t id = std::exchange(id_, -1);
+  if (H5Fclose(id) < 0) fail({}, "cannot close the HDF5 file");
+  std::error_code error;
+  std::filesystem::rename(temp_path_, path_, error);
+  if (error) fail({}, "cannot move the written file into place: " + error.message());
+  temp_path_.clear();
+}
+
+ObjectKind File::kind(std::string_view object_path) const {
+  const std::string path = absolute_object_path(object_path);
+  if (path == "/") return ObjectKind::group;
+  // H5Lexists fails (rather than saying no) when a parent is missing: walk down the path.
+  std::size_t slash = 0;
+  while (slash != std::string::npos) {
+    const std::size_t next = path.find('/', slash + 1);
+    const std::string prefix = path.substr(0, next);
+    if (prefix.size() > 1 && prefix.back() != '/') {
+      const htri_t present = H5Lexists(id_, prefix.c_str(), H5P_DEFAULT);
+      if (present <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return ObjectKind::missing;
+      }
+    }
+    slash = next;
+  }
+  Handle object = object_handle(H5Oopen(id_, path.c_str(), H5P_DEFAULT));
+  if (!object.valid()) {  // a dangling soft or external link
+    H5Eclear2(H5E_DEFAULT);
+    return ObjectKind::missing;
+  }
+  switch (H5Iget_type(object.get())) {
+    case H5I_GROUP: return ObjectKind::group;
+    case H5I_DATASET: return ObjectKind::dataset;
+    case H5I_DATATYPE: return ObjectKind::named_datatype;
+    default: return ObjectKind::other;
+  }
+}
+
+std::vector<std::string> File::children(std::string_view group_path) const {
+  const std::string path = absolute_object_path(group_path);
+  if (kind(path) != ObjectKind::group) fail(path, "expected a group");
+  std::vector<std::string> names;
+  if (H5Literate_by_name(id_, path.c_str(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_link_name, &names,
+                         H5P_DEFAULT) < 0)
+    fail(path, "cannot list the group's members");
+  return names;
+}
+
+namespace {
+
+struct OpenDataset {
+  Handle dataset, type, space;
+  ElementType element;
+  Shape space_shape;
+};
+
+}  // namespace
+
+#define MESHIOPLUSPLUS_OPEN_DATASET(result, path)                                               \
+  OpenDataset result;                                                                          \
+  do {                                                                                         \
+    if (kind(path) != ObjectKind::dataset) fail(path, "no such dataset");                      \
+    result.dataset = dataset_handle(H5Dopen2(id_, path.c_str(), H5P_DEFAULT));                 \
+    if (!result.dataset.valid()) fail(path, "cannot open the dataset");                        \
+    result.type = type_handle(H5Dget_type(result.dataset.get()));                              \
+    result.space = space_handle(H5Dget_space(result.dataset.get()));                           \
+    if (!result.type.valid() || !result.space.valid()) fail(path, "cannot read the dataset's type or extent"); \
+    result.element = describe_type(result.type.get());                                         \
+    result.space_shape = space_shape(result.space.get());                                      \
+  } while (false)
+
+DatasetInfo File::dataset_info(std::string_view dataset_path) const {
+  const std::string path = absolute_object_path(dataset_path);
+  MESHIOPLUSPLUS_OPEN_DATASET(open, path);
+  DatasetInfo info;
+  info.compound = open.element.compound;
+  info.string = open.element.string;
+  if (!info.compound && !info.string) {
+    if (!open.element.dtype) fail(path, "unsupported element type (not an 8-64 bit integer or 32/64 bit float)");
+    info.dtype = *open.element.dtype;
+  }
+  info.shape = open.space_shape;
+  info.shape.insert(info.shape.end(), open.element.trailing.begin(), open.element.trailing.end());
+  return info;
+}
+
+void File::expect_shape(std::string_view dataset_path, const Shape& shape, const Shape& expected) const {
+  bool matches = shape.size() == expected.size();
+  for (std::size_t i = 0; matches && i < shape.size(); ++i)
+    matches = expected[i] < 0 || expected[i] == shape[i];
+  if (!matches) {
+    std::string wanted = "(";
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      wanted += (i ? ", " : "") + (expected[i] < 0 ? std::string("any") : std::to_string(expected[i]));
+    wanted += expected.size() == 1 ? ",)" : ")";
+    throw ReadError(path_, format_,
+                    "HDF5 object '" + absolute_object_path(dataset_path) + "': shape " + shape_text(shape) +
+                        ", expected " + wanted);
+  }
+}
+
+namespace {
+
+// Whether the bytes the dataset declares can be in the file: a truncated file or a forged
+// extent must not turn into a read past the end or an allocation of the declared size.
+std::optional<std::string> storage_problem(hid_t dataset, hid_t file_type, const Shape& shape,
+                                           const Shape& trailing, std::uint64_t file_size) {
+  Shape full = shape;
+  full.insert(full.end(), trailing.begin(), trailing.end());
+  const std::uint64_t count = element_count(full);
+  std::size_t base_size = H5Tget_size(file_type);
+  for (std::int64_t extent : trailing)
+    if (extent > 0) base_size /= static_cast<std::size_t>(extent);
+  if (count == UINT64_MAX || (base_size != 0 && count > UINT64_MAX / base_size))
+    return "declares an impossible number of elements";
+  const std::uint64_t declared = count * base_size;
+  if (declared == 0) return std::nullopt;
+  const std::uint64_t stored = H5Dget_storage_size(dataset);
+  Handle plist = plist_handle(H5Dget_create_plist(dataset));
+  const H5D_layout_t layout = plist.valid() ? H5Pget_layout(plist.get()) : H5D_CONTIGUOUS;
+  const int filters = plist.valid() ? H5Pget_nfilters(plist.get()) : 0;
+  if (stored > file_size)
+    return "stores " + std::to_string(stored) + " bytes but the file has only " + std::to_string(file_size) +
+           " (truncated file?)";
+  if (layout == H5D_CONTIGUOUS) {
+    const haddr_t offset = H5Dget_offset(dataset);
+    if (offset != HADDR_UNDEF && (offset > file_size || declared > file_size - offset))
+      return "its " + std::to_string(declared) + " bytes at offset " + std::to_string(offset) +
+             " run past the end of the file (" + std::to_string(file_size) + " bytes; truncated file?)";
+    if (offset == HADDR_UNDEF && declared > kUnstoredSlack)
+      return "declares " + std::to_string(declared) + " bytes but stores none";
+  } else if (layout == H5D_CHUNKED) {
+    const std::uint64_t ratio = filters > 0 ? kMaxExpansion : 1;
+    if (declared / ratio > stored + kUnstoredSlack)
+      return "declares " + std::to_string(declared) + " bytes but stores only " + std::to_string(stored);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+NDArray File::read(std::string_view dataset_path) const {
+  const std::string path = absolute_object_path(dataset_path);
+  const DatasetInfo info = dataset_info(path);
+  if (info.compound || info.string) fail(path, "expected numbers, found a dataset of records or strings");
+  return read(path, info.dtype);
+}
+
+NDArray File::read(std::string_view dataset_path, DType dtype) const {
+  const std::string path = absolute_object_path(dataset_path);
+  MESHIOPLUSPLUS_OPEN_DATASET(open, path);
+  if (open.element.compound || open.element.string || !open.element.dtype)
+    fail(path, "expected numbers, found an element type that is not an integer or float");
+  if (auto problem = storage_problem(open.dataset.get(), open.type.get(), open.space_shape, open.element.trailing,
+                                     file_size_))
+    fail(path, *problem);
+  Shape shape = open.space_shape;
+  shape.insert(shape.end(), open.element.trailing.begin(), open.element.trailing.end());
+  NDArray array = NDArray::allocate(dtype, shape);
+  if (array.size() == 0) return array;
+  Handle memtype = memory_type(dtype, open.element.trailing);
+  if (H5Dread(open.dataset.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, array.data()) < 0)
+    fail(path, "cannot read the dataset");
+  return array;
+}
+
+NDArray File::read_rows(std::string_view dataset_path, std::int64_t first, std::int64_t count,
+                        std::optional<DType> dtype) const {
+  const std::string path = absolute_object_path(dataset_path);
+  MESHIOPLUSPLUS_OPEN_DATASET(open, path);
+  if (open.element.compound || open.element.string || !open.element.dtype)
+    fail(path, "expected numbers, found an element type that is not an integer or float");
+  const Shape& extent = open.space_shape;
+  if (extent.empty() || H5Sget_simple_extent_type(open.space.get()) != H5S_SIMPLE)
+    fail(path, "a row range needs a dataset with at least one dimension");
+  if (first < 0 || count < 0 || first > extent[0] || count > extent[0] - first)
+    fail(path, "rows [" + std::to_string(first) + ", " + std::to_string(first + count) + ") outside the " +
+                   std::to_string(extent[0]) + " rows");
+  if (auto problem = storage_problem(open.dataset.get(), open.type.get(), extent, open.element.trailing, file_size_))
+    fail(path, *problem);
+  Shape shape = extent;
+  shape[0] = count;
+  Shape full = shape;
+  full.insert(full.end(), open.element.trailing.begin(), open.element.trailing.end());
+  const DType target = dtype.value_or(*open.element.dtype);
+  NDArray array = NDArray::allocate(target, full);
+  if (array.size() == 0) return array;
+  std::vector<hsize_t> start(extent.size(), 0), counts(shape.begin(), shape.end());
+  start[0] = static_cast<hsize_t>(first);
+  if (H5Sselect_hyperslab(open.space.get(), H5S_SELECT_SET, start.data(), nullptr, counts.data(), nullptr) < 0)
+    fail(path, "cannot select the row range");
+  Handle memory_space = space_handle(H5Screate_simple(static_cast<int>(counts.size()), counts.data(), nullptr));
+  Handle memtype = memory_type(target, open.element.trailing);
+  if (H5Dread(open.dataset.get(), memtype.get(), memory_space.get(), open.space.get(), H5P_DEFAULT, array.data()) < 0)
+    fail(path, "cannot read the row range");
+  return array;
+}
+
+void File::read_into(std::string_view dataset_path, NDArray& out) const {
+  const std::string path = absolute_object_path(dataset_path);
+  MESHIOPLUSPLUS_OPEN_DATASET(open, path);
+  if (open.element.compound || open.element.string || !open.element.dtype)
+    fail(path, "expected numbers, found an element type that is not an integer or float");
+  Shape shape = open.space_shape;
+  shape.insert(shape.end(), open.element.trailing.begin(), open.element.trailing.end());
+  if (element_count(shape) != out.size())
+    fail(path, "holds " + shape_text(shape) + " elements, the destination " + shape_text(out.shape()));
+  if (auto problem = storage_problem(open.dataset.get(), open.type.get(), open.space_shape, open.element.trailing,
+                                     file_size_))
+    fail(path, *problem);
+  if (out.size() == 0) return;
+  Handle memtype = memory_type(out.dtype(), open.element.trailing);
+  if (H5Dread(open.dataset.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+    fail(path, "cannot read the dataset");
+}
+
+std::vector<std::string> File::read_strings(std::string_view dataset_path) const {
+  const std::string path = absolute_object_path(dataset_path);
+  MESHIOPLUSPLUS_OPEN_DATASET(open, path);
+  if (!open.element.string) fail(path, "expected a dataset of strings");
+  const std::uint64_t count = element_count(open.space_shape);
+  const bool variable = H5Tis_variable_str(open.type.get()) > 0;
+  const std::size_t width = variable ? sizeof(char*) : H5Tget_size(open.type.get());
+  if (count > file_size_ + 1 || (width != 0 && count * width > (file_size_ + 1) * 64))
+    fail(path, "declares more strings than the file can hold");
+  std::vector<std::string> values;
+  values.reserve(count);
+  Handle memtype = type_handle(H5Tcopy(H5T_C_S1));
+  if (variable) {
+    H5Tset_size(memtype.get(), H5T_VARIABLE);
+    std::vector<char*> pointers(count, nullptr);
+    if (count > 0 && H5Dread(open.dataset.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0)
+      fail(path, "cannot read the strings");
+    for (char* text : pointers) values.emplace_back(text ? text : "");
+    if (count > 0) H5Dvlen_reclaim(memtype.get(), open.space.get(), H5P_DEFAULT, pointers.data());
+  } else {
+    H5Tset_size(memtype.get(), width);
+    H5Tset_strpad(memtype.get(), H5T_STR_NULLPAD);  // NULLTERM would give up the last byte
+    std::vector<char> buffer(count * width);
+    if (count > 0 && H5Dread(open.dataset.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0)
+      fail(path, "cannot read the strings");
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::string_view text(buffer.data() + i * width, width);
+      values.emplace_back(text.substr(0, text.find('\0')));
+    }
+  }
+  return values;
+}
+
+bool File::has_attribute(std::string_view object_path, std::string_view name) const {
+  const std::string path = absolute_object_path(object_path);
+  if (!exists(path)) return false;
+  const htri_t present = H5Aexists_by_name(id_, path.c_str(), std::string(name).c_str(), H5P_DEFAULT);
+  if (present < 0) H5Eclear2(H5E_DEFAULT);
+  return present > 0;
+}
+
+std::optional<std::string> File::string_attribute(std::string_view object_path, std::string_view name) const {
+  if (!has_attribute(object_path, name)) return std::nullopt;
+  const std::string path = absolute_object_path(object_path);
+  Handle attribute = attribute_handle(H5Aopen_by_name(id_, path.c_str(), std::string(name).c_str(), H5P_DEFAULT, H5P_DEFAULT));
+  Handle type = type_handle(H5Aget_type(attribute.get()));
+  if (!attribute.valid() || !type.valid()) fail(path, "cannot open attribute '" + std::string(name) + "'");
+  if (H5Tget_class(type.get()) != H5T_STRING) return std::nullopt;
+  Handle memtype = type_handle(H5Tcopy(H5T_C_S1));
+  if (H5Tis_variable_str(type.get()) > 0) {
+    H5Tset_size(memtype.get(), H5T_VARIABLE);
+    H5Tset_cset(memtype.get(), H5Tget_cset(type.get()));
+    Handle space = space_handle(H5Aget_space(attribute.get()));
+    const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+    if (count < 1 || count > (1 << 20)) return std::nullopt;
+    std::vector<char*> pointers(static_cast<std::size_t>(count), nullptr);
+    if (H5Aread(attribute.get(), memtype.get(), pointers.data()) < 0)
+      fail(path, "cannot read attribute '" + std::string(name) + "'");
+    std::string value = pointers[0] ? pointers[0] : "";
+    H5Dvlen_reclaim(memtype.get(), space.get(), H5P_DEFAULT, pointers.data());
+    return value;
+  }
+  const std::size_t width = H5Tget_size(type.get());
+  Handle space = space_handle(H5Aget_space(attribute.get()));
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  if (count < 1 || width == 0 || static_cast<std::uint64_t>(count) * width > (std::uint64_t{1} << 26))
+    return std::string();
+  H5Tset_size(memtype.get(), width);
+  // Null-padded, not terminated: a NULLTERM memory type drops the last character of a string
+  // that fills its width (h5py's np.bytes_ attributes, MED's profile names).
+  H5Tset_strpad(memtype.get(), H5T_STR_NULLPAD);
+  std::vector<char> buffer(static_cast<std::size_t>(count) * width);
+  if (H5Aread(attribute.get(), memtype.get(), buffer.data()) < 0)
+    fail(path, "cannot read attribute '" + std::string(name) + "'");
+  std::string_view text(buffer.data(), width);
+  return std::string(text.substr(0, text.find('\0')));
+}
+
+namespace {
+
+template <class T>
+std::optional<T> numeric_attribute(const File& file, hid_t file_id, std::string_view object_path, std::string_view name,
+                                   hid_t memory) {
+  if (!file.has_attribute(object_path, name)) return std::nullopt;
+  const std::string path = absolute_object_path(object_path);
+  Handle attribute = attribute_handle(H5Aopen_by_name(file_id, path.c_str(), std::string(name).c_str(), H5P_DEFAULT, H5P_DEFAULT));
+  Handle type = type_handle(H5Aget_type(attribute.get()));
+  Handle space = space_handle(H5Aget_space(attribute.get()));
+  if (!attribute.valid() || !type.valid() || !space.valid()) file.fail(path, "cannot open attribute '" + std::string(name) + "'");
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_INTEGER && type_class != H5T_FLOAT && type_class != H5T_ENUM) return std::nullopt;
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  if (count < 1 || count > (1 << 24)) return std::nullopt;
+  std::vector<T> values(static_cast<std::size_t>(count));
+  Handle memtype = type_handle(H5Tcopy(memory));
+  if (type_class == H5T_ENUM) {  // enums convert only to enums: read the raw base integers
+    memtype = type_handle(H5Tcopy(type.get()));
+    if (H5Tget_size(type.get()) != sizeof(std::int32_t) || !std::is_integral_v<T>) return std::nullopt;
+    std::vector<std::int32_t> raw(static_cast<std::size_t>(count));
+    if (H5Aread(attribute.get(), memtype.get(), raw.data()) < 0) file.fail(path, "cannot read attribute '" + std::string(name) + "'");
+    return static_cast<T>(raw[0]);
+  }
+  if (H5Aread(attribute.get(), memtype.get(), values.data()) < 0)
+    file.fail(path, "cannot read attribute '" + std::string(name) + "'");
+  return values[0];
+}
+
+}  // namespace
+
+std::optional<std::int64_t> File::integer_attribute(std::string_view object_path, std::string_view name) const {
+  return numeric_attribute<std::int64_t>(*this, id_, object_path, name, H5T_NATIVE_INT64);
+}
+
+std::optional<double> File::float_attribute(std::string_view object_path, std::string_view name) const {
+  return numeric_attribute<double>(*this, id_, object_path, name, H5T_NATIVE_DOUBLE);
+}
+
+std::vector<std::string> File::attribute_names(std::string_view object_path) const {
+  const std::string path = absolute_object_path(object_path);
+  if (!exists(path)) fail(path, "no such object");
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  if (H5Aiterate_by_name(id_, path.c_str(), H5_INDEX_NAME, H5_ITER_INC, &index, collect_attribute_name, &names,
+                         H5P_DEFAULT) < 0)
+    fail(path, "cannot list the attributes");
+  return names;
+}
+
+void File::create_group(std::string_view group_path) {
+  const std::string path = absolute_object_path(group_path);
+  if (kind(path) == ObjectKind::group) return;
+  Handle lcpl = link_creation_plist();
+  Handle group(H5Gcreate2(id_, path.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  if (!group.valid()) fail(path, "cannot create the group");
+}
+
+void File::write(std::string_view dataset_path, const NDArray& array, const DatasetWriteOptions& options) {
+  const std::string path = absolute_object_path(dataset_path);
+  const Shape& shape = array.shape();
+  Shape space_extent = shape;
+  Handle file_type;
+  if (options.as_array_type && shape.size() > 1) {
+    space_extent = {shape[0]};
+    std::vector<hsize_t> trailing(shape.begin() + 1, shape.end());
+    file_type = type_handle(H5Tarray_create2(native_type(array.dtype()), static_cast<unsigned>(trailing.size()),
+                                             trailing.data()));
+  } else {
+    file_type = type_handle(H5Tcopy(native_type(array.dtype())));
+  }
+  std::vector<hsize_t> dims(space_extent.begin(), space_extent.end());
+  Handle space = space_handle(dims.empty() ? H5Screate(H5S_SCALAR)
+                                           : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
+  const bool compress = options.gzip_level >= 0 && !dims.empty() &&
+                        std::all_of(dims.begin(), dims.end(), [](hsize_t d) { return d > 0; });
+  if (compress) {
+    // Chunks of whole rows, about 1 MiB each: large enough for deflate, small enough to stream.
+    std::vector<hsize_t> chunk = dims;
+    const std::size_t row_bytes = std::max<std::size_t>(1, H5Tget_size(file_type.get()) *
+                                                               static_cast<std::size_t>(element_count(Shape(space_extent.begin() + 1, space_extent.end()))));
+    chunk[0] = std::clamp<hsize_t>((std::size_t{1} << 20) / row_bytes, 1, dims[0]);
+    H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data());
+    H5Pset_deflate(dcpl.get(), static_cast<unsigned>(std::min(options.gzip_level, 9)));
+  }
+  Handle lcpl = link_creation_plist();
+  Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
+  if (!dataset.valid()) fail(path, "cannot create the dataset");
+  if (array.size() > 0 &&
+      H5Dwrite(dataset.get(), file_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, array.data()) < 0)
+    fail(path, "cannot write the dataset");
+}
+
+void File::write_strings(std::string_view dataset_path, const std::vector<std::string>& values, int gzip_level) {
+  const std::string path = absolute_object_path(dataset_path);
+  std::size_t width = 1;
+  for (const std::string& value : values) width = std::max(width, value.size());
+  std::vector<char> buffer(values.size() * width, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) std::copy(values[i].begin(), values[i].end(), buffer.begin() + i * width);
+  Handle type = type_handle(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.get(), width);
+  H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+  const hsize_t count = values.size();
+  Handle space = space_handle(H5Screate_simple(1, &count, nullptr));
+  Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
+  if (gzip_level >= 0 && count > 0) {
+    H5Pset_chunk(dcpl.get(), 1, &count);
+    H5Pset_deflate(dcpl.get(), static_cast<unsigned>(std::min(gzip_level, 9)));
+  }
+  Handle lcpl = link_creation_plist();
+  Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
+  if (!dataset.valid()) fail(path, "cannot create the dataset");
+  if (count > 0 && H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0)
+    fail(path, "cannot write the strings");
+}
+
+namespace {
+
+void write_scalar_attribute(const File& file, hid_t file_id, std::string_view object_path, std::string_view name,
+                            hid_t type, const void* value) {
+  const std::string path = absolute_object_path(object_path);
+  const std::string attribute_name(name);
+  if (H5Aexists_by_name(file_id, path.c_str(), attribute_name.c_str(), H5P_DEFAULT) > 0)
+    H5Adelete_by_name(file_id, path.c_str(), attribute_name.c_str(), H5P_DEFAULT);
+  H5Eclear2(H5E_DEFAULT);
+  Handle space = space_handle(H5Screate(H5S_SCALAR));
+  Handle attribute = attribute_handle(
+      H5Acreate_by_name(file_id, path.c_str(), attribute_name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute.valid()) file.fail(path, "cannot create attribute '" + attribute_name + "'");
+  if (H5Awrite(attribute.get(), type, value) < 0) file.fail(path, "cannot write attribute '" + attribute_name + "'");
+}
+
+}  // namespace
+
+void File::set_attribute(std::string_view object_path, std::string_view name, std::string_view value) {
+  Handle type = type_handle(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.get(), H5T_VARIABLE);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  const std::string text(value);
+  const char* pointer = text.c_str();
+  write_scalar_attribute(*this, id_, object_path, name, type.get(), &pointer);
+}
+
+void File::set_attribute(std::string_view object_path, std::string_view name, std::int64_t value) {
+  write_scalar_attribute(*this, id_, object_path, name, H5T_NATIVE_INT64, &value);
+}
+
+void File::set_attribute(std::string_view object_path, std::string_view name, std::uint64_t value) {
+  write_scalar_attribute(*this, id_, object_path, name, H5T_NATIVE_UINT64, &value);
+}
+
+void File::set_attribute(std::string_view object_path, std::string_view name, double value) {
+  write_scalar_attribute(*this, id_, object_path, name, H5T_NATIVE_DOUBLE, &value);
+}
+
+void File::set_int32_attribute(std::string_view object_path, std::string_view name, std::int32_t value) {
+  write_scalar_attribute(*this, id_, object_path, name, H5T_NATIVE_INT32, &value);
+}
+
+void File::set_fixed_string_attribute(std::string_view object_path, std::string_view name, std::string_view value) {
+  Handle type = type_handle(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1));  // HDF5 has no zero-length strings
+  H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+  std::string text(value);
+  text.resize(std::max<std::size_t>(value.size(), 1), '\0');
+  write_scalar_attribute(*this, id_, object_path, name, type.get(), text.data());
+}
+
+void File::commit_datatype(std::string_view type_path, DType dtype, int components) {
+  const std::string path = absolute_object_path(type_path);
+  Handle type;
+  if (components > 1) {
+    const hsize_t dims = static_cast<hsize_t>(components);
+    type = type_handle(H5Tarray_create2(native_type(dtype), 1, &dims));
+  } else {
+    type = type_handle(H5Tcopy(native_type(dtype)));
+  }
+  Handle lcpl = link_creation_plist();
+  if (H5Tcommit2(id_, path.c_str(), type.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+    fail(path, "cannot store the named datatype");
+}
+
+void File::commit_enum_datatype(std::string_view type_path, const std::vector<std::pair<std::string, int>>& members) {
+  const std::string path = absolute_object_path(type_path);
+  Handle type = type_handle(H5Tenum_create(H5T_NATIVE_INT32));
+  for (const auto& [member, value] : members) {
+    const std::int32_t number = value;
+    if (H5Tenum_insert(type.get(), member.c_str(), &number) < 0) fail(path, "cannot build the enum type");
+  }
+  Handle lcpl = link_creation_plist();
+  if (H5Tcommit2(id_, path.c_str(), type.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+    fail(path, "cannot store the named datatype");
+}
+
+void File::set_enum_attribute(std::string_view object_path, std::string_view name, std::string_view enum_type_path,
+                              int value) {
+  const std::string type_path = absolute_object_path(enum_type_path);
+  Handle type = type_handle(H5Topen2(id_, type_path.c_str(), H5P_DEFAULT));
+  if (!type.valid()) fail(type_path, "no such named datatype");
+  const std::int32_t number = value;
+  write_scalar_attribute(*this, id_, object_path, name, type.get(), &number);
+}
+
+#undef MESHIOPLUSPLUS_OPEN_DATASET
+
+#else  // no HDF5 in this build: every entry point names the missing library.
+
+bool available() noexcept { return false; }
+
+void File::fail(std::string_view object_path, const std::string& message) const {
+  const std::string text =
+      object_path.empty() ? message : "HDF5 object '" + absolute_object_path(object_path) + "': " + message;
+  if (mode_ == Mode::write) throw WriteError(path_, format_, text);
+  throw ReadError(path_, format_, text);
+}
+
+File File::open(const std::string& path, std::string_view format) {
+  throw ReadError(path, std::string(format), std::string(kMissingLibrary));
+}
+File File::create(const std::string& path, std::string_view format) {
+  throw WriteError(path, std::string(format), std::string(kMissingLibrary));
+}
+File::File(File&& other) noexcept = default;
+File& File::operator=(File&& other) noexcept = default;
+File::~File() = default;
+void File::close() noexcept {}
+void File::commit() { fail({}, std::string(kMissingLibrary)); }
+void File::set_int32_attribute(std::string_view path, std::string_view, std::int32_t) { fail(path, std::string(kMissingLibrary)); }
+void File::set_fixed_string_attribute(std::string_view path, std::string_view, std::string_view) {
+  fail(path, std::string(kMissingLibrary));
+}
+ObjectKind File::kind(std::string_view) const { return ObjectKind::missing; }
+std::vector<std::string> File::children(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
+DatasetInfo File::dataset_info(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
+void File::expect_shape(std::string_view path, const Shape&, const Shape&) const { fail(path, std::string(kMissingLibrary)); }
+NDArray File::read(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
+NDArray File::read(std::string_view path, DType) const { fail(path, std::string(kMissingLibrary)); }
+NDArray File::read_rows(std::string_view path, std::int64_t, std::int64_t, std::optional<DType>) const {
+  fail(path, std::string(kMissingLibrary));
+}
+void File::read_into(std::string_view path, NDArray&) const { fail(path, std::string(kMissingLibrary)); }
+std::vector<std::string> File::read_strings(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
+bool File::has_attribute(std::string_view, std::string_view) const { return false; }
+std::optional<std::string> File::string_attribute(std::string_view, std::string_view) const { return std::nullopt; }
+std::optional<std::int64_t> File::integer_attribute(std::string_view, std::string_view) const { return std::nullopt; }
+std::optional<double> File::float_attribute(std::string_view, std::string_view) const { return std::nullopt; }
+std::vector<std::string> File::attribute_names(std::string_view) const { return {}; }
+void File::create_group(std::string_view path) { fail(path, std::string(kMissingLibrary)); }
+void File::write(std::string_view path, const NDArray&, const DatasetWriteOptions&) { fail(path, std::string(kMissingLibrary)); }
+void File::write_strings(std::string_view path, const std::vector<std::string>&, int) { fail(path, std::string(kMissingLibrary)); }
+void File::set_attribute(std::string_view path, std::string_view, std::string_view) { fail(path, std::string(kMissingLibrary)); }
+void File::set_attribute(std::string_view path, std::string_view, std::int64_t) { fail(path, std::string(kMissingLibrary)); }
+void File::set_attribute(std::string_view path, std::string_view, std::uint64_t) { fail(path, std::string(kMissingLibrary)); }
+void File::set_attribute(std::string_view path, std::string_view, double) { fail(path, std::string(kMissingLibrary)); }
+void File::commit_datatype(std::string_view path, DType, int) { fail(path, std::string(kMissingLibrary)); }
+void File::commit_enum_datatype(std::string_view path, const std::vector<std::pair<std::string, int>>&) {
+  fail(path, std::string(kMissingLibrary));
+}
+void File::set_enum_attribute(std::string_view path, std::string_view, std::string_view, int) {
+  fail(path, std::string(kMissingLibrary));
+}
+
+#endif
+
+}  // namespace meshioplusplus::io::hdf5

@@ -1,0 +1,141 @@
+// Floor 2: HDF5 files, an optional build feature (MESHIOPLUSPLUS_HAVE_HDF5, the C library
+// from libhdf5-dev). Every HDF5-based format (XDMF heavy data, HMF, H5M, VTKHDF, MED) goes
+// through this one class, so handle lifetimes, error-stack silencing, dtype mapping, size
+// checks and "dataset → NDArray through the allocator hook" live in one place.
+//
+// Errors: every failure throws ReadError (files opened for reading) or WriteError (files
+// being written) naming the file and the HDF5 object path, with HDF5's innermost error
+// message when it has one. HDF5's own printing of its error stack to stderr is switched off.
+// Without HDF5 in the build, opening or creating a file throws ReadError/WriteError saying
+// "built without HDF5 (install libhdf5-dev and rebuild)".
+//
+// Object paths are absolute ("/domain/grid/Geometry"); a missing leading '/' is tolerated.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "meshioplusplus/ndarray.hpp"
+
+namespace meshioplusplus::io::hdf5 {
+
+bool available() noexcept;
+// The message readers and writers use when the build lacks HDF5.
+inline constexpr std::string_view kMissingLibrary = "built without HDF5 (install libhdf5-dev and rebuild)";
+
+enum class ObjectKind { missing, group, dataset, named_datatype, other };
+
+// What a dataset holds, before reading it. Elements of an HDF5 array type (H5M stores
+// k-component tags that way) count as trailing dimensions: an (n,) dataset of int[3]
+// elements has shape (n, 3).
+struct DatasetInfo {
+  DType dtype = DType::float64;
+  Shape shape;
+  bool compound = false;  // elements are records; `dtype` is meaningless then
+  bool string = false;    // elements are strings; `dtype` is meaningless then
+};
+
+struct DatasetWriteOptions {
+  int gzip_level = -1;       // -1: no compression; 0-9: deflate filter (data is chunked then)
+  bool as_array_type = false;  // store trailing dimensions as an HDF5 array element type (H5M tags)
+};
+
+class File {
+ public:
+  enum class Mode { read, write };
+
+  // Opens an existing file read-only. `format` names the caller in errors ("xdmf", "hmf" …).
+  static File open(const std::string& path, std::string_view format);
+  // Creates a file: written to a temporary beside `path` that replaces it on commit();
+  // dropped without commit(), the temporary is removed and any existing file is untouched.
+  static File create(const std::string& path, std::string_view format);
+
+  File(File&&) noexcept;
+  File& operator=(File&&) noexcept;
+  ~File();
+
+  const std::string& path() const noexcept { return path_; }
+  Mode mode() const noexcept { return mode_; }
+
+  // ---- structure ----
+  ObjectKind kind(std::string_view object_path) const;
+  bool exists(std::string_view object_path) const { return kind(object_path) != ObjectKind::missing; }
+  // The names of a group's members, in the order HDF5 lists them (by name).
+  std::vector<std::string> children(std::string_view group_path) const;
+  DatasetInfo dataset_info(std::string_view dataset_path) const;
+
+  // ---- reading (all results allocated once, through the allocator hook) ----
+  // The whole dataset in its own dtype and shape. Checks the declared size against what the
+  // file holds (a truncated file or a forged shape is a ReadError, not a huge allocation).
+  NDArray read(std::string_view dataset_path) const;
+  // The same, converted by HDF5 to `dtype` while reading (one pass, no staging copy).
+  NDArray read(std::string_view dataset_path, DType dtype) const;
+  // Rows [first, first + count) along the first axis (a hyperslab): the building block of
+  // partitioned reads. `count` rows of the full row width.
+  NDArray read_rows(std::string_view dataset_path, std::int64_t first, std::int64_t count,
+                    std::optional<DType> dtype = std::nullopt) const;
+  // Into memory the caller owns; `out` must have the dataset's shape (element count) and
+  // any numeric dtype (HDF5 converts).
+  void read_into(std::string_view dataset_path, NDArray& out) const;
+  // A dataset of strings (fixed or variable length), one entry per element.
+  std::vector<std::string> read_strings(std::string_view dataset_path) const;
+  // Throws ReadError naming the dataset unless `shape` matches `expected`; -1 in `expected`
+  // matches any extent.
+  void expect_shape(std::string_view dataset_path, const Shape& shape, const Shape& expected) const;
+
+  // ---- attributes of any object ----
+  bool has_attribute(std::string_view object_path, std::string_view name) const;
+  std::optional<std::string> string_attribute(std::string_view object_path, std::string_view name) const;
+  // A numeric attribute (scalar or first element), converted to int64 / double.
+  std::optional<std::int64_t> integer_attribute(std::string_view object_path, std::string_view name) const;
+  std::optional<double> float_attribute(std::string_view object_path, std::string_view name) const;
+  std::vector<std::string> attribute_names(std::string_view object_path) const;
+
+  // ---- writing ----
+  void create_group(std::string_view group_path);
+  // Contiguous (or chunked when compressed) dataset holding `array` in its dtype and shape.
+  void write(std::string_view dataset_path, const NDArray& array, const DatasetWriteOptions& options = {});
+  // A 1-D dataset of fixed-length strings (as h5py writes a list of bytes).
+  void write_strings(std::string_view dataset_path, const std::vector<std::string>& values,
+                     int gzip_level = -1);
+  // Scalar attributes. Strings are variable-length UTF-8, which h5py reads back as str.
+  void set_attribute(std::string_view object_path, std::string_view name, std::string_view value);
+  void set_attribute(std::string_view object_path, std::string_view name, std::int64_t value);
+  void set_attribute(std::string_view object_path, std::string_view name, std::uint64_t value);
+  void set_attribute(std::string_view object_path, std::string_view name, double value);
+  // As the MED library writes them: a 32-bit integer, and a fixed-length NUL-padded ASCII
+  // string (h5py's np.bytes_; readers that decode bytes, like meshio's MED reader, need it).
+  void set_int32_attribute(std::string_view object_path, std::string_view name, std::int32_t value);
+  void set_fixed_string_attribute(std::string_view object_path, std::string_view name, std::string_view value);
+  // A named (committed) datatype at `type_path`: `dtype` with `components` > 1 becomes an
+  // array type of that many elements (H5M's tag type records).
+  void commit_datatype(std::string_view type_path, DType dtype, int components = 1);
+  // A named 32-bit integer enum type with the given members.
+  void commit_enum_datatype(std::string_view type_path,
+                            const std::vector<std::pair<std::string, int>>& members);
+  // A scalar attribute whose type is the committed enum at `enum_type_path`.
+  void set_enum_attribute(std::string_view object_path, std::string_view name,
+                          std::string_view enum_type_path, int value);
+
+  // Flushes, closes and moves the temporary over the target (write mode only).
+  void commit();
+
+  [[noreturn]] void fail(std::string_view object_path, const std::string& message) const;
+
+ private:
+  File() = default;
+  void close() noexcept;
+
+  std::string path_;
+  std::string temp_path_;  // write mode: where the bytes go until commit()
+  std::string format_;
+  Mode mode_ = Mode::read;
+  std::int64_t id_ = -1;   // hid_t
+  std::uint64_t file_size_ = 0;  // read mode: bytes on disk, the bound every dataset is checked against
+};
+
+}  // namespace meshioplusplus::io::hdf5
