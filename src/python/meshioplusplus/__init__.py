@@ -37,6 +37,7 @@ from ._interop_frameworks import to_jax, to_numba, to_torch, to_xp
 from ._interop_meshes import from_pyvista, from_trimesh, to_pyvista, to_trimesh
 from ._mesh import CellBlock, Mesh
 from ._operations import SideRegionReport, derive_side_regions
+from ._parallel import device_for_rank, partition
 from ._mirror import DeviceMirror, PendingHostCopy
 from ._allocation import allocation_owner, allocator_installed
 from ._regions import Region, RegionKind, block_bases
@@ -83,6 +84,8 @@ __all__ = [
     "has_cuda_device",
     "has_cupy",
     "num_nodes_per_cell",
+    "device_for_rank",
+    "partition",
     "pinned_reads",
     "profiling",
     "read",

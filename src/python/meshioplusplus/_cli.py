@@ -292,6 +292,25 @@ def _binary_options(name, supports, args):
     return None
 
 
+def _partition(args):
+    from ._parallel import partition, write_pieces
+
+    _check_input(args.infile)
+    if not args.outfile.lower().endswith(".pvtu"):
+        raise CliError(f"{args.outfile}: partitioned output must be .pvtu")
+    progress = _Progress(sys.stderr.isatty())
+    progress.begin(f"reading {args.infile}")
+    mesh = read(args.infile, file_format=args.input_format)
+    progress.end()
+    progress.begin(f"partitioning into {args.parts} ({args.method})")
+    pieces = partition(mesh, args.parts, method=args.method)
+    progress.end()
+    progress.begin(f"writing {args.outfile}")
+    write_pieces(args.outfile, pieces)
+    progress.end()
+    return 0
+
+
 def _version_text():
     from . import __version__
 
@@ -353,6 +372,13 @@ def build_parser():
     binary = commands.add_parser("binary", aliases=["b"], help="rewrite a file as binary (in place)")
     add_input(binary)
     binary.set_defaults(run=lambda args: _rewrite(args, _binary_options, "convert to binary"))
+    parts = commands.add_parser("partition", help="split a mesh into pieces (METIS) and write a .pvtu")
+    add_input(parts)
+    parts.add_argument("outfile", help="the .pvtu index to write (pieces go beside it)")
+    parts.add_argument("-n", "--parts", type=int, required=True, help="number of pieces")
+    parts.add_argument("--method", choices=["auto", "metis", "geometric"], default="auto",
+                       help="METIS graph partitioning (pymetis) or coordinate bisection (default: METIS if installed)")
+    parts.set_defaults(run=_partition)
     return parser
 
 

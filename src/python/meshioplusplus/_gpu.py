@@ -502,7 +502,8 @@ def _import_cupy(function: str):
     return cupy
 
 
-def to_cupy(mesh: Mesh, *, float32: bool = False, int32: bool = False, pinned: bool = False, stream: Any = None) -> DevicePayload:
+def to_cupy(mesh: Mesh, *, float32: bool = False, int32: bool = False, pinned: bool = False, stream: Any = None,
+            device: Optional[int] = None) -> DevicePayload:
     """The mesh's arrays on the current CUDA device: one host->device transfer per array.
 
     Builds the host payload (``to_dlpack``'s data policy and opt-ins), then copies each array
@@ -512,6 +513,7 @@ def to_cupy(mesh: Mesh, *, float32: bool = False, int32: bool = False, pinned: b
     ``pinned=True`` stages each array through page-locked host memory before the copy —
     except arrays a reader allocated in page-locked memory under ``pinned_reads()``, which
     are copied straight from their own buffers (listed in ``derived``).
+    ``device`` selects the CUDA device (default: the current one).
     ``stream=None`` runs the copies on the current stream and synchronizes it before returning,
     then releases any staging memory. With a caller's ``stream`` the copies are enqueued on it
     and the function returns at once: synchronize the stream before using the arrays or
@@ -519,7 +521,11 @@ def to_cupy(mesh: Mesh, *, float32: bool = False, int32: bool = False, pinned: b
     """
     cupy = _import_cupy("to_cupy")
     host = _to_device_payload(mesh, float32=float32, int32=int32, zero_copy_only=False)
-    moved = _move_to_device(host, cupy, pinned=pinned, stream=stream, names=_mesh_names(mesh, host))
+    if device is None:
+        moved = _move_to_device(host, cupy, pinned=pinned, stream=stream, names=_mesh_names(mesh, host))
+    else:  # e.g. one GPU per MPI rank: meshioplusplus.device_for_rank(comm)
+        with cupy.cuda.Device(int(device)):
+            moved = _move_to_device(host, cupy, pinned=pinned, stream=stream, names=_mesh_names(mesh, host))
     _warn_notes("to_cupy", moved.notes)
     return moved
 

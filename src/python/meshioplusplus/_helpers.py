@@ -160,13 +160,18 @@ def _spool_suffix(format_name):
 
 
 def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optional[str] = None,
-         max_bytes: Optional[int] = None) -> Mesh:
+         max_bytes: Optional[int] = None, comm: Any = None) -> Mesh:
     """Read a mesh. ``file_format`` is deduced from the file name when omitted (for ``.msh``
     from the content too: Gmsh or ANSYS).
 
     Arrays in the result adopt the C++ buffers (zero-copy, writeable). ``max_bytes`` caps the
-    size of any one array a header may make a reader allocate (see docs/errors.md).
+    size of any one array a header may make a reader allocate (see docs/errors.md). With an
+    mpi4py communicator ``comm``, a partitioned file gives this rank's piece (docs/parallel.md).
     """
+    if comm is not None:
+        from ._parallel import read_piece
+
+        return read_piece(filename, comm, file_format)
     if max_bytes is not None:
         return _with_array_limit(max_bytes, read, filename, file_format)
     if _is_buffer(filename):
@@ -269,12 +274,18 @@ def _sets_as_data(mesh):
 
 
 def write(filename: Union[str, "os.PathLike[str]", IO[Any]], mesh: Mesh, file_format: Optional[str] = None,
-          **options: Any) -> None:
+          comm: Any = None, **options: Any) -> None:
     """Write ``mesh`` (ours, or a ``meshio.Mesh``). Contiguous canonical arrays are handed to the
     core without a copy; any other array-like is converted.
 
-    The target is replaced atomically: on failure any existing file is left as it was.
+    The target is replaced atomically: on failure any existing file is left as it was. With an
+    mpi4py communicator ``comm``, every rank passes its piece and a partitioned file is written
+    collectively (docs/parallel.md).
     """
+    if comm is not None:
+        from ._parallel import write_piece
+
+        return write_piece(filename, mesh, comm, file_format, **options)
     if _is_buffer(filename):
         if not file_format:
             raise WriteError("File format must be supplied if `filename` is a buffer")

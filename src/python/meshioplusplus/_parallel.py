@@ -1,0 +1,382 @@
+"""Partitioned meshes: split a mesh into pieces (``partition``), and read or write one piece per
+MPI rank (``read(path, comm=comm)``, ``write(path, piece, comm=comm)``) through mpi4py.
+
+mpi4py is imported only when a communicator is given; the C++ core stays MPI-free: each rank runs
+the ordinary reader on its own piece files, so a rank reads only its own bytes. The collective
+steps are small: rank 0 writes the index file after gathering the pieces' array layouts (one
+``gather``), and every rank learns the piece count from the index it reads itself.
+
+Pieces carry their global numbers: ``point_data["global_ids"]`` and ``cell_data["global_ids"]``
+(int64), the point and cell numbers of the mesh they were cut from; ``partition`` sets them and
+the partitioned reader keeps them. Points on piece boundaries appear in every piece that uses
+them (a VTK-style partition, no ghost layer added); a file that carries ``vtkGhostType`` keeps it
+as ordinary point/cell data.
+"""
+
+import os
+
+import numpy as np
+
+from ._exceptions import ReadError, WriteError
+from ._mesh import CellBlock, Mesh
+from ._regions import Region, RegionKind, block_bases
+
+GLOBAL_IDS = "global_ids"
+#: The files the last partitioned read on this process opened (the index, then its pieces):
+#: the reader's own accounting, so a test can check that a rank touched only its own bytes.
+files_read = []
+#: Formats with partitioned reads/writes (one piece file per rank, plus an index).
+PARTITIONED_FORMATS = ("pvtu",)
+
+
+# --- partitioning --------------------------------------------------------------------------
+
+
+def cell_partition(mesh, n, method="auto"):
+    """One part number (0..n-1) per cell, block-major. ``method``: ``"metis"`` (the dual graph
+    of the mesh cut by METIS through pymetis: cells sharing a facet are neighbours), ``"geometric"``
+    (recursive coordinate bisection of the cell centroids: no dependency, balanced counts, more
+    cut facets), or ``"auto"`` (METIS when pymetis is installed)."""
+    num_cells = int(block_bases(mesh.cells)[-1])
+    if n < 1:
+        raise ValueError(f"partition: n must be >= 1, got {n}")
+    if n == 1 or num_cells == 0:
+        return np.zeros(num_cells, dtype=np.int64)
+    if method == "auto":
+        try:
+            import pymetis  # noqa: F401
+
+            method = "metis"
+        except ImportError:
+            method = "geometric"
+    if method == "metis":
+        return _metis_parts(mesh, n)
+    if method == "geometric":
+        return _bisection_parts(_centroids(mesh), n)
+    raise ValueError(f"partition: unknown method {method!r} (metis, geometric or auto)")
+
+
+def _cell_node_lists(mesh):
+    for block in mesh.cells:
+        if isinstance(block.data, np.ndarray):
+            yield from block.data
+        else:  # polyhedra: the nodes of all faces
+            for cell in block.data:
+                yield np.unique(np.concatenate([np.asarray(face).reshape(-1) for face in cell]))
+
+
+def _metis_parts(mesh, n):
+    try:
+        import pymetis
+    except ImportError as error:
+        raise ImportError("partition(method='metis') needs pymetis: pip install pymetis") from error
+    dims = [block.dim for block in mesh.cells if block.dim]
+    top = max(dims) if dims else 1
+    ncommon = {1: 1, 2: 2, 3: 3}.get(top, 2)
+    result = pymetis.part_mesh(n, [np.asarray(c, dtype=np.int64) for c in _cell_node_lists(mesh)],
+                               gtype=pymetis.GType.DUAL, ncommon=ncommon)
+    return np.asarray(result.element_part, dtype=np.int64)
+
+
+def _centroids(mesh):
+    points = np.asarray(mesh.points, dtype=np.float64)
+    parts = []
+    for block in mesh.cells:
+        if isinstance(block.data, np.ndarray) and block.data.ndim == 2:
+            parts.append(points[block.data].mean(axis=1))
+        else:
+            parts.append(np.array([points[np.asarray(c)].mean(axis=0) for c in _cell_node_lists(Mesh(points, [block]))])
+                         .reshape(-1, points.shape[1]))
+    return np.concatenate(parts) if parts else np.zeros((0, points.shape[1]))
+
+
+def _bisection_parts(centroids, n):
+    parts = np.zeros(len(centroids), dtype=np.int64)
+
+    def split(indices, first_part, count):
+        if count == 1 or len(indices) == 0:
+            parts[indices] = first_part
+            return
+        left_count = count // 2
+        extent = centroids[indices].max(axis=0) - centroids[indices].min(axis=0)
+        axis = int(np.argmax(extent))
+        order = indices[np.argsort(centroids[indices, axis], kind="stable")]
+        cut = len(order) * left_count // count
+        split(order[:cut], first_part, left_count)
+        split(order[cut:], first_part + left_count, count - left_count)
+
+    split(np.arange(len(centroids)), 0, n)
+    return parts
+
+
+def partition(mesh, n, method="auto"):
+    """Split ``mesh`` into ``n`` pieces (a list of Mesh), each with its cells, the points they
+    use, point/cell data and regions restricted to the piece, and ``global_ids`` point and cell
+    data naming the original numbers. See ``cell_partition`` for ``method``."""
+    parts = cell_partition(mesh, n, method)
+    return [extract_cells(mesh, np.flatnonzero(parts == p)) for p in range(n)]
+
+
+def extract_cells(mesh, cells):
+    """The sub-mesh of the given block-major cell numbers (sorted), with ``global_ids``."""
+    cells = np.asarray(cells, dtype=np.int64)
+    bases = block_bases(mesh.cells)
+    points = np.asarray(mesh.points)
+    blocks, data, used = [], {name: [] for name in mesh.cell_data}, []
+    for b, block in enumerate(mesh.cells):
+        local = cells[(cells >= bases[b]) & (cells < bases[b + 1])] - bases[b]
+        if len(local) == 0:
+            continue
+        if isinstance(block.data, np.ndarray):
+            rows = block.data[local]
+            used.append(rows.reshape(-1))
+        else:
+            rows = [block.data[i] for i in local]
+            used.extend(np.asarray(face).reshape(-1) for cell in rows for face in cell)
+        blocks.append((block.type, rows))
+        for name, per_block in mesh.cell_data.items():
+            data[name].append(np.asarray(per_block[b])[local])
+    point_ids = np.unique(np.concatenate(used)) if used else np.zeros(0, dtype=np.int64)
+    renumber = np.full(len(points), -1, dtype=np.int64)
+    renumber[point_ids] = np.arange(len(point_ids))
+    new_blocks = []
+    for cell_type, rows in blocks:
+        if isinstance(rows, np.ndarray):
+            new_blocks.append(CellBlock(cell_type, renumber[rows]))
+        else:
+            new_blocks.append(CellBlock(cell_type, [[renumber[np.asarray(face)] for face in cell] for cell in rows]))
+    point_data = {name: np.asarray(values)[point_ids] for name, values in mesh.point_data.items()}
+    point_data[GLOBAL_IDS] = point_ids.astype(np.int64)
+    cell_renumber = np.full(int(bases[-1]), -1, dtype=np.int64)
+    cell_renumber[cells] = np.arange(len(cells))
+    data[GLOBAL_IDS] = [cells[(cells >= bases[b]) & (cells < bases[b + 1])]
+                        for b in range(len(mesh.cells)) if np.any((cells >= bases[b]) & (cells < bases[b + 1]))]
+    regions = []
+    for region in mesh.regions:
+        entries = np.asarray(region.entries, dtype=np.int64)
+        if region.kind == RegionKind.POINT:
+            mapped = renumber[entries]
+            entries = mapped[mapped >= 0]
+        elif region.kind == RegionKind.CELL:
+            mapped = cell_renumber[entries]
+            entries = mapped[mapped >= 0]
+        else:
+            mapped = cell_renumber[entries[:, 0]] if len(entries) else np.zeros(0, dtype=np.int64)
+            entries = np.column_stack([mapped, entries[:, 1]])[mapped >= 0] if len(entries) else entries
+        regions.append(Region(region.name, region.kind, region.dim, region.tag, entries))
+    return Mesh(points[point_ids], new_blocks, point_data=point_data, cell_data=data,
+                field_data=dict(mesh.field_data), regions=regions)
+
+
+def merge(pieces):
+    """One mesh from pieces: points concatenated (shared boundary points appear once per piece
+    unless the pieces carry ``global_ids``, which then weld them), blocks appended in piece
+    order, data joined, regions of the same name and kind joined."""
+    pieces = list(pieces)
+    if not pieces:
+        raise ValueError("merge: no pieces")
+    welded = all(GLOBAL_IDS in p.point_data for p in pieces)
+    if welded:
+        all_ids = np.concatenate([np.asarray(p.point_data[GLOBAL_IDS], dtype=np.int64) for p in pieces])
+        unique_ids, first = np.unique(all_ids, return_index=True)
+        points = np.concatenate([np.asarray(p.points) for p in pieces])[first]
+        maps = []
+        for p in pieces:
+            maps.append(np.searchsorted(unique_ids, np.asarray(p.point_data[GLOBAL_IDS], dtype=np.int64)))
+        point_data = {name: np.concatenate([np.asarray(p.point_data[name]) for p in pieces])[first]
+                      for name in pieces[0].point_data if all(name in p.point_data for p in pieces)}
+    else:
+        offsets = np.cumsum([0] + [len(p.points) for p in pieces])
+        points = np.concatenate([np.asarray(p.points) for p in pieces])
+        maps = [np.arange(len(p.points)) + offsets[i] for i, p in enumerate(pieces)]
+        point_data = {name: np.concatenate([np.asarray(p.point_data[name]) for p in pieces])
+                      for name in pieces[0].point_data if all(name in p.point_data for p in pieces)}
+    cells, cell_data, regions = [], {}, {}
+    names = [n for n in pieces[0].cell_data if all(n in p.cell_data for p in pieces)]
+    cell_base = 0
+    for p, mapping in zip(pieces, maps):
+        for block in p.cells:
+            if isinstance(block.data, np.ndarray):
+                cells.append(CellBlock(block.type, mapping[block.data]))
+            else:
+                cells.append(CellBlock(block.type, [[mapping[np.asarray(f)] for f in c] for c in block.data]))
+        for name in names:
+            cell_data.setdefault(name, []).extend(p.cell_data[name])
+        for region in p.regions:
+            entries = np.asarray(region.entries, dtype=np.int64)
+            if region.kind == RegionKind.POINT:
+                entries = mapping[entries]
+            elif region.kind == RegionKind.CELL:
+                entries = entries + cell_base
+            else:
+                entries = entries + np.array([cell_base, 0])
+            key = (region.name, region.kind)
+            if key in regions:
+                old = regions[key]
+                joined = np.concatenate([old.entries, entries])
+                if region.kind == RegionKind.POINT:
+                    joined = np.unique(joined)
+                regions[key] = Region(old.name, old.kind, old.dim, old.tag, joined)
+            else:
+                regions[key] = Region(region.name, region.kind, region.dim, region.tag, entries)
+        cell_base += int(block_bases(p.cells)[-1])
+    return Mesh(points, cells, point_data=point_data, cell_data=cell_data,
+                field_data=dict(pieces[0].field_data), regions=list(regions.values()))
+
+
+# --- one piece per rank --------------------------------------------------------------------
+
+
+def rank_share(num_pieces, size, rank):
+    """The piece numbers rank ``rank`` of ``size`` reads: a contiguous share, the first
+    ``num_pieces % size`` ranks one more. With fewer pieces than ranks, ranks past the last
+    piece get none (an empty mesh)."""
+    base, extra = divmod(num_pieces, size)
+    first = rank * base + min(rank, extra)
+    return list(range(first, first + base + (1 if rank < extra else 0)))
+
+
+def _format_of(path, file_format):
+    name = file_format or ("pvtu" if str(path).lower().endswith(".pvtu") else None)
+    if name not in PARTITIONED_FORMATS:
+        raise ValueError(f"a communicator was given, but {os.fspath(path)!r} is not a partitioned format; "
+                         f"partitioned reads and writes support: {', '.join(PARTITIONED_FORMATS)}")
+    return name
+
+
+def _pvtu_pieces(path):
+    """The piece file paths an index names (absolute)."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (ElementTree.ParseError, OSError) as error:
+        raise ReadError(f"{path}: not a readable PVTU index ({error})") from error
+    folder = os.path.dirname(os.path.abspath(path))
+    grid = root.find("PUnstructuredGrid")
+    if grid is None:
+        raise ReadError(f"{path}: no PUnstructuredGrid element")
+    return [os.path.join(folder, piece.get("Source", "")) for piece in grid.findall("Piece")]
+
+
+def read_piece(path, comm, file_format=None):
+    """This rank's share of a partitioned file, as one Mesh (its pieces merged); reads only the
+    index and this rank's piece files."""
+    from ._helpers import read
+
+    _format_of(path, file_format)
+    pieces = _pvtu_pieces(os.fspath(path))
+    mine = rank_share(len(pieces), comm.Get_size(), comm.Get_rank())
+    for index in mine:
+        if not os.path.exists(pieces[index]):
+            raise ReadError(f"{path}: piece {index} ({pieces[index]}) for rank {comm.Get_rank()} is missing")
+    files_read.clear()
+    files_read.append(os.path.abspath(os.fspath(path)))
+    meshes = []
+    for index in mine:
+        meshes.append(read(pieces[index], "vtu"))
+        files_read.append(os.path.abspath(pieces[index]))
+    if not meshes:
+        return Mesh(np.zeros((0, 3)), [])
+    return meshes[0] if len(meshes) == 1 else merge(meshes)
+
+
+def _pvtu_array_xml(name, values):
+    values = np.asarray(values)
+    kind = {"f": "Float", "i": "Int", "u": "UInt"}[values.dtype.kind]
+    components = 1 if values.ndim == 1 else int(np.prod(values.shape[1:]))
+    return f'<PDataArray type="{kind}{values.dtype.itemsize * 8}" Name="{name}" NumberOfComponents="{components}"/>'
+
+
+def _piece_paths(path, number):
+    """(piece file, Source attribute) of piece ``number`` of the index ``path``: VTK's own
+    layout, ``<stem>/<stem>_<number>.vtu`` beside the index."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    folder = os.path.join(os.path.dirname(os.path.abspath(path)), stem)
+    return os.path.join(folder, f"{stem}_{number}.vtu"), f"{stem}/{stem}_{number}.vtu"
+
+
+def _write_one_piece(path, number, piece, options):
+    """Writes piece ``number``; returns its layout for the index (or the error it met)."""
+    from ._helpers import write
+
+    target, source = _piece_paths(path, number)
+    error = None
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        write(target, piece, "vtu", **options)
+    except Exception as caught:  # under MPI every rank must still reach the gather
+        error = f"piece {number}: {caught}"
+    return {
+        "error": error,
+        "source": source,
+        "points": np.asarray(piece.points).dtype.str,
+        "point_data": [_pvtu_array_xml(n, v) for n, v in piece.point_data.items()],
+        "cell_data": [_pvtu_array_xml(n, np.concatenate([np.asarray(a) for a in v]))
+                      for n, v in piece.cell_data.items() if len(v)],
+    }
+
+
+def _write_pvtu_index(path, layouts):
+    from xml.sax.saxutils import quoteattr
+
+    errors = [entry["error"] for entry in layouts if entry["error"]]
+    if errors:
+        return "; ".join(errors)
+    reference = layouts[0]
+    point_type = np.dtype(reference["points"])
+    lines = ['<?xml version="1.0"?>',
+             '<VTKFile type="PUnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">',
+             '  <PUnstructuredGrid GhostLevel="0">',
+             '    <PPointData>', *("      " + x for x in reference["point_data"]), '    </PPointData>',
+             '    <PCellData>', *("      " + x for x in reference["cell_data"]), '    </PCellData>',
+             '    <PPoints>',
+             f'      <PDataArray type="Float{point_type.itemsize * 8}" Name="Points" NumberOfComponents="3"/>',
+             '    </PPoints>',
+             *(f"    <Piece Source={quoteattr(entry['source'])}/>" for entry in layouts),
+             '  </PUnstructuredGrid>', '</VTKFile>', '']
+    stem = os.path.splitext(os.path.basename(path))[0]
+    temporary = os.path.join(os.path.dirname(os.path.abspath(path)), f".{stem}.pvtu-index")
+    with open(temporary, "w") as handle:
+        handle.write("\n".join(lines))
+    os.replace(temporary, path)  # atomic: readers see the old index or the new one
+    return None
+
+
+def write_pieces(path, pieces, **options):
+    """Serial: writes every piece and the index (what ``write(path, piece, comm=…)`` does
+    collectively, in one process — the CLI's ``partition``)."""
+    _format_of(path, None)
+    path = os.fspath(path)
+    failure = _write_pvtu_index(path, [_write_one_piece(path, i, p, options) for i, p in enumerate(pieces)])
+    if failure:
+        raise WriteError(f"{path}: partitioned write failed: {failure}")
+
+
+def write_piece(path, piece, comm, file_format=None, **options):
+    """Collective: every rank writes its piece as ``<stem>/<stem>_<rank>.vtu``; rank 0 gathers
+    the pieces' array layouts and writes the index ``path`` naming all of them."""
+    _format_of(path, file_format)
+    path = os.fspath(path)
+    layout = _write_one_piece(path, comm.Get_rank(), piece, options)
+    layouts = comm.gather(layout, root=0)
+    failure = _write_pvtu_index(path, layouts) if comm.Get_rank() == 0 else None
+    failure = comm.bcast(failure, root=0)
+    if failure:
+        raise WriteError(f"{path}: partitioned write failed: {failure}")
+
+
+def device_for_rank(comm, device_count=None):
+    """The CUDA device this rank should use: its rank among the ranks on the same node, modulo
+    the node's device count (CuPy asked when ``device_count`` is not given). Use it as
+    ``to_cupy(piece, device=device_for_rank(comm))``."""
+    from mpi4py import MPI
+
+    local_rank = comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
+    if device_count is None:
+        import cupy
+
+        device_count = cupy.cuda.runtime.getDeviceCount()
+    if device_count < 1:
+        raise RuntimeError("no CUDA device on this node")
+    return local_rank % device_count

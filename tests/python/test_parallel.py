@@ -1,0 +1,83 @@
+"""Partitioning (no MPI needed) and the MPI checks (tests/mpi/mpi_checks.py) under mpirun -n 4."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import meshioplusplus as mio
+from meshioplusplus._parallel import merge, rank_share
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLE = os.path.join(HERE, "..", "..", "samples", "bracket.msh")
+
+
+@pytest.mark.parametrize("method", ["metis", "geometric"])
+def test_partition_covers_every_cell_once_and_merges_back(method):
+    if method == "metis":
+        pytest.importorskip("pymetis", reason="pymetis is in requirements-test.txt")
+    mesh = mio.read(SAMPLE)
+    pieces = mio.partition(mesh, 4, method=method)
+    assert len(pieces) == 4
+    counts = [sum(len(b) for b in p.cells) for p in pieces]
+    total = sum(len(b) for b in mesh.cells)
+    assert sum(counts) == total and min(counts) > 0
+    assert max(counts) < 1.2 * total / 4 + 10  # balanced
+    whole = merge(pieces)
+    order = np.argsort(whole.point_data["global_ids"])
+    np.testing.assert_array_equal(whole.points[order], mesh.points)
+    for region in mesh.regions:  # regions survive the split and the merge, as sets
+        back = whole.region(region.name, region.kind)
+        if region.kind == mio.RegionKind.POINT:
+            assert sorted(whole.point_data["global_ids"][back.entries]) == sorted(region.entries)
+        elif region.kind == mio.RegionKind.CELL:
+            ids = np.concatenate(whole.cell_data["global_ids"])
+            assert sorted(ids[back.entries]) == sorted(region.entries)
+
+
+def test_rank_share_is_contiguous_and_complete():
+    assert rank_share(10, 4, 0) == [0, 1, 2] and rank_share(10, 4, 3) == [8, 9]
+    assert sum((rank_share(10, 4, r) for r in range(4)), []) == list(range(10))
+    assert rank_share(2, 4, 3) == []
+
+
+def test_partition_cli(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "meshioplusplus", "partition", SAMPLE, str(tmp_path / "b.pvtu"),
+                           "-n", "3"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert sorted(os.listdir(tmp_path / "b")) == ["b_0.vtu", "b_1.vtu", "b_2.vtu"]
+    mesh = mio.read(SAMPLE)
+    pieces = [mio.read(tmp_path / "b" / f"b_{i}.vtu") for i in range(3)]
+    assert sum(sum(len(b) for b in p.cells) for p in pieces) == sum(len(b) for b in mesh.cells)
+
+
+def test_under_mpirun_with_four_ranks():
+    pytest.importorskip("mpi4py", reason="mpi4py is in requirements-test.txt")
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        pytest.skip("mpirun not found (Debian: openmpi-bin)")
+    command = [mpirun, "-n", "4", "--oversubscribe"]
+    if os.geteuid() == 0:
+        command.append("--allow-run-as-root")
+    command += [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                os.path.join(HERE, "..", "mpi", "mpi_checks.py")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.count("passed") >= 4
+
+
+def test_one_gpu_per_rank_pattern():
+    """device_for_rank picks the rank's device among the node's; to_cupy(device=) uses it
+    (fake CuPy: no GPU needed, transfers still counted)."""
+    MPI = pytest.importorskip("mpi4py.MPI", reason="mpi4py is in requirements-test.txt")
+    from meshioplusplus.testing import fake_cupy
+
+    assert mio.device_for_rank(MPI.COMM_WORLD, device_count=4) == MPI.COMM_WORLD.Get_rank() % 4
+    piece = mio.partition(mio.read(SAMPLE), 2, method="geometric")[1]
+    with fake_cupy.installed() as cp:
+        gpu = mio.to_cupy(piece, device=mio.device_for_rank(MPI.COMM_WORLD, device_count=1))
+        np.testing.assert_array_equal(gpu.points.get(), piece.points)
+        assert cp.log.count_of("to_device") == len(list(gpu.named_arrays()))
