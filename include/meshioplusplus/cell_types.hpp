@@ -9,6 +9,14 @@
 namespace meshioplusplus {
 
 // A node count of 0 marks a ragged type (polygon, polyhedron): each cell has its own size.
+// kAnyNodeCount marks a rectangular type whose blocks may have any number of nodes per cell
+// (all cells of one block the same): VTK's arbitrary-order Lagrange cells, named as meshio
+// names them (VTK_LAGRANGE_TRIANGLE, …).
+//
+// Names outside this table are legal too: a block of an unknown type is rectangular (n, k);
+// formats that cannot carry it raise a WriteError naming it.
+inline constexpr int kAnyNodeCount = -1;
+
 struct CellTypeInfo {
   std::string_view name;
   int num_nodes;
@@ -17,7 +25,8 @@ struct CellTypeInfo {
   int vtk_id;
 };
 
-// Every known type: meshio's 67 fixed-size types plus a few VTK extras and the ragged ones.
+// Every known type: meshio's 67 fixed-size types, a few VTK extras, VTK's seven Lagrange
+// families and the ragged ones.
 std::span<const CellTypeInfo> cell_types() noexcept;
 // nullptr when the name is unknown.
 const CellTypeInfo* find_cell_type(std::string_view name) noexcept;
@@ -25,8 +34,8 @@ const CellTypeInfo* find_cell_type(std::string_view name) noexcept;
 const CellTypeInfo& cell_type(std::string_view name);
 bool is_ragged_cell_type(std::string_view name) noexcept;
 
-// VTK id → our type name for a cell of `num_nodes` nodes (Lagrange ids 68-74 map to the
-// family member with that node count). nullptr when there is none.
+// VTK id → our type name for a cell of `num_nodes` nodes. Lagrange ids 68-74 map to
+// VTK_LAGRANGE_* whatever the node count, as meshio reads them. nullptr when there is none.
 const CellTypeInfo* cell_type_from_vtk(int vtk_id, std::int64_t num_nodes) noexcept;
 
 // VTK ids whose node order differs from ours and is permuted on read (pixel, voxel).

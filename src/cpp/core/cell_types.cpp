@@ -7,10 +7,11 @@
 namespace meshioplusplus {
 namespace {
 
-// VTK's arbitrary-order Lagrange cells; meshio types without a fixed VTK id are written
-// with these.
+// VTK's arbitrary-order Lagrange cells. meshio types of third order and up have no fixed VTK
+// id and are written with these (node order passed through as VTK's); read back, every
+// Lagrange cell is a VTK_LAGRANGE_* block, as meshio reads it.
 constexpr int kLagrangeCurve = 68, kLagrangeTriangle = 69, kLagrangeQuad = 70,
-              kLagrangeTetra = 71, kLagrangeHexahedron = 72, kLagrangeWedge = 73;
+              kLagrangeTetra = 71, kLagrangeHexahedron = 72, kLagrangeWedge = 73, kLagrangePyramid = 74;
 
 constexpr std::array kCellTypes = {
     CellTypeInfo{"vertex", 1, 0, 1},
@@ -86,6 +87,14 @@ constexpr std::array kCellTypes = {
     CellTypeInfo{"triangle7", 7, 2, 34},
     CellTypeInfo{"quad6", 6, 2, 30},
     CellTypeInfo{"wedge12", 12, 3, 31},
+    // VTK Lagrange families, any order: rectangular blocks of any width
+    CellTypeInfo{"VTK_LAGRANGE_CURVE", kAnyNodeCount, 1, kLagrangeCurve},
+    CellTypeInfo{"VTK_LAGRANGE_TRIANGLE", kAnyNodeCount, 2, kLagrangeTriangle},
+    CellTypeInfo{"VTK_LAGRANGE_QUADRILATERAL", kAnyNodeCount, 2, kLagrangeQuad},
+    CellTypeInfo{"VTK_LAGRANGE_TETRAHEDRON", kAnyNodeCount, 3, kLagrangeTetra},
+    CellTypeInfo{"VTK_LAGRANGE_HEXAHEDRON", kAnyNodeCount, 3, kLagrangeHexahedron},
+    CellTypeInfo{"VTK_LAGRANGE_WEDGE", kAnyNodeCount, 3, kLagrangeWedge},
+    CellTypeInfo{"VTK_LAGRANGE_PYRAMID", kAnyNodeCount, 3, kLagrangePyramid},
     // ragged
     CellTypeInfo{"polygon", 0, 2, kVtkPolygon},
     CellTypeInfo{"polyhedron", 0, 3, kVtkPolyhedron},
@@ -114,26 +123,11 @@ bool is_ragged_cell_type(std::string_view name) noexcept {
 const CellTypeInfo* cell_type_from_vtk(int vtk_id, std::int64_t num_nodes) noexcept {
   if (vtk_id == kVtkPixel) return find_cell_type("quad");
   if (vtk_id == kVtkVoxel) return find_cell_type("hexahedron");
-  const bool lagrange = vtk_id >= kLagrangeCurve && vtk_id <= 74;
-  if (!lagrange) {
-    for (const CellTypeInfo& info : kCellTypes)
-      if (info.vtk_id == vtk_id) return &info;
-    return nullptr;
-  }
-  const int dimension = vtk_id == kLagrangeCurve ? 1 : (vtk_id <= kLagrangeQuad ? 2 : 3);
-  for (const CellTypeInfo& info : kCellTypes) {
-    if (info.num_nodes != num_nodes || info.dimension != dimension) continue;
-    const std::string_view family = info.name;
-    const bool match =
-        (vtk_id == kLagrangeCurve && family.starts_with("line")) ||
-        (vtk_id == kLagrangeTriangle && family.starts_with("triangle")) ||
-        (vtk_id == kLagrangeQuad && family.starts_with("quad")) ||
-        (vtk_id == kLagrangeTetra && family.starts_with("tetra")) ||
-        (vtk_id == kLagrangeHexahedron && family.starts_with("hexahedron")) ||
-        (vtk_id == kLagrangeWedge && family.starts_with("wedge")) ||
-        (vtk_id == 74 && family.starts_with("pyramid"));
-    if (match) return &info;
-  }
+  // The fixed-order types written with a Lagrange id share it with the VTK_LAGRANGE_* entry;
+  // reading takes the latter (whose node count is any).
+  const bool lagrange = vtk_id >= kLagrangeCurve && vtk_id <= kLagrangePyramid;
+  for (const CellTypeInfo& info : kCellTypes)
+    if (info.vtk_id == vtk_id && (!lagrange || info.num_nodes == kAnyNodeCount)) return &info;
   return nullptr;
 }
 

@@ -72,8 +72,16 @@ void validate(const Mesh& mesh) {
     const CellBlock& block = mesh.cells[b];
     const std::string what = "cells[" + std::to_string(b) + "] (" + block.type + ")";
     const CellTypeInfo* info = find_cell_type(block.type);
-    if (info == nullptr) fail(what + ": unknown cell type");
-    if (info->num_nodes == 0) {
+    if (block.type.empty()) fail(what + ": empty cell type name");
+    if (info == nullptr || info->num_nodes == kAnyNodeCount) {
+      // A type outside the table (kept as meshio keeps any name) or a Lagrange family: one
+      // rectangular (n, k) block; writers that cannot carry the type name it in their error.
+      if (block.is_ragged())
+        fail(what + ": " + (info == nullptr ? "a cell type outside the known table" : "this type") +
+             " must be a rectangular (n, k) block, not offsets");
+      if (block.connectivity.ndim() != 2 || block.connectivity.dim(1) < 1)
+        fail(what + ": connectivity must be (n, k) with k >= 1");
+    } else if (info->num_nodes == 0) {
       if (!block.is_ragged()) fail(what + ": ragged type needs offsets");
       if (block.type == "polyhedron") {
         if (block.face_offsets.empty_handle()) fail(what + ": polyhedron needs face offsets");

@@ -27,6 +27,7 @@
 #include "formats/tetgen/tetgen.hpp"
 #include "formats/ugrid/ugrid.hpp"
 #include "formats/vtk/vtk.hpp"
+#include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtu/vtu.hpp"
 #include "formats/wkt/wkt.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -38,7 +39,7 @@ namespace {
 constexpr std::array<std::string_view, 1> kVtuExtensions{".vtu"};
 constexpr std::array kVtuOptions{
     WriteOptionSpec{"binary", "true", "base64 or raw binary data instead of ascii"},
-    WriteOptionSpec{"compression", "zlib", "zlib or none (binary only)"},
+    WriteOptionSpec{"compression", "zlib", "zlib, lzma, lz4 or none (binary only; lzma/lz4 need liblzma/liblz4 in the build)"},
     WriteOptionSpec{"header_type", "", "UInt32 or UInt64 block headers (default UInt32)"},
     WriteOptionSpec{"appended", "false", "binary data as one raw <AppendedData> section"},
 };
@@ -47,6 +48,36 @@ constexpr std::array<std::string_view, 1> kVtkExtensions{".vtk"};
 constexpr std::array kVtkOptions{
     WriteOptionSpec{"binary", "true", "big-endian binary instead of ascii"},
     WriteOptionSpec{"fmt_version", "5.1", "legacy file version: 4.2 or 5.1"},
+};
+
+// The rest of VTK's XML family (formats/vtk_xml): the .vtu options, plus pieces/time.
+constexpr std::array<std::string_view, 1> kVtpExtensions{".vtp"};
+constexpr std::array<std::string_view, 1> kVtsExtensions{".vts"};
+constexpr std::array<std::string_view, 1> kVtrExtensions{".vtr"};
+constexpr std::array<std::string_view, 1> kVtiExtensions{".vti"};
+constexpr std::array<std::string_view, 1> kPvtuExtensions{".pvtu"};
+constexpr std::array<std::string_view, 1> kPvtpExtensions{".pvtp"};
+constexpr std::array<std::string_view, 1> kVtmExtensions{".vtm"};
+constexpr std::array<std::string_view, 1> kPvdExtensions{".pvd"};
+constexpr std::array kVtkXmlOptions{
+    WriteOptionSpec{"binary", "true", "base64 or raw binary data instead of ascii"},
+    WriteOptionSpec{"compression", "zlib", "zlib, lzma, lz4 or none (binary only; lzma/lz4 need liblzma/liblz4 in the build)"},
+    WriteOptionSpec{"header_type", "", "UInt32 or UInt64 block headers (default UInt32)"},
+    WriteOptionSpec{"appended", "false", "binary data as one raw <AppendedData> section"},
+};
+constexpr std::array kParallelOptions{
+    WriteOptionSpec{"pieces", "1", "number of piece files (contiguous cell ranges)"},
+    WriteOptionSpec{"binary", "true", "base64 or raw binary data instead of ascii"},
+    WriteOptionSpec{"compression", "zlib", "zlib, lzma, lz4 or none (binary only)"},
+    WriteOptionSpec{"header_type", "", "UInt32 or UInt64 block headers (default UInt32)"},
+    WriteOptionSpec{"appended", "false", "binary data as one raw <AppendedData> section"},
+};
+constexpr std::array kPvdOptions{constexpr std::array kPvdOptions{
+    WriteOptionSpec{"time", "0", "the timestep value of the one step written"},
+    WriteOptionSpec{"binary", "true", "base64 or raw binary data instead of ascii"},
+    WriteOptionSpec{"compression", "zlib", "zlib, lzma, lz4 or none (binary only)"},
+    WriteOptionSpec{"header_type", "", "UInt32 or UInt64 block headers (default UInt32)"},
+    WriteOptionSpec{"appended", "false", "binary data as one raw <AppendedData> section"},
 };
 
 constexpr std::array<std::string_view, 1> kGmshExtensions{".msh"};
@@ -112,6 +143,14 @@ constexpr std::array kSvgOptions{
 const std::array kFormats{
     FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write, kVtuOptions},
     FormatInfo{"vtk", kVtkExtensions, "VTK legacy", vtk::read, vtk::write, kVtkOptions},
+    FormatInfo{"vtp", kVtpExtensions, "VTK XML polydata", vtp::read, vtp::write, kVtkXmlOptions},
+    FormatInfo{"vts", kVtsExtensions, "VTK XML structured grid", vts::read, vts::write, kVtkXmlOptions},
+    FormatInfo{"vtr", kVtrExtensions, "VTK XML rectilinear grid", vtr::read, vtr::write, kVtkXmlOptions},
+    FormatInfo{"vti", kVtiExtensions, "VTK XML image data", vti::read, vti::write, kVtkXmlOptions},
+    FormatInfo{"pvtu", kPvtuExtensions, "VTK XML partitioned unstructured grid", pvtu::read, pvtu::write, kParallelOptions},
+    FormatInfo{"pvtp", kPvtpExtensions, "VTK XML partitioned polydata", pvtp::read, pvtp::write, kParallelOptions},
+    FormatInfo{"vtm", kVtmExtensions, "VTK XML multiblock (one mesh, a Cell region per dataset)", vtm::read, vtm::write, kVtkXmlOptions},
+    FormatInfo{"pvd"    FormatInfo{"pvd", kPvdExtensions, "ParaView time series (first step)", pvd::read, pvd::write, kPvdOptions},
     FormatInfo{"gmsh", kGmshExtensions, "Gmsh MSH", gmsh::read, gmsh::write, kGmshOptions},
     FormatInfo{"medit", kMeditExtensions, "Medit / Gamma Mesh Format", medit::read, medit::write, kMeditOptions},
     FormatInfo{"abaqus", kAbaqusExtensions, "Abaqus input", abaqus::read, abaqus::write, kAbaqusOptions},

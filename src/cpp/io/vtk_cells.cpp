@@ -163,7 +163,7 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
       if (info == nullptr)
         throw CellStreamError("unknown VTK cell type " + std::to_string(vtk_id) + " with " +
                               std::to_string(nodes) + " nodes");
-      if (info->num_nodes != nodes)
+      if (info->num_nodes != kAnyNodeCount && info->num_nodes != nodes)
         throw CellStreamError("VTK cell type " + std::to_string(vtk_id) + " (" + std::string(info->name) +
                               ") needs " + std::to_string(info->num_nodes) + " nodes, got " +
                               std::to_string(nodes));
@@ -218,12 +218,51 @@ std::vector<NDArray> split_cell_data(const NDArray& data, const std::vector<Cell
   return parts;
 }
 
+std::optional<CellBlock> structured_grid_cells(const std::array<std::int64_t, 3>& dims) {
+  std::int64_t strides[3]{}, extents[3]{};
+  int spanned = 0;
+  std::int64_t stride = 1;
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    if (dims[axis] > 1) {
+      strides[spanned] = stride;
+      extents[spanned] = dims[axis] - 1;
+      ++spanned;
+    }
+    stride *= dims[axis];
+  }
+  if (spanned == 0) return std::nullopt;
+  static constexpr std::string_view kTypes[] = {"line", "quad", "hexahedron"};
+  const std::int64_t nodes = std::int64_t{1} << spanned;
+  const std::int64_t ea = extents[0], eb = spanned > 1 ? extents[1] : 1, ec = spanned > 2 ? extents[2] : 1;
+  CellBlock block;
+  block.type = std::string(kTypes[spanned - 1]);
+  block.connectivity = NDArray::allocate(DType::int64, {ea * eb * ec, nodes});
+  std::int64_t* const out = block.connectivity.data_as<std::int64_t>();
+  const std::int64_t sa = strides[0], sb = strides[1], sc = strides[2];
+  // Layers of cells on all cores; each writes its own rows.
+  parallel_ranges(static_cast<std::size_t>(eb * ec), std::size_t{64}, [&](std::size_t first, std::size_t last) {
+    for (std::size_t layer = first; layer < last; ++layer) {
+      const auto j = static_cast<std::int64_t>(layer) % eb, k = static_cast<std::int64_t>(layer) / eb;
+      std::int64_t* row = out + static_cast<std::int64_t>(layer) * ea * nodes;
+      for (std::int64_t i = 0; i < ea; ++i) {
+        const std::int64_t base = i * sa + j * sb + k * sc;
+        // line: a, a+1; quad: counter-clockwise; hexahedron: bottom quad then top quad.
+        const std::int64_t corners[8] = {base,      base + sa,      base + sa + sb,      base + sb,
+                                         base + sc, base + sa + sc, base + sa + sb + sc, base + sb + sc};
+        for (std::int64_t n = 0; n < nodes; ++n) *row++ = corners[n];
+      }
+    }
+  });
+  return block;
+}
+
 const int* vtk_node_permutation(int vtk_id) noexcept { return vtk_id == kVtkWedge ? kWedgeOrder : nullptr; }
 
 int vtk_id_for(const CellBlock& block) {
-  const CellTypeInfo& info = cell_type(block.type);
-  if (info.vtk_id < 0) throw std::invalid_argument("VTK has no cell type for '" + block.type + "'");
-  return info.vtk_id;
+  const CellTypeInfo* info = find_cell_type(block.type);
+  if (info == nullptr || info->vtk_id < 0)
+    throw std::invalid_argument("VTK has no cell type for '" + block.type + "'");
+  return info->vtk_id;
 }
 
 VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks) {

@@ -5,7 +5,9 @@
 // order — and with it cell data — is preserved without permutation.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -62,6 +64,11 @@ VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks);
 
 // The VTK id a block is written with; throws std::invalid_argument for types VTK lacks.
 int vtk_id_for(const CellBlock& block);
+
+// The cells of a structured grid of dims[0] × dims[1] × dims[2] points (x fastest, as VTK
+// and meshio number them): the axes longer than one point span lines, quads or hexahedra, in
+// VTK's cell numbering (x fastest). No block when no axis is longer than one point.
+std::optional<CellBlock> structured_grid_cells(const std::array<std::int64_t, 3>& dims);
 
 // For the one type whose node order differs between meshio and VTK — the linear wedge
 // (VTK 13), whose bottom triangle runs the other way — the permutation between the two

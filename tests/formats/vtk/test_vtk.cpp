@@ -332,9 +332,14 @@ Mesh every_cell_type_mesh(DType point_dtype) {
   std::int64_t next_id = 0;
   for (const CellTypeInfo& info : cell_types()) {
     if (info.num_nodes == 0 || info.vtk_id < 0) continue;
+    // Fixed-order types written with a Lagrange id (68-74) read back as VTK_LAGRANGE_*, as in
+    // meshio (tested on their own); the VTK_LAGRANGE_* types themselves take any width.
+    const bool lagrange_id = info.vtk_id >= 68 && info.vtk_id <= 74;
+    if (lagrange_id && info.num_nodes != kAnyNodeCount) continue;
+    const std::int64_t nodes = info.num_nodes == kAnyNodeCount ? 10 + (info.vtk_id - 68) : info.num_nodes;
     CellBlock block;
     block.type = std::string(info.name);
-    block.connectivity = NDArray::allocate(DType::int64, {2, info.num_nodes});
+    block.connectivity = NDArray::allocate(DType::int64, {2, nodes});
     for (std::int64_t& id : block.connectivity.values<std::int64_t>()) id = next_id++ % num_points;
     mesh.cells.push_back(std::move(block));
   }

@@ -119,7 +119,6 @@ bool is_known_vtk_id(std::int64_t id) {
   static const std::array<bool, 256> known = [] {
     std::array<bool, 256> table{};
     for (int k : {kVtkPixel, kVtkVoxel, kVtkPolygon, kVtkPolyhedron}) table[static_cast<std::size_t>(k)] = true;
-    for (int k = 68; k <= 74; ++k) table[static_cast<std::size_t>(k)] = true;  // Lagrange families, by node count
     for (const CellTypeInfo& info : cell_types())
       if (info.vtk_id >= 0 && info.vtk_id < 256) table[static_cast<std::size_t>(info.vtk_id)] = true;
     return table;
@@ -923,40 +922,13 @@ class LegacyReader {
     return *dimensions_;
   }
 
-  // meshio's cells for a structured grid: the axes longer than one point span lines,
-  // quads or hexahedra, x varying fastest in both point and cell numbering.
+  // meshio's cells for a structured grid (io::structured_grid_cells): the axes longer than
+  // one point span lines, quads or hexahedra, x varying fastest in both numberings.
   void add_structured_cells(const std::array<std::int64_t, 3>& dims) {
-    std::int64_t strides[3]{}, extents[3]{};
-    int spanned = 0;
-    std::int64_t stride = 1;
-    for (std::size_t axis = 0; axis < 3; ++axis) {
-      if (dims[axis] > 1) {
-        strides[spanned] = stride;
-        extents[spanned] = dims[axis] - 1;
-        ++spanned;
-      }
-      stride *= dims[axis];
-    }
-    if (spanned == 0) return;
-    static constexpr std::string_view kTypes[] = {"line", "quad", "hexahedron"};
-    const std::int64_t nodes = std::int64_t{1} << spanned;
-    const std::int64_t num_cells = extents[0] * (spanned > 1 ? extents[1] : 1) * (spanned > 2 ? extents[2] : 1);
-    CellBlock block;
-    block.type = std::string(kTypes[spanned - 1]);
-    block.connectivity = NDArray::allocate(DType::int64, {num_cells, nodes});
-    std::int64_t* out = block.connectivity.data_as<std::int64_t>();
-    const std::int64_t sa = strides[0], sb = strides[1], sc = strides[2];
-    const std::int64_t ea = extents[0], eb = spanned > 1 ? extents[1] : 1, ec = spanned > 2 ? extents[2] : 1;
-    for (std::int64_t k = 0; k < ec; ++k)
-      for (std::int64_t j = 0; j < eb; ++j)
-        for (std::int64_t i = 0; i < ea; ++i) {
-          const std::int64_t base = i * sa + j * sb + k * sc;
-          // line: a, a+1; quad: counter-clockwise; hexahedron: bottom quad then top quad.
-          const std::int64_t corners[8] = {base,      base + sa,      base + sa + sb,      base + sb,
-                                           base + sc, base + sa + sc, base + sa + sb + sc, base + sb + sc};
-          for (std::int64_t n = 0; n < nodes; ++n) *out++ = corners[n];
-        }
-    mesh_.cells.push_back(std::move(block));
+    std::optional<CellBlock> block = io::structured_grid_cells(dims);
+    if (!block) return;
+    const std::int64_t num_cells = block->num_cells();
+    mesh_.cells.push_back(std::move(*block));
     block_rows_.push_back({0, num_cells, {}});
     num_source_cells_ = num_cells;
   }

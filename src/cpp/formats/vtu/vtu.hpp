@@ -9,7 +9,7 @@
 namespace meshioplusplus::vtu {
 
 Mesh read(const std::string& path);
-// Options: binary (true), compression ("zlib" | "none"), header_type ("UInt32" | "UInt64";
+// Options: binary (true), compression ("zlib" | "lzma" | "lz4" | "none"), header_type ("UInt32" | "UInt64";
 // "" = UInt32), appended (false: inline base64; true: appended raw).
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 

@@ -1,0 +1,166 @@
+// VTK XML partitioned files: PUnstructuredGrid (.pvtu) and PPolyData (.pvtp), read and write.
+//
+// What the format holds: a small index — the arrays' names, types and component counts
+// (PPointData, PCellData, PPoints) and one <Piece Source="file"/> per partition — beside the
+// piece files, each a complete .vtu/.vtp.
+//
+// What becomes what on read: every piece is read with the .vtu/.vtp reader and appended to
+// one mesh: points concatenated (points shared by two pieces stay apart, as in the files),
+// cells of each piece as their own blocks, point/cell data concatenated (every piece must
+// have every array), field data from the first piece. A missing piece file, or one lacking an
+// array the first has, is a ReadError naming the index file and the piece.
+//
+// Writing splits the cells into `pieces` (option, default 1) contiguous ranges of the
+// block-major cell numbering; each piece holds its cells and the points they use, renumbered
+// in order, and is written as <stem>_<n>.vtu/.vtp beside the index (same options as .vtu).
+#include <charconv>
+#include <cmath>
+#include <system_error>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "formats/vtk_xml/vtk_xml.hpp"
+#include "formats/vtk_xml/vtk_xml_common.hpp"
+#include "formats/vtu/vtu.hpp"
+#include "io/atomic_file.hpp"
+#include "io/mapped_file.hpp"
+#include "io/xml_scanner.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus {
+namespace {
+
+using namespace vtk_xml_detail;
+
+struct ParallelKind {
+  std::string_view format;       // "pvtu"
+  std::string_view type;         // "PUnstructuredGrid"
+  std::string_view piece_extension;  // ".vtu"
+  Mesh (*read_piece)(const std::string&);
+  void (*write_piece)(const std::string&, const Mesh&, const WriteOptions&);
+};
+
+const ParallelKind kPvtu{"pvtu", "PUnstructuredGrid", ".vtu", vtu::read, vtu::write};
+const ParallelKind kPvtp{"pvtp", "PPolyData", ".vtp", vtp::read, vtp::write};
+
+Mesh read_parallel(const ParallelKind& kind, const std::string& path) {
+  const io::MappedFile file(path, kind.format);
+  const std::string_view document = file.bytes();
+  io::XmlScanner xml(document, 0, path, kind.format);
+  std::vector<std::string> sources;
+  bool seen_root = false;
+  while (std::optional<io::XmlTag> tag = xml.next_tag()) {
+    if (tag->closing) continue;
+    if (tag->name == "VTKFile") {
+      const std::string_view* type = tag->attribute("type");
+      if (type == nullptr || *type != kind.type)
+        xml.fail_at(tag->begin, "VTKFile type is '" + std::string(type ? *type : "") + "'; ." + std::string(kind.format) +
+                                    " files hold " + std::string(kind.type));
+      seen_root = true;
+    } else if (tag->name == "Piece") {
+      const std::string_view* source = tag->attribute("Source");
+      if (source == nullptr || source->empty())
+        xml.fail_at(tag->begin, "piece " + std::to_string(sources.size()) + " has no Source attribute");
+      sources.push_back(io::decode_xml_entities(*source));
+    }
+  }
+  if (!seen_root) throw ReadError(path, std::string(kind.format), "not a VTK XML file: no <VTKFile> element", 0);
+  Mesh mesh;
+  for (std::size_t p = 0; p < sources.size(); ++p) {
+    const std::string piece_path = resolve_beside(path, sources[p]);
+    if (!std::filesystem::exists(piece_path))
+      throw ReadError(path, std::string(kind.format),
+                      "piece " + std::to_string(p) + ": file '" + sources[p] + "' not found (looked at " + piece_path + ")");
+    merge_piece(mesh, kind.read_piece(piece_path), path, "piece " + std::to_string(p) + " (" + sources[p] + ")",
+                kind.format, p == 0, true);
+  }
+  if (sources.empty()) mesh.points = NDArray::allocate(DType::float64, {0, 3});
+  return mesh;
+}
+
+std::string pdata_arrays(const std::string& element, const std::vector<std::pair<std::string, const NDArray*>>& arrays,
+                         const std::vector<DType>& dtypes) {
+  std::string text = "    <" + element + ">\n";
+  for (std::size_t a = 0; a < arrays.size(); ++a) {
+    const NDArray& array = *arrays[a].second;
+    text += "      <PDataArray type=\"" + std::string(io::vtk_xml::vtk_name_of(dtypes[a])) + "\"";
+    if (!arrays[a].first.empty()) text += " Name=\"" + io::escape_xml_attribute(arrays[a].first) + "\"";
+    if (array.ndim() > 1 && array.row_width() > 1) text += " NumberOfComponents=\"" + std::to_string(array.row_width()) + "\"";
+    text += "/>\n";
+  }
+  return text + "    </" + element + ">\n";
+}
+
+void write_parallel(const ParallelKind& kind, const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  validate(mesh);
+  const std::string_view pieces_text = options.get("pieces", "1");
+  int pieces = 0;
+  const auto [end, error] = std::from_chars(pieces_text.data(), pieces_text.data() + pieces_text.size(), pieces);
+  if (error != std::errc{} || end != pieces_text.data() + pieces_text.size() || pieces < 1)
+    throw std::invalid_argument("pieces must be a positive integer, got '" + std::string(pieces_text) + "'");
+  WriteOptions piece_options;
+  for (const auto& [name, value] : options.items())
+    if (name != "pieces") piece_options.set(name, value);
+  io::vtk_xml::parse_write_settings(piece_options);  // bad options fail before any file is written
+
+  const std::string stem = stem_path(path);
+  const std::int64_t total = mesh.num_cells();
+  std::vector<std::string> sources;
+  for (int p = 0; p < pieces; ++p) {
+    const std::int64_t first = total * p / pieces, last = total * (p + 1) / pieces;
+    std::vector<std::int64_t> cells(static_cast<std::size_t>(last - first));
+    for (std::int64_t c = first; c < last; ++c) cells[static_cast<std::size_t>(c - first)] = c;
+    // One piece of the whole mesh keeps every point (also those no cell uses).
+    const Mesh piece = pieces == 1 ? Mesh{} : extract_cells(mesh, cells);
+    const std::string piece_path = stem + "_" + std::to_string(p) + std::string(kind.piece_extension);
+    kind.write_piece(piece_path, pieces == 1 ? mesh : piece, piece_options);
+    sources.push_back(file_name(piece_path));
+  }
+
+  // The index names every array as the pieces hold it (cell data widened as the writer does).
+  std::vector<std::pair<std::string, const NDArray*>> point_arrays, cell_arrays;
+  std::vector<DType> point_dtypes, cell_dtypes;
+  for (const auto& [name, array] : mesh.point_data) {
+    point_arrays.emplace_back(name, &array);
+    point_dtypes.push_back(array.dtype());
+  }
+  for (const auto& [name, arrays] : mesh.cell_data) {
+    if (arrays.empty()) continue;
+    DType dtype = arrays.front().dtype();
+    for (const NDArray& array : arrays)
+      if (array.dtype() != dtype) dtype = dtype_is_float(dtype) || dtype_is_float(array.dtype()) ? DType::float64 : DType::int64;
+    cell_arrays.emplace_back(name, &arrays.front());
+    cell_dtypes.push_back(dtype);
+  }
+  std::string text = index_prologue(kind.type) + "  <" + std::string(kind.type) + " GhostLevel=\"0\">\n";
+  text += pdata_arrays("PPointData", point_arrays, point_dtypes);
+  text += pdata_arrays("PCellData", cell_arrays, cell_dtypes);
+  // Points always have three components in the pieces.
+  text += "    <PPoints>\n      <PDataArray type=\"" + std::string(io::vtk_xml::vtk_name_of(mesh.points.dtype())) +
+          "\" NumberOfComponents=\"3\"/>\n    </PPoints>\n";
+  for (const std::string& source : sources) text += "    <Piece Source=\"" + io::escape_xml_attribute(source) + "\"/>\n";
+  text += "  </" + std::string(kind.type) + ">\n</VTKFile>\n";
+  io::AtomicFile file(path, kind.format);
+  file.write(text);
+  file.commit();
+}
+
+}  // namespace
+
+namespace pvtu {
+Mesh read(const std::string& path) { return read_parallel(kPvtu, path); }
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  write_parallel(kPvtu, path, mesh, options);
+}
+}  // namespace pvtu
+
+namespace pvtp {
+Mesh read(const std::string& path) { return read_parallel(kPvtp, path); }
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  write_parallel(kPvtp, path, mesh, options);
+}
+}  // namespace pvtp
+
+}  // namespace meshioplusplus

@@ -1,0 +1,76 @@
+// VTK's XML file family beyond .vtu, on the shared DataArray layer (io/vtk_xml_data.hpp):
+// every encoding, compressor, header type and byte order the VTU reader handles, here too.
+// docs/vtk-xml.md describes what becomes what; each reader's header comment says it again.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/registry.hpp"
+
+namespace meshioplusplus {
+
+// PolyData (.vtp). Options as .vtu.
+namespace vtp {
+Mesh read(const std::string& path);
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+}  // namespace vtp
+
+// Structured grids: points + line/quad/hexahedron cells in VTK's point order; the extent
+// (and for image data origin/spacing/direction) in field_data under "vtk:*" names.
+namespace vts {
+Mesh read(const std::string& path);
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+}  // namespace vts
+namespace vtr {
+Mesh read(const std::string& path);
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+}  // namespace vtr
+namespace vti {
+Mesh read(const std::string& path);
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+}  // namespace vti
+
+// Partitioned files: the index (.pvtu/.pvtp) plus one file per piece. Reading merges every
+// piece into one mesh (points of different pieces stay apart); writing splits the cells into
+// `pieces` (option, default 1) contiguous ranges.
+namespace pvtu {
+Mesh read(const std::string& path);
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+}  // namespace pvtu
+namespace pvtp {
+Mesh read(const std::string& path);
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+}  // namespace pvtp
+
+// Multiblock (.vtm): every leaf dataset becomes part of one mesh, with a Cell region per
+// dataset named by its block path. Writing makes one dataset per Cell region (or one for the
+// whole mesh when it has none).
+namespace vtm {
+Mesh read(const std::string& path);
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+}  // namespace vtm
+
+// Time series (.pvd): a Collection of DataSet entries (timestep, group, part, file).
+namespace pvd {
+struct Step {
+  double time = 0;
+  std::string file;  // as resolved against the .pvd's folder
+  std::string group;
+  int part = 0;
+};
+// Every DataSet entry in file order.
+std::vector<Step> read_entries(const std::string& path);
+// (time, file) per distinct time step, ascending; the file of part 0 (the first listed) of
+// each step.
+std::vector<std::pair<double, std::string>> read_steps(const std::string& path);
+// The first step's mesh, with field_data "pvd:time" (1,) holding its time.
+Mesh read(const std::string& path);
+// One step: the mesh written beside the .pvd (folder <stem>/, file <stem>_0.vtu) and a
+// collection naming it at time 0 (option `time`).
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+}  // namespace pvd
+
+}  // namespace meshioplusplus
