@@ -821,4 +821,9 @@ def test_from_cupy_result_writes_and_reads_back(extension, tmp_path):
     # Regions come back where the format has a slot for them (Gmsh: point and cell groups).
     originals = {(r.name, r.kind): r for r in mesh.regions}
     for region in read.regions:
+        if (region.name, region.kind) not in originals:
+            # Gmsh writes field_data [tag, dim] entries as physical names, as meshio does: they
+            # read back as (empty) groups.
+            assert extension == "msh" and region.name in mesh.field_data and len(region.entries) == 0
+            continue
         np.testing.assert_array_equal(region.entries, originals[region.name, region.kind].entries)

@@ -82,7 +82,7 @@ constexpr std::array kPvdOptions{constexpr std::array kPvdOptions{
 
 constexpr std::array<std::string_view, 1> kGmshExtensions{".msh"};
 constexpr std::array kGmshOptions{
-    WriteOptionSpec{"fmt_version", "4.1", "MSH version: 2.2 or 4.1"},
+    WriteOptionSpec{"fmt_version", "4.1", "MSH version: 2.2, 4.0 or 4.1"},
     WriteOptionSpec{"binary", "true", "binary instead of ascii"},
 };
 

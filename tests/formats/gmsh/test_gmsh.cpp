@@ -1,5 +1,5 @@
 // Gmsh MSH: the corpus against meshio's expectations, round trips of every element type
-// through 2.2/4.1 × ASCII/binary, hand-written files for the corners of the format, and
+// through 2.2/4.0/4.1 × ASCII/binary, hand-written files for the corners of the format, and
 // ReadErrors with locations for broken input.
 #include <gtest/gtest.h>
 
@@ -56,6 +56,44 @@ template <class T> std::vector<T> values(const mpp::NDArray& array) {
   return {span.begin(), span.end()};
 }
 
+// An integer array of any dtype as int64 values (tags are int32 from 2.x, int64 from 4.x).
+std::vector<std::int64_t> integers(const mpp::NDArray& array) {
+  std::vector<std::int64_t> out;
+  mpp::visit_dtype(array.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    for (const T value : array.values<T>()) out.push_back(static_cast<std::int64_t>(value));
+  });
+  return out;
+}
+
+// Per-block arrays joined in block order.
+std::vector<std::int64_t> joined_integers(const std::vector<mpp::NDArray>& arrays) {
+  std::vector<std::int64_t> out;
+  for (const mpp::NDArray& array : arrays) {
+    const std::vector<std::int64_t> part = integers(array);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+// The cells in block-major order, consecutive blocks of one type joined: what stays the same
+// when only the cuts between blocks differ (2.x and 4.x files of one model).
+std::vector<std::pair<std::string, std::vector<std::int64_t>>> cells_in_order(const mpp::Mesh& mesh) {
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> runs;
+  for (const mpp::CellBlock& block : mesh.cells) {
+    if (runs.empty() || runs.back().first != block.type) runs.emplace_back(block.type, std::vector<std::int64_t>{});
+    const std::vector<std::int64_t> nodes = values<std::int64_t>(block.connectivity);
+    runs.back().second.insert(runs.back().second.end(), nodes.begin(), nodes.end());
+  }
+  return runs;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> block_list(const mpp::Mesh& mesh) {
+  std::vector<std::pair<std::string, std::int64_t>> blocks;
+  for (const mpp::CellBlock& block : mesh.cells) blocks.emplace_back(block.type, block.num_cells());
+  return blocks;
+}
+
 const mpp::Region* find_region(const mpp::Mesh& mesh, const std::string& name) {
   for (const mpp::Region& region : mesh.regions)
     if (region.name == name) return &region;
@@ -79,7 +117,8 @@ mpp::WriteOptions options(const std::string& version, bool binary) {
   return o;
 }
 
-const std::vector<std::tuple<std::string, bool>> kVariants{{"2.2", false}, {"2.2", true}, {"4.1", false}, {"4.1", true}};
+const std::vector<std::tuple<std::string, bool>> kVariants{{"2.2", false}, {"2.2", true}, {"4.0", false},
+                                                           {"4.0", true},  {"4.1", false}, {"4.1", true}};
 
 std::string variant_name(const std::string& version, bool binary) {
   return version + (binary ? " binary" : " ascii");
@@ -89,7 +128,7 @@ std::string variant_name(const std::string& version, bool binary) {
 
 struct Expected {
   std::int64_t num_points = 0;
-  std::map<std::string, std::int64_t> cells;  // per type, meshio's blocks summed
+  std::vector<std::pair<std::string, std::int64_t>> blocks;  // meshio's blocks, in order
   std::vector<std::string> field_names;
   double sum_points = 0;
 };
@@ -115,7 +154,7 @@ std::map<std::string, Expected> expected_meshio() {
     e.num_points = std::stoll(f[2]);
     for (const std::string& block : split(f[4], ';')) {
       const std::size_t colon = block.find(':');
-      if (colon != std::string::npos) e.cells[block.substr(0, colon)] += std::stoll(block.substr(colon + 1));
+      if (colon != std::string::npos) e.blocks.emplace_back(block.substr(0, colon), std::stoll(block.substr(colon + 1)));
     }
     for (const std::string& name : split(f[7], ','))
       if (!name.empty()) e.field_names.push_back(name);
@@ -162,7 +201,7 @@ void check_cell_region(const mpp::Mesh& mesh, const mpp::Region& region, std::in
     const auto block = static_cast<std::size_t>(std::upper_bound(bases.begin(), bases.end(), cell) - bases.begin() - 1);
     ASSERT_LT(block, mesh.cells.size());
     EXPECT_EQ(mpp::cell_type(mesh.cells[block].type).dimension, region.dim);
-    EXPECT_EQ((*physical)[block].data_as<std::int32_t>()[cell - bases[block]], region.tag);
+    EXPECT_EQ(integers((*physical)[block])[static_cast<std::size_t>(cell - bases[block])], region.tag);
   }
 }
 
@@ -178,12 +217,11 @@ TEST(GmshCorpus, EveryFileMatchesMeshioExpectations) {
     const mpp::Mesh mesh = mpp::read(file.string());
     EXPECT_EQ(mesh.num_points(), expected.num_points);
     EXPECT_EQ(mesh.points.dim(1), 3);
-    EXPECT_EQ(cells_per_type(mesh), expected.cells);
+    EXPECT_EQ(block_list(mesh), expected.blocks);  // meshio's cuts: per entity (4.x), per type run (2.x)
     double sum = 0;
     for (const double v : mesh.points.values<double>()) sum += v;
     EXPECT_NEAR(sum, expected.sum_points, 1e-8 * std::max(1.0, std::abs(expected.sum_points)));
     EXPECT_NO_THROW(mpp::validate(mesh));
-    // Our blocks are one per type, so per-block arrays line up with our blocks.
     for (const auto& [name, arrays] : mesh.cell_data) EXPECT_EQ(arrays.size(), mesh.cells.size()) << name;
     EXPECT_TRUE(mesh.cell_data.contains("gmsh:geometrical"));
     for (const std::string& name : expected.field_names) {
@@ -191,7 +229,9 @@ TEST(GmshCorpus, EveryFileMatchesMeshioExpectations) {
       ASSERT_TRUE(mesh.field_data.contains(name));
       const mpp::Region* region = find_region(mesh, name);
       ASSERT_NE(region, nullptr) << "physical group without a region";
-      const std::vector<std::int32_t> tag_dim = values<std::int32_t>(*mesh.field_data.find(name));
+      const mpp::NDArray& field = *mesh.field_data.find(name);
+      EXPECT_EQ(field.dtype(), mpp::DType::int64);  // meshio's [tag, dim]
+      const std::vector<std::int64_t> tag_dim = integers(field);
       EXPECT_EQ(region->tag, tag_dim[0]);
       EXPECT_EQ(region->dim, tag_dim[1]);
     }
@@ -212,9 +252,8 @@ TEST(GmshCorpus, FourEncodingsOfOneModelAgree) {
   for (const char* name : {"insulated-2.2-ascii.msh", "insulated-2.2-binary.msh", "insulated-4.1-ascii.msh"}) {
     SCOPED_TRACE(name);
     const mpp::Mesh mesh = mpp::read((folder / name).string());
-    ASSERT_EQ(mesh.cells.size(), reference.cells.size());
-    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
-      EXPECT_TRUE(bit_equal(mesh.cells[b].connectivity, reference.cells[b].connectivity));
+    // 2.2 files come in one block per type run, 4.1 in one per entity: the cells agree.
+    EXPECT_EQ(cells_in_order(mesh), cells_in_order(reference));
     // Binary files hold the same doubles; Gmsh's ASCII (%.16g) may be one digit short.
     if (std::string(name).find("binary") != std::string::npos) {
       EXPECT_TRUE(bit_equal(mesh.points, reference.points));
@@ -348,11 +387,10 @@ TEST(GmshRoundTrip, EveryElementTypeThroughAllFourEncodings) {
     expect_same_regions(mesh.regions, back.regions);
     const std::vector<mpp::NDArray>& physical = *back.cell_data.find("gmsh:physical");
     for (std::size_t b = 0; b < mesh.cells.size(); ++b)
-      EXPECT_EQ(values<std::int32_t>(physical[b]), std::vector<std::int32_t>(2, 10 + static_cast<std::int32_t>(b)));
+      EXPECT_EQ(integers(physical[b]), std::vector<std::int64_t>(2, 10 + static_cast<std::int64_t>(b)));
     for (const mpp::Region& region : mesh.regions) {
       ASSERT_TRUE(back.field_data.contains(region.name));
-      EXPECT_EQ(values<std::int32_t>(*back.field_data.find(region.name)),
-                (std::vector<std::int32_t>{static_cast<std::int32_t>(region.tag), region.dim}));
+      EXPECT_EQ(integers(*back.field_data.find(region.name)), (std::vector<std::int64_t>{region.tag, region.dim}));
     }
     EXPECT_TRUE(bit_equal(*back.point_data.find("temperature"), *mesh.point_data.find("temperature")));
     EXPECT_TRUE(bit_equal(*back.point_data.find("velocity"), *mesh.point_data.find("velocity")));
@@ -372,10 +410,12 @@ TEST(GmshRoundTrip, ReadWriteReadKeepsGeometricalTagsAndNodeEntities) {
     mpp::write(dir.file("again.msh"), original, "gmsh", options(version, binary));
     const mpp::Mesh back = mpp::read(dir.file("again.msh"));
     EXPECT_TRUE(bit_equal(back.points, original.points));
+    // 4.x keeps the five entity blocks; 2.2 has no entities and comes back per type run.
+    if (version == "2.2") EXPECT_EQ(cells_in_order(back), cells_in_order(original));
+    else EXPECT_EQ(block_list(back), block_list(original));
     for (const char* name : {"gmsh:physical", "gmsh:geometrical"})
-      for (std::size_t b = 0; b < original.cells.size(); ++b)
-        EXPECT_TRUE(bit_equal((*back.cell_data.find(name))[b], (*original.cell_data.find(name))[b])) << name;
-    if (version == "4.1")
+      EXPECT_EQ(joined_integers(*back.cell_data.find(name)), joined_integers(*original.cell_data.find(name))) << name;
+    if (version != "2.2")
       EXPECT_TRUE(bit_equal(*back.point_data.find("gmsh:dim_tags"), *original.point_data.find("gmsh:dim_tags")));
     expect_same_regions(original.regions, back.regions);
   }
@@ -423,7 +463,7 @@ TEST(GmshRoundTrip, RegionEntriesInAnyOrderAcrossBlocks) {
   mesh.regions.push_back(cell_region("rest", 2, 3, {3, 4}));
   ScratchDir dir;
   for (const auto& [version, binary] : kVariants) {
-    if (version != "4.1") continue;  // 2.2 keeps one group per element
+    if (version == "2.2") continue;  // 2.2 keeps one group per element
     SCOPED_TRACE(variant_name(version, binary));
     mpp::write(dir.file("r.msh"), mesh, "gmsh", options(version, binary));
     const mpp::Mesh back = mpp::read(dir.file("r.msh"));
@@ -456,25 +496,81 @@ TEST(GmshRoundTrip, ConflictingOrMissingTagsGetFreshOnes) {
   EXPECT_EQ(find_region(back, "a")->tag, 5);
 }
 
-TEST(GmshRoundTrip, PointRegionWithoutVertexCellsGetsVertexElements) {
+mpp::Region point_region(const std::string& name, std::int64_t tag, std::vector<std::int64_t> points) {
+  mpp::Region region;
+  region.name = name;
+  region.kind = mpp::RegionKind::Point;
+  region.dim = 0;
+  region.tag = tag;
+  region.entries = int64_vector(points);
+  return region;
+}
+
+// Gmsh groups points through vertex elements. Elements added for a point set would read
+// back as a vertex block the mesh never had (meshio writes no point sets at all): a Point
+// region is written only when vertex cells already sit on all its points.
+TEST(GmshRoundTrip, PointRegionWithoutVertexCellsIsNotWritten) {
   mpp::Mesh mesh = two_triangles();
-  mpp::Region corners;
-  corners.name = "corners";
-  corners.kind = mpp::RegionKind::Point;
-  corners.dim = 0;
-  corners.tag = 4;
-  corners.entries = int64_vector({1, 3});
-  mesh.regions.push_back(corners);
+  mesh.regions.push_back(point_region("corners", 4, {1, 3}));
   ScratchDir dir;
   for (const auto& [version, binary] : kVariants) {
     SCOPED_TRACE(variant_name(version, binary));
     mpp::write(dir.file("p.msh"), mesh, "gmsh", options(version, binary));
     const mpp::Mesh back = mpp::read(dir.file("p.msh"));
-    ASSERT_EQ(back.cells.size(), 2u);
+    ASSERT_EQ(back.cells.size(), 1u);
     EXPECT_TRUE(bit_equal(back.cells[0].connectivity, mesh.cells[0].connectivity));
-    EXPECT_EQ(back.cells[1].type, "vertex");
-    EXPECT_EQ(values<std::int64_t>(back.cells[1].connectivity), (std::vector<std::int64_t>{1, 3}));
-    expect_same_regions(mesh.regions, back.regions);
+    EXPECT_TRUE(back.regions.empty());
+    EXPECT_FALSE(back.field_data.contains("corners"));
+  }
+}
+
+TEST(GmshRoundTrip, PointRegionOnVertexCellsRoundTrips) {
+  mpp::Mesh mesh = two_triangles();
+  mpp::CellBlock vertices;
+  vertices.type = "vertex";
+  vertices.connectivity = int64_matrix(3, 1, {3, 1, 0});
+  mesh.cells.push_back(vertices);
+  mesh.regions.push_back(point_region("corners", 4, {1, 3}));      // on vertex cells: written
+  mesh.regions.push_back(point_region("partly", 5, {0, 2}));       // point 2 has none: not written
+  ScratchDir dir;
+  for (const auto& [version, binary] : kVariants) {
+    SCOPED_TRACE(variant_name(version, binary));
+    mpp::write(dir.file("p.msh"), mesh, "gmsh", options(version, binary));
+    const mpp::Mesh back = mpp::read(dir.file("p.msh"));
+    EXPECT_EQ(cells_in_order(back), cells_in_order(mesh));
+    ASSERT_EQ(back.regions.size(), 1u);
+    EXPECT_EQ(back.regions[0].name, "corners");
+    EXPECT_EQ(back.regions[0].kind, mpp::RegionKind::Point);
+    EXPECT_EQ(values<std::int64_t>(back.regions[0].entries), (std::vector<std::int64_t>{1, 3}));
+  }
+}
+
+// meshio's field_data for Gmsh is name -> [tag, dim], written as $PhysicalNames whether or
+// not any element carries the tag; it reads back as int64 (2,), names with spaces included.
+TEST(GmshRoundTrip, FieldDataComesBackAsPhysicalNames) {
+  mpp::Mesh mesh = two_triangles();
+  mesh.field_data.set("a", mpp::NDArray::from_values<std::int64_t>({1, 2}));
+  mesh.field_data.set("inflow boundary", mpp::NDArray::from_values<std::int32_t>({7, 1}));
+  mesh.field_data.set("not a name", mpp::NDArray::from_values<double>({0.5, 1.5, 2.5}));  // not [tag, dim]
+  mesh.regions.push_back(cell_region("plate", 2, 1, {0, 1}));  // a group with a different name on (2, 1)
+  ScratchDir dir;
+  for (const auto& [version, binary] : kVariants) {
+    SCOPED_TRACE(variant_name(version, binary));
+    mpp::write(dir.file("f.msh"), mesh, "gmsh", options(version, binary));
+    const mpp::Mesh back = mpp::read(dir.file("f.msh"));
+    for (const char* name : {"a", "inflow boundary", "plate"}) {
+      SCOPED_TRACE(name);
+      ASSERT_TRUE(back.field_data.contains(name));
+      EXPECT_EQ(back.field_data.find(name)->dtype(), mpp::DType::int64);
+      EXPECT_EQ(back.field_data.find(name)->shape(), mpp::Shape{2});
+    }
+    EXPECT_EQ(integers(*back.field_data.find("a")), (std::vector<std::int64_t>{1, 2}));
+    EXPECT_EQ(integers(*back.field_data.find("inflow boundary")), (std::vector<std::int64_t>{7, 1}));
+    EXPECT_FALSE(back.field_data.contains("not a name"));
+    // The region's group kept its elements; fresh tags never collide with field_data's.
+    const mpp::Region* plate = find_region(back, "plate");
+    ASSERT_NE(plate, nullptr);
+    EXPECT_EQ(values<std::int64_t>(plate->entries), (std::vector<std::int64_t>{0, 1}));
   }
 }
 
@@ -489,7 +585,54 @@ TEST(GmshRoundTrip, MeshioStylePhysicalTagsWithoutRegions) {
   EXPECT_EQ(back.regions[0].name, "plate");
   EXPECT_EQ(back.regions[0].tag, 3);
   EXPECT_EQ(values<std::int64_t>(back.regions[0].entries), std::vector<std::int64_t>{0});
-  EXPECT_EQ(values<std::int32_t>((*back.cell_data.find("gmsh:physical"))[0]), (std::vector<std::int32_t>{3, 0}));
+  EXPECT_EQ(joined_integers(*back.cell_data.find("gmsh:physical")), (std::vector<std::int64_t>{3, 0}));
+  // 4.x attaches groups to entities: the grouped and the ungrouped cell went to two entities,
+  // two element blocks; $MeshioplusplusBlocks gives the one block back.
+  EXPECT_EQ(block_list(back), (std::vector<std::pair<std::string, std::int64_t>>{{"triangle", 2}}));
+}
+
+// Blocks meshio's cuts would not give back — a block split over entities (4.x), two blocks
+// of one type in a row (2.2), an empty block — come back as written through
+// $MeshioplusplusBlocks; other readers see the cut blocks (and the same cells).
+TEST(GmshRoundTrip, BlocksComeBackAsWritten) {
+  mpp::Mesh mesh = two_triangles();
+  mpp::CellBlock more = mesh.cells[0];
+  more.connectivity = int64_matrix(3, 3, {0, 1, 3, 1, 2, 3, 2, 0, 3});
+  mesh.cells.push_back(more);
+  mpp::CellBlock empty;
+  empty.type = "quad";
+  empty.connectivity = mpp::NDArray::allocate(mpp::DType::int64, {0, 4});
+  mesh.cells.push_back(empty);
+  mpp::CellBlock quad;
+  quad.type = "quad";
+  quad.connectivity = int64_matrix(1, 4, {0, 1, 2, 3});
+  mesh.cells.push_back(quad);
+  mesh.regions.push_back(cell_region("split", 2, 1, {1, 3, 5}));  // parts of blocks 0 and 1, and the quad
+  mesh.cell_data.set("gmsh:geometrical", {int64_vector({7, 7}), int64_vector({7, 8, 8}), int64_vector({}), int64_vector({7})});
+  ScratchDir dir;
+  for (const auto& [version, binary] : kVariants) {
+    SCOPED_TRACE(variant_name(version, binary));
+    mpp::write(dir.file("b.msh"), mesh, "gmsh", options(version, binary));
+    EXPECT_NE(read_file(dir.file("b.msh")).find("$MeshioplusplusBlocks\n4\n2 2\n2 3\n3 0\n3 1\n"), std::string::npos);
+    const mpp::Mesh back = mpp::read(dir.file("b.msh"));
+    ASSERT_EQ(block_list(back), block_list(mesh));
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+      EXPECT_TRUE(bit_equal(back.cells[b].connectivity, mesh.cells[b].connectivity)) << b;
+    if (version == "2.2")  // 4.x gives differently grouped cells of one tag entities of their own
+      EXPECT_EQ(joined_integers(*back.cell_data.find("gmsh:geometrical")), (std::vector<std::int64_t>{7, 7, 7, 8, 8, 7}));
+    expect_same_regions(mesh.regions, back.regions);
+  }
+  // A mesh whose blocks the cuts give back needs no such section.
+  mpp::write(dir.file("plain.msh"), two_triangles(), "gmsh", options("4.1", false));
+  EXPECT_EQ(read_file(dir.file("plain.msh")).find("$Meshioplusplus"), std::string::npos);
+  // A section that does not describe the elements is ignored: meshio's cuts.
+  mpp::write(dir.file("b.msh"), mesh, "gmsh", options("4.1", false));
+  std::string text = read_file(dir.file("b.msh"));
+  const std::string marker = "$MeshioplusplusBlocks\n4\n2 2\n";
+  text.replace(text.find(marker), marker.size(), "$MeshioplusplusBlocks\n4\n2 1\n");
+  const mpp::Mesh cut = mpp::read(dir.write("cut.msh", text));
+  EXPECT_EQ(cells_in_order(cut), cells_in_order(mesh));
+  EXPECT_NE(block_list(cut), block_list(mesh));
 }
 
 TEST(GmshRoundTrip, Float32PlanarPointsComeBackExactAsFloat64) {
@@ -540,15 +683,86 @@ TEST(GmshWrite, TimeStepsGoBackAsOneView) {
   mpp::Mesh mesh = two_triangles();
   mesh.point_data.set("T", mpp::NDArray::from_values<double>({1, 2, 3, 4}));
   mesh.point_data.set("T[step 3]", mpp::NDArray::from_values<double>({5, 6, 7, std::nan("")}));
+  mesh.point_data.set("T[step 1, time 0.25]", mpp::NDArray::from_values<double>({8, 9, 10, 11}));
   ScratchDir dir;
   mpp::write(dir.file("d.msh"), mesh, "gmsh", options("2.2", false));
   const std::string text = read_file(dir.file("d.msh"));
-  EXPECT_EQ(text.find("T[step"), std::string::npos);  // written as view "T", time step 3
+  EXPECT_EQ(text.find("T[step"), std::string::npos);  // all written as steps of view "T"
+  EXPECT_NE(text.find("\n0.25\n3\n1\n"), std::string::npos);  // step 1 keeps its time
   const mpp::Mesh back = mpp::read(dir.file("d.msh"));
+  // The plain "T" beside steps 1 and 3 was a new array: written as step 4, the last step,
+  // which the plain name shows again.
   EXPECT_TRUE(bit_equal(*back.point_data.find("T"), *mesh.point_data.find("T")));
+  EXPECT_TRUE(bit_equal(*back.point_data.find("T[step 4]"), *mesh.point_data.find("T")));
+  EXPECT_TRUE(bit_equal(*back.point_data.find("T[step 1, time 0.25]"), *mesh.point_data.find("T[step 1, time 0.25]")));
   const std::vector<double> step = values<double>(*back.point_data.find("T[step 3]"));
   EXPECT_EQ(step[2], 7.0);
   EXPECT_TRUE(std::isnan(step[3]));  // no entry was written for it
+  // Written again, the plain alias is not a fifth step.
+  mpp::write(dir.file("e.msh"), back, "gmsh", options("4.1", true));
+  const mpp::Mesh again = mpp::read(dir.file("e.msh"));
+  EXPECT_EQ(again.point_data.size(), back.point_data.size() + 1);  // + gmsh:dim_tags
+  EXPECT_FALSE(again.point_data.contains("T[step 5]"));
+  EXPECT_TRUE(bit_equal(*again.point_data.find("T"), *mesh.point_data.find("T")));
+}
+
+// MSH 4.0 as meshio and Gmsh 4.0 write it: "4.0" (a bare "4" is taken for 4.1 by meshio),
+// no min/max tags, (tag, dim) block headers, int node and element tags with each record.
+TEST(GmshWrite, Msh40Layout) {
+  mpp::Mesh mesh = two_triangles();
+  mesh.regions.push_back(cell_region("plate", 2, 3, {0, 1}));
+  ScratchDir dir;
+  mpp::write(dir.file("v40.msh"), mesh, "gmsh", options("4.0", false));
+  const std::string text = read_file(dir.file("v40.msh"));
+  EXPECT_EQ(text.substr(0, 20), std::string("$MeshFormat\n4.0 0 8\n"));
+  EXPECT_NE(text.find("$Nodes\n1 4\n1 2 0 4\n1 0 0 0\n2 1 0 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("$Elements\n1 2\n1 2 2 2\n1 1 2 3\n2 1 3 4\n"), std::string::npos) << text;
+  mpp::write(dir.file("v40b.msh"), mesh, "gmsh", options("4.0", true));
+  const std::string binary = read_file(dir.file("v40b.msh"));
+  const std::size_t elements = binary.find("$Elements\n") + 10;
+  std::uint64_t counts[2];
+  std::memcpy(counts, binary.data() + elements, sizeof counts);
+  EXPECT_EQ(counts[0], 1u);
+  EXPECT_EQ(counts[1], 2u);
+  std::int32_t header[3], record[4];
+  std::memcpy(header, binary.data() + elements + 16, sizeof header);
+  EXPECT_EQ((std::vector<std::int32_t>(header, header + 3)), (std::vector<std::int32_t>{1, 2, 2}));  // tag, dim, type
+  std::memcpy(record, binary.data() + elements + 16 + 12 + 8, sizeof record);
+  EXPECT_EQ((std::vector<std::int32_t>(record, record + 4)), (std::vector<std::int32_t>{1, 1, 2, 3}));
+  for (const char* file : {"v40.msh", "v40b.msh"}) {
+    const mpp::Mesh back = mpp::read(dir.file(file));
+    EXPECT_TRUE(bit_equal(back.cells[0].connectivity, mesh.cells[0].connectivity));
+    expect_same_regions(mesh.regions, back.regions);
+  }
+}
+
+// meshio cuts 2.x element lists into blocks at every change of type, 4.x ones at every
+// element block: interleaved types give several blocks of one type.
+TEST(GmshRead, BlocksAreCutAsMeshioCutsThem) {
+  const char* text = R"($MeshFormat
+2.2 0 8
+$EndMeshFormat
+$Nodes
+4
+1 0 0 0
+2 1 0 0
+3 1 1 0
+4 0 1 0
+$EndNodes
+$Elements
+4
+1 2 2 1 1 1 2 3
+2 2 2 1 2 1 3 4
+3 1 2 2 3 1 2
+4 2 2 1 1 2 3 4
+$EndElements
+)";
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("runs.msh", text));
+  EXPECT_EQ(block_list(mesh), (std::vector<std::pair<std::string, std::int64_t>>{{"triangle", 2}, {"line", 1}, {"triangle", 1}}));
+  EXPECT_EQ(values<std::int32_t>((*mesh.cell_data.find("gmsh:geometrical"))[0]), (std::vector<std::int32_t>{1, 2}));
+  ASSERT_EQ(mesh.regions.size(), 2u);  // group 1 spans blocks 0 and 2
+  EXPECT_EQ(values<std::int64_t>(mesh.regions[1].entries), (std::vector<std::int64_t>{0, 1, 3}));
 }
 
 TEST(GmshRegistry, ExtensionAndOptions) {
@@ -625,10 +839,10 @@ TEST(GmshRead, SparseTagsParametricNodesAndSkippedSections) {
   EXPECT_EQ(mesh.cells[0].type, "line");
   EXPECT_EQ(values<std::int64_t>(mesh.cells[0].connectivity), (std::vector<std::int64_t>{0, 1}));
   EXPECT_EQ(values<std::int64_t>(mesh.cells[1].connectivity), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3}));
-  EXPECT_EQ(values<std::int32_t>((*mesh.cell_data.find("gmsh:geometrical"))[1]), (std::vector<std::int32_t>{9, 9}));
-  EXPECT_EQ(values<std::int32_t>((*mesh.cell_data.find("gmsh:physical"))[0]), (std::vector<std::int32_t>{7}));
-  EXPECT_EQ(values<std::int32_t>(*mesh.point_data.find("gmsh:dim_tags")),
-            (std::vector<std::int32_t>{1, 4, 1, 4, 2, 9, 2, 9}));
+  EXPECT_EQ(values<std::int64_t>((*mesh.cell_data.find("gmsh:geometrical"))[1]), (std::vector<std::int64_t>{9, 9}));
+  EXPECT_EQ(values<std::int64_t>((*mesh.cell_data.find("gmsh:physical"))[0]), (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(values<std::int64_t>(*mesh.point_data.find("gmsh:dim_tags")),
+            (std::vector<std::int64_t>{1, 4, 1, 4, 2, 9, 2, 9}));
   ASSERT_EQ(mesh.regions.size(), 2u);
   EXPECT_EQ(mesh.regions[0].name, "edge");
   EXPECT_EQ(mesh.regions[0].dim, 1);
@@ -636,7 +850,44 @@ TEST(GmshRead, SparseTagsParametricNodesAndSkippedSections) {
   EXPECT_EQ(mesh.regions[1].name, "the surface");
   EXPECT_EQ(mesh.regions[1].tag, 3);
   EXPECT_EQ(values<std::int64_t>(mesh.regions[1].entries), (std::vector<std::int64_t>{1, 2}));
-  EXPECT_EQ(values<std::int32_t>(*mesh.field_data.find("the surface")), (std::vector<std::int32_t>{3, 2}));
+  EXPECT_EQ(values<std::int64_t>(*mesh.field_data.find("the surface")), (std::vector<std::int64_t>{3, 2}));
+}
+
+// $Periodic is kept as field_data "gmsh:periodic" (links with point-index pairs) and
+// "gmsh:periodic_affine", and written back by 2.2 and 4.1 (4.0's layout is not written).
+TEST(GmshRead, PeriodicLinksAreKeptAndWrittenBack) {
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("sparse.msh", kSparse41));
+  ASSERT_TRUE(mesh.field_data.contains("gmsh:periodic"));
+  // dim 1, tag 4, master 4, 16 affine values, 1 pair: node 40 (index 0) -> node 10 (index 1)
+  EXPECT_EQ(values<std::int64_t>(*mesh.field_data.find("gmsh:periodic")), (std::vector<std::int64_t>{1, 4, 4, 16, 1, 0, 1}));
+  const std::vector<double> affine = values<double>(*mesh.field_data.find("gmsh:periodic_affine"));
+  ASSERT_EQ(affine.size(), 16u);
+  EXPECT_EQ(affine[0], 1.0);
+  EXPECT_EQ(affine[1], 0.0);
+  EXPECT_FALSE(mesh.field_data.contains("1"));  // no physical name made of them
+  for (const auto& [version, binary] : kVariants) {
+    SCOPED_TRACE(variant_name(version, binary));
+    mpp::write(dir.file("p.msh"), mesh, "gmsh", options(version, binary));
+    const mpp::Mesh back = mpp::read(dir.file("p.msh"));
+    if (version == "4.0") {
+      EXPECT_FALSE(back.field_data.contains("gmsh:periodic"));
+      continue;
+    }
+    ASSERT_TRUE(back.field_data.contains("gmsh:periodic"));
+    EXPECT_TRUE(bit_equal(*back.field_data.find("gmsh:periodic"), *mesh.field_data.find("gmsh:periodic")));
+    EXPECT_TRUE(bit_equal(*back.field_data.find("gmsh:periodic_affine"), *mesh.field_data.find("gmsh:periodic_affine")));
+  }
+  mpp::Mesh broken = mesh;
+  broken.field_data.set("gmsh:periodic", mpp::NDArray::from_values<std::int64_t>({1, 4, 4, 0, 1, 0, 99}));
+  EXPECT_THROW(mpp::write(dir.file("bad.msh"), broken, "gmsh", {}), mpp::WriteError);
+  // A periodic link naming an undefined node is a ReadError at that tag.
+  std::string text = kSparse41;
+  const std::size_t pair = text.find("40 10\n$EndPeriodic");
+  text.replace(pair, 5, "40 11");
+  const mpp::ReadError error = expect_read_error([&] { mpp::read(dir.write("bad.msh", text)); });
+  EXPECT_NE(error.reason().find("node tag 11"), std::string::npos) << error.what();
+  EXPECT_EQ(error.byte_offset(), pair + 3);
 }
 
 TEST(GmshRead, Msh40HasItsOwnFieldOrder) {
@@ -665,7 +916,7 @@ $EndElements
   ScratchDir dir;
   const mpp::Mesh mesh = mpp::read(dir.write("v40.msh", text));
   EXPECT_EQ(values<std::int64_t>(mesh.cells.at(0).connectivity), (std::vector<std::int64_t>{2, 0, 1}));
-  EXPECT_EQ(values<std::int32_t>(*mesh.point_data.find("gmsh:dim_tags")), (std::vector<std::int32_t>{2, 6, 2, 6, 2, 6}));
+  EXPECT_EQ(values<std::int64_t>(*mesh.point_data.find("gmsh:dim_tags")), (std::vector<std::int64_t>{2, 6, 2, 6, 2, 6}));
   ASSERT_EQ(mesh.regions.size(), 1u);
   EXPECT_EQ(mesh.regions[0].name, "2");  // no $PhysicalNames: the tag as text
 }
@@ -728,19 +979,25 @@ TEST(GmshRead, DataSectionsTimeStepsAndMissingEntries) {
   const mpp::Mesh mesh = mpp::read(dir.write("data.msh", kData22));
   ASSERT_EQ(mesh.cells.size(), 2u);
   EXPECT_EQ(values<std::int64_t>(mesh.cells[1].connectivity), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3}));
-  const std::vector<double> t0 = values<double>(*mesh.point_data.find("T"));
+  // Two steps of "T": one array per step, "T" shows the last (meshio's "T"); step 0's time
+  // 0.0 equals its step, step 1's 1.0 too, so no time in the names.
+  const std::vector<double> t0 = values<double>(*mesh.point_data.find("T[step 0]"));
   EXPECT_TRUE(std::isnan(t0[0]));
   EXPECT_EQ(t0[1], 1.5);
   EXPECT_EQ(t0[2], 2.5);
   const std::vector<double> t1 = values<double>(*mesh.point_data.find("T[step 1]"));
   EXPECT_EQ(t1[0], 9.0);
   EXPECT_TRUE(std::isnan(t1[1]));
+  EXPECT_TRUE(bit_equal(*mesh.point_data.find("T"), *mesh.point_data.find("T[step 1]")));
+  EXPECT_EQ(mesh.point_data.begin()->first, "T");  // where meshio's dict has it
+  EXPECT_EQ(mesh.point_data.size(), 3u);  // T, T[step 0], T[step 1]: no dim_tags in 2.2
   const std::vector<mpp::NDArray>& v = *mesh.cell_data.find("V");
   EXPECT_EQ(v[1].shape(), (mpp::Shape{2, 3}));
   EXPECT_TRUE(std::isnan(v[1].data_as<double>()[0]));
   EXPECT_EQ(v[1].data_as<double>()[3], 1.0);
   EXPECT_EQ(v[1].data_as<double>()[5], 3.0);
   EXPECT_EQ(values<std::int32_t>((*mesh.cell_data.find("gmsh:physical"))[0]), std::vector<std::int32_t>{0});
+  EXPECT_FALSE(mesh.cell_data.contains("V[step 0]"));  // one step at time 0: the plain name only
   ASSERT_EQ(mesh.regions.size(), 1u);  // physical 0 is no group
   EXPECT_EQ(mesh.regions[0].name, "6");
   EXPECT_EQ(values<std::int64_t>(mesh.regions[0].entries), (std::vector<std::int64_t>{1, 2}));
@@ -1055,7 +1312,7 @@ TEST(GmshLargeAscii, LinesParsedInParallelMatchTheFile) {
   const std::vector<std::int64_t> triangles = values<std::int64_t>(mesh.cells[1].connectivity);
   ASSERT_EQ(triangles.size(), 3u * LargeMsh::kTriangles);
   EXPECT_EQ(triangles[3 * 1999 + 2], 2001);
-  const std::vector<std::int32_t> dim_tags = values<std::int32_t>(*mesh.point_data.find("gmsh:dim_tags"));
+  const std::vector<std::int64_t> dim_tags = values<std::int64_t>(*mesh.point_data.find("gmsh:dim_tags"));
   EXPECT_EQ(dim_tags[0], 3);
   EXPECT_EQ(dim_tags[2 * LargeMsh::kNodes], 2);
 }

@@ -1,25 +1,37 @@
-// Gmsh MSH (.msh): reads versions 2.x, 4.0 and 4.1, ASCII and binary; writes 2.2 and 4.1.
+// Gmsh MSH (.msh): reads versions 2.x, 4.0 and 4.1, ASCII and binary; writes 2.2, 4.0 and
+// 4.1, ASCII and binary.
 //
-// What a read produces:
+// What a read produces (blocks, names and dtypes as meshio 5.3.5 gives them):
 //   points      (n, 3) float64, in file order; sparse node tags become dense 0-based indices.
-//   cells       one block per cell type, in order of the type's first appearance; rows in
-//               file order. Node orders are converted to meshio's (see gmsh_element_types).
-//   cell_data   "gmsh:geometrical" (int32 entity tag) per block; "gmsh:physical" (int32, the
-//               first physical tag, 0 for none) when the file carries physical information;
-//               $ElementData / $ElementNodeData as float64 (NaN where an element has no value;
-//               ElementNodeData rows hold nodes × components in meshio node order).
+//   cells       4.x: one block per element block of the file (one entity, one type), in
+//               file order; 2.x: one block per stretch of consecutive elements of one type
+//               — or the blocks our writer's $MeshioplusplusBlocks lists (see write()).
+//               Node orders are converted to meshio's (see gmsh_element_types).
+//   cell_data   "gmsh:geometrical" (the entity tag) per block; "gmsh:physical" (the first
+//               physical tag, 0 for none) when the file carries physical information — int32
+//               for 2.x, int64 for 4.x; $ElementData / $ElementNodeData as float64 (NaN where
+//               an element has no value; ElementNodeData rows hold nodes × components in
+//               meshio node order).
 //   point_data  $NodeData as float64 (NaN where a node has no value); for 4.x files
-//               "gmsh:dim_tags" (n, 2) int32: the entity (dim, tag) each node is classified on.
-//   field_data  name → int32 [tag, dim] for each $PhysicalNames entry (meshio's layout).
+//               "gmsh:dim_tags" (n, 2) int64: the entity (dim, tag) each node is classified on.
+//   field_data  name → int64 [tag, dim] for each $PhysicalNames entry (meshio's layout).
 //   regions     one per physical group, named from $PhysicalNames (else the tag as text),
 //               dim = group dimension, tag = physical tag. Dimension-0 groups are Point
 //               regions (the nodes of their vertex elements), others Cell regions
 //               (block-major cell indices, ascending).
-// Data sections: the first time step of a view keeps the view's name; later time steps of
-// the same view are named "name[step k]" (k = the integer time-step tag). Sections for the
-// same view and step (e.g. one per partition) fill the same array.
-// Skipped: parametric node coordinates, $Periodic, $GhostElements, $Parametrizations,
-// $InterpolationScheme and unknown sections.
+// Data sections: a view with one step, step 0 at time 0 (what meshio writes), keeps the view's
+// name. A view with several steps (or one other step or time) gets one array per step,
+// "name[step k]" or "name[step k, time t]" (k the integer time-step tag, t the time when it
+// is not k), and "name" shows its last step, sharing that step's arrays — the array meshio
+// shows under the name. Sections for the same view and step (e.g. one per partition) fill
+// the same array.
+//   $Periodic (2.x, 4.1) as field_data "gmsh:periodic" (int64: per link dim, tag, master
+//               tag, number of affine values, number of node pairs, then the pairs as point
+//               indices) and "gmsh:periodic_affine" (float64: the links' affine values in
+//               turn); the Python Mesh shows them as meshio's gmsh_periodic. The writer
+//               writes them back (2.2, 4.1) and never takes "gmsh:" entries for names.
+// Skipped: parametric node coordinates, 4.0's $Periodic, $GhostElements, $Parametrizations,
+// $InterpolationScheme, $Entities bounding entities and unknown sections.
 #pragma once
 
 #include <string>
@@ -34,14 +46,24 @@ inline constexpr std::string_view kFormatName = "gmsh";  // as errors name the f
 
 Mesh read(const std::string& path);
 
-// Options: fmt_version ("4.1" default | "2.2"), binary ("true" default).
+// Options: fmt_version ("4.1" default | "4.0" | "2.2"), binary ("true" default).
 // Physical groups come from the regions: each Cell region becomes a physical group (of the
-// dimension of its cells) on its elements, each Point region a dimension-0 group on vertex
-// elements (existing vertex cells on those points, else added vertex elements). Elements in
-// no region get no group (physical 0 in 2.2). Without Cell/Point regions, "gmsh:physical"
-// cell data and field_data names are used instead. "gmsh:geometrical" chooses entity tags
-// when present. Side regions are not written. MSH 2.2 stores one physical tag per element
-// (the first group's).
+// dimension of its cells) on its elements; a Point region becomes a dimension-0 group on the
+// vertex cells of its points when every point has one, and is not written otherwise (added
+// vertex elements would read back as a block the mesh did not have; meshio writes no point
+// sets either). Elements in no region get no group (physical 0 in 2.2). Without Cell/Point
+// regions, "gmsh:physical" cell data and field_data names are used instead. Every field_data
+// entry shaped [tag, dim] is written to $PhysicalNames (as meshio does), so field_data reads
+// back. "gmsh:geometrical" chooses entity tags when present. In 4.x differently grouped
+// cells of one block go to different entities (one element block per stretch). Where the
+// cuts above would not give the mesh's blocks back (that case, empty blocks, consecutive
+// blocks of one type in 2.2), a $MeshioplusplusBlocks section (text: the number of blocks,
+// then "gmsh-type-id count" per block) lists them; the reader restores them from it when it
+// describes the elements exactly (Gmsh and meshio skip the section). Side regions are not
+// written. MSH 2.2 stores one physical tag per element (the
+// first group's). Data arrays named "name[step k…]" are written as step k of view "name"
+// (with their time); a plain "name" equal to one of them is the reader's alias, not
+// written again.
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 
 }  // namespace meshioplusplus::gmsh

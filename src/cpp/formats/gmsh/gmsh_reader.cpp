@@ -27,6 +27,7 @@
 #include "formats/gmsh/gmsh_tag_index.hpp"
 #include "io/line_values.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 
@@ -76,24 +77,43 @@ struct ElementRun {
   // 2.x binary: bytes of the identical header before every element after the first (Gmsh
   // writes a header per element; such headers are folded into one run), else 0.
   std::size_t header_bytes = 0;
-  int entity_tag = 0;           // 4.x: the entity the run is classified on
-  std::size_t block = 0;        // our cell block (one per type)
+  int entity_dim = 0;           // 4.x: the entity the run is classified on
+  int entity_tag = 0;
+  std::size_t block = 0;        // our cell block
+  std::int64_t first_row = 0;   // the run's first row in it
 };
 
-// One cell block under construction: arrays allocated once, filled in pass two.
+// One cell block under construction: arrays allocated once, filled in pass two. Blocks are
+// cut as meshio cuts them — 4.x one per element block of the file (= per entity and type),
+// 2.x one per stretch of consecutive elements of one type — unless the file carries our
+// writer's $MeshioplusplusBlocks, which restores the blocks it wrote.
 struct BlockBuild {
   const GmshElementType* type = nullptr;
   std::int64_t count = 0;
-  std::int64_t filled = 0;
   NDArray connectivity;  // int64 (count, k)
-  NDArray geometrical;   // int32 (count,)
-  NDArray physical;      // int32 (count,), 2.x only; 4.x derives it from the entities
+  NDArray geometrical;   // 2.x int32 (count,) per element; 4.x int64, the runs' entity tags
+  NDArray physical;      // 2.x int32 (count,); 4.x int64, from the entities (meshio's dtypes)
+};
+
+// A block of $MeshioplusplusBlocks: its type and number of elements.
+struct WrittenBlock {
+  const GmshElementType* type;
+  std::int64_t count;
 };
 
 struct PhysicalName {
   int dim;
   int tag;
   std::string name;
+};
+
+// One $Periodic link: the nodes of entity (dim, tag) and the master entity's they map to.
+struct PeriodicLink {
+  int dim = 0;
+  int tag = 0;
+  int master = 0;
+  std::vector<double> affine;       // the affine transform, when the file gives one
+  std::vector<std::int64_t> nodes;  // (node, master node) point-index pairs
 };
 
 enum class DataKind { node, element, element_node };
@@ -103,8 +123,12 @@ struct DataTarget {
   DataKind kind = DataKind::node;
   std::string view;
   std::int64_t step = 0;
+  double time = 0;  // the first real tag
   std::int64_t components = 1;
   std::string output_name;
+  // The first step of a view read as steps also names the view's last step plainly.
+  std::string alias_name;
+  const DataTarget* alias_of_last = nullptr;
   NDArray point_values;              // node data
   std::vector<NDArray> cell_values;  // element (node) data, one per block
 };
@@ -152,17 +176,18 @@ class MshReader {
 
     if (name == "MeshFormat") return reread_mesh_format(start);
     if (name == "PhysicalNames") return read_physical_names();
+    if (name == "MeshioplusplusBlocks" && !elements_read_) return read_written_blocks();
     if (name == "Entities" && version_ != Version::v2) return read_entities();
     if (name == "PartitionedEntities" && version_ == Version::v41) return read_partitioned_entities();
     if (name == "Nodes") return read_nodes(start);
     if (name == "Elements") return read_elements(start);
-    if (name == "Periodic" && version_ == Version::v41) return skip_periodic_41();
+    if (name == "Periodic" && version_ != Version::v40) return read_periodic(start);
     if (name == "GhostElements" && version_ == Version::v41) return skip_ghost_elements_41();
     if (name == "NodeData") return read_data(DataKind::node, start);
     if (name == "ElementData") return read_data(DataKind::element, start);
     if (name == "ElementNodeData") return read_data(DataKind::element_node, start);
     // The format says unknown sections are ignored ($Comments …); sections whose layout we
-    // do not parse ($InterpolationScheme, $Parametrizations, older $Periodic) likewise.
+    // do not parse ($InterpolationScheme, $Parametrizations, 4.0's $Periodic) likewise.
     skip_section(name, start);
   }
 
@@ -254,6 +279,28 @@ class MshReader {
     expect_end("PhysicalNames");
   }
 
+  // ---- $MeshioplusplusBlocks (text in both encodings): our writer's blocks --------------
+  // "count", then per block "gmsh-type-id elements". Other readers skip the section; here it
+  // restores the blocks the file was written from where meshio's cuts would split them.
+  void read_written_blocks() {
+    const auto count = cursor_.text_number<std::uint64_t>();
+    cursor_.check_count(count, 4, "block");
+    written_blocks_.clear();
+    written_ends_.clear();
+    std::int64_t end = 0;
+    bool known = true;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const int gmsh_id = cursor_.text_number<int>();
+      const auto elements = cursor_.text_number<std::int64_t>();
+      const GmshElementType* type = element_type_from_gmsh(gmsh_id);
+      if (type == nullptr || elements < 0) known = false;
+      written_blocks_.push_back({type, elements});
+      written_ends_.push_back(end += std::max<std::int64_t>(elements, 0));
+    }
+    expect_end("MeshioplusplusBlocks");
+    if (!known) written_blocks_.clear(), written_ends_.clear();  // not ours to trust: meshio's cuts
+  }
+
   // ---- $Entities / $PartitionedEntities: physical tags of each entity ------------------
   void read_entities() {
     std::uint64_t counts[4];
@@ -301,19 +348,51 @@ class MshReader {
     for (std::uint64_t k = 0; k < count; ++k) tags.push_back(cursor_.int32());
   }
 
-  // ---- $Periodic and $GhostElements (4.1): parsed to be skipped safely in binary ---------
-  void skip_periodic_41() {
-    const std::uint64_t links = cursor_.size_value();
+  // ---- $Periodic (2.x, 4.1): links of an entity's nodes to its master's -----------------
+  // 4.1 in the file's encoding; 2.x as text in both encodings, an optional "Affine" line of
+  // 16 values before the node count.
+  void read_periodic(std::size_t start) {
+    if (!nodes_read_) cursor_.fail_at(start, "$Periodic comes before $Nodes");
+    const bool v41 = version_ == Version::v41;
+    const bool binary = v41 && cursor_.binary();
+    const auto integer = [&]() -> std::int32_t { return v41 ? cursor_.int32() : cursor_.text_number<std::int32_t>(); };
+    const auto count = [&]() -> std::uint64_t { return v41 ? cursor_.size_value() : cursor_.text_number<std::uint64_t>(); };
+    const std::uint64_t links = count();
     cursor_.check_count(links, 12, "periodic link");
     for (std::uint64_t i = 0; i < links; ++i) {
-      cursor_.skip_values(3, 4);                          // dim, tag, master tag
-      cursor_.skip_values(cursor_.size_value(), 8);       // affine transform
-      const std::uint64_t pairs = cursor_.size_value();
-      cursor_.check_count(pairs, cursor_.binary() ? 16 : 4, "periodic node");
-      cursor_.skip_values(2 * pairs, 8);
+      PeriodicLink& link = periodic_.emplace_back();
+      link.dim = integer();
+      link.tag = integer();
+      link.master = integer();
+      if (v41) {
+        const std::uint64_t num_affine = count();
+        cursor_.check_count(num_affine, binary ? 8 : 2, "affine value");
+        for (std::uint64_t k = 0; k < num_affine; ++k) link.affine.push_back(cursor_.real());
+      } else {
+        cursor_.skip_whitespace();
+        const std::size_t at = cursor_.position();
+        if (cursor_.text_token() == "Affine") {
+          for (int k = 0; k < 16; ++k) link.affine.push_back(cursor_.text_number<double>());
+        } else {
+          cursor_.seek(at);
+        }
+      }
+      const std::uint64_t pairs = count();
+      cursor_.check_count(pairs, binary ? 16 : 4, "periodic node");
+      link.nodes.reserve(static_cast<std::size_t>(2 * pairs));
+      for (std::uint64_t k = 0; k < 2 * pairs; ++k) {
+        if (!binary) cursor_.skip_whitespace();
+        const std::size_t at = cursor_.position();
+        const std::uint64_t tag = count();
+        const std::int64_t node = node_index_.find(tag);
+        if (node < 0) cursor_.fail_at(at, "periodic link names node tag " + std::to_string(tag) + ", which $Nodes does not define");
+        link.nodes.push_back(node);
+      }
     }
     expect_end("Periodic");
   }
+
+  // ---- $GhostElements (4.1): parsed to be skipped safely in binary ---------------------
 
   void skip_ghost_elements_41() {
     const std::uint64_t count = cursor_.size_value();
@@ -343,7 +422,7 @@ class MshReader {
   void allocate_points(std::uint64_t count, bool with_entities) {
     const auto rows = static_cast<std::int64_t>(count);
     points_ = NDArray::allocate(DType::float64, {rows, 3});
-    if (with_entities) dim_tags_ = NDArray::allocate(DType::int32, {rows, 2});
+    if (with_entities) dim_tags_ = NDArray::allocate(DType::int64, {rows, 2});
     node_index_ = TagIndex(rows);
   }
 
@@ -371,7 +450,7 @@ class MshReader {
       const int extra = parametric != 0 ? entity_dim : 0;  // u, v, w stored after x, y, z
       if (v41) read_node_block_41(filled, count, extra);
       else read_node_block_40(filled, count, extra);
-      std::int32_t* dim_tags = dim_tags_.data_as<std::int32_t>() + 2 * filled;
+      std::int64_t* dim_tags = dim_tags_.data_as<std::int64_t>() + 2 * filled;
       for (std::uint64_t i = 0; i < count; ++i) {
         dim_tags[2 * i] = entity_dim;
         dim_tags[2 * i + 1] = entity_tag;
@@ -514,19 +593,56 @@ class MshReader {
     return *type;
   }
 
-  // Adds a run, giving its type a block on first appearance.
-  void add_run(ElementRun run) {
-    auto found = std::find_if(blocks_.begin(), blocks_.end(),
-                              [&](const BlockBuild& block) { return block.type == run.type; });
-    if (found == blocks_.end()) {
-      BlockBuild block;
-      block.type = run.type;
-      blocks_.push_back(std::move(block));
-      found = blocks_.end() - 1;
+  void add_run(const ElementRun& run) { runs_.push_back(run); }
+
+  // Whether a block of $MeshioplusplusBlocks ends before element `index` (0-based, in file
+  // order): the 2.x scans then start a new run there, so runs never straddle such blocks.
+  bool written_block_ends_before(std::uint64_t index) const {
+    return index > 0 && std::binary_search(written_ends_.begin(), written_ends_.end(), static_cast<std::int64_t>(index));
+  }
+
+  // Gives every run its block (and first row there): the writer's blocks when
+  // $MeshioplusplusBlocks describes these runs exactly, else meshio's cuts.
+  void assign_blocks() {
+    blocks_.clear();
+    if (!written_blocks_.empty() && assign_written_blocks()) return;
+    blocks_.clear();
+    for (ElementRun& run : runs_) {
+      if (version_ != Version::v2 || blocks_.empty() || blocks_.back().type != run.type) {
+        BlockBuild& block = blocks_.emplace_back();
+        block.type = run.type;
+      }
+      run.block = blocks_.size() - 1;
+      run.first_row = blocks_.back().count;
+      blocks_.back().count += static_cast<std::int64_t>(run.count);
     }
-    run.block = static_cast<std::size_t>(found - blocks_.begin());
-    found->count += static_cast<std::int64_t>(run.count);
-    runs_.push_back(run);
+  }
+
+  bool assign_written_blocks() {
+    for (const WrittenBlock& written : written_blocks_) {
+      BlockBuild& block = blocks_.emplace_back();
+      block.type = written.type;
+      block.count = written.count;
+    }
+    std::size_t b = 0;
+    std::int64_t filled = 0;
+    for (ElementRun& run : runs_) {
+      if (run.count == 0) {  // an empty element block holds no cells of any block
+        if (b == blocks_.size()) return false;
+        run.block = b;
+        run.first_row = filled;
+        continue;
+      }
+      while (b < blocks_.size() && filled == blocks_[b].count) ++b, filled = 0;
+      if (b == blocks_.size() || blocks_[b].type != run.type ||
+          static_cast<std::uint64_t>(blocks_[b].count - filled) < run.count)
+        return false;
+      run.block = b;
+      run.first_row = filled;
+      filled += static_cast<std::int64_t>(run.count);
+    }
+    while (b < blocks_.size() && filled == blocks_[b].count) ++b, filled = 0;
+    return b == blocks_.size();
   }
 
   // ASCII 4.x with every element on a line of its own: the scan jumps over element lines
@@ -569,8 +685,7 @@ class MshReader {
     BlockBuild& block = blocks_[run.block];
     const GmshElementType& type = *run.type;
     const int k = type.num_nodes;
-    std::int64_t* const connectivity = block.connectivity.data_as<std::int64_t>() + block.filled * k;
-    std::fill_n(block.geometrical.data_as<std::int32_t>() + block.filled, run.count, run.entity_tag);
+    std::int64_t* const connectivity = block.connectivity.data_as<std::int64_t>() + run.first_row * k;
     const std::span<const std::uint16_t> to_meshio = type.gmsh_from_meshio;
     const char* const text = cursor_.document().data();
     const auto parse = [&](std::uint64_t e, std::size_t line, std::size_t stop) {
@@ -586,9 +701,7 @@ class MshReader {
       }
       return reader.done();
     };
-    const std::optional<std::size_t> end = parse_record_lines(cursor_.document(), run.data_offset, run.count, parse);
-    if (end) block.filled += static_cast<std::int64_t>(run.count);
-    return end;
+    return parse_record_lines(cursor_.document(), run.data_offset, run.count, parse);
   }
 
   // by_lines (ASCII): element records are taken to be one per line and jumped over as
@@ -617,6 +730,7 @@ class MshReader {
         cursor_.fail_at(block_at, "element blocks hold more elements than the " + std::to_string(num_elements) +
                                       " the section announces");
       ElementRun run{&type, count, cursor_.position()};
+      run.entity_dim = entity_dim;
       run.entity_tag = entity_tag;
       if (by_lines && count > 0) {
         const std::optional<std::size_t> begin = io::records_begin(cursor_.document(), cursor_.position());
@@ -653,9 +767,8 @@ class MshReader {
       const int num_tags = cursor_.text_number<int>();
       if (num_tags < 0) cursor_.fail_at(element_at, "negative number of element tags");
       cursor_.skip_values(static_cast<std::uint64_t>(num_tags) + static_cast<std::uint64_t>(type.num_nodes), 0);
-      if (!runs_.empty() && runs_.back().type == &type) {
+      if (!runs_.empty() && runs_.back().type == &type && !written_block_ends_before(e)) {
         ++runs_.back().count;
-        ++blocks_[runs_.back().block].count;
       } else {
         add_run(ElementRun{&type, 1, element_at});
       }
@@ -684,7 +797,8 @@ class MshReader {
         std::memcpy(header, cursor_.document().data() + header_at, sizeof header);
         const std::string_view document = cursor_.document();
         while (total < count && document.size() - cursor_.position() >= sizeof header + body &&
-               std::memcmp(document.data() + cursor_.position(), header, sizeof header) == 0) {
+               std::memcmp(document.data() + cursor_.position(), header, sizeof header) == 0 &&
+               !written_block_ends_before(total)) {
           cursor_.take(sizeof header + body);
           ++run.count;
           ++total;
@@ -696,13 +810,22 @@ class MshReader {
   }
 
   void allocate_blocks() {
+    assign_blocks();
     bases_.assign(1, 0);
     for (const BlockBuild& block : blocks_) bases_.push_back(bases_.back() + block.count);
     for (BlockBuild& block : blocks_) {
       block.connectivity = NDArray::allocate(DType::int64, {block.count, block.type->num_nodes});
-      block.geometrical = NDArray::allocate(DType::int32, {block.count});
-      if (version_ == Version::v2) block.physical = NDArray::allocate(DType::int32, {block.count});
+      if (version_ == Version::v2) {
+        block.geometrical = NDArray::allocate(DType::int32, {block.count});
+        block.physical = NDArray::allocate(DType::int32, {block.count});
+      } else {
+        block.geometrical = NDArray::allocate(DType::int64, {block.count});
+      }
     }
+    if (version_ == Version::v2) return;
+    for (const ElementRun& run : runs_)
+      std::fill_n(blocks_[run.block].geometrical.data_as<std::int64_t>() + run.first_row, run.count,
+                  std::int64_t{run.entity_tag});
   }
 
   // Stores one element's nodes in meshio order as point indices. `tag_of` gives the node
@@ -724,19 +847,17 @@ class MshReader {
     BlockBuild& block = blocks_[run.block];
     const GmshElementType& type = *run.type;
     const int k = type.num_nodes;
-    std::int64_t* connectivity = block.connectivity.data_as<std::int64_t>() + block.filled * k;
-    std::int32_t* geometrical = block.geometrical.data_as<std::int32_t>() + block.filled;
-    std::int32_t* physical = block.physical.empty_handle() ? nullptr : block.physical.data_as<std::int32_t>() + block.filled;
+    std::int64_t* connectivity = block.connectivity.data_as<std::int64_t>() + run.first_row * k;
     cursor_.seek(run.data_offset);
     if (version_ == Version::v2) {
+      std::int32_t* geometrical = block.geometrical.data_as<std::int32_t>() + run.first_row;
+      std::int32_t* physical = block.physical.data_as<std::int32_t>() + run.first_row;
       if (cursor_.binary()) fill_run_2_binary(run, connectivity, physical, geometrical);
       else fill_run_2_ascii(run, connectivity, physical, geometrical);
     } else {
-      std::fill_n(geometrical, run.count, run.entity_tag);
       if (cursor_.binary()) fill_run_4_binary(run, connectivity);
       else fill_run_4_ascii(run, connectivity);
     }
-    block.filled += static_cast<std::int64_t>(run.count);
   }
 
   void fill_run_4_binary(const ElementRun& run, std::int64_t* connectivity) {
@@ -870,7 +991,11 @@ class MshReader {
     std::vector<std::string> strings(static_cast<std::size_t>(small_count("string tag")));
     for (std::string& text : strings) text = cursor_.text_quoted();
     const std::int64_t num_reals = small_count("real tag");
-    for (std::int64_t i = 0; i < num_reals; ++i) cursor_.text_number<double>();
+    double time = 0;
+    for (std::int64_t i = 0; i < num_reals; ++i) {
+      const auto value = cursor_.text_number<double>();
+      if (i == 0) time = value;
+    }
     std::vector<std::int64_t> integers(static_cast<std::size_t>(small_count("integer tag")));
     for (std::int64_t& value : integers) value = cursor_.text_number<std::int64_t>();
     const std::int64_t step = integers.size() > 0 ? integers[0] : 0;
@@ -879,7 +1004,8 @@ class MshReader {
     if (components < 1 || components > 1024) cursor_.fail_at(start, "bad number of components " + std::to_string(components));
     if (count < 0) cursor_.fail_at(start, "negative number of data entries");
     if (cursor_.binary()) cursor_.end_text_line();
-    DataTarget& target = data_target(kind, strings.empty() ? std::string("data") : strings[0], step, components, start);
+    DataTarget& target =
+        data_target(kind, strings.empty() ? std::string("data") : strings[0], step, time, components, start);
     cursor_.check_count(static_cast<std::uint64_t>(count), cursor_.binary() ? 12 : 4, "data entry");
     for (std::int64_t i = 0; i < count; ++i) read_data_entry(target);
     expect_end(section_name(kind));
@@ -891,13 +1017,10 @@ class MshReader {
     return value;
   }
 
-  DataTarget& data_target(DataKind kind, const std::string& view, std::int64_t step, std::int64_t components,
-                          std::size_t start) {
-    bool view_seen = false;
+  DataTarget& data_target(DataKind kind, const std::string& view, std::int64_t step, double time,
+                          std::int64_t components, std::size_t start) {
     for (DataTarget& target : targets_) {
-      if (target.kind != kind || target.view != view) continue;
-      view_seen = true;
-      if (target.step != step) continue;
+      if (target.kind != kind || target.view != view || target.step != step) continue;
       if (target.components != components)
         cursor_.fail_at(start, "data '" + view + "' changes its number of components");
       return target;
@@ -906,10 +1029,8 @@ class MshReader {
     target.kind = kind;
     target.view = view;
     target.step = step;
+    target.time = time;
     target.components = components;
-    target.output_name = view;
-    if (view_seen) target.output_name += "[step " + std::to_string(step) + "]";
-    target.output_name = unique_output_name(kind, target.output_name);
     if (kind == DataKind::node) {
       target.point_values = nan_array(value_shape(num_points(), components));
     } else {
@@ -925,16 +1046,52 @@ class MshReader {
     return width == 1 ? Shape{rows} : Shape{rows, width};
   }
 
-  // Element data and element-node data share cell_data; keep their names apart.
-  std::string unique_output_name(DataKind kind, const std::string& wanted) const {
-    const auto taken = [&](const std::string& name) {
-      return std::any_of(targets_.begin(), targets_.end(), [&](const DataTarget& other) {
-        return (other.kind == DataKind::node) == (kind == DataKind::node) && other.output_name == name;
-      });
+  // Names the arrays of every data target (see gmsh.hpp): a view read as one plain array
+  // keeps its name; a view with several steps, or one step that is not step 0 at time 0,
+  // gets "view[step k]" / "view[step k, time t]" per step, and its plain name shows the last
+  // step — the largest step index, which in files written step after step is the last
+  // section, the one meshio's reader keeps under the name.
+  // Element data and element-node data share cell_data; their names are kept apart.
+  void name_data_targets() {
+    std::vector<std::string> taken_point, taken_cell;
+    const auto claim = [&](DataKind kind, const std::string& wanted) {
+      std::vector<std::string>& taken = kind == DataKind::node ? taken_point : taken_cell;
+      std::string name = wanted;
+      for (int suffix = 2; std::find(taken.begin(), taken.end(), name) != taken.end(); ++suffix)
+        name = wanted + " (" + std::to_string(suffix) + ")";
+      taken.push_back(name);
+      return name;
     };
-    std::string name = wanted;
-    for (int suffix = 2; taken(name); ++suffix) name = wanted + " (" + std::to_string(suffix) + ")";
-    return name;
+    for (std::size_t i = 0; i < targets_.size(); ++i) {
+      DataTarget& target = targets_[i];
+      const auto same_view = [&](const DataTarget& other) { return other.kind == target.kind && other.view == target.view; };
+      const auto first = std::find_if(targets_.begin(), targets_.end(), same_view);
+      if (&*first != &target) continue;  // named with the view's first step
+      std::vector<DataTarget*> steps;
+      for (DataTarget& other : targets_)
+        if (same_view(other)) steps.push_back(&other);
+      const bool plain = steps.size() == 1 && target.step == 0 && target.time == 0;
+      const std::string view = claim(target.kind, target.view);
+      if (plain) {
+        target.output_name = view;
+        continue;
+      }
+      target.alias_of_last = *std::max_element(steps.begin(), steps.end(), [](const DataTarget* a, const DataTarget* b) {
+        return a->step < b->step;
+      });
+      target.alias_name = view;
+      for (DataTarget* step : steps) step->output_name = claim(step->kind, step_name(view, step->step, step->time));
+    }
+  }
+
+  static std::string step_name(const std::string& view, std::int64_t step, double time) {
+    std::string name = view + "[step " + std::to_string(step);
+    if (time != static_cast<double>(step)) {
+      char text[32];
+      const auto written = std::to_chars(text, text + sizeof text, time);
+      name += ", time " + std::string(text, written.ptr);
+    }
+    return name + "]";
   }
 
   std::int64_t num_points() const noexcept { return points_.empty_handle() ? 0 : points_.rows(); }
@@ -993,9 +1150,15 @@ class MshReader {
       cells.type = block.type->name;
       cells.connectivity = block.connectivity;
     }
-    for (DataTarget& target : targets_) {
-      if (target.kind == DataKind::node) mesh.point_data.set(target.output_name, std::move(target.point_values));
-      else mesh.cell_data.set(target.output_name, std::move(target.cell_values));
+    name_data_targets();
+    for (const DataTarget& target : targets_) {
+      // The plain name first (where meshio's dict has it), sharing the last step's arrays.
+      if (target.alias_of_last != nullptr) {
+        if (target.kind == DataKind::node) mesh.point_data.set(target.alias_name, target.alias_of_last->point_values);
+        else mesh.cell_data.set(target.alias_name, target.alias_of_last->cell_values);
+      }
+      if (target.kind == DataKind::node) mesh.point_data.set(target.output_name, target.point_values);
+      else mesh.cell_data.set(target.output_name, target.cell_values);
     }
     if (!dim_tags_.empty_handle()) mesh.point_data.set("gmsh:dim_tags", dim_tags_);
     if (!blocks_.empty()) {
@@ -1004,9 +1167,38 @@ class MshReader {
       mesh.cell_data.set("gmsh:geometrical", collect(&BlockBuild::geometrical));
     }
     for (const PhysicalName& name : physical_names_)
-      mesh.field_data.set(name.name, NDArray::from_values<std::int32_t>({name.tag, name.dim}));
+      mesh.field_data.set(name.name, NDArray::from_values<std::int64_t>({name.tag, name.dim}));
     mesh.regions = build_regions();
+    store_periodic(mesh);
     return mesh;
+  }
+
+  // field_data "gmsh:periodic" (int64): per link dim, tag, master tag, number of affine
+  // values, number of node pairs, then the pairs as point indices; "gmsh:periodic_affine"
+  // (float64): the links' affine values one after another. (The Python Mesh shows them as
+  // meshio's gmsh_periodic.)
+  void store_periodic(Mesh& mesh) const {
+    if (periodic_.empty()) return;
+    std::int64_t words = 0, reals = 0;
+    for (const PeriodicLink& link : periodic_) {
+      words += 5 + static_cast<std::int64_t>(link.nodes.size());
+      reals += static_cast<std::int64_t>(link.affine.size());
+    }
+    NDArray links = NDArray::allocate(DType::int64, {words});
+    NDArray affine = NDArray::allocate(DType::float64, {reals});
+    std::int64_t* word = links.data_as<std::int64_t>();
+    double* real = affine.data_as<double>();
+    for (const PeriodicLink& link : periodic_) {
+      *word++ = link.dim;
+      *word++ = link.tag;
+      *word++ = link.master;
+      *word++ = static_cast<std::int64_t>(link.affine.size());
+      *word++ = static_cast<std::int64_t>(link.nodes.size() / 2);
+      word = std::copy(link.nodes.begin(), link.nodes.end(), word);
+      real = std::copy(link.affine.begin(), link.affine.end(), real);
+    }
+    mesh.field_data.set("gmsh:periodic", links);
+    mesh.field_data.set("gmsh:periodic_affine", affine);
   }
 
   std::vector<NDArray> collect(NDArray BlockBuild::*member) const {
@@ -1025,42 +1217,38 @@ class MshReader {
     return found == entity_physicals_.end() ? nullptr : &found->second;
   }
 
-  // meshio's "gmsh:physical" for 4.x: the entity's first physical tag, 0 for none.
+  // meshio's "gmsh:physical" for 4.x: the entity's first physical tag, 0 for none (meshio
+  // leaves such blocks out of the list, which then no longer matches the blocks).
   void derive_physical_from_entities() {
     if (entity_physicals_.empty()) return;
-    for (BlockBuild& block : blocks_) {
-      block.physical = NDArray::allocate(DType::int32, {block.count});
-      const std::int32_t* geometrical = block.geometrical.data_as<std::int32_t>();
-      std::int32_t* physical = block.physical.data_as<std::int32_t>();
-      std::optional<std::int32_t> last_entity;
-      std::int32_t last_physical = 0;
-      for (std::int64_t row = 0; row < block.count; ++row) {
-        if (geometrical[row] != last_entity) {
-          last_entity = geometrical[row];
-          const std::vector<std::int32_t>* tags = entity_physicals(block.type->dimension, geometrical[row]);
-          last_physical = tags ? tags->front() : 0;
-        }
-        physical[row] = last_physical;
-      }
+    for (BlockBuild& block : blocks_) block.physical = NDArray::allocate(DType::int64, {block.count});
+    for (const ElementRun& run : runs_) {
+      const std::vector<std::int32_t>* tags = entity_physicals(run.entity_dim, run.entity_tag);
+      std::fill_n(blocks_[run.block].physical.data_as<std::int64_t>() + run.first_row, run.count,
+                  std::int64_t{tags ? tags->front() : 0});
     }
   }
 
   // Calls fn(dim, physical tag, block, first row, end row) for each run of consecutive cells
   // of a block that belong to one physical group (cells with equal tags share their groups).
+  // 4.x: a run lies on one entity, whose groups hold all its cells; the group's dimension is
+  // the entity's. 2.x: each element carries its (first) physical tag. In block-major order.
   template <class Fn> void for_each_membership_run(Fn&& fn) const {
+    if (version_ != Version::v2) {
+      for (const ElementRun& run : runs_)
+        if (const std::vector<std::int32_t>* groups = entity_physicals(run.entity_dim, run.entity_tag))
+          for (const std::int32_t tag : *groups)
+            fn(run.entity_dim, tag, run.block, run.first_row, run.first_row + static_cast<std::int64_t>(run.count));
+      return;
+    }
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
       const BlockBuild& block = blocks_[b];
       const int dim = block.type->dimension;
-      const bool by_physical = version_ == Version::v2;  // 4.x: groups come with the entity
-      const std::int32_t* tags = (by_physical ? block.physical : block.geometrical).data_as<std::int32_t>();
+      const std::int32_t* tags = block.physical.data_as<std::int32_t>();
       for (std::int64_t first = 0; first < block.count;) {
         std::int64_t end = first + 1;
         while (end < block.count && tags[end] == tags[first]) ++end;
-        if (by_physical) {
-          if (tags[first] != 0) fn(dim, tags[first], b, first, end);
-        } else if (const std::vector<std::int32_t>* groups = entity_physicals(dim, tags[first])) {
-          for (const std::int32_t tag : *groups) fn(dim, tag, b, first, end);
-        }
+        if (tags[first] != 0) fn(dim, tags[first], b, first, end);
         first = end;
       }
     }
@@ -1127,6 +1315,7 @@ class MshReader {
   bool any_physical_ = false;  // 2.x: some element carries a physical tag
 
   std::vector<PhysicalName> physical_names_;
+  std::vector<PeriodicLink> periodic_;
   std::unordered_map<std::uint64_t, std::vector<std::int32_t>> entity_physicals_;
 
   NDArray points_;
@@ -1135,6 +1324,8 @@ class MshReader {
 
   std::vector<ElementRun> runs_;
   std::vector<BlockBuild> blocks_;
+  std::vector<WrittenBlock> written_blocks_;  // from $MeshioplusplusBlocks, when present
+  std::vector<std::int64_t> written_ends_;    // their element counts' prefix sums
   std::vector<std::int64_t> bases_{0};  // block-major numbering: first cell of each block
   std::optional<TagIndex> element_index_;
   std::vector<std::uint64_t> node_tags_;  // one element's node tags (ASCII)
@@ -1147,6 +1338,7 @@ class MshReader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormatName);
+  io::reject_empty_file(file.bytes(), path, kFormatName);
   MshReader reader(file.bytes(), path);
   return reader.read();
 }

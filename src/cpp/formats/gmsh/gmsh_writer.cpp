@@ -1,4 +1,4 @@
-// MSH writer: 2.2 and 4.1, ASCII and binary. See gmsh.hpp for how regions become physical
+// MSH writer: 2.2, 4.0 and 4.1, ASCII and binary. See gmsh.hpp for how regions become physical
 // groups. A WritePlan is computed first (element types, groups, entities, runs); the
 // emitters then only format.
 #include <algorithm>
@@ -8,8 +8,12 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -30,16 +34,23 @@ constexpr std::size_t kRecordChunkBytes = std::size_t{4} << 20;  // binary eleme
 
 [[noreturn]] void reject(const std::string& message) { throw std::invalid_argument(message); }
 
+enum class Version { v22, v40, v41 };
+
 struct Options {
-  bool v41 = true;
+  Version version = Version::v41;
   bool binary = true;
+  // 4.x: $Entities and node blocks; 2.2 tags every element with its groups instead.
+  bool entities() const noexcept { return version != Version::v22; }
+  // 2.2 and 4.0 store node and element tags as 32-bit ints (4.1 as size_t).
+  bool int32_tags() const noexcept { return version != Version::v41; }
 };
 
 Options parse_options(const WriteOptions& options) {
   Options parsed;
   const std::string_view version = options.get("fmt_version", "4.1");
-  if (version == "2.2") parsed.v41 = false;
-  else if (version != "4.1") reject("fmt_version must be 2.2 or 4.1, got '" + std::string(version) + "'");
+  if (version == "2.2") parsed.version = Version::v22;
+  else if (version == "4.0") parsed.version = Version::v40;
+  else if (version != "4.1") reject("fmt_version must be 2.2, 4.0 or 4.1, got '" + std::string(version) + "'");
   parsed.binary = options.get_bool("binary", true);
   return parsed;
 }
@@ -55,6 +66,24 @@ template <class Fn> void for_each_integer(const NDArray& array, Fn&& fn) {
 }
 
 bool is_integer(DType dtype) noexcept { return dtype_is_signed_int(dtype) || dtype_is_unsigned_int(dtype); }
+
+// (dim, tag) of a field_data entry laid out as meshio lays out Gmsh physical names: two
+// integral numbers [tag, dim] with dim 0-3; nullopt for anything else.
+std::optional<std::pair<int, std::int32_t>> physical_name_entry(std::string_view name, const NDArray& array) {
+  if (name.starts_with("gmsh:")) return std::nullopt;  // the reader's own entries ($Periodic)
+  if (array.size() != 2 || (!is_integer(array.dtype()) && !dtype_is_float(array.dtype()))) return std::nullopt;
+  double values[2]{};
+  visit_dtype(array.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    for (int i = 0; i < 2; ++i) values[i] = static_cast<double>(array.data_as<T>()[i]);
+  });
+  const double tag = values[0], dim = values[1];
+  if (!(dim >= 0 && dim <= 3 && dim == static_cast<int>(dim))) return std::nullopt;
+  if (!(tag > std::numeric_limits<std::int32_t>::min() && tag < std::numeric_limits<std::int32_t>::max() &&
+        tag == static_cast<double>(static_cast<std::int32_t>(tag))))
+    return std::nullopt;
+  return std::make_pair(static_cast<int>(dim), static_cast<std::int32_t>(tag));
+}
 
 // ---- physical groups ------------------------------------------------------------------
 
@@ -127,13 +156,20 @@ struct Entity {
   }
 };
 
-// A stretch of consecutive cells (or added vertex elements, block == npos) on one entity.
+// A stretch of consecutive cells of one block on one entity.
 struct ElementRun {
-  static constexpr std::size_t kAddedVertices = std::numeric_limits<std::size_t>::max();
   std::size_t block;
   std::int64_t first;
   std::int64_t count;
   std::int32_t entity;
+};
+
+// One $Periodic link, from field_data "gmsh:periodic" / "gmsh:periodic_affine" (the
+// reader's layout, see gmsh.hpp).
+struct PeriodicLink {
+  std::int32_t dim, tag, master;
+  std::span<const double> affine;
+  std::span<const std::int64_t> nodes;  // (node, master node) point-index pairs
 };
 
 struct NodeRun {
@@ -148,8 +184,9 @@ struct WritePlan {
   std::vector<Group> groups;
   SignatureTable signatures;
   NDArray cell_signature_array;  // int32 per cell (scratch); an empty handle when no groups
-  // Vertex elements added for Point-region points that no vertex cell covers.
-  std::vector<std::pair<std::int64_t, std::int32_t>> added_vertices;  // (point, signature)
+  // field_data [tag, dim] entries no group names, written to $PhysicalNames as meshio does.
+  std::vector<Group> extra_names;
+  std::vector<PeriodicLink> periodic;
   std::vector<Entity> entities;
   std::vector<ElementRun> element_runs;
   std::vector<NodeRun> node_runs;
@@ -170,7 +207,7 @@ struct WritePlan {
 
 class PlanBuilder {
  public:
-  PlanBuilder(const Mesh& mesh, bool v41) : mesh_(mesh), v41_(v41) {}
+  PlanBuilder(const Mesh& mesh, const Options& options) : mesh_(mesh), options_(options) {}
 
   WritePlan build() {
     plan_blocks();
@@ -180,8 +217,10 @@ class PlanBuilder {
       plan_groups_from_regions();
     else
       plan_groups_from_cell_data();
+    plan_field_data_names();
+    plan_periodic();
     plan_entities();
-    if (v41_) {  // 2.2 has neither node blocks nor $Entities
+    if (options_.entities()) {  // 2.2 has neither node blocks nor $Entities
       plan_node_runs();
       compute_boxes();
     }
@@ -202,8 +241,8 @@ class PlanBuilder {
     }
     plan_.num_cells = base;
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max() - 1;
-    if (!v41_ && (base > limit || mesh_.num_points() > limit))
-      reject("MSH 2.2 stores tags as 32-bit integers: too many cells or points (use fmt_version 4.1)");
+    if (options_.int32_tags() && (base > limit || mesh_.num_points() > limit))
+      reject("MSH 2.2 and 4.0 store tags as 32-bit integers: too many cells or points (use fmt_version 4.1)");
   }
 
   void plan_points() {
@@ -251,11 +290,15 @@ class PlanBuilder {
     return index;
   }
 
-  // Each region keeps its tag unless that (dim, tag) is taken or invalid; then a fresh one.
+  // Each region keeps its tag unless that (dim, tag) is taken or invalid; then a fresh one,
+  // above every region's and every field_data name's tag.
   void plan_groups_from_regions() {
     std::int64_t largest = 0;
     for (const Region& region : mesh_.regions)
       if (region.tag > 0 && region.tag < std::numeric_limits<std::int32_t>::max()) largest = std::max(largest, region.tag);
+    for (const auto& [name, array] : mesh_.field_data)
+      if (const std::optional<std::pair<int, std::int32_t>> named = physical_name_entry(name, array))
+        largest = std::max<std::int64_t>(largest, named->second);
     next_free_tag_ = static_cast<std::int32_t>(largest + 1);
     for (const Region& region : mesh_.regions) {
       if (region.kind == RegionKind::Side) continue;
@@ -272,11 +315,18 @@ class PlanBuilder {
       if (entry < 0 || entry >= limit) reject("region '" + region.name + "' holds an out-of-range index");
   }
 
+  // A (dim, tag) is taken by an earlier group, or by a field_data name of another name (which
+  // goes to $PhysicalNames too and would rename the group when read back).
   std::int32_t choose_tag(const Region& region, unsigned dims_mask) {
     const bool valid = region.tag > 0 && region.tag < std::numeric_limits<std::int32_t>::max();
     bool taken = !valid;
-    for (int dim = 0; dim < 4 && !taken; ++dim)
-      if ((dims_mask >> dim) & 1u) taken = group_index_.count({dim, static_cast<std::int32_t>(region.tag)}) != 0;
+    for (int dim = 0; dim < 4 && !taken; ++dim) {
+      if (((dims_mask >> dim) & 1u) == 0) continue;
+      const std::pair<int, std::int32_t> key{dim, static_cast<std::int32_t>(region.tag)};
+      taken = group_index_.count(key) != 0;
+      for (const auto& [name, array] : mesh_.field_data)
+        if (!taken && name != region.name && physical_name_entry(name, array) == key) taken = true;
+    }
     return taken ? next_free_tag_++ : static_cast<std::int32_t>(region.tag);
   }
 
@@ -320,20 +370,18 @@ class PlanBuilder {
     });
   }
 
-  // Gmsh groups points through vertex elements: reuse a vertex cell on the point, else add one.
+  // Gmsh groups points through vertex elements. A Point region whose every point has a vertex
+  // cell becomes a group on those cells; any other is not written: elements added for it
+  // would read back as a vertex block the mesh did not have (meshio writes no point sets).
   void add_point_region(const Region& region) {
-    const std::int32_t group = add_group(0, choose_tag(region, 1u), region.name);
     const std::vector<std::int64_t>& vertex_cells = vertex_cell_of_point();
-    for (const std::int64_t point : region.entries.values<std::int64_t>()) {
-      const std::int64_t cell = vertex_cells[static_cast<std::size_t>(point)];
-      if (cell >= 0) {
-        std::int32_t& signature = signature_of_cell(cell);
-        signature = plan_.signatures.with_group(signature, group);
-        continue;
-      }
-      const auto [found, added] = added_vertex_index_.try_emplace(point, plan_.added_vertices.size());
-      if (added) plan_.added_vertices.emplace_back(point, 0);
-      std::int32_t& signature = plan_.added_vertices[found->second].second;
+    const std::span<const std::int64_t> points = region.entries.values<std::int64_t>();
+    if (vertex_cells.empty() ||
+        std::any_of(points.begin(), points.end(), [&](std::int64_t point) { return vertex_cells[static_cast<std::size_t>(point)] < 0; }))
+      return;
+    const std::int32_t group = add_group(0, choose_tag(region, 1u), region.name);
+    for (const std::int64_t point : points) {
+      std::int32_t& signature = signature_of_cell(vertex_cells[static_cast<std::size_t>(point)]);
       signature = plan_.signatures.with_group(signature, group);
     }
   }
@@ -374,13 +422,53 @@ class PlanBuilder {
   }
 
   std::string field_data_name(int dim, std::int32_t tag) const {
-    for (const auto& [name, array] : mesh_.field_data) {
-      if (array.size() != 2 || !is_integer(array.dtype())) continue;
-      std::int64_t values[2]{};
-      for_each_integer(array, [&](std::int64_t i, std::int64_t value) { values[i] = value; });
-      if (values[0] == tag && values[1] == dim) return name;
-    }
+    for (const auto& [name, array] : mesh_.field_data)
+      if (physical_name_entry(name, array) == std::make_pair(dim, tag)) return name;
     return std::to_string(tag);
+  }
+
+  // meshio's field_data for Gmsh: name -> [tag, dim]. Every entry no group already names is
+  // written to $PhysicalNames too (as meshio writes all of them), so field_data reads back.
+  void plan_field_data_names() {
+    for (const auto& [name, array] : mesh_.field_data) {
+      const std::optional<std::pair<int, std::int32_t>> named = physical_name_entry(name, array);
+      if (!named) continue;
+      const auto group = group_index_.find(*named);
+      if (group != group_index_.end() && plan_.groups[static_cast<std::size_t>(group->second)].name == name) continue;
+      plan_.extra_names.push_back({named->first, named->second, name});
+    }
+  }
+
+  // field_data "gmsh:periodic" (int64: per link dim, tag, master, number of affine values,
+  // number of node pairs, the pairs) with "gmsh:periodic_affine" (float64), checked whole
+  // before anything is written.
+  void plan_periodic() {
+    const NDArray* links = mesh_.field_data.find("gmsh:periodic");
+    if (links == nullptr) return;
+    const NDArray* affine = mesh_.field_data.find("gmsh:periodic_affine");
+    const auto bad = [](const std::string& why) { reject("field_data 'gmsh:periodic' " + why); };
+    if (links->dtype() != DType::int64 || links->ndim() != 1) bad("must be a flat int64 array");
+    if (affine != nullptr && (affine->dtype() != DType::float64 || affine->ndim() != 1))
+      bad("needs 'gmsh:periodic_affine' as a flat float64 array");
+    const std::span<const std::int64_t> words = links->values<std::int64_t>();
+    const std::span<const double> reals = affine ? affine->values<double>() : std::span<const double>{};
+    std::size_t at = 0, real = 0;
+    const auto fits_int = [](std::int64_t v) { return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max(); };
+    while (at < words.size()) {
+      if (words.size() - at < 5) bad("ends inside a link header");
+      const std::int64_t dim = words[at], tag = words[at + 1], master = words[at + 2], num_affine = words[at + 3],
+                         pairs = words[at + 4];
+      if (dim < 0 || dim > 3 || !fits_int(tag) || !fits_int(master)) bad("has a bad link (dim, tag, master)");
+      if (num_affine < 0 || static_cast<std::uint64_t>(num_affine) > reals.size() - real) bad("needs more affine values than given");
+      if (pairs < 0 || static_cast<std::uint64_t>(pairs) > (words.size() - at - 5) / 2) bad("needs more node pairs than given");
+      const std::span<const std::int64_t> nodes = words.subspan(at + 5, static_cast<std::size_t>(2 * pairs));
+      for (const std::int64_t node : nodes)
+        if (node < 0 || node >= mesh_.num_points()) bad("names a point index out of range");
+      plan_.periodic.push_back({static_cast<std::int32_t>(dim), static_cast<std::int32_t>(tag),
+                                static_cast<std::int32_t>(master), reals.subspan(real, static_cast<std::size_t>(num_affine)), nodes});
+      at += 5 + static_cast<std::size_t>(2 * pairs);
+      real += static_cast<std::size_t>(num_affine);
+    }
   }
 
   // ---- entities: one per (dim, gmsh:geometrical tag, group signature) -----------------
@@ -420,9 +508,9 @@ class PlanBuilder {
           std::int64_t end = row + 1;
           while (end < block.count && geometrical_of(end) == tag && (signatures == nullptr || signatures[end] == signature))
             ++end;
-          // 4.1 attaches groups to entities, so differently grouped cells need distinct ones.
+          // 4.x attaches groups to entities, so differently grouped cells need distinct ones.
           // 2.2 tags each element with its group itself: a valid elementary tag is kept as is.
-          const bool keep_tag = !v41_ && tag > 0 && tag < std::numeric_limits<std::int32_t>::max();
+          const bool keep_tag = !options_.entities() && tag > 0 && tag < std::numeric_limits<std::int32_t>::max();
           append_element_run(b, row, end - row, entity_for({block.type->dimension, tag, keep_tag ? 0 : signature}));
           row = end;
         }
@@ -439,9 +527,6 @@ class PlanBuilder {
         }
       });
     }
-    for (std::size_t i = 0; i < plan_.added_vertices.size(); ++i)
-      append_element_run(ElementRun::kAddedVertices, static_cast<std::int64_t>(i), 1,
-                         entity_for({0, 0, plan_.added_vertices[i].second}));
     assign_entity_tags();
   }
 
@@ -570,11 +655,6 @@ class PlanBuilder {
         all_points[a] = std::min(all_points[a], entity.box[a]), all_points[3 + a] = std::max(all_points[3 + a], entity.box[3 + a]);
     for (const ElementRun& run : plan_.element_runs) {
       if (plan_.entities[static_cast<std::size_t>(run.entity)].box == all_points) continue;
-      if (run.block == ElementRun::kAddedVertices) {
-        for (std::int64_t i = run.first; i < run.first + run.count; ++i)
-          plan_.entities[static_cast<std::size_t>(run.entity)].expand(points + 3 * plan_.added_vertices[static_cast<std::size_t>(i)].first);
-        continue;
-      }
       const BlockPlan& block = plan_.blocks[run.block];
       const std::int64_t k = block.type->num_nodes;
       box_of_rows(run.entity, run.count, block.cells->connectivity.data_as<std::int64_t>() + run.first * k, k, 0);
@@ -582,12 +662,11 @@ class PlanBuilder {
   }
 
   const Mesh& mesh_;
-  bool v41_;
+  Options options_;
   WritePlan plan_;
   std::map<std::pair<int, std::int32_t>, std::int32_t> group_index_;
   std::int32_t next_free_tag_ = 1;
   std::vector<std::int64_t> vertex_cells_;
-  std::unordered_map<std::int64_t, std::size_t> added_vertex_index_;
   std::unordered_map<EntityKey, std::int32_t, EntityKeyHash> entity_index_;
   std::vector<EntityKey> drafts_;
   std::int32_t last_entity_ = -1;
@@ -659,15 +738,17 @@ class MshWriter {
 
   void write() {
     write_mesh_format();
+    write_block_marker();
     write_physical_names();
-    if (options_.v41) {
+    if (options_.entities()) {
       write_entities();
-      write_nodes_41();
-      write_elements_41();
+      write_nodes_4();
+      write_elements_4();
     } else {
       write_nodes_22();
       write_elements_22();
     }
+    write_periodic();
     write_point_data();
     write_cell_data();
   }
@@ -678,7 +759,9 @@ class MshWriter {
 
   void write_mesh_format() {
     out_.begin_section("MeshFormat");
-    out_.text_line(std::string(options_.v41 ? "4.1" : "2.2") + (options_.binary ? " 1 8" : " 0 8"));
+    // "4.0", not "4": readers (meshio's among them) take a bare "4" for 4.1.
+    const std::string_view version = options_.version == Version::v22 ? "2.2" : options_.version == Version::v40 ? "4.0" : "4.1";
+    out_.text_line(std::string(version) + (options_.binary ? " 1 8" : " 0 8"));
     if (options_.binary) {
       const std::int32_t one = 1;
       out_.out().bytes(&one, 4);
@@ -687,12 +770,39 @@ class MshWriter {
     out_.text_line("$EndMeshFormat");
   }
 
+  // Readers cut blocks as meshio does: 4.x one per element block, 2.x one per stretch of one
+  // type. Where that would not give back the mesh's blocks (a block split over entities, an
+  // empty block, two consecutive blocks of one type in 2.2), $MeshioplusplusBlocks lists
+  // them (type and size) for our reader; Gmsh and meshio skip sections they do not know.
+  void write_block_marker() {
+    bool needed = false;
+    if (options_.entities()) {
+      std::vector<std::int64_t> runs(plan_.blocks.size(), 0);
+      for (const ElementRun& run : plan_.element_runs) ++runs[run.block];
+      needed = std::any_of(runs.begin(), runs.end(), [](std::int64_t count) { return count != 1; });
+    } else {
+      for (std::size_t b = 0; b < plan_.blocks.size() && !needed; ++b)
+        needed = plan_.blocks[b].count == 0 || (b > 0 && plan_.blocks[b].type == plan_.blocks[b - 1].type);
+    }
+    if (!needed) return;
+    out_.text_line("$MeshioplusplusBlocks");
+    out_.text_line(number_text(static_cast<std::int64_t>(plan_.blocks.size())));
+    for (const BlockPlan& block : plan_.blocks)
+      out_.text_line(std::to_string(block.type->gmsh_id) + " " + number_text(block.count));
+    out_.text_line("$EndMeshioplusplusBlocks");
+  }
+
   // Names equal to the tag were made up by the reader; leave them out so they stay made up.
+  // Sorted by (dim, tag, name) as meshio sorts them.
   void write_physical_names() {
     std::vector<const Group*> named;
     for (const Group& group : plan_.groups)
       if (group.name != std::to_string(group.tag)) named.push_back(&group);
+    for (const Group& extra : plan_.extra_names) named.push_back(&extra);
     if (named.empty()) return;
+    std::stable_sort(named.begin(), named.end(), [](const Group* a, const Group* b) {
+      return std::tie(a->dim, a->tag, a->name) < std::tie(b->dim, b->tag, b->name);
+    });
     out_.text_line("$PhysicalNames");
     out_.text_line(number_text(static_cast<std::int64_t>(named.size())));
     for (const Group* group : named)
@@ -721,7 +831,9 @@ class MshWriter {
       const Entity& entity = plan_.entities[e];
       const std::array<double, 6> box = entity.written_box();
       out_.int32(entity.tag);
-      for (int a = 0; a < (entity.dim == 0 ? 3 : 6); ++a) out_.real(box[static_cast<std::size_t>(a)]);
+      // 4.1 gives a point entity its position, 4.0 a (degenerate) box like any other.
+      const int box_values = entity.dim == 0 && options_.version == Version::v41 ? 3 : 6;
+      for (int a = 0; a < box_values; ++a) out_.real(box[static_cast<std::size_t>(a)]);
       const std::vector<std::int32_t>& members = plan_.signatures.members(entity.signature);
       out_.size(members.size());
       for (const std::int32_t group : members) out_.int32(plan_.groups[static_cast<std::size_t>(group)].tag);
@@ -731,22 +843,41 @@ class MshWriter {
     out_.end_section("Entities");
   }
 
-  void write_nodes_41() {
+  // A 4.x block header: 4.1 names the entity (dim, tag), 4.0 (tag, dim).
+  void entity_header(const Entity& entity) {
+    const bool v41 = options_.version == Version::v41;
+    out_.int32(v41 ? entity.dim : entity.tag);
+    out_.int32(v41 ? entity.tag : entity.dim);
+  }
+
+  // 4.1: per block all tags, then all coordinates; min and max tag in the section header.
+  // 4.0: per node its (int) tag and coordinates.
+  void write_nodes_4() {
+    const bool v41 = options_.version == Version::v41;
     out_.begin_section("Nodes");
     const auto n = static_cast<std::uint64_t>(num_points());
     out_.size(plan_.node_runs.size());
     out_.size(n);
-    out_.size(n == 0 ? 0 : 1);
-    out_.size(n);
+    if (v41) {
+      out_.size(n == 0 ? 0 : 1);
+      out_.size(n);
+    }
     out_.end_record();
     const double* points = xyz();
     for (const NodeRun& run : plan_.node_runs) {
-      const Entity& entity = plan_.entities[static_cast<std::size_t>(run.entity)];
-      out_.int32(entity.dim);
-      out_.int32(entity.tag);
+      entity_header(plan_.entities[static_cast<std::size_t>(run.entity)]);
       out_.int32(0);  // no parametric coordinates
       out_.size(static_cast<std::uint64_t>(run.count));
       out_.end_record();
+      if (!v41) {
+        if (out_.binary()) write_binary_nodes_40(run);
+        else
+          for (std::int64_t i = run.first; i < run.first + run.count; ++i) {
+            out_.int32(static_cast<std::int32_t>(i + 1));
+            write_xyz_record(points + 3 * i);
+          }
+        continue;
+      }
       if (out_.binary()) {
         write_binary_node_tags(run);
         out_.out().bytes(points + 3 * run.first, static_cast<std::size_t>(run.count) * 24);
@@ -759,6 +890,24 @@ class MshWriter {
       for (std::int64_t i = run.first; i < run.first + run.count; ++i) write_xyz_record(points + 3 * i);
     }
     out_.end_section("Nodes");
+  }
+
+  // 4.0 binary node records: int32 tag and three doubles (28 bytes), gathered in chunks.
+  void write_binary_nodes_40(const NodeRun& run) {
+    constexpr std::int64_t kChunk = 4096;
+    constexpr std::size_t kRecord = 4 + 24;
+    std::vector<char> records(kChunk * kRecord);
+    const double* points = xyz();
+    for (std::int64_t first = run.first; first < run.first + run.count; first += kChunk) {
+      const std::int64_t count = std::min(kChunk, run.first + run.count - first);
+      for (std::int64_t i = 0; i < count; ++i) {
+        const auto tag = static_cast<std::int32_t>(first + i + 1);
+        char* record = records.data() + static_cast<std::size_t>(i) * kRecord;
+        std::memcpy(record, &tag, 4);
+        std::memcpy(record + 4, points + 3 * (first + i), 24);
+      }
+      out_.out().bytes(records.data(), static_cast<std::size_t>(count) * kRecord);
+    }
   }
 
   void write_binary_node_tags(const NodeRun& run) {
@@ -792,12 +941,6 @@ class MshWriter {
 
   // Element `i` of `run`; its gmsh-ordered point indices go to `nodes` (room for 1024).
   ElementView element_of(const ElementRun& run, std::int64_t i, std::int64_t* nodes) const {
-    static const GmshElementType& vertex = *element_type_from_name("vertex");
-    if (run.block == ElementRun::kAddedVertices) {
-      const auto& [point, signature] = plan_.added_vertices[static_cast<std::size_t>(run.first + i)];
-      nodes[0] = point;
-      return {plan_.num_cells + run.first + i + 1, &vertex, signature};
-    }
     const BlockPlan& block = plan_.blocks[run.block];
     const std::int64_t row = run.first + i;
     gmsh_nodes(*block.type, block.cells->connectivity.data_as<std::int64_t>() + row * block.type->num_nodes, nodes);
@@ -824,11 +967,6 @@ class MshWriter {
       const std::int64_t count = std::min(per_chunk, run.count - first);
       io::parallel_ranges(static_cast<std::size_t>(count), kRecordsPerThread, [&](std::size_t begin, std::size_t end) {
         std::int64_t nodes[1024];
-        if (run.block == ElementRun::kAddedVertices) {
-          for (std::size_t i = begin; i < end; ++i)
-            fill(element_of(run, first + static_cast<std::int64_t>(i), nodes), nodes, chunk + i * words);
-          return;
-        }
         // A block's cells straight from its connectivity: the per-element lookups of
         // element_of hoisted out of the loop.
         const BlockPlan& block = plan_.blocks[run.block];
@@ -852,37 +990,37 @@ class MshWriter {
     }
   }
 
-  const GmshElementType& run_type(const ElementRun& run) const {
-    return run.block == ElementRun::kAddedVertices ? *element_type_from_name("vertex") : *plan_.blocks[run.block].type;
-  }
+  const GmshElementType& run_type(const ElementRun& run) const { return *plan_.blocks[run.block].type; }
 
-  std::int64_t num_elements() const {
-    return plan_.num_cells + static_cast<std::int64_t>(plan_.added_vertices.size());
-  }
+  std::int64_t num_elements() const { return plan_.num_cells; }
 
-  void write_elements_41() {
+  // 4.1 element records are size_t words, 4.0 ones ints; 4.0 has no min/max tags.
+  void write_elements_4() {
+    const bool v41 = options_.version == Version::v41;
     out_.begin_section("Elements");
     const auto total = static_cast<std::uint64_t>(num_elements());
     out_.size(plan_.element_runs.size());
     out_.size(total);
-    out_.size(total == 0 ? 0 : 1);
-    out_.size(total);
+    if (v41) {
+      out_.size(total == 0 ? 0 : 1);
+      out_.size(total);
+    }
     out_.end_record();
     for (const ElementRun& run : plan_.element_runs) {
-      const Entity& entity = plan_.entities[static_cast<std::size_t>(run.entity)];
       const GmshElementType& type = run_type(run);
-      out_.int32(entity.dim);
-      out_.int32(entity.tag);
+      entity_header(plan_.entities[static_cast<std::size_t>(run.entity)]);
       out_.int32(type.gmsh_id);
       out_.size(static_cast<std::uint64_t>(run.count));
       out_.end_record();
       if (out_.binary()) {
-        write_binary_records<std::uint64_t>(run, 1 + static_cast<std::size_t>(type.num_nodes),
-                                            [](const ElementView& element, const std::int64_t* nodes, std::uint64_t* record) {
-                                              record[0] = static_cast<std::uint64_t>(element.tag);
-                                              for (int j = 0; j < element.type->num_nodes; ++j)
-                                                record[1 + j] = static_cast<std::uint64_t>(nodes[j]) + 1;
-                                            });
+        const auto fill = [](const ElementView& element, const std::int64_t* nodes, auto* record) {
+          using Word = std::remove_pointer_t<decltype(record)>;
+          record[0] = static_cast<Word>(element.tag);
+          for (int j = 0; j < element.type->num_nodes; ++j) record[1 + j] = static_cast<Word>(nodes[j] + 1);
+        };
+        const std::size_t words = 1 + static_cast<std::size_t>(type.num_nodes);
+        if (v41) write_binary_records<std::uint64_t>(run, words, [&](const ElementView& e, const std::int64_t* nodes, std::uint64_t* record) { fill(e, nodes, record); });
+        else write_binary_records<std::int32_t>(run, words, [&](const ElementView& e, const std::int64_t* nodes, std::int32_t* record) { fill(e, nodes, record); });
         continue;
       }
       for_each_element(run, [&](std::int64_t tag, const GmshElementType& element_type, const std::int64_t* nodes, std::int32_t) {
@@ -950,31 +1088,119 @@ class MshWriter {
     out_.end_section("Elements");
   }
 
-  // ---- $NodeData / $ElementData ------------------------------------------------------
-  // The reader names later time steps "view[step k]"; write them back as step k of "view".
-  static std::pair<std::string, std::int64_t> view_and_step(const std::string& name) {
-    const std::size_t open = name.rfind("[step ");
-    if (open == std::string::npos || !name.ends_with("]")) return {name, 0};
-    std::int64_t step = 0;
-    const char* first = name.data() + open + 6;
-    const char* last = name.data() + name.size() - 1;
-    const auto [end, error] = std::from_chars(first, last, step);
-    if (error != std::errc{} || end != last || step < 0 || open == 0) return {name, 0};
-    return {name.substr(0, open), step};
+  // ---- $Periodic: 4.1 in the file's encoding, 2.2 as text (Gmsh writes it so in binary
+  // files too). 4.0's layout is not written (its reader here skips the section as well).
+  void write_periodic() {
+    if (plan_.periodic.empty() || options_.version == Version::v40) return;
+    if (options_.version == Version::v22) {
+      out_.text_line("$Periodic");
+      out_.text_line(number_text(static_cast<std::int64_t>(plan_.periodic.size())));
+      for (const PeriodicLink& link : plan_.periodic) {
+        out_.text_line(std::to_string(link.dim) + " " + std::to_string(link.tag) + " " + std::to_string(link.master));
+        if (!link.affine.empty()) {
+          std::string line = "Affine";
+          char text[32];
+          for (const double value : link.affine) line += " " + std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
+          out_.text_line(line);
+        }
+        out_.text_line(number_text(static_cast<std::int64_t>(link.nodes.size() / 2)));
+        for (std::size_t k = 0; k < link.nodes.size(); k += 2)
+          out_.text_line(number_text(link.nodes[k] + 1) + " " + number_text(link.nodes[k + 1] + 1));
+      }
+      out_.text_line("$EndPeriodic");
+      return;
+    }
+    out_.begin_section("Periodic");
+    out_.size(plan_.periodic.size());
+    out_.end_record();
+    for (const PeriodicLink& link : plan_.periodic) {
+      out_.int32(link.dim);
+      out_.int32(link.tag);
+      out_.int32(link.master);
+      out_.end_record();
+      out_.size(link.affine.size());
+      for (const double value : link.affine) out_.real(value);
+      out_.end_record();
+      out_.size(link.nodes.size() / 2);
+      out_.end_record();
+      for (std::size_t k = 0; k < link.nodes.size(); k += 2) {
+        out_.size(static_cast<std::uint64_t>(link.nodes[k]) + 1);
+        out_.size(static_cast<std::uint64_t>(link.nodes[k + 1]) + 1);
+        out_.end_record();
+      }
+    }
+    out_.end_section("Periodic");
   }
 
-  void write_data_header(std::string_view section, const std::string& name, std::int64_t components,
-                         std::int64_t count) {
-    const auto [view, step] = view_and_step(name);
+  // ---- $NodeData / $ElementData ------------------------------------------------------
+  // The reader names the steps of a view read as steps "view[step k]" or "view[step k,
+  // time t]" (t when it is not k) and shows the last step plainly as "view" too, sharing its
+  // arrays: the steps are written back as steps of "view", the plain alias not again.
+  struct DataStep {
+    std::string view;
+    std::int64_t step = 0;
+    double time = 0;
+    bool named_step = false;
+  };
+
+  static DataStep parse_data_name(const std::string& name) {
+    const DataStep plain{name};
+    const std::size_t open = name.rfind("[step ");
+    if (open == std::string::npos || open == 0 || !name.ends_with("]")) return plain;
+    const char* const last = name.data() + name.size() - 1;
+    DataStep parsed{name.substr(0, open)};
+    const auto [step_end, step_error] = std::from_chars(name.data() + open + 6, last, parsed.step);
+    if (step_error != std::errc{} || parsed.step < 0) return plain;
+    parsed.time = static_cast<double>(parsed.step);
+    parsed.named_step = true;
+    if (step_end == last) return parsed;
+    constexpr std::string_view kTime = ", time ";
+    if (std::string_view(step_end, static_cast<std::size_t>(last - step_end)).substr(0, kTime.size()) != kTime) return plain;
+    const auto [time_end, time_error] = std::from_chars(step_end + kTime.size(), last, parsed.time);
+    return time_error == std::errc{} && time_end == last ? parsed : plain;
+  }
+
+  // Equal dtype, shape and bytes (NaN rows included): the reader's alias, also after a copy.
+  static bool same_bytes(const NDArray& a, const NDArray& b) {
+    if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+    return a.data() == b.data() || std::memcmp(a.data(), b.data(), a.size() * dtype_size(a.dtype())) == 0;
+  }
+
+  // A plain entry equal to a "name[step …]" entry of its view (the alias the reader makes
+  // of the last step) is already written as that step.
+  template <class Entries, class SameArrays>
+  static bool is_step_alias(const Entries& entries, const std::string& name, SameArrays&& same_arrays) {
+    for (const auto& [other, arrays] : entries) {
+      if (other.size() <= name.size() || !other.starts_with(name) || other.compare(name.size(), 6, "[step ") != 0) continue;
+      if (parse_data_name(other).named_step && same_arrays(arrays)) return true;
+    }
+    return false;
+  }
+
+  // A plain entry beside step entries of the same view (not their alias: an array the caller
+  // set) becomes the step after the view's last.
+  template <class Entries> static DataStep data_step_of(const Entries& entries, const std::string& name) {
+    DataStep step = parse_data_name(name);
+    if (step.named_step) return step;
+    for (const auto& [other, arrays] : entries) {
+      const DataStep other_step = parse_data_name(other);
+      if (!other_step.named_step || other_step.view != name || other_step.step < step.step) continue;
+      step.step = other_step.step + 1;
+      step.time = static_cast<double>(step.step);
+    }
+    return step;
+  }
+
+  void write_data_header(std::string_view section, const DataStep& step, std::int64_t components, std::int64_t count) {
     out_.begin_section(section);
     out_.text_line("1");
-    out_.text_line(quoted(view));
+    out_.text_line(quoted(step.view));
     out_.text_line("1");
     char time[32];
-    const auto result = std::to_chars(time, time + sizeof time, static_cast<double>(step));
+    const auto result = std::to_chars(time, time + sizeof time, step.time);
     out_.text_line(std::string_view(time, static_cast<std::size_t>(result.ptr - time)));
     out_.text_line("3");
-    out_.text_line(number_text(step));
+    out_.text_line(number_text(step.step));
     out_.text_line(number_text(components));
     out_.text_line(number_text(count));
   }
@@ -1044,7 +1270,9 @@ class MshWriter {
   void write_point_data() {
     for (const auto& [name, array] : mesh_.point_data) {
       if (name == "gmsh:dim_tags" || array.rows() != num_points() || array.row_width() == 0) continue;
-      write_data_header("NodeData", name, array.row_width(), count_rows(array));
+      if (is_step_alias(mesh_.point_data, name, [&](const NDArray& other) { return same_bytes(other, array); }))
+        continue;
+      write_data_header("NodeData", data_step_of(mesh_.point_data, name), array.row_width(), count_rows(array));
       write_rows(array, 1, array.row_width());
       out_.end_section("NodeData");
     }
@@ -1056,14 +1284,19 @@ class MshWriter {
     for (const auto& [name, arrays] : mesh_.cell_data) {
       if (name == "gmsh:physical" || name == "gmsh:geometrical" || arrays.size() != plan_.blocks.size()) continue;
       if (plan_.num_cells == 0 || !rows_match_blocks(arrays)) continue;
+      const auto same_arrays = [&](const std::vector<NDArray>& other) {
+        return other.size() == arrays.size() && std::equal(other.begin(), other.end(), arrays.begin(), same_bytes);
+      };
+      if (is_step_alias(mesh_.cell_data, name, same_arrays)) continue;
+      const DataStep step = data_step_of(mesh_.cell_data, name);
       std::int64_t count = 0;
       for (const NDArray& array : arrays) count += count_rows(array);
       if (const std::int64_t width = common_width(arrays); width > 0) {
-        write_data_header("ElementData", name, width, count);
+        write_data_header("ElementData", step, width, count);
         for (std::size_t b = 0; b < arrays.size(); ++b) write_rows(arrays[b], plan_.blocks[b].base + 1, width);
         out_.end_section("ElementData");
       } else if (const std::int64_t components = per_node_components(arrays); components > 0) {
-        write_data_header("ElementNodeData", name, components, count);
+        write_data_header("ElementNodeData", step, components, count);
         for (std::size_t b = 0; b < arrays.size(); ++b)
           write_rows(arrays[b], plan_.blocks[b].base + 1, components, plan_.blocks[b].type);
         out_.end_section("ElementNodeData");
@@ -1101,7 +1334,7 @@ class MshWriter {
 
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   const Options parsed = parse_options(options);
-  const WritePlan plan = PlanBuilder(mesh, parsed.v41).build();
+  const WritePlan plan = PlanBuilder(mesh, parsed).build();
   io::AtomicFile file(path, kFormatName);
   io::OutputBuffer out(file);
   MshWriter(out, mesh, plan, parsed).write();
