@@ -95,7 +95,8 @@ def test_gmsh_files_read_with_gmsh_counts(gmsh_session, tmp_path, kind, version,
     assert set(mesh.field_data) == set(expected[2])
 
 
-@pytest.mark.parametrize("fmt_version,binary", [("4.1", True), ("4.1", False), ("2.2", True), ("2.2", False)])
+# Gmsh reads MSH 4.0 in ASCII only ("Can only read MSH 4.0 format in ASCII mode").
+@pytest.mark.parametrize("fmt_version,binary", [("4.1", True), ("4.1", False), ("4.0", False), ("2.2", True), ("2.2", False)])
 def test_our_files_reopen_in_gmsh_with_the_same_groups(gmsh_session, tmp_path, fmt_version, binary):
     build_model("box3d")
     source = tmp_path / "source.msh"
@@ -137,3 +138,22 @@ def test_side_regions_on_a_gmsh_box(gmsh_session, tmp_path):
         assert {tuple(r) for r in facet_nodes} == {tuple(r) for r in expected}
     again = mio.derive_side_regions(mesh)
     assert again.region_names == [] and set(again.already_present) == {"inlet", "walls"}
+
+
+@pytest.mark.parametrize("fmt_version,binary", [("4.1", True), ("4.1", False), ("4.0", False), ("2.2", False)])
+def test_gmsh_skips_our_block_section(gmsh_session, tmp_path, fmt_version, binary):
+    """A block whose cells lie in different groups is written over several entities, with a
+    $MeshioplusplusBlocks section for our reader: Gmsh opens the file and finds the groups."""
+    points = np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [2, 0, 0]])
+    mesh = mio.Mesh(points, [("triangle", [[0, 1, 2], [0, 2, 3], [1, 4, 2]]), ("triangle", [[0, 1, 3]])])
+    mesh.cell_sets["left"] = [np.array([1]), np.array([0])]
+    path = tmp_path / "split.msh"
+    mio.gmsh.write(path, mesh, fmt_version=fmt_version, binary=binary)
+    assert b"$MeshioplusplusBlocks" in path.read_bytes()
+    gmsh.clear()
+    gmsh.open(str(path))
+    nodes, per_type, groups = gmsh_counts()
+    assert nodes == 5 and groups == {"left": 2}
+    back = mio.read(path)
+    assert [(b.type, len(b.data)) for b in back.cells] == [("triangle", 3), ("triangle", 1)]
+    assert [a.tolist() for a in back.cell_sets["left"]] == [[1], [0]]
