@@ -9,10 +9,13 @@
 
 #include "formats/abaqus/abaqus.hpp"
 #include "formats/avsucd/avsucd.hpp"
+#include "formats/cgns/cgns.hpp"
 #include "formats/dolfin/dolfin.hpp"
+#include "formats/exodus/exodus.hpp"
 #include "formats/flac3d/flac3d.hpp"
 #include "formats/gmsh/gmsh.hpp"
 #include "formats/mdpa/mdpa.hpp"
+#include "formats/med/med.hpp"
 #include "formats/medit/medit.hpp"
 #include "formats/nastran/nastran.hpp"
 #include "formats/netgen/netgen.hpp"
@@ -72,7 +75,7 @@ constexpr std::array kParallelOptions{
     WriteOptionSpec{"header_type", "", "UInt32 or UInt64 block headers (default UInt32)"},
     WriteOptionSpec{"appended", "false", "binary data as one raw <AppendedData> section"},
 };
-constexpr std::array kPvdOptions{constexpr std::array kPvdOptions{
+constexpr std::array kPvdOptions{
     WriteOptionSpec{"time", "0", "the timestep value of the one step written"},
     WriteOptionSpec{"binary", "true", "base64 or raw binary data instead of ascii"},
     WriteOptionSpec{"compression", "zlib", "zlib, lzma, lz4 or none (binary only)"},
@@ -132,6 +135,19 @@ constexpr std::array<std::string_view, 1> kMdpaExtensions{".mdpa"};
 constexpr std::array<std::string_view, 4> kPermasExtensions{".post", ".post.gz", ".dato", ".dato.gz"};
 constexpr std::array<std::string_view, 2> kNetgenExtensions{".vol", ".vol.gz"};
 
+constexpr std::array<std::string_view, 3> kExodusExtensions{".e", ".exo", ".ex2"};
+constexpr std::array kExodusOptions{
+    WriteOptionSpec{"netcdf_format", "NETCDF4",
+                    "NETCDF4, NETCDF3_64BIT_OFFSET, NETCDF3_64BIT_DATA or NETCDF3_CLASSIC (needs netCDF in the build)"},
+};
+
+constexpr std::array<std::string_view, 1> kCgnsExtensions{".cgns"};
+constexpr std::array kCgnsOptions{
+    WriteOptionSpec{"backend", "hdf5", "hdf5 or adf (needs the CGNS library in the build)"},
+};
+
+constexpr std::array<std::string_view, 1> kMedExtensions{".med"};
+
 constexpr std::array<std::string_view, 1> kSvgExtensions{".svg"};
 constexpr std::array kSvgOptions{
     WriteOptionSpec{"stroke_width", "", "CSS stroke width (default: drawing width / 100)"},
@@ -150,7 +166,7 @@ const std::array kFormats{
     FormatInfo{"pvtu", kPvtuExtensions, "VTK XML partitioned unstructured grid", pvtu::read, pvtu::write, kParallelOptions},
     FormatInfo{"pvtp", kPvtpExtensions, "VTK XML partitioned polydata", pvtp::read, pvtp::write, kParallelOptions},
     FormatInfo{"vtm", kVtmExtensions, "VTK XML multiblock (one mesh, a Cell region per dataset)", vtm::read, vtm::write, kVtkXmlOptions},
-    FormatInfo{"pvd"    FormatInfo{"pvd", kPvdExtensions, "ParaView time series (first step)", pvd::read, pvd::write, kPvdOptions},
+    FormatInfo{"pvd", kPvdExtensions, "ParaView time series (first step)", pvd::read, pvd::write, kPvdOptions},
     FormatInfo{"gmsh", kGmshExtensions, "Gmsh MSH", gmsh::read, gmsh::write, kGmshOptions},
     FormatInfo{"medit", kMeditExtensions, "Medit / Gamma Mesh Format", medit::read, medit::write, kMeditOptions},
     FormatInfo{"abaqus", kAbaqusExtensions, "Abaqus input", abaqus::read, abaqus::write, kAbaqusOptions},
@@ -170,6 +186,9 @@ const std::array kFormats{
     FormatInfo{"mdpa", kMdpaExtensions, "Kratos Multiphysics model part", mdpa::read, mdpa::write, {}},
     FormatInfo{"permas", kPermasExtensions, "PERMAS", permas::read, permas::write, {}},
     FormatInfo{"netgen", kNetgenExtensions, "Netgen mesh", netgen::read, netgen::write, {}},
+    FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions},
+    FormatInfo{"cgns", kCgnsExtensions, "CGNS (ADF or HDF5)", cgns::read, cgns::write, kCgnsOptions},
+    FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}},
     FormatInfo{"svg", kSvgExtensions, "SVG drawing (write only)", nullptr, svg::write, kSvgOptions},
 };
 

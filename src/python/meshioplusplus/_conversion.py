@@ -8,6 +8,7 @@ are converted, and those conversions are listed in ``_CONVERSIONS`` below.
 import numpy as np
 
 from ._gmsh import periodic_fields, pop_periodic
+from ._format_tables import pop_tables, table_fields
 from ._mesh import CellBlock, Mesh, is_ragged_type
 from ._regions import Region, RegionKind
 
@@ -118,6 +119,7 @@ def to_core(mesh):
     cells = [_as_cell_block(block) for block in mesh.cells]
     regions = _regions_of(mesh, cells)
     numeric_fields, string_fields = _split_field_data(getattr(mesh, "field_data", None) or {})
+    string_fields.update(table_fields(mesh))  # MED families (_format_tables.py)
     numeric_fields.update(periodic_fields(getattr(mesh, "gmsh_periodic", None)))  # _gmsh.py
     point_data = getattr(mesh, "point_data", None) or {}
     cell_data = getattr(mesh, "cell_data", None) or {}
@@ -202,4 +204,6 @@ def from_core(container):
         regions=[Region(name, RegionKind(kind), dim, tag, entries) for name, kind, dim, tag, entries in container["regions"]],
         gmsh_periodic=pop_periodic(field_data),  # before Mesh copies field_data (_gmsh.py)
     )
+    for attribute, value in pop_tables(mesh.field_data).items():  # MED families, Exodus records
+        setattr(mesh, attribute, value)
     return mesh

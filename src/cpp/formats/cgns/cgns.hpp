@@ -1,0 +1,38 @@
+// CGNS (.cgns): the CFD General Notation System, read and written through the CGNS library
+// (both back ends, ADF and HDF5).
+//
+// What becomes what (reading; every base and every zone):
+//   zone coordinates (CoordinateX/Y/Z)   → points, zone after zone (zones are not merged)
+//   unstructured element sections        → cell blocks in section order; a MIXED section becomes
+//                                          one block per run of equal element types (element
+//                                          order kept); HEXA_20/PENTA_15 nodes are permuted to ours
+//   structured zones                     → one block of hexahedra (3-D), quads (2-D) or lines (1-D)
+//                                          over the i-fastest vertex grid
+//   each zone                            → a Cell region (tag = zone number over all bases)
+//   BCs (ZoneBC): point sets at vertices → Point regions; element/face/cell point sets → Cell
+//                                          regions; named "<zone>/<bc>" when there are several
+//                                          zones (and "<base>/<zone>/<bc>" with several bases)
+//   FlowSolution fields at Vertex        → point_data (float64; NaN in zones without the field)
+//   FlowSolution fields at CellCenter    → cell_data for the zone's cells of its cell dimension
+//                                          (NaN elsewhere)
+// A later solution with a field name already used is named "<solution>/<field>".
+// Not read: NGON_n/NFACE_n sections, HEXA_27/PENTA_18/PYRA_14 (node orders not converted),
+// zone connectivity (zones stay separate), structured BCs as cells. Rind planes (ghost layers)
+// of solutions are skipped: only the core values are read.
+#pragma once
+
+#include <string>
+
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/registry.hpp"
+
+namespace meshioplusplus::cgns {
+
+Mesh read(const std::string& path);
+// Writes one base "Base" and one unstructured zone "Zone1" whose first section is named
+// "GridElements" (the layout meshio's reader looks for), HDF5 back end by default; point
+// regions as Vertex BCs, cell regions as element BCs, point/cell data as FlowSolutions.
+// Options: backend — hdf5 (default) or adf.
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+
+}  // namespace meshioplusplus::cgns

@@ -1,0 +1,222 @@
+// CGNS writer: see cgns.hpp. One base, one unstructured zone; elements of the mesh's highest
+// dimension are numbered first (so CellCenter solutions cover exactly them, as SIDS asks) while
+// sections keep the block order.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "formats/cgns/cgns.hpp"
+#include "io/cgns_file.hpp"
+#include "meshioplusplus/errors.hpp"
+
+#ifdef MESHIOPLUSPLUS_HAVE_CGNS
+#include <cgnslib.h>
+
+#include "formats/cgns/cgns_types.hpp"
+#include "io/node_orders.hpp"
+#include "meshioplusplus/cell_types.hpp"
+#endif
+
+namespace meshioplusplus::cgns {
+
+#ifdef MESHIOPLUSPLUS_HAVE_CGNS
+
+namespace {
+
+constexpr std::string_view kFormat = "cgns";
+using io::CgnsFile;
+
+std::string cgns_name(std::string_view name) { return std::string(name.substr(0, 32)); }
+
+// One column of a (rows, width) array, as float64.
+std::vector<double> column_of(const NDArray& array, std::int64_t column) {
+  const NDArray values = array.dtype() == DType::float64 ? array : array.astype(DType::float64);
+  const std::int64_t width = values.row_width();
+  std::vector<double> out(static_cast<std::size_t>(values.rows()));
+  const double* in = values.data_as<double>();
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = in[static_cast<std::int64_t>(i) * width + column];
+  return out;
+}
+
+class Writer {
+ public:
+  Writer(const std::string& path, const Mesh& mesh, CgnsFile::Backend backend)
+      : path_(path), mesh_(mesh), file_(CgnsFile::create(path, kFormat, backend)) {}
+
+  void write() {
+    const int fn = file_.id();
+    const int physical = static_cast<int>(mesh_.points.ndim() == 2 ? mesh_.points.dim(1) : 3);
+    if (physical < 1 || physical > 3) fail("points must have 1-3 coordinates");
+    int cell_dim = 1;
+    for (const CellBlock& cells : mesh_.cells) {
+      const CgnsType* type = cgns_type_for(cells.type);
+      if (type == nullptr) fail("cell type '" + cells.type + "' has no CGNS element type meshio++ writes");
+      cell_dim = std::max(cell_dim, cell_type(cells.type).dimension);
+    }
+    cell_dim = std::min(cell_dim, physical);
+    file_.check(cg_base_write(fn, "Base", cell_dim, physical, &base_), "/Base");
+    // Element numbers: cells of the highest dimension first, the others after them.
+    const NDArray bases = block_bases(mesh_.cells);
+    const std::int64_t* base = bases.data_as<std::int64_t>();
+    std::vector<std::int64_t> first_number(mesh_.cells.size());
+    std::int64_t next = 1;
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
+        const bool top = cell_type(mesh_.cells[b].type).dimension == cell_dim;
+        if (top == (pass == 0)) first_number[b] = next, next += mesh_.cells[b].num_cells();
+        if (pass == 0 && top) top_cells_ += mesh_.cells[b].num_cells();
+      }
+    if (next - 1 > std::numeric_limits<cgsize_t>::max() || mesh_.num_points() > std::numeric_limits<cgsize_t>::max())
+      fail("more elements or vertices than this CGNS library's 32-bit sizes hold");
+    cgsize_t size[3] = {static_cast<cgsize_t>(mesh_.num_points()), static_cast<cgsize_t>(top_cells_), 0};
+    file_.check(cg_zone_write(fn, base_, "Zone1", size, Unstructured, &zone_), "/Base/Zone1");
+    write_coordinates(physical);
+    write_sections(first_number);
+    write_regions(first_number, base);
+    write_point_data();
+    write_cell_data(cell_dim);
+    file_.commit();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
+
+  void write_coordinates(int physical) {
+    static constexpr const char* kNames[3] = {"CoordinateX", "CoordinateY", "CoordinateZ"};
+    if (mesh_.num_points() == 0) return;
+    for (int axis = 0; axis < physical; ++axis) {
+      const std::vector<double> column = column_of(mesh_.points, axis);
+      int index = 0;
+      file_.check(cg_coord_write(file_.id(), base_, zone_, RealDouble, kNames[axis], column.data(), &index),
+                  std::string("/Base/Zone1/GridCoordinates/") + kNames[axis]);
+    }
+  }
+
+  void write_sections(const std::vector<std::int64_t>& first_number) {
+    std::size_t written = 0;
+    for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
+      const CellBlock& cells = mesh_.cells[b];
+      if (cells.num_cells() == 0) continue;  // CGNS has no empty element range
+      const CgnsType* type = cgns_type_for(cells.type);
+      const std::string name = written == 0 ? "GridElements" : "GridElements_" + std::to_string(written + 1);
+      const std::span<const std::int8_t> order = io::vertical_edges_before_top_order(cells.type);
+      const auto nodes = cells.connectivity.values<std::int64_t>();
+      const std::size_t width = static_cast<std::size_t>(type->nodes);
+      std::vector<cgsize_t> data(nodes.size());
+      for (std::size_t cell = 0; cell < nodes.size() / width; ++cell)
+        for (std::size_t i = 0; i < width; ++i)
+          data[cell * width + i] = static_cast<cgsize_t>(nodes[cell * width + (order.empty() ? i : order[i])] + 1);
+      const auto start = static_cast<cgsize_t>(first_number[b]);
+      const auto end = static_cast<cgsize_t>(first_number[b] + cells.num_cells() - 1);
+      int section = 0;
+      file_.check(cg_section_write(file_.id(), base_, zone_, name.c_str(), type->type, start, end, 0, data.data(), &section),
+                  "/Base/Zone1/" + name);
+      ++written;
+    }
+  }
+
+  void write_regions(const std::vector<std::int64_t>& first_number, const std::int64_t* base) {
+    const std::int64_t num_cells = mesh_.num_cells();
+    for (const Region& region : mesh_.regions) {
+      if (region.kind == RegionKind::Side || region.entries.size() == 0) continue;
+      const auto entries = region.entries.values<std::int64_t>();
+      std::vector<cgsize_t> list(entries.size());
+      GridLocation_t location = Vertex;
+      if (region.kind == RegionKind::Point) {
+        for (std::size_t i = 0; i < entries.size(); ++i) list[i] = static_cast<cgsize_t>(entries[i] + 1);
+      } else {
+        // The zone's own region (every cell) is the zone itself, not a BC.
+        if (static_cast<std::int64_t>(entries.size()) == num_cells) continue;
+        int dimension = -1;
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+          const std::size_t b = static_cast<std::size_t>(std::upper_bound(base, base + mesh_.cells.size() + 1, entries[i]) - base - 1);
+          list[i] = static_cast<cgsize_t>(first_number[b] + entries[i] - base[b]);
+          const int d = cell_type(mesh_.cells[b].type).dimension;
+          dimension = dimension == -1 || dimension == d ? d : -2;
+        }
+        const int top = static_cast<int>(mesh_.points.dim(1));
+        location = dimension == 1 && top > 1 ? EdgeCenter : dimension == top - 1 ? FaceCenter : CellCenter;
+      }
+      const std::string name = cgns_name(region.name);
+      int bc = 0;
+      const std::string where = "/Base/Zone1/ZoneBC/" + name;
+      file_.check(cg_boco_write(file_.id(), base_, zone_, name.c_str(), BCTypeUserDefined, PointList,
+                                static_cast<cgsize_t>(list.size()), list.data(), &bc),
+                  where);
+      file_.check(cg_boco_gridlocation_write(file_.id(), base_, zone_, bc, location), where);
+    }
+  }
+
+  // (n,) → one field; (n, 3) → <name>X/Y/Z (SIDS's vector naming); (n, k) → <name>_0 … <name>_{k-1}.
+  void write_fields(int solution, const std::string& where, const std::string& name, const NDArray& array) {
+    const std::int64_t width = array.row_width();
+    for (std::int64_t c = 0; c < width; ++c) {
+      std::string field = name;
+      if (width == 3) field += "XYZ"[c];
+      else if (width > 1) field += "_" + std::to_string(c);
+      field = cgns_name(field);
+      const std::vector<double> values = column_of(array, c);
+      int index = 0;
+      file_.check(cg_field_write(file_.id(), base_, zone_, solution, RealDouble, field.c_str(), values.data(), &index),
+                  where + "/" + field);
+    }
+  }
+
+  void write_point_data() {
+    if (mesh_.point_data.empty() || mesh_.num_points() == 0) return;
+    int solution = 0;
+    file_.check(cg_sol_write(file_.id(), base_, zone_, "FlowSolution", Vertex, &solution), "/Base/Zone1/FlowSolution");
+    for (const auto& [name, array] : mesh_.point_data) write_fields(solution, "/Base/Zone1/FlowSolution", name, array);
+  }
+
+  void write_cell_data(int cell_dim) {
+    if (mesh_.cell_data.empty() || top_cells_ == 0) return;
+    int solution = 0;
+    const std::string where = "/Base/Zone1/CellData";
+    file_.check(cg_sol_write(file_.id(), base_, zone_, "CellData", CellCenter, &solution), where);
+    for (const auto& [name, per_block] : mesh_.cell_data) {
+      // The values of the highest-dimension cells, in element-number order (block order).
+      std::int64_t width = -1;
+      for (std::size_t b = 0; b < mesh_.cells.size(); ++b)
+        if (cell_type(mesh_.cells[b].type).dimension == cell_dim && mesh_.cells[b].num_cells() > 0)
+          width = per_block.at(b).row_width();
+      if (width < 0) continue;
+      NDArray joined = NDArray::allocate_scratch(DType::float64, {top_cells_, width});
+      double* out = joined.data_as<double>();
+      for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
+        if (cell_type(mesh_.cells[b].type).dimension != cell_dim) continue;
+        const NDArray values = per_block.at(b).astype(DType::float64);
+        if (values.row_width() != width) fail("cell_data '" + name + "' has different widths in different blocks");
+        out = std::copy(values.data_as<double>(), values.data_as<double>() + values.size(), out);
+      }
+      write_fields(solution, where, name, joined);
+    }
+  }
+
+  const std::string& path_;
+  const Mesh& mesh_;
+  CgnsFile file_;
+  int base_ = 0, zone_ = 0;
+  std::int64_t top_cells_ = 0;
+};
+
+}  // namespace
+
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  const std::string_view backend = options.get("backend", "hdf5");
+  if (backend != "hdf5" && backend != "adf")
+    throw WriteError(path, std::string(kFormat), "backend must be hdf5 or adf, not '" + std::string(backend) + "'");
+  Writer(path, mesh, backend == "adf" ? CgnsFile::Backend::adf : CgnsFile::Backend::hdf5).write();
+}
+
+#else
+
+void write(const std::string& path, const Mesh&, const WriteOptions&) {
+  io::CgnsFile::create(path, "cgns", io::CgnsFile::Backend::hdf5);  // throws: the build has no CGNS library
+}
+
+#endif
+
+}  // namespace meshioplusplus::cgns

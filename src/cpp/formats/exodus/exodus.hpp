@@ -1,0 +1,48 @@
+// Exodus II (.e, .exo, .ex2): Sandia's finite-element model and results format on netCDF
+// (SEACAS, Cubit, MOOSE, ParaView). Read and written through the netCDF C library, so every
+// netCDF kind works: classic, 64-bit offset, CDF5 and netCDF-4; int32 and int64 files.
+//
+// What becomes what (reading):
+//   coordx/coordy/coordz or coord        → points (n, num_dim), float32 or float64 as stored
+//   element block k (connect<k>)         → one cell block; the elem_type attribute and node
+//                                          count pick our type (HEX8/HEX → hexahedron, TETRA10 →
+//                                          tetra10, SHELL4 → quad, NSIDED → polygon …); HEX20 and
+//                                          WEDGE15 nodes are permuted from Exodus to our order
+//   element block names (eb_names)       → Cell regions (tag = block id, eb_prop1), one per block;
+//                                          an unnamed block is called "block_<id>"
+//   node sets (node_ns<k>, ns_names)     → Point regions (tag = set id)
+//   side sets (elem_ss<k>, side_ss<k>)   → Side regions of (cell, local facet) pairs: Exodus side
+//                                          s of a volume cell (or a 2-D cell of a 2-D mesh) is
+//                                          our facet s-1; of a shell (tri/quad in 3-D) an edge
+//                                          side s >= 3 is our edge s-3. Shell face sides (1, 2)
+//                                          and sides of bars have no facet of ours and are left out.
+//   element sets (elem_els<k>)           → Cell regions
+//   nodal variables at a time step       → point_data; names ending X/Y/Z (and _R/_Z) are
+//                                          joined into (n, 3) / (n, 2) arrays as meshio does
+//   element variables at a time step     → cell_data (NaN where the truth table leaves a block out)
+//   global variables at a time step      → field_data, one (1,) array each
+//   QA and info records                  → string_field_data "exodus:qa_records" (four strings
+//                                          per record) and "exodus:info_records"
+// read() gives time step 0 (meshio's choice); time_values() and read_step() reach every step.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/registry.hpp"
+
+namespace meshioplusplus::exodus {
+
+Mesh read(const std::string& path);
+// The time of every step (time_whole); empty when the file has no steps.
+std::vector<double> time_values(const std::string& path);
+// The mesh with the variables of step `step` (0-based); ReadError when out of range.
+Mesh read_step(const std::string& path, std::size_t step);
+
+// Options: netcdf_format — NETCDF4 (default, as meshio through netCDF4-python),
+// NETCDF3_64BIT_OFFSET, NETCDF3_64BIT_DATA or NETCDF3_CLASSIC.
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+
+}  // namespace meshioplusplus::exodus

@@ -1,0 +1,472 @@
+// Exodus II writer: the layout meshio writes (coordinates, element blocks, node sets, nodal
+// variables at one time step 0.0), completed so that VTK's vtkExodusIIReader and the Exodus
+// library read it too (eb_status/eb_prop1 "ID", file_size 1 with coordx/y/z, names up to the
+// longest name), plus side sets, element sets, element and global variables and QA/info
+// records — everything read() produces is written back.
+//
+// Arrays: scalar point/cell data is one Exodus variable; (n, 3) point data is three, named
+// <name>X/Y/Z (meshio and VTK join them again); any other shape is one variable with extra
+// dimensions (meshio's layout, read back by meshio and by us).
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "formats/exodus/exodus.hpp"
+#include "formats/exodus/exodus_types.hpp"
+#include "io/netcdf_file.hpp"
+#include "meshioplusplus/cell_types.hpp"
+#include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/side_regions.hpp"
+
+namespace meshioplusplus::exodus {
+
+namespace {
+
+constexpr std::string_view kFormat = "exodus";
+using io::NetcdfWriter;
+
+NetcdfWriter::Kind kind_from(std::string_view name, const std::string& path) {
+  if (name.empty() || name == "NETCDF4") return NetcdfWriter::Kind::netcdf4;
+  if (name == "NETCDF3_64BIT_OFFSET" || name == "NETCDF3_64BIT") return NetcdfWriter::Kind::offset64;
+  if (name == "NETCDF3_64BIT_DATA") return NetcdfWriter::Kind::cdf5;
+  if (name == "NETCDF3_CLASSIC") return NetcdfWriter::Kind::classic;
+  throw WriteError(path, std::string(kFormat),
+                   "netcdf_format '" + std::string(name) +
+                       "' is not one of NETCDF4, NETCDF3_64BIT_OFFSET, NETCDF3_64BIT_DATA, NETCDF3_CLASSIC");
+}
+
+struct WrittenBlock {
+  std::size_t mesh_index;  // position in mesh.cells
+  std::string name;        // eb_names entry
+  std::int64_t id;
+  int connect = -1;
+};
+
+// A variable to fill once definitions end: `source` (rows, …) into `variable`, one column of
+// it when `component` >= 0.
+struct Pending {
+  int variable;
+  const NDArray* source;
+  int component = -1;
+  bool time_dependent = true;
+};
+
+class Writer {
+ public:
+  Writer(const std::string& path, const Mesh& mesh, const WriteOptions& options)
+      : path_(path), mesh_(mesh), out_(path, kFormat, kind_from(options.get("netcdf_format", ""), path)) {}
+
+  void write() {
+    plan();
+    define();
+    out_.end_definitions();
+    fill();
+    out_.commit();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
+
+  void plan() {
+    const std::int64_t num_points = mesh_.num_points();
+    index_type_ = num_points < std::numeric_limits<std::int32_t>::max() &&
+                          mesh_.num_cells() < std::numeric_limits<std::int32_t>::max()
+                      ? DType::int32
+                      : DType::int64;
+    if (!out_.stores(index_type_)) fail("more than 2^31 nodes or cells need netcdf_format NETCDF4 or NETCDF3_64BIT_DATA");
+    bases_ = block_bases(mesh_.cells);
+    const std::int64_t* bases = bases_.data_as<std::int64_t>();
+    for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
+      const CellBlock& cells = mesh_.cells[b];
+      if (cells.type == "polyhedron") fail("polyhedra (Exodus NFACED blocks) are not written");
+      if (exodus_name_for(cells.type).empty()) fail("cell type '" + cells.type + "' has no Exodus element");
+      if (cells.num_cells() == 0) continue;  // Exodus has no empty fixed-size dimension
+      blocks_.push_back({b, "", static_cast<std::int64_t>(blocks_.size() + 1)});
+    }
+    // Cell regions covering exactly one block name it; the others become element sets.
+    for (const Region& region : mesh_.regions) {
+      if (region.kind == RegionKind::Point) {
+        if (region.entries.size() > 0) node_sets_.push_back(&region);
+      } else if (region.kind == RegionKind::Side) {
+        if (region.entries.rows() > 0) side_sets_.push_back(&region);
+      } else if (region.entries.size() > 0) {
+        if (!names_block(region, bases)) element_sets_.push_back(&region);
+      }
+    }
+    // Distinct positive block ids: a region's tag where it names a block, else a free number.
+    std::vector<std::int64_t> used;
+    for (const WrittenBlock& block : blocks_)
+      if (block.id > 0 && !block.name.empty()) used.push_back(block.id);
+    std::int64_t next = 1;
+    for (WrittenBlock& block : blocks_) {
+      if (!block.name.empty() && block.id > 0) continue;
+      while (std::find(used.begin(), used.end(), next) != used.end()) ++next;
+      block.id = next++;
+    }
+  }
+
+  bool names_block(const Region& region, const std::int64_t* bases) {
+    const auto entries = region.entries.values<std::int64_t>();
+    for (WrittenBlock& block : blocks_) {
+      const std::int64_t first = bases[block.mesh_index], count = bases[block.mesh_index + 1] - first;
+      if (!block.name.empty() || static_cast<std::int64_t>(entries.size()) != count) continue;
+      bool same = true;
+      for (std::int64_t i = 0; i < count && same; ++i) same = entries[i] == first + i;
+      if (!same) continue;
+      block.name = region.name;
+      block.id = region.tag > 0 ? region.tag : -1;
+      return true;
+    }
+    return false;
+  }
+
+  DType stored(DType dtype) const { return out_.stores(dtype) ? dtype : DType::float64; }
+
+  int string_length() const {
+    std::size_t longest = 32;
+    for (const WrittenBlock& block : blocks_) longest = std::max(longest, block.name.size());
+    for (const auto* sets : {&node_sets_, &side_sets_, &element_sets_})
+      for (const Region* region : *sets) longest = std::max(longest, region->name.size());
+    for (const auto& entry : mesh_.point_data) longest = std::max(longest, entry.first.size() + 1);
+    for (const auto& entry : mesh_.cell_data) longest = std::max(longest, entry.first.size());
+    for (const auto& entry : mesh_.field_data) longest = std::max(longest, entry.first.size());
+    return static_cast<int>(std::min<std::size_t>(longest, 255));
+  }
+
+  void define() {
+    const auto num_dim = static_cast<std::size_t>(mesh_.points.ndim() == 2 ? mesh_.points.dim(1) : 3);
+    const auto num_nodes = static_cast<std::size_t>(mesh_.num_points());
+    if (num_dim < 1 || num_dim > 3) fail("points must have 1-3 coordinates, not " + std::to_string(num_dim));
+    const bool float32_points = mesh_.points.dtype() == DType::float32;
+    const int name_length = string_length();
+
+    out_.put_text_attribute(NetcdfWriter::kGlobal, "title", "Created by meshio++");
+    out_.put_attribute(NetcdfWriter::kGlobal, "api_version", DType::float32, 5.1);
+    out_.put_attribute(NetcdfWriter::kGlobal, "version", DType::float32, 5.1);
+    out_.put_attribute(NetcdfWriter::kGlobal, "floating_point_word_size", DType::int32, float32_points ? 4 : 8);
+    out_.put_attribute(NetcdfWriter::kGlobal, "file_size", DType::int32, 1);
+    out_.put_attribute(NetcdfWriter::kGlobal, "maximum_name_length", DType::int32, name_length);
+    // EX_MAPS_INT64_DB | EX_IDS_INT64_DB | EX_BULK_INT64_DB when indices are 64-bit.
+    out_.put_attribute(NetcdfWriter::kGlobal, "int64_status", DType::int32, index_type_ == DType::int64 ? 7 : 0);
+
+    const int len_string = out_.define_dimension("len_string", 33);
+    const int len_line = out_.define_dimension("len_line", 81);
+    const int four = out_.define_dimension("four", 4);
+    const int len_name = out_.define_dimension("len_name", static_cast<std::size_t>(name_length) + 1);
+    const int time_step = out_.define_dimension("time_step", 0);
+    const int dim_dim = out_.define_dimension("num_dim", num_dim);
+    const int nodes_dim = num_nodes > 0 ? out_.define_dimension("num_nodes", num_nodes) : -1;
+    if (mesh_.num_cells() > 0) out_.define_dimension("num_elem", static_cast<std::size_t>(mesh_.num_cells()));
+    const int blocks_dim = blocks_.empty() ? -1 : out_.define_dimension("num_el_blk", blocks_.size());
+
+    time_whole_ = out_.define_variable("time_whole", float32_points ? DType::float32 : DType::float64,
+                                       std::vector<int>{time_step});
+    coor_names_ = out_.define_text_variable("coor_names", std::vector<int>{dim_dim, len_name});
+    if (nodes_dim >= 0) {
+      static constexpr std::string_view kCoordinates[3] = {"coordx", "coordy", "coordz"};
+      for (std::size_t axis = 0; axis < num_dim; ++axis)
+        pending_.push_back({out_.define_variable(kCoordinates[axis], mesh_.points.dtype(), std::vector<int>{nodes_dim}),
+                            &mesh_.points, static_cast<int>(axis), false});
+    }
+
+    if (!blocks_.empty()) {
+      eb_status_ = out_.define_variable("eb_status", DType::int32, std::vector<int>{blocks_dim});
+      eb_prop1_ = out_.define_variable("eb_prop1", index_type_, std::vector<int>{blocks_dim});
+      out_.put_text_attribute(eb_prop1_, "name", "ID");
+      eb_names_ = out_.define_text_variable("eb_names", std::vector<int>{blocks_dim, len_name});
+      for (std::size_t k = 0; k < blocks_.size(); ++k) {
+        const CellBlock& cells = mesh_.cells[blocks_[k].mesh_index];
+        const std::string suffix = std::to_string(k + 1);
+        const int count_dim = out_.define_dimension("num_el_in_blk" + suffix, static_cast<std::size_t>(cells.num_cells()));
+        if (cells.type == "polygon") {
+          const int nodes_per = out_.define_dimension("num_nod_per_el" + suffix, cells.connectivity.size());
+          blocks_[k].connect = out_.define_variable("connect" + suffix, index_type_, std::vector<int>{nodes_per});
+          polygon_counts_.push_back({out_.define_variable("ebepecnt" + suffix, index_type_, std::vector<int>{count_dim}),
+                                     blocks_[k].mesh_index});
+        } else {
+          const int nodes_per = out_.define_dimension("num_nod_per_el" + suffix,
+                                                      static_cast<std::size_t>(cells.connectivity.row_width()));
+          blocks_[k].connect = out_.define_variable("connect" + suffix, index_type_, std::vector<int>{count_dim, nodes_per});
+        }
+        out_.put_text_attribute(blocks_[k].connect, "elem_type", exodus_name_for(cells.type));
+      }
+    }
+
+    define_sets("num_node_sets", "ns", "num_nod_ns", "node_ns", node_sets_, len_name, node_set_vars_);
+    define_sets("num_side_sets", "ss", "num_side_ss", "elem_ss", side_sets_, len_name, side_set_vars_);
+    define_sets("num_elem_sets", "els", "num_ele_els", "elem_els", element_sets_, len_name, element_set_vars_);
+
+    define_nodal_variables(time_step, nodes_dim, len_name);
+    define_element_variables(time_step, len_name, blocks_dim);
+    define_global_variables(time_step, len_name);
+    define_records(len_string, len_line, four);
+    has_step_ = !nodal_names_.empty() || !element_names_.empty() || !global_names_.empty();
+  }
+
+  struct SetVariables {
+    int status = -1, ids = -1, names = -1;
+    std::vector<int> entries, sides;
+  };
+
+  void define_sets(std::string_view count_name, std::string_view prefix, std::string_view length_prefix,
+                   std::string_view entry_prefix, const std::vector<const Region*>& sets, int len_name,
+                   SetVariables& variables) {
+    if (sets.empty()) return;
+    const int count_dim = out_.define_dimension(count_name, sets.size());
+    variables.status = out_.define_variable(std::string(prefix) + "_status", DType::int32, std::vector<int>{count_dim});
+    variables.ids = out_.define_variable(std::string(prefix) + "_prop1", index_type_, std::vector<int>{count_dim});
+    out_.put_text_attribute(variables.ids, "name", "ID");
+    variables.names = out_.define_text_variable(std::string(prefix) + "_names", std::vector<int>{count_dim, len_name});
+    for (std::size_t k = 0; k < sets.size(); ++k) {
+      const std::string suffix = std::to_string(k + 1);
+      const int length = out_.define_dimension(std::string(length_prefix) + suffix, static_cast<std::size_t>(sets[k]->entries.rows()));
+      variables.entries.push_back(out_.define_variable(std::string(entry_prefix) + suffix, index_type_, std::vector<int>{length}));
+      if (prefix == "ss")
+        variables.sides.push_back(out_.define_variable("side_ss" + suffix, index_type_, std::vector<int>{length}));
+    }
+  }
+
+  // A time-dependent variable (time_step, rows, extra…) for `array`, or for one of its columns.
+  int define_values(const std::string& name, int time_step, int rows_dim, const NDArray& array, int component,
+                    const std::string& extra_prefix) {
+    std::vector<int> dims{time_step, rows_dim};
+    if (component < 0)
+      for (std::size_t axis = 1; axis < array.ndim(); ++axis)
+        dims.push_back(out_.define_dimension(extra_prefix + std::to_string(axis), static_cast<std::size_t>(array.dim(axis))));
+    const int variable = out_.define_variable(name, stored(array.dtype()), dims);
+    pending_.push_back({variable, &array, component, true});
+    return variable;
+  }
+
+  void define_nodal_variables(int time_step, int nodes_dim, int len_name) {
+    if (mesh_.point_data.empty() || nodes_dim < 0) return;
+    for (const auto& [name, array] : mesh_.point_data) {
+      const bool vector3 = array.ndim() == 2 && array.dim(1) == 3;
+      if (vector3) {
+        for (int c = 0; c < 3; ++c) {
+          nodal_names_.push_back(name + "XYZ"[c]);
+          define_values("vals_nod_var" + std::to_string(nodal_names_.size()), time_step, nodes_dim, array, c, "");
+        }
+      } else {
+        nodal_names_.push_back(name);
+        const std::string index = std::to_string(nodal_names_.size());
+        define_values("vals_nod_var" + index, time_step, nodes_dim, array, -1, "num_comp_nod_var" + index + "_");
+      }
+    }
+    const int count = out_.define_dimension("num_nod_var", nodal_names_.size());
+    name_nod_var_ = out_.define_text_variable("name_nod_var", std::vector<int>{count, len_name});
+  }
+
+  void define_element_variables(int time_step, int len_name, int blocks_dim) {
+    if (mesh_.cell_data.empty() || blocks_.empty()) return;
+    for (const auto& [name, per_block] : mesh_.cell_data) {
+      element_names_.push_back(name);
+      const std::string v = std::to_string(element_names_.size());
+      for (std::size_t k = 0; k < blocks_.size(); ++k) {
+        const NDArray& array = per_block.at(blocks_[k].mesh_index);
+        const std::string b = std::to_string(k + 1);
+        define_values("vals_elem_var" + v + "eb" + b, time_step, block_count_dim(k), array, -1,
+                      "num_comp_elem_var" + v + "eb" + b + "_");
+      }
+    }
+    const int count = out_.define_dimension("num_elem_var", element_names_.size());
+    name_elem_var_ = out_.define_text_variable("name_elem_var", std::vector<int>{count, len_name});
+    elem_var_tab_ = out_.define_variable("elem_var_tab", DType::int32, std::vector<int>{blocks_dim, count});
+  }
+
+  int block_count_dim(std::size_t k) const {
+    return out_.dimension_id("num_el_in_blk" + std::to_string(k + 1));
+  }
+
+  void define_global_variables(int time_step, int len_name) {
+    for (const auto& [name, array] : mesh_.field_data)
+      if (array.size() == 1) global_names_.push_back(name), global_sources_.push_back(&array);
+    if (global_names_.empty()) return;
+    const int count = out_.define_dimension("num_glo_var", global_names_.size());
+    name_glo_var_ = out_.define_text_variable("name_glo_var", std::vector<int>{count, len_name});
+    vals_glo_var_ = out_.define_variable("vals_glo_var", DType::float64, std::vector<int>{time_step, count});
+  }
+
+  void define_records(int len_string, int len_line, int four) {
+    if (const auto* qa = mesh_.string_field_data.find("exodus:qa_records"); qa && !qa->empty() && qa->size() % 4 == 0) {
+      qa_records_ = qa;
+      const int count = out_.define_dimension("num_qa_rec", qa->size() / 4);
+      qa_variable_ = out_.define_text_variable("qa_records", std::vector<int>{count, four, len_string});
+    }
+    if (const auto* info = mesh_.string_field_data.find("exodus:info_records"); info && !info->empty()) {
+      info_records_ = info;
+      const int count = out_.define_dimension("num_info", info->size());
+      info_variable_ = out_.define_text_variable("info_records", std::vector<int>{count, len_line});
+    }
+  }
+
+  // ---- data ----
+
+  void fill() {
+    const std::size_t num_dim = static_cast<std::size_t>(mesh_.points.ndim() == 2 ? mesh_.points.dim(1) : 3);
+    static const std::string kAxes[3] = {"X", "Y", "Z"};
+    out_.write_strings(coor_names_, std::span<const std::string>(kAxes, num_dim));
+    if (has_step_) {
+      const double zero = 0.0;
+      const std::size_t start[1] = {0}, count[1] = {1};
+      out_.write(time_whole_, DType::float64, &zero, start, count);
+    }
+    for (const Pending& pending : pending_) write_pending(pending);
+    fill_blocks();
+    fill_sets(node_sets_, node_set_vars_, true);
+    fill_sets(element_sets_, element_set_vars_, true);
+    fill_side_sets();
+    if (!nodal_names_.empty()) out_.write_strings(name_nod_var_, nodal_names_);
+    if (!element_names_.empty()) {
+      out_.write_strings(name_elem_var_, element_names_);
+      std::vector<std::int32_t> table(blocks_.size() * element_names_.size(), 1);
+      out_.write(elem_var_tab_, DType::int32, table.data());
+    }
+    if (!global_names_.empty()) {
+      out_.write_strings(name_glo_var_, global_names_);
+      std::vector<double> values;
+      for (const NDArray* array : global_sources_) values.push_back(array->astype(DType::float64).data_as<double>()[0]);
+      const std::size_t start[2] = {0, 0}, count[2] = {1, values.size()};
+      out_.write(vals_glo_var_, DType::float64, values.data(), start, count);
+    }
+    if (qa_records_) out_.write_strings(qa_variable_, *qa_records_);
+    if (info_records_) out_.write_strings(info_variable_, *info_records_);
+  }
+
+  void write_pending(const Pending& pending) {
+    const NDArray& array = *pending.source;
+    const auto rows = static_cast<std::size_t>(array.rows());
+    std::vector<std::size_t> start, count;
+    if (pending.time_dependent) start.push_back(0), count.push_back(1);
+    start.push_back(0);
+    count.push_back(rows);
+    if (pending.component < 0) {
+      for (std::size_t axis = 1; axis < array.ndim(); ++axis) start.push_back(0), count.push_back(static_cast<std::size_t>(array.dim(axis)));
+      out_.write(pending.variable, array.dtype(), array.data(), start, count);
+      return;
+    }
+    // One column of a row-major (rows, width) array: gather it, then write it in one call.
+    NDArray column = NDArray::allocate_scratch(array.dtype(), {static_cast<std::int64_t>(rows)});
+    const std::size_t size = dtype_size(array.dtype());
+    const auto width = static_cast<std::size_t>(array.row_width());
+    const auto* in = static_cast<const char*>(array.data()) + static_cast<std::size_t>(pending.component) * size;
+    auto* out = static_cast<char*>(column.data());
+    for (std::size_t row = 0; row < rows; ++row) std::copy(in + row * width * size, in + row * width * size + size, out + row * size);
+    out_.write(pending.variable, array.dtype(), column.data(), start, count);
+  }
+
+  // 1-based copy of int64 indices in the index dtype, written in one call (scratch memory: no
+  // zero-filling of pages about to be overwritten).
+  void write_one_based(int variable, std::span<const std::int64_t> values, std::int64_t offset = 1) {
+    NDArray shifted = NDArray::allocate_scratch(index_type_, {static_cast<std::int64_t>(values.size())});
+    visit_dtype(index_type_, [&](auto zero) {
+      using T = decltype(zero);
+      T* out = shifted.data_as<T>();
+      for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<T>(values[i] + offset);
+    });
+    out_.write(variable, index_type_, shifted.data());
+  }
+
+  void fill_blocks() {
+    if (blocks_.empty()) return;
+    std::vector<std::int32_t> status(blocks_.size(), 1);
+    std::vector<std::int64_t> ids;
+    std::vector<std::string> names;
+    for (const WrittenBlock& block : blocks_) ids.push_back(block.id), names.push_back(block.name);
+    out_.write(eb_status_, DType::int32, status.data());
+    out_.write(eb_prop1_, DType::int64, ids.data());
+    out_.write_strings(eb_names_, names);
+    for (const WrittenBlock& block : blocks_) {
+      const CellBlock& cells = mesh_.cells[block.mesh_index];
+      const std::span<const std::int8_t> order = node_permutation(cells.type);
+      if (order.empty()) {
+        write_one_based(block.connect, cells.connectivity.values<std::int64_t>());
+        continue;
+      }
+      const std::int64_t width = cells.connectivity.row_width();
+      const auto in = cells.connectivity.values<std::int64_t>();
+      std::vector<std::int64_t> permuted(in.size());
+      for (std::size_t cell = 0; cell < in.size() / static_cast<std::size_t>(width); ++cell)
+        for (std::int64_t i = 0; i < width; ++i) permuted[cell * width + i] = in[cell * width + order[i]];
+      write_one_based(block.connect, permuted);
+    }
+    for (const auto& [variable, mesh_index] : polygon_counts_) {
+      const auto offsets = mesh_.cells[mesh_index].offsets.values<std::int64_t>();
+      std::vector<std::int64_t> counts(offsets.size() - 1);
+      for (std::size_t i = 0; i + 1 < offsets.size(); ++i) counts[i] = offsets[i + 1] - offsets[i];
+      write_one_based(variable, counts, 0);
+    }
+  }
+
+  void fill_sets(const std::vector<const Region*>& sets, const SetVariables& variables, bool write_entries) {
+    if (sets.empty()) return;
+    std::vector<std::int32_t> status(sets.size(), 1);
+    std::vector<std::int64_t> ids;
+    std::vector<std::string> names;
+    for (std::size_t k = 0; k < sets.size(); ++k) {
+      ids.push_back(sets[k]->tag > 0 ? sets[k]->tag : static_cast<std::int64_t>(k + 1));
+      names.push_back(sets[k]->name);
+    }
+    out_.write(variables.status, DType::int32, status.data());
+    out_.write(variables.ids, DType::int64, ids.data());
+    out_.write_strings(variables.names, names);
+    if (!write_entries) return;
+    for (std::size_t k = 0; k < sets.size(); ++k) write_one_based(variables.entries[k], sets[k]->entries.values<std::int64_t>());
+  }
+
+  void fill_side_sets() {
+    if (side_sets_.empty()) return;
+    fill_sets(side_sets_, side_set_vars_, false);  // the pairs are converted below
+    const std::int64_t* bases = bases_.data_as<std::int64_t>();
+    const int mesh_dimension = static_cast<int>(mesh_.points.ndim() == 2 ? mesh_.points.dim(1) : 3);
+    for (std::size_t k = 0; k < side_sets_.size(); ++k) {
+      const auto pairs = side_sets_[k]->entries.values<std::int64_t>();
+      const std::size_t count = pairs.size() / 2;
+      std::vector<std::int64_t> cells(count), sides(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::int64_t cell = pairs[2 * i], facet = pairs[2 * i + 1];
+        const std::size_t block = static_cast<std::size_t>(
+            std::upper_bound(bases, bases + mesh_.cells.size() + 1, cell) - bases - 1);
+        const CellBlock& cells_of_block = mesh_.cells[block];
+        const SideRule rule = side_rule(cells_of_block.type, exodus_name_for(cells_of_block.type), mesh_dimension);
+        const auto facets = static_cast<std::int64_t>(cell_facets(cells_of_block.type).size());
+        if (rule == SideRule::none || facet < 0 || facet >= facets)
+          fail("side region '" + side_sets_[k]->name + "': entry " + std::to_string(i) + " is facet " +
+               std::to_string(facet) + " of a " + cells_of_block.type + " cell, which Exodus cannot number");
+        cells[i] = cell;
+        sides[i] = rule == SideRule::shell ? facet + 3 : facet + 1;
+      }
+      write_one_based(side_set_vars_.entries[k], cells);
+      write_one_based(side_set_vars_.sides[k], sides, 0);
+    }
+  }
+
+  const std::string& path_;
+  const Mesh& mesh_;
+  NetcdfWriter out_;
+  DType index_type_ = DType::int32;
+  NDArray bases_;
+  std::vector<WrittenBlock> blocks_;
+  std::vector<const Region*> node_sets_, side_sets_, element_sets_;
+  SetVariables node_set_vars_, side_set_vars_, element_set_vars_;
+  std::vector<Pending> pending_;
+  std::vector<std::pair<int, std::size_t>> polygon_counts_;
+  std::vector<std::string> nodal_names_, element_names_, global_names_;
+  std::vector<const NDArray*> global_sources_;
+  const std::vector<std::string>* qa_records_ = nullptr;
+  const std::vector<std::string>* info_records_ = nullptr;
+  int time_whole_ = -1, coor_names_ = -1, eb_status_ = -1, eb_prop1_ = -1, eb_names_ = -1;
+  int name_nod_var_ = -1, name_elem_var_ = -1, elem_var_tab_ = -1, name_glo_var_ = -1, vals_glo_var_ = -1;
+  int qa_variable_ = -1, info_variable_ = -1;
+  bool has_step_ = false;
+};
+
+}  // namespace
+
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  Writer(path, mesh, options).write();
+}
+
+}  // namespace meshioplusplus::exodus

@@ -1,0 +1,40 @@
+// MED (.med): the Salome / code_aster mesh and results format, an HDF5 file in the MED 3
+// layout, read and written through the HDF5 floor (io/hdf5_file.hpp) as meshio does (no libmed).
+//
+// What becomes what (reading the first mesh of ENS_MAA, and its first mesh step):
+//   NOE/COO (coordinates, Fortran order)     → points (n, ESP)
+//   MAI/<type>/NOD                           → one cell block per MED type (PO1 → vertex, SE2 → line,
+//                                              TR3 → triangle, QU4 → quad, TE4 → tetra, HE8 →
+//                                              hexahedron, PY5, PE6 and their quadratic members),
+//                                              nodes as stored (meshio does not reorder either)
+//   NOE/FAM, MAI/<type>/FAM (family numbers)  → point_data "point_tags", cell_data "cell_tags"
+//   FAS families (number → group names)       → string_field_data "med:point_tags" and
+//                                              "med:cell_tags" ("<number>\t<group>\t<group>…" per
+//                                              family; the Python layer turns them into meshio's
+//                                              mesh.point_tags / mesh.cell_tags dicts), and one
+//                                              Point or Cell region per group (tag = -1)
+//   CHA fields at nodes (NOE)                 → point_data (n,) or (n, components)
+//   CHA fields on cells (MAI.<type>, ELEM)    → cell_data (n,) or (n, components)
+//   CHA fields at cell nodes (NOE.<type>, ELNO) and Gauss points (ELGA)
+//                                             → cell_data (n, points per cell, components)
+//   profiles (PROFILS)                        → values where the profile says, NaN elsewhere
+// A field with several time steps gives one array per step named "<name>[<i>] - <time>",
+// as meshio names them; a block a field does not cover gets NaN.
+#pragma once
+
+#include <string>
+
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/registry.hpp"
+
+namespace meshioplusplus::med {
+
+Mesh read(const std::string& path);
+// meshio's layout (MED 3.0.0, mesh "mesh"): coordinates, one MAI group per cell type (two
+// blocks of one type are a WriteError, as in meshio), families from "point_tags"/"cell_tags"
+// with "med:point_tags"/"med:cell_tags" or, without them, from the Point and Cell regions
+// (one family per distinct set of groups), point data as NOE fields, cell data as ELEM (n,) /
+// (n, k) or ELNO (n, nodes per cell, k) fields.
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+
+}  // namespace meshioplusplus::med

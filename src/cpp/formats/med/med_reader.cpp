@@ -1,0 +1,317 @@
+// MED reader: see med.hpp for what becomes what.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "formats/med/med.hpp"
+#include "formats/med/med_types.hpp"
+#include "io/hdf5_file.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::med {
+
+namespace {
+
+constexpr std::string_view kFormat = "med";
+using io::hdf5::File;
+
+std::string trimmed(std::string text) {
+  if (const auto nul = text.find('\0'); nul != std::string::npos) text.resize(nul);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  while (!text.empty() && text.front() == ' ') text.erase(text.begin());
+  return text;
+}
+
+struct Family {
+  std::int64_t number;
+  std::vector<std::string> groups;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& path) : file_(File::open(path, kFormat)) {}
+
+  Mesh read() {
+    if (!file_.exists("/ENS_MAA")) file_.fail("/ENS_MAA", "missing: not a MED file");
+    const std::vector<std::string> meshes = file_.children("/ENS_MAA");
+    if (meshes.empty()) file_.fail("/ENS_MAA", "holds no mesh");
+    mesh_name_ = meshes.front();
+    const std::string mesh_path = "/ENS_MAA/" + mesh_name_;
+    dimension_ = file_.integer_attribute(mesh_path, "ESP").value_or(0);
+    if (dimension_ < 1 || dimension_ > 3) file_.fail(mesh_path, "attribute ESP (space dimension) is not 1-3");
+    std::string step_path = mesh_path;
+    if (!file_.exists(mesh_path + "/NOE")) {  // MED 3: the mesh sits in its (first) step group
+      const std::vector<std::string> steps = file_.children(mesh_path);
+      if (steps.empty()) file_.fail(mesh_path, "has neither NOE nor a mesh step");
+      step_path += "/" + steps.front();
+    }
+    Mesh mesh;
+    read_points(step_path, mesh);
+    read_cells(step_path, mesh);
+    read_families(mesh_path, mesh);
+    if (file_.exists("/CHA")) read_fields(mesh);
+    return mesh;
+  }
+
+ private:
+  std::int64_t count_attribute(const std::string& path, std::int64_t fallback) const {
+    return file_.integer_attribute(path, "NBR").value_or(fallback);
+  }
+
+  void read_points(const std::string& step_path, Mesh& mesh) {
+    const std::string coo = step_path + "/NOE/COO";
+    const NDArray flat = file_.read(coo, DType::float64);
+    const auto total = static_cast<std::int64_t>(flat.size());
+    const std::int64_t n = count_attribute(coo, total / dimension_);
+    if (n < 0 || n * dimension_ != total)
+      file_.fail(coo, "holds " + std::to_string(total) + " values, not NBR × ESP = " + std::to_string(n) + " × " +
+                          std::to_string(dimension_));
+    mesh.points = NDArray::allocate(DType::float64, {n, dimension_});
+    const double* in = flat.data_as<double>();
+    double* out = mesh.points.data_as<double>();
+    for (std::int64_t axis = 0; axis < dimension_; ++axis)
+      for (std::int64_t i = 0; i < n; ++i) out[i * dimension_ + axis] = in[axis * n + i];
+    const std::string fam = step_path + "/NOE/FAM";
+    if (file_.exists(fam)) {
+      NDArray tags = file_.read(fam);
+      if (tags.size() != static_cast<std::size_t>(n)) file_.fail(fam, "does not hold one family per node");
+      mesh.point_data.set("point_tags", std::move(tags));
+    }
+  }
+
+  void read_cells(const std::string& step_path, Mesh& mesh) {
+    const std::string mai = step_path + "/MAI";
+    if (!file_.exists(mai)) return;
+    std::vector<NDArray> cell_tags;
+    bool any_tags = false;
+    const std::int64_t num_points = mesh.num_points();
+    for (const std::string& med_type : file_.children(mai)) {
+      const std::string group = mai + "/" + med_type;
+      const std::string_view type = cell_type_of_med(med_type);
+      if (type.empty()) file_.fail(group, "MED cell type '" + med_type + "' is not read by meshio++ (nor meshio)");
+      const std::string nod = group + "/NOD";
+      // Read as stored (int32 in MED files), then converted and transposed in one pass.
+      const NDArray flat = file_.read(nod);
+      if (dtype_is_float(flat.dtype())) file_.fail(nod, "holds floats, not node numbers");
+      const auto total = static_cast<std::int64_t>(flat.size());
+      const std::int64_t n = count_attribute(nod, 0);
+      if (n <= 0 || total % n != 0) file_.fail(nod, "holds " + std::to_string(total) + " entries for NBR = " + std::to_string(n) + " cells");
+      const std::int64_t width = total / n;
+      CellBlock cells;
+      cells.type = std::string(type);
+      cells.connectivity = NDArray::allocate(DType::int64, {n, width});
+      std::int64_t* out = cells.connectivity.data_as<std::int64_t>();
+      visit_dtype(flat.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (std::is_integral_v<T>) {
+          const T* in = flat.data_as<T>();
+          bool bad = false;
+          for (std::int64_t node = 0; node < width; ++node)
+            for (std::int64_t cell = 0; cell < n; ++cell) {
+              const std::int64_t value = static_cast<std::int64_t>(in[node * n + cell]) - 1;
+              bad |= static_cast<std::uint64_t>(value) >= static_cast<std::uint64_t>(num_points);
+              out[cell * width + node] = value;
+            }
+          if (!bad) return;
+          for (std::int64_t i = 0; i < total; ++i)
+            if (in[i] < 1 || static_cast<std::int64_t>(in[i]) > num_points)
+              file_.fail(nod, "entry " + std::to_string(i) + " is node " + std::to_string(static_cast<std::int64_t>(in[i])) +
+                                  ", outside 1.." + std::to_string(num_points));
+        }
+      });
+      const std::string fam = group + "/FAM";
+      if (file_.exists(fam)) {
+        NDArray tags = file_.read(fam);
+        if (tags.size() != static_cast<std::size_t>(n)) file_.fail(fam, "does not hold one family per cell");
+        cell_tags.push_back(std::move(tags));
+        any_tags = true;
+      } else {
+        cell_tags.push_back(NDArray::zeros(DType::int32, {n}));
+      }
+      block_of_type_[med_type] = mesh.cells.size();
+      mesh.cells.push_back(std::move(cells));
+    }
+    if (any_tags) mesh.cell_data.set("cell_tags", std::move(cell_tags));
+  }
+
+  std::vector<Family> families(const std::string& group_path) const {
+    std::vector<Family> result;
+    if (!file_.exists(group_path)) return result;
+    for (const std::string& name : file_.children(group_path)) {
+      const std::string family_path = group_path + "/" + name;
+      Family family{file_.integer_attribute(family_path, "NUM").value_or(0), {}};
+      const std::string nom = family_path + "/GRO/NOM";
+      if (file_.exists(nom)) {
+        const NDArray names = file_.read(nom, DType::int8);
+        const std::int64_t width = names.row_width();
+        const auto* chars = static_cast<const char*>(names.data());
+        for (std::int64_t row = 0; row < names.rows(); ++row)
+          family.groups.push_back(trimmed(std::string(chars + row * width, static_cast<std::size_t>(width))));
+      }
+      result.push_back(std::move(family));
+    }
+    return result;
+  }
+
+  // "<number>\t<group>\t…" per family, for the Python layer's point_tags / cell_tags.
+  static std::vector<std::string> family_table(const std::vector<Family>& families) {
+    std::vector<std::string> rows;
+    for (const Family& family : families) {
+      std::string row = std::to_string(family.number);
+      for (const std::string& group : family.groups) row += "\t" + group;
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  // One region per group: the entries whose family lists the group.
+  static void group_regions(const std::vector<Family>& families, const std::vector<const NDArray*>& tags,
+                            RegionKind kind, Mesh& mesh) {
+    std::vector<std::string> groups;
+    for (const Family& family : families)
+      for (const std::string& group : family.groups)
+        if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+    for (const std::string& group : groups) {
+      std::vector<std::int64_t> numbers;
+      for (const Family& family : families)
+        if (std::find(family.groups.begin(), family.groups.end(), group) != family.groups.end())
+          numbers.push_back(family.number);
+      std::vector<std::int64_t> entries;
+      std::int64_t offset = 0;
+      for (const NDArray* array : tags) {
+        const NDArray values = array->astype(DType::int64);
+        const auto span = values.values<std::int64_t>();
+        for (std::size_t i = 0; i < span.size(); ++i)
+          if (std::find(numbers.begin(), numbers.end(), span[i]) != numbers.end())
+            entries.push_back(offset + static_cast<std::int64_t>(i));
+        offset += static_cast<std::int64_t>(span.size());
+      }
+      Region region;
+      region.name = group;
+      region.kind = kind;
+      region.dim = kind == RegionKind::Point ? 0 : -1;
+      region.entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(entries.size())});
+      std::copy(entries.begin(), entries.end(), region.entries.data_as<std::int64_t>());
+      mesh.regions.push_back(std::move(region));
+    }
+  }
+
+  void read_families(const std::string& mesh_path, Mesh& mesh) {
+    std::string fas = mesh_path + "/FAS";
+    if (!file_.exists(fas)) fas = "/FAS/" + mesh_name_;
+    const std::vector<Family> node_families = families(fas + "/NOEUD");
+    const std::vector<Family> cell_families = families(fas + "/ELEME");
+    if (!node_families.empty()) mesh.string_field_data.set("med:point_tags", family_table(node_families));
+    if (!cell_families.empty()) mesh.string_field_data.set("med:cell_tags", family_table(cell_families));
+    if (const NDArray* tags = mesh.point_data.find("point_tags"))
+      group_regions(node_families, {tags}, RegionKind::Point, mesh);
+    if (const auto* tags = mesh.cell_data.find("cell_tags")) {
+      std::vector<const NDArray*> per_block;
+      for (const NDArray& array : *tags) per_block.push_back(&array);
+      group_regions(cell_families, per_block, RegionKind::Cell, mesh);
+    }
+  }
+
+  // Values of one support, shaped as meshio shapes them; `rows` entries (NaN outside a profile).
+  NDArray support_values(const std::string& support_path, std::int64_t rows, std::int64_t components, bool cells) {
+    const std::string profile = trimmed(file_.string_attribute(support_path, "PFL").value_or(std::string(kNoProfile)));
+    const std::string data_path = support_path + "/" + profile;
+    if (!file_.exists(data_path)) file_.fail(data_path, "missing (the PFL attribute names it)");
+    const std::int64_t gauss = std::max<std::int64_t>(file_.integer_attribute(data_path, "NGA").value_or(1), 1);
+    const NDArray flat = file_.read(data_path + "/CO", DType::float64);
+    std::vector<std::int64_t> where;  // row of each stored value; empty: all rows in order
+    std::int64_t stored = file_.integer_attribute(data_path, "NBR").value_or(rows);
+    if (profile != kNoProfile) {
+      const std::string profile_path = "/PROFILS/" + profile;
+      const NDArray indices = file_.read(profile_path + "/PFL", DType::int64);
+      stored = static_cast<std::int64_t>(indices.size());
+      for (std::int64_t index : indices.values<std::int64_t>()) {
+        if (index < 1 || index > rows) file_.fail(profile_path + "/PFL", "index " + std::to_string(index) + " outside 1.." + std::to_string(rows));
+        where.push_back(index - 1);
+      }
+    } else if (stored != rows) {
+      file_.fail(data_path, "NBR is " + std::to_string(stored) + ", the mesh has " + std::to_string(rows));
+    }
+    if (static_cast<std::int64_t>(flat.size()) != stored * gauss * components)
+      file_.fail(data_path + "/CO", "holds " + std::to_string(flat.size()) + " values, not " + std::to_string(stored) +
+                                        " × " + std::to_string(gauss) + " × " + std::to_string(components));
+    Shape shape{rows};
+    if (cells && gauss > 1) shape.push_back(gauss);
+    if (components > 1 || (cells && gauss > 1)) shape.push_back(components);
+    NDArray values = NDArray::allocate(DType::float64, shape);
+    double* out = values.data_as<double>();
+    if (!where.empty() || stored != rows) std::fill_n(out, values.size(), std::numeric_limits<double>::quiet_NaN());
+    const double* in = flat.data_as<double>();
+    // Stored Fortran-order (value, gauss point, component); ours row-major (row, gauss point, component).
+    for (std::int64_t c = 0; c < components; ++c)
+      for (std::int64_t g = 0; g < gauss; ++g)
+        for (std::int64_t i = 0; i < stored; ++i) {
+          const std::int64_t row = where.empty() ? i : where[static_cast<std::size_t>(i)];
+          out[(row * gauss + g) * components + c] = in[i + stored * (g + gauss * c)];
+        }
+    return values;
+  }
+
+  void read_fields(Mesh& mesh) {
+    for (const std::string& field : file_.children("/CHA")) {
+      const std::string field_path = "/CHA/" + field;
+      const std::int64_t components = std::max<std::int64_t>(file_.integer_attribute(field_path, "NCO").value_or(1), 1);
+      const std::vector<std::string> steps = file_.children(field_path);
+      for (std::size_t s = 0; s < steps.size(); ++s) {
+        const std::string step_path = field_path + "/" + steps[s];
+        std::string name = field;
+        if (steps.size() > 1) {
+          // meshio's "{t:g}": six significant digits, locale-independent here.
+          char time[64];
+          const auto printed = std::to_chars(time, time + sizeof time, file_.float_attribute(step_path, "PDT").value_or(0.0),
+                                             std::chars_format::general, 6);
+          name += "[" + std::to_string(s) + "] - " + std::string(time, printed.ptr);
+        }
+        std::vector<NDArray> per_block(mesh.cells.size());
+        bool on_cells = false;
+        for (const std::string& support : file_.children(step_path)) {
+          const std::string support_path = step_path + "/" + support;
+          if (support == "NOE") {
+            mesh.point_data.set(name, support_values(support_path, mesh.num_points(), components, false));
+            continue;
+          }
+          const std::string med_type = support.substr(support.find('.') + 1);
+          const auto block = block_of_type_.find(med_type);
+          if (support.find('.') == std::string::npos || block == block_of_type_.end())
+            file_.fail(support_path, "refers to cell type '" + med_type + "', which the mesh does not have");
+          per_block[block->second] = support_values(support_path, mesh.cells[block->second].num_cells(), components, true);
+          on_cells = true;
+        }
+        if (!on_cells) continue;
+        // Blocks the field does not cover: NaN of the covered blocks' trailing shape.
+        Shape trailing;
+        for (const NDArray& array : per_block)
+          if (!array.empty_handle()) trailing.assign(array.shape().begin() + 1, array.shape().end());
+        for (std::size_t b = 0; b < per_block.size(); ++b) {
+          if (!per_block[b].empty_handle()) continue;
+          Shape shape{mesh.cells[b].num_cells()};
+          shape.insert(shape.end(), trailing.begin(), trailing.end());
+          per_block[b] = NDArray::allocate(DType::float64, shape);
+          std::fill_n(per_block[b].data_as<double>(), per_block[b].size(), std::numeric_limits<double>::quiet_NaN());
+        }
+        mesh.cell_data.set(name, std::move(per_block));
+      }
+    }
+  }
+
+  File file_;
+  std::string mesh_name_;
+  std::int64_t dimension_ = 3;
+  std::map<std::string, std::size_t> block_of_type_;
+};
+
+}  // namespace
+
+Mesh read(const std::string& path) { return Reader(path).read(); }
+
+}  // namespace meshioplusplus::med

@@ -1,0 +1,312 @@
+// MED writer: meshio's layout (see med.hpp), with families derived from regions when the mesh
+// has no MED family numbers of its own.
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "formats/med/med.hpp"
+#include "formats/med/med_types.hpp"
+#include "io/hdf5_file.hpp"
+#include "meshioplusplus/cell_types.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::med {
+
+namespace {
+
+constexpr std::string_view kFormat = "med";
+constexpr std::string_view kMeshName = "mesh";
+using io::hdf5::File;
+
+struct Family {
+  std::int64_t number;
+  std::vector<std::string> groups;
+};
+
+// "<number>\t<group>\t…" rows (the reader's string_field_data) → families.
+std::vector<Family> parse_family_table(const std::vector<std::string>& rows) {
+  std::vector<Family> families;
+  for (const std::string& row : rows) {
+    Family family{0, {}};
+    std::size_t start = 0;
+    bool first = true;
+    while (start <= row.size()) {
+      const std::size_t tab = std::min(row.find('\t', start), row.size());
+      const std::string_view part(row.data() + start, tab - start);
+      if (first) std::from_chars(part.data(), part.data() + part.size(), family.number);
+      else family.groups.emplace_back(part);
+      first = false;
+      start = tab + 1;
+    }
+    families.push_back(std::move(family));
+  }
+  return families;
+}
+
+// One family per distinct set of regions an entry belongs to; numbers 1, 2, … times `sign`.
+NDArray families_from_regions(const std::vector<const Region*>& regions, std::int64_t count, std::int64_t sign,
+                              std::vector<Family>& families) {
+  std::vector<std::vector<std::size_t>> member_of(static_cast<std::size_t>(count));
+  for (std::size_t r = 0; r < regions.size(); ++r)
+    for (std::int64_t entry : regions[r]->entries.values<std::int64_t>())
+      if (entry >= 0 && entry < count) {
+        auto& list = member_of[static_cast<std::size_t>(entry)];
+        if (list.empty() || list.back() != r) list.push_back(r);
+      }
+  NDArray tags = NDArray::zeros(DType::int32, {count});
+  std::map<std::vector<std::size_t>, std::int64_t> number_of;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto& list = member_of[static_cast<std::size_t>(i)];
+    if (list.empty()) continue;
+    auto [it, inserted] = number_of.try_emplace(list, sign * static_cast<std::int64_t>(number_of.size() + 1));
+    if (inserted) {
+      Family family{it->second, {}};
+      for (std::size_t r : list) family.groups.push_back(regions[r]->name);
+      families.push_back(std::move(family));
+    }
+    tags.data_as<std::int32_t>()[i] = static_cast<std::int32_t>(it->second);
+  }
+  return tags;
+}
+
+// Row-major (n,), (n, k) or (n, g, k) → MED's Fortran order in `dtype` (float64, int32 or
+// int64), plus `offset` (1 for node numbers); one pass: value (i, g, c) goes to i + n * (g + gauss * c).
+NDArray fortran_order(const NDArray& array, DType dtype, std::int64_t offset = 0) {
+  const auto rows = static_cast<std::size_t>(array.rows());
+  const auto width = static_cast<std::size_t>(array.row_width());
+  const Shape& shape = array.shape();
+  const std::size_t gauss = shape.size() == 3 ? static_cast<std::size_t>(shape[1]) : 1;
+  const std::size_t components = gauss ? width / gauss : 0;
+  NDArray out = NDArray::allocate_scratch(dtype, {static_cast<std::int64_t>(rows * width)});
+  visit_dtype(array.dtype(), [&](auto source_zero) {
+    using S = decltype(source_zero);
+    const S* in = array.data_as<S>();
+    auto convert = [&](auto* to) {
+      using D = std::remove_pointer_t<decltype(to)>;
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t g = 0; g < gauss; ++g)
+          for (std::size_t c = 0; c < components; ++c)
+            to[i + rows * (g + gauss * c)] = static_cast<D>(in[(i * gauss + g) * components + c] + static_cast<S>(offset));
+    };
+    if (dtype == DType::int32) convert(out.data_as<std::int32_t>());
+    else if (dtype == DType::int64) convert(out.data_as<std::int64_t>());
+    else convert(out.data_as<double>());
+  });
+  return out;
+}
+
+class Writer {
+ public:
+  Writer(const std::string& path, const Mesh& mesh) : path_(path), mesh_(mesh), file_(File::create(path, kFormat)) {}
+
+  void write() {
+    for (std::size_t a = 0; a < mesh_.cells.size(); ++a) {
+      if (med_of_cell_type(mesh_.cells[a].type).empty())
+        fail("cell type '" + mesh_.cells[a].type + "' has no MED type");
+      for (std::size_t b = 0; b < a; ++b)
+        if (mesh_.cells[a].type == mesh_.cells[b].type) fail("MED files cannot have two blocks of the same cell type");
+    }
+    file_.create_group("/INFOS_GENERALES");
+    // MED 3.0.0: any later version is refused by SALOME 8.3 (meshio's observation).
+    file_.set_int32_attribute("/INFOS_GENERALES", "MAJ", 3);
+    file_.set_int32_attribute("/INFOS_GENERALES", "MIN", 0);
+    file_.set_int32_attribute("/INFOS_GENERALES", "REL", 0);
+    const auto dim = static_cast<std::int32_t>(mesh_.points.dim(1));
+    const std::string mesh_path = "/ENS_MAA/" + std::string(kMeshName);
+    file_.create_group("/ENS_MAA");
+    file_.create_group(mesh_path);
+    file_.set_int32_attribute(mesh_path, "DIM", dim);
+    file_.set_int32_attribute(mesh_path, "ESP", dim);
+    file_.set_int32_attribute(mesh_path, "REP", 0);
+    file_.set_fixed_string_attribute(mesh_path, "UNT", "");
+    file_.set_fixed_string_attribute(mesh_path, "UNI", "");
+    file_.set_int32_attribute(mesh_path, "SRT", 1);
+    std::string axes;
+    for (std::int32_t axis = 0; axis < dim; ++axis) axes += std::string(1, "XYZ"[axis]) + std::string(15, ' ');
+    file_.set_fixed_string_attribute(mesh_path, "NOM", axes);
+    file_.set_fixed_string_attribute(mesh_path, "DES", "Mesh created with meshio++");
+    file_.set_int32_attribute(mesh_path, "TYP", 0);
+    const std::string step = mesh_path + "/-0000000000000000001-0000000000000000001";
+    file_.create_group(step);
+    file_.set_int32_attribute(step, "CGT", 1);
+    file_.set_int32_attribute(step, "NDT", -1);
+    file_.set_int32_attribute(step, "NOR", -1);
+    file_.set_attribute(step, "PDT", -1.0);
+    write_nodes(step);
+    write_cells(step);
+    write_families();
+    write_fields();
+    file_.commit();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
+
+  void write_dataset(const std::string& path, const NDArray& array, std::int64_t count) {
+    file_.write(path, array);
+    file_.set_int32_attribute(path, "CGT", 1);
+    file_.set_int32_attribute(path, "NBR", static_cast<std::int32_t>(count));
+  }
+
+  void write_nodes(const std::string& step) {
+    const std::string noe = step + "/NOE";
+    file_.create_group(noe);
+    file_.set_int32_attribute(noe, "CGT", 1);
+    file_.set_int32_attribute(noe, "CGS", 1);
+    file_.set_fixed_string_attribute(noe, "PFL", kNoProfile);
+    write_dataset(noe + "/COO", fortran_order(mesh_.points, DType::float64), mesh_.num_points());
+    const std::vector<const Region*> regions = regions_of(RegionKind::Point);
+    if (const NDArray* tags = mesh_.point_data.find("point_tags")) {
+      write_dataset(noe + "/FAM", tags->astype(DType::int32), mesh_.num_points());
+      if (const auto* table = mesh_.string_field_data.find("med:point_tags")) node_families_ = parse_family_table(*table);
+    } else if (!regions.empty()) {
+      write_dataset(noe + "/FAM", families_from_regions(regions, mesh_.num_points(), 1, node_families_), mesh_.num_points());
+    }
+  }
+
+  std::vector<const Region*> regions_of(RegionKind kind) const {
+    std::vector<const Region*> regions;
+    for (const Region& region : mesh_.regions)
+      if (region.kind == kind) regions.push_back(&region);
+    return regions;
+  }
+
+  void write_cells(const std::string& step) {
+    const std::string mai = step + "/MAI";
+    file_.create_group(mai);
+    file_.set_int32_attribute(mai, "CGT", 1);
+    const std::vector<NDArray>* tags = mesh_.cell_data.find("cell_tags");
+    NDArray derived;
+    const std::vector<const Region*> regions = regions_of(RegionKind::Cell);
+    if (tags != nullptr) {
+      if (const auto* table = mesh_.string_field_data.find("med:cell_tags")) cell_families_ = parse_family_table(*table);
+    } else if (!regions.empty()) {
+      derived = families_from_regions(regions, mesh_.num_cells(), -1, cell_families_);
+    }
+    const bool index_fits = mesh_.num_points() < std::numeric_limits<std::int32_t>::max();
+    std::int64_t first = 0;
+    for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
+      const CellBlock& cells = mesh_.cells[b];
+      const std::string group = mai + "/" + std::string(med_of_cell_type(cells.type));
+      file_.create_group(group);
+      file_.set_int32_attribute(group, "CGT", 1);
+      file_.set_int32_attribute(group, "CGS", 1);
+      file_.set_fixed_string_attribute(group, "PFL", kNoProfile);
+      const NDArray nodes = fortran_order(cells.connectivity, index_fits ? DType::int32 : DType::int64, 1);
+      write_dataset(group + "/NOD", nodes, cells.num_cells());
+      if (tags != nullptr) {
+        write_dataset(group + "/FAM", tags->at(b).astype(DType::int32), cells.num_cells());
+      } else if (!derived.empty_handle()) {
+        NDArray part = NDArray::allocate_scratch(DType::int32, {cells.num_cells()});
+        std::copy_n(derived.data_as<std::int32_t>() + first, cells.num_cells(), part.data_as<std::int32_t>());
+        write_dataset(group + "/FAM", part, cells.num_cells());
+      }
+      first += cells.num_cells();
+    }
+  }
+
+  void write_family_group(const std::string& path, const std::vector<Family>& families) {
+    file_.create_group(path);
+    for (const Family& family : families) {
+      std::string name = "FAM_" + std::to_string(family.number);
+      for (const std::string& group : family.groups) name += "_" + group;
+      std::replace(name.begin(), name.end(), '/', '_');
+      const std::string family_path = path + "/" + name;
+      file_.create_group(family_path);
+      file_.set_int32_attribute(family_path, "NUM", static_cast<std::int32_t>(family.number));
+      file_.create_group(family_path + "/GRO");
+      file_.set_int32_attribute(family_path + "/GRO", "NBR", static_cast<std::int32_t>(family.groups.size()));
+      // Group names: (groups, 80) int8 stored as an array type, as MED (and meshio) store them.
+      NDArray names = NDArray::zeros(DType::int8, {static_cast<std::int64_t>(family.groups.size()), 80});
+      for (std::size_t g = 0; g < family.groups.size(); ++g)
+        std::copy_n(family.groups[g].data(), std::min<std::size_t>(family.groups[g].size(), 80),
+                    static_cast<char*>(names.data()) + g * 80);
+      io::hdf5::DatasetWriteOptions options;
+      options.as_array_type = true;
+      file_.write(family_path + "/GRO/NOM", names, options);
+    }
+  }
+
+  void write_families() {
+    const std::string fas = "/FAS/" + std::string(kMeshName);
+    file_.create_group("/FAS");
+    file_.create_group(fas);
+    file_.create_group(fas + "/FAMILLE_ZERO");
+    file_.set_int32_attribute(fas + "/FAMILLE_ZERO", "NUM", 0);
+    if (!node_families_.empty()) write_family_group(fas + "/NOEUD", node_families_);
+    if (!cell_families_.empty()) write_family_group(fas + "/ELEME", cell_families_);
+  }
+
+  // A CHA field group (created once) and its single step 1; returns the step's path.
+  std::string field_step(const std::string& name, std::int64_t components) {
+    const std::string field = "/CHA/" + name;
+    const std::string step = field + "/0000000000000000000100000000000000000001";
+    if (file_.exists(field)) return step;
+    file_.create_group(field);
+    file_.set_fixed_string_attribute(field, "MAI", kMeshName);
+    file_.set_int32_attribute(field, "TYP", 6);  // MED_FLOAT64
+    file_.set_fixed_string_attribute(field, "UNI", "");
+    file_.set_fixed_string_attribute(field, "UNT", "");
+    file_.set_int32_attribute(field, "NCO", static_cast<std::int32_t>(components));
+    file_.set_fixed_string_attribute(field, "NOM", std::string(static_cast<std::size_t>(16 * components), ' '));
+    file_.create_group(step);
+    file_.set_int32_attribute(step, "NDT", 1);
+    file_.set_int32_attribute(step, "NOR", 1);
+    file_.set_attribute(step, "PDT", 0.0);
+    file_.set_int32_attribute(step, "RDT", -1);
+    file_.set_int32_attribute(step, "ROR", -1);
+    return step;
+  }
+
+  void write_support(const std::string& support, const NDArray& data, std::int64_t gauss) {
+    file_.create_group(support);
+    file_.set_fixed_string_attribute(support, "GAU", "");
+    file_.set_fixed_string_attribute(support, "PFL", kNoProfile);
+    const std::string profile = support + "/" + std::string(kNoProfile);
+    file_.create_group(profile);
+    file_.set_int32_attribute(profile, "NBR", static_cast<std::int32_t>(data.rows()));
+    file_.set_int32_attribute(profile, "NGA", static_cast<std::int32_t>(gauss));
+    file_.set_fixed_string_attribute(profile, "GAU", "");
+    file_.write(profile + "/CO", fortran_order(data, DType::float64));
+  }
+
+  void write_fields() {
+    file_.create_group("/CHA");
+    for (const auto& [name, data] : mesh_.point_data) {
+      if (name == "point_tags") continue;  // the families, written under NOE/FAM
+      const std::string step = field_step(name, data.ndim() == 1 ? 1 : data.shape().back());
+      write_support(step + "/NOE", data, 1);
+    }
+    for (const auto& [name, per_block] : mesh_.cell_data) {
+      if (name == "cell_tags") continue;
+      for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
+        const NDArray& data = per_block.at(b);
+        const std::string med_type(med_of_cell_type(mesh_.cells[b].type));
+        const CellTypeInfo* info = find_cell_type(mesh_.cells[b].type);
+        if (data.ndim() <= 2) {
+          const std::string step = field_step(name, data.ndim() == 1 ? 1 : data.dim(1));
+          write_support(step + "/MAI." + med_type, data, 1);
+        } else if (data.ndim() == 3 && info && data.dim(1) == info->num_nodes) {  // ELNO
+          const std::string step = field_step(name, data.dim(2));
+          write_support(step + "/NOE." + med_type, data, data.dim(1));
+        }
+        // Values at Gauss points of unknown position (ELGA) are not written, as in meshio.
+      }
+    }
+  }
+
+  const std::string& path_;
+  const Mesh& mesh_;
+  File file_;
+  std::vector<Family> node_families_, cell_families_;
+};
+
+}  // namespace
+
+void write(const std::string& path, const Mesh& mesh, const WriteOptions&) { Writer(path, mesh).write(); }
+
+}  // namespace meshioplusplus::med

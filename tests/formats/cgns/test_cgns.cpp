@@ -1,0 +1,225 @@
+// CGNS reader and writer: the multi-zone structured ADF file of the corpus (counts from
+// EXPECTED_ref.tsv; meshio cannot read it), files built with the CGNS library (MIXED sections,
+// a structured zone with a solution, boundary conditions), round trips through both back
+// ends, and malformed input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "formats/cgns/cgns.hpp"
+#include "io/cgns_file.hpp"
+#include "meshioplusplus/errors.hpp"
+#include "support/test_support.hpp"
+
+#ifdef MESHIOPLUSPLUS_HAVE_CGNS
+#include <cgnslib.h>
+#endif
+
+using namespace meshioplusplus;
+using namespace meshioplusplus::testing_support;
+
+namespace {
+
+#define SKIP_WITHOUT_CGNS() \
+  if (!io::cgns_available()) GTEST_SKIP() << "built without the CGNS library"
+
+NDArray doubles(Shape shape, const std::vector<double>& values) { return array_of<double>(std::move(shape), values); }
+
+std::vector<double> double_values(const NDArray& array) {
+  const NDArray converted = array.astype(DType::float64);
+  const auto values = converted.values<double>();
+  return {values.begin(), values.end()};
+}
+
+// The cgns/ row of EXPECTED_ref.tsv: file, tool, points, cells, point sum, …
+struct ReferenceRow {
+  std::int64_t points = 0, cells = 0;
+  double point_sum = 0;
+};
+
+std::optional<ReferenceRow> reference_row(const std::string& file) {
+  std::ifstream table(kCorpusDir / "EXPECTED_ref.tsv");
+  std::string line;
+  while (std::getline(table, line)) {
+    if (!line.starts_with(file + "\t")) continue;
+    std::vector<std::string> fields;
+    std::stringstream stream(line);
+    std::string field;
+    while (std::getline(stream, field, '\t')) fields.push_back(field);
+    return ReferenceRow{std::stoll(fields.at(2)), std::stoll(fields.at(3)), std::stod(fields.at(4))};
+  }
+  return std::nullopt;
+}
+
+TEST(CgnsCorpus, MultiZoneStructuredAdfFileReadsWithTheReferenceCounts) {
+  SKIP_WITHOUT_CGNS();
+  SKIP_WITHOUT_CORPUS_FILE("cgns/multi.cgns");
+  const auto row = reference_row("cgns/multi.cgns");
+  ASSERT_TRUE(row.has_value());
+  const Mesh mesh = cgns::read(corpus_file("cgns/multi.cgns"));
+  EXPECT_EQ(row->points, mesh.num_points());
+  EXPECT_EQ(row->cells, mesh.num_cells());
+  EXPECT_NEAR(row->point_sum, point_sum(mesh), 1e-6 * std::abs(row->point_sum));
+  for (const CellBlock& cells : mesh.cells) EXPECT_EQ("hexahedron", cells.type);
+  // One Cell region per zone, covering the zone's cells; BCs at vertices are Point regions.
+  std::int64_t zone_cells = 0;
+  std::size_t point_regions = 0;
+  for (const Region& region : mesh.regions) {
+    if (region.kind == RegionKind::Cell) zone_cells += region.entries.rows();
+    if (region.kind == RegionKind::Point) {
+      ++point_regions;
+      EXPECT_NE(region.name.find('/'), std::string::npos) << "several zones: BC names carry the zone";
+      for (std::int64_t point : int_values(region.entries)) EXPECT_LT(point, mesh.num_points());
+    }
+  }
+  EXPECT_EQ(mesh.num_cells(), zone_cells);
+  EXPECT_GT(point_regions, 0u);
+  // The CellCenter FlowSolution of every zone fills every cell.
+  const auto* density = mesh.cell_data.find("Density");
+  ASSERT_NE(density, nullptr);
+  for (const NDArray& values : *density)
+    for (double value : double_values(values)) ASSERT_FALSE(std::isnan(value));
+}
+
+Mesh mixed_mesh() {
+  Mesh mesh;
+  mesh.points = doubles({5, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1});
+  mesh.cells.push_back({"triangle", int64_matrix(1, 3, {0, 1, 2}), {}, {}});
+  mesh.cells.push_back({"tetra", int64_matrix(2, 4, {0, 1, 2, 3, 1, 2, 3, 4}), {}, {}});
+  mesh.point_data.set("pressure", doubles({5}, {1, 2, 3, 4, 5}));
+  mesh.point_data.set("velocity", doubles({5, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}));
+  mesh.cell_data.set("density", std::vector<NDArray>{doubles({1}, {0}), doubles({2}, {7.5, 8.5})});
+  mesh.regions.push_back(cell_region("wall", 2, -1, {0}));
+  Region inlet;
+  inlet.name = "inlet";
+  inlet.kind = RegionKind::Point;
+  inlet.entries = int64_vector({1, 4});
+  mesh.regions.push_back(std::move(inlet));
+  return mesh;
+}
+
+TEST(CgnsRoundTrip, BothBackEndsKeepSectionsRegionsAndSolutions) {
+  SKIP_WITHOUT_CGNS();
+  const Mesh mesh = mixed_mesh();
+  for (const char* backend : {"hdf5", "adf"}) {
+    SCOPED_TRACE(backend);
+    const std::string path = scratch(std::string("mixed_") + backend + ".cgns").string();
+    WriteOptions options;
+    options.set("backend", backend);
+    cgns::write(path, mesh, options);
+    const Mesh read = cgns::read(path);
+    EXPECT_EQ(double_values(mesh.points), double_values(read.points));
+    ASSERT_EQ(2u, read.cells.size());
+    EXPECT_EQ("triangle", read.cells[0].type);
+    EXPECT_EQ(nodes_of(mesh.cells[0]), nodes_of(read.cells[0]));
+    EXPECT_EQ("tetra", read.cells[1].type);
+    EXPECT_EQ(nodes_of(mesh.cells[1]), nodes_of(read.cells[1]));
+    EXPECT_EQ((std::vector<double>{1, 2, 3, 4, 5}), double_values(*read.point_data.find("pressure")));
+    ASSERT_NE(read.point_data.find("velocityY"), nullptr);
+    EXPECT_EQ((std::vector<double>{1, 4, 7, 10, 13}), double_values(*read.point_data.find("velocityY")));
+    // Cell data of the tetrahedra (the zone's cells); the triangle has no CellCenter value.
+    const auto& density = *read.cell_data.find("density");
+    EXPECT_TRUE(std::isnan(density[0].data_as<double>()[0]));
+    EXPECT_EQ((std::vector<double>{7.5, 8.5}), double_values(density[1]));
+    const Region* wall = find_region(read, "wall", RegionKind::Cell);
+    ASSERT_NE(wall, nullptr);
+    EXPECT_EQ((std::vector<std::int64_t>{0}), int_values(wall->entries));
+    const Region* inlet = find_region(read, "inlet", RegionKind::Point);
+    ASSERT_NE(inlet, nullptr);
+    EXPECT_EQ((std::vector<std::int64_t>{1, 4}), int_values(inlet->entries));
+  }
+}
+
+#ifdef MESHIOPLUSPLUS_HAVE_CGNS
+
+// A 3 × 2 × 2-vertex structured zone with a vertex solution and a BC on the i = 1 face.
+std::string write_structured(const std::string& name) {
+  const std::string path = scratch(name).string();
+  int fn = 0, base = 0, zone = 0, index = 0;
+  EXPECT_EQ(CG_OK, cg_open(path.c_str(), CG_MODE_WRITE, &fn));
+  cg_base_write(fn, "B", 3, 3, &base);
+  cgsize_t size[9] = {3, 2, 2, 2, 1, 1, 0, 0, 0};
+  cg_zone_write(fn, base, "block", size, Structured, &zone);
+  std::vector<double> x, y, z, t;
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 3; ++i) x.push_back(i), y.push_back(j), z.push_back(k), t.push_back(i + 10 * j + 100 * k);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateX", x.data(), &index);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateY", y.data(), &index);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateZ", z.data(), &index);
+  int solution = 0;
+  cg_sol_write(fn, base, zone, "S", Vertex, &solution);
+  cg_field_write(fn, base, zone, solution, RealDouble, "T", t.data(), &index);
+  cgsize_t range[6] = {1, 1, 1, 1, 2, 2};
+  int bc = 0;
+  cg_boco_write(fn, base, zone, "imin", BCWall, PointRange, 2, range, &bc);
+  EXPECT_EQ(CG_OK, cg_close(fn));
+  return path;
+}
+
+TEST(CgnsStructured, ZoneBecomesHexahedraOverTheIFastestGrid) {
+  const Mesh mesh = cgns::read(write_structured("structured.cgns"));
+  EXPECT_EQ(12, mesh.num_points());
+  ASSERT_EQ(1u, mesh.cells.size());
+  EXPECT_EQ("hexahedron", mesh.cells[0].type);
+  // Cell (0,0,0): vertices (0,0,0) (1,0,0) (1,1,0) (0,1,0) and the k = 1 layer: 6 vertices per layer.
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 4, 3, 6, 7, 10, 9, 1, 2, 5, 4, 7, 8, 11, 10}), nodes_of(mesh.cells[0]));
+  EXPECT_EQ(100.0 + 10 + 2, mesh.point_data.find("T")->data_as<double>()[11]);
+  const Region* imin = find_region(mesh, "imin", RegionKind::Point);
+  ASSERT_NE(imin, nullptr);
+  EXPECT_EQ((std::vector<std::int64_t>{0, 3, 6, 9}), int_values(imin->entries));
+  EXPECT_EQ(static_cast<std::int64_t>(BCWall), imin->tag);
+}
+
+TEST(CgnsMixed, MixedSectionsSplitIntoRunsInElementOrder) {
+  const std::string path = scratch("mixed_section.cgns").string();
+  int fn = 0, base = 0, zone = 0, index = 0, section = 0;
+  ASSERT_EQ(CG_OK, cg_open(path.c_str(), CG_MODE_WRITE, &fn));
+  cg_base_write(fn, "Base", 2, 2, &base);
+  cgsize_t size[3] = {5, 3, 0};
+  cg_zone_write(fn, base, "Zone", size, Unstructured, &zone);
+  const double x[5] = {0, 1, 1, 0, 2}, y[5] = {0, 0, 1, 1, 0};
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateX", x, &index);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateY", y, &index);
+  const cgsize_t elements[] = {TRI_3, 1, 2, 3, TRI_3, 1, 3, 4, QUAD_4, 2, 5, 3, 3};
+  const cgsize_t offsets[] = {0, 4, 8, 13};
+  ASSERT_EQ(CG_OK, cg_poly_section_write(fn, base, zone, "Mixed", MIXED, 1, 3, 0, elements, offsets, &section));
+  ASSERT_EQ(CG_OK, cg_close(fn));
+  const Mesh mesh = cgns::read(path);
+  ASSERT_EQ(2u, mesh.cells.size());
+  EXPECT_EQ("triangle", mesh.cells[0].type);
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2, 0, 2, 3}), nodes_of(mesh.cells[0]));
+  EXPECT_EQ("quad", mesh.cells[1].type);
+  EXPECT_EQ((std::vector<std::int64_t>{1, 4, 2, 2}), nodes_of(mesh.cells[1]));
+}
+
+TEST(CgnsErrors, NameTheFileAndTheNode) {
+  const std::string text = write_scratch("text.cgns", "not a CGNS file at all\n");
+  ReadError error = expect_read_error([&] { cgns::read(text); });
+  EXPECT_NE(std::string(error.what()).find("text.cgns"), std::string::npos) << error.what();
+
+  const std::string path = scratch("bad_vertex.cgns").string();
+  int fn = 0, base = 0, zone = 0, index = 0, section = 0;
+  ASSERT_EQ(CG_OK, cg_open(path.c_str(), CG_MODE_WRITE, &fn));
+  cg_base_write(fn, "Base", 2, 2, &base);
+  cgsize_t size[3] = {3, 1, 0};
+  cg_zone_write(fn, base, "Zone", size, Unstructured, &zone);
+  const double x[3] = {0, 1, 0};
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateX", x, &index);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateY", x, &index);
+  const cgsize_t nodes[3] = {1, 2, 9};
+  cg_section_write(fn, base, zone, "Tris", TRI_3, 1, 1, 0, nodes, &section);
+  ASSERT_EQ(CG_OK, cg_close(fn));
+  error = expect_read_error([&] { cgns::read(path); });
+  EXPECT_NE(std::string(error.what()).find("/Base/Zone/Tris"), std::string::npos) << error.what();
+  EXPECT_NE(std::string(error.what()).find("vertex 9"), std::string::npos) << error.what();
+}
+
+#endif
+
+}  // namespace
