@@ -33,6 +33,7 @@
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtu/vtu.hpp"
 #include "formats/wkt/wkt.hpp"
+#include "io/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus {
@@ -271,7 +272,8 @@ Mesh read(const std::string& path, std::string_view format_name) {
   if (format == nullptr)
     throw ReadError(path, "", "cannot tell the format from the file name; name one (known: " + known_names() + ")");
   if (format->read == nullptr) throw ReadError(path, std::string(format->name), "this format is write-only");
-  return format->read(path);
+  // A file truncated by another process while mapped reads as a ReadError, not SIGBUS or garbage.
+  return io::guarded_read([&] { return format->read(path); });
 }
 
 void write(const std::string& path, const Mesh& mesh, std::string_view format_name,
@@ -285,7 +287,9 @@ void write(const std::string& path, const Mesh& mesh, std::string_view format_na
   if (format == nullptr)
     throw WriteError(path, "", "cannot tell the format from the file name; name one (known: " + known_names() + ")");
   if (format->write == nullptr) throw WriteError(path, std::string(format->name), "this format is read-only");
-  for (const auto& [name, value] : options.items()) {
+  for (const auto& option : options.items()) {
+    // A named reference, not a structured binding: C++20 lambdas may not capture those (Clang 14 refuses).
+    const std::string& name = option.first;
     const bool known = std::any_of(format->write_options.begin(), format->write_options.end(),
                                    [&](const WriteOptionSpec& spec) { return spec.name == name; });
     if (!known) throw WriteError(path, std::string(format->name), "unknown write option '" + name + "'");

@@ -1,6 +1,8 @@
 // Floor 2: crash-safe output. Bytes go to a temporary file beside the target, which
 // replaces the target only on commit(); a failed or abandoned write leaves any existing
-// file untouched.
+// file untouched. Where the filesystem has O_TMPFILE the temporary file has no name until
+// commit(), so a killed writer leaves nothing behind; elsewhere it is named
+// "<name>.tmp-XXXXXX", the name shortened (with a hash) to fit NAME_MAX. docs/reliability.md.
 #pragma once
 
 #include <charconv>
@@ -33,8 +35,12 @@ class AtomicFile {
   const std::string& path() const noexcept { return path_; }
 
  private:
-  std::string path_, temp_path_, format_;
+  void create_named_temporary();
+  void link_temporary_name();
+
+  std::string path_, directory_, temp_path_, format_;
   int fd_ = -1;
+  bool unnamed_ = false;  // O_TMPFILE: no name until commit()
   bool committed_ = false;
 };
 
@@ -60,6 +66,7 @@ class OutputBuffer {
   // Binary writers hand over one value at a time: those small pieces gather in a plain array
   // (an inlined fixed-size memcpy is one store) and reach the string a block at a time.
   void bytes(const void* data, std::size_t size) {
+    if (size == 0) return;  // data may be null then, which memcpy does not allow
     if (size <= kPendingBytes - pending_size_) [[likely]] {
       std::memcpy(pending_ + pending_size_, data, size);
       pending_size_ += size;

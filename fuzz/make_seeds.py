@@ -1,0 +1,105 @@
+"""Writes small seed files for the fuzz targets: a few tiny meshes (triangles with point and cell
+data, tetrahedra with a boundary triangle, a hexahedron and a quad with vector data) through
+every writer and its encodings, so each reader starts from valid files of every layout it knows.
+
+Usage: python fuzz/make_seeds.py <seeds-dir>   → <seeds-dir>/<target>/generated-*<ext>
+Needs an importable meshioplusplus (installed, or PYTHONPATH from scripts/dev_python.sh);
+fuzz/make_seeds.sh calls it and adds the public sample files.
+"""
+
+import pathlib
+import sys
+import tempfile
+
+import numpy as np
+
+import meshioplusplus as mio
+
+# (target, format, file name ending, write options)
+VARIANTS = [
+    ("vtu", "vtu", ".vtu", {"binary": False}),
+    ("vtu", "vtu", ".vtu", {"binary": True, "compression": None}),
+    ("vtu", "vtu", ".vtu", {"binary": True, "compression": "zlib"}),
+    ("vtk", "vtk", ".vtk", {"binary": False}),
+    ("vtk", "vtk", ".vtk", {"binary": True}),
+    ("vtk", "vtk", ".vtk", {"binary": False, "fmt_version": "4.2"}),
+    ("gmsh", "gmsh", ".msh", {"binary": False, "fmt_version": "4.1"}),
+    ("gmsh", "gmsh", ".msh", {"binary": True, "fmt_version": "4.1"}),
+    ("gmsh", "gmsh", ".msh", {"binary": False, "fmt_version": "2.2"}),
+    ("gmsh", "gmsh", ".msh", {"binary": True, "fmt_version": "2.2"}),
+    ("medit", "medit", ".mesh", {}),
+    ("medit_meshb", "medit", ".meshb", {}),
+    ("abaqus", "abaqus", ".inp", {}),
+    ("nastran", "nastran", ".bdf", {}),
+    ("stl", "stl", ".stl", {"binary": False}),
+    ("stl", "stl", ".stl", {"binary": True}),
+    ("ply", "ply", ".ply", {"binary": False}),
+    ("ply", "ply", ".ply", {"binary": True}),
+    ("obj", "obj", ".obj", {}),
+    ("off", "off", ".off", {}),
+    ("su2", "su2", ".su2", {}),
+    ("ugrid", "ugrid", ".ugrid", {}),
+    ("ugrid_lb8", "ugrid", ".lb8.ugrid", {}),
+    ("ugrid_r8", "ugrid", ".r8.ugrid", {}),
+    ("tetgen", "tetgen", ".node", {}),
+    ("avsucd", "avsucd", ".avs", {}),
+    ("tecplot", "tecplot", ".dat", {}),
+    ("dolfin", "dolfin", ".xml", {}),
+    ("wkt", "wkt", ".wkt", {}),
+    ("flac3d", "flac3d", ".f3grid", {"binary": False}),
+    ("flac3d", "flac3d", ".f3grid", {"binary": True}),
+    ("mdpa", "mdpa", ".mdpa", {}),
+    ("permas", "permas", ".post", {}),
+    ("netgen", "netgen", ".vol", {}),
+]
+
+TETGEN_SPLIT = b"\n%%ele%%\n"  # tests/support/fuzz_targets.hpp splits the input here
+
+
+def meshes():
+    triangles = mio.Mesh(
+        np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0.5]], dtype=float),
+        [("triangle", np.array([[0, 1, 2], [0, 2, 3]]))],
+        point_data={"temperature": np.array([1.5, -2.25, 3e10, 0.1])},
+        cell_data={"material": [np.array([1, 7], dtype=np.int32)]},
+    )
+    tetrahedra = mio.Mesh(
+        np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], dtype=float),
+        [("tetra", np.array([[0, 1, 2, 3], [1, 2, 3, 4]])), ("triangle", np.array([[0, 1, 2]]))],
+    )
+    cube = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], dtype=float)
+    hexahedra = mio.Mesh(
+        cube,
+        [("hexahedron", np.arange(8).reshape(1, 8)), ("quad", np.array([[0, 1, 2, 3]]))],
+        point_data={"velocity": np.full((8, 3), 0.25)},
+    )
+    return [triangles, tetrahedra, hexahedra]
+
+
+def main(root):
+    root = pathlib.Path(root)
+    written = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = pathlib.Path(scratch)
+        for number, (target, file_format, ending, options) in enumerate(VARIANTS):
+            (root / target).mkdir(parents=True, exist_ok=True)
+            for index, mesh in enumerate(meshes()):
+                stem = f"generated-{number}-{index}"
+                path = scratch / (stem + ending)
+                try:
+                    mio.write(str(path), mesh, file_format=file_format, **options)
+                except (mio.WriteError, ValueError, TypeError):
+                    continue  # a layout this writer cannot store (volume cells in a surface format …)
+                if file_format == "tetgen":
+                    data = (scratch / (stem + ".node")).read_bytes() + TETGEN_SPLIT + (scratch / (stem + ".ele")).read_bytes()
+                else:
+                    data = path.read_bytes()
+                (root / target / (stem + ending)).write_bytes(data)
+                written += 1
+    print(f"make_seeds.py: {written} generated seed files under {root}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_seeds.py <seeds-dir>")
+    main(sys.argv[1])

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Assembles the seed corpora: build/fuzz-seeds/<target>/ gets
+#   - small files every writer produces in each of its encodings (fuzz/make_seeds.py; skipped
+#     with a note when meshioplusplus cannot be imported: set PYTHON / PYTHONPATH),
+#   - the public sample files: ../shared/corpus/, tests/data/<format>/ and, when unpacked,
+#     meshio's own test meshes (/tmp/meshio_sdist/meshio-*/tests/meshes), each up to 256 KiB
+#     (larger seeds slow every execution down without adding layouts),
+#   - the saved regression inputs (tests/data/fuzz-regressions/<target>/).
+# Usage: fuzz/make_seeds.sh [seeds-dir]
+set -euo pipefail
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seeds_dir="$(realpath -m "${1:-$repo_root/build/fuzz-seeds}")"
+python="${PYTHON:-$( [ -x "$repo_root/.venv/bin/python" ] && echo "$repo_root/.venv/bin/python" || echo python3)}"
+max_bytes=$((256 * 1024))
+
+rm -rf "$seeds_dir"
+mkdir -p "$seeds_dir"
+if "$python" -c "import meshioplusplus" 2>/dev/null; then
+  "$python" "$repo_root/fuzz/make_seeds.py" "$seeds_dir"
+else
+  echo "make_seeds: meshioplusplus not importable by $python: no generated seeds (public files only)" >&2
+fi
+
+# Which target reads a file, from its name (lower case); empty: none.
+target_for() {
+  local name="${1,,}"
+  case "$name" in
+    *.lb8.ugrid) echo ugrid_lb8 ;;
+    *.r8.ugrid) echo ugrid_r8 ;;
+    *.b8.ugrid|*.b4.ugrid|*.lb4.ugrid|*.b8l.ugrid|*.lb8l.ugrid) echo ugrid_lb8 ;;
+    *.r4.ugrid|*.lr8.ugrid|*.lr4.ugrid) echo ugrid_r8 ;;
+    *.ugrid) echo ugrid ;;
+    *.vtu) echo vtu ;;
+    *.vtk) echo vtk ;;
+    *.msh) echo gmsh ;;
+    *.mesh) echo medit ;;
+    *.meshb) echo medit_meshb ;;
+    *.inp) echo abaqus ;;
+    *.bdf|*.fem|*.nas) echo nastran ;;
+    *.stl) echo stl ;;
+    *.ply) echo ply ;;
+    *.obj) echo obj ;;
+    *.off) echo off ;;
+    *.su2) echo su2 ;;
+    *.avs) echo avsucd ;;
+    *.dat|*.tec) echo tecplot ;;
+    *.xml) echo dolfin ;;
+    *.wkt) echo wkt ;;
+    *.f3grid) echo flac3d ;;
+    *.mdpa) echo mdpa ;;
+    *.post|*.dato) echo permas ;;
+    *.vol) echo netgen ;;
+    *) echo "" ;;
+  esac
+}
+
+copied=0
+add_public_files() {
+  local root="$1"
+  [ -d "$root" ] || return 0
+  while IFS= read -r -d '' file; do
+    local target
+    target="$(target_for "$(basename "$file")")"
+    [ -n "$target" ] || continue
+    [ "$(stat -c %s "$file")" -le "$max_bytes" ] || continue
+    if [ "$target" = tetgen ]; then continue; fi  # pairs are assembled below
+    mkdir -p "$seeds_dir/$target"
+    cp "$file" "$seeds_dir/$target/public-$(echo "$file" | md5sum | cut -c1-12)-$(basename "$file")"
+    copied=$((copied + 1))
+  done < <(find "$root" -type f -print0)
+  # TetGen pairs: X.node + marker + X.ele, as fuzz_targets.hpp splits them.
+  while IFS= read -r -d '' node; do
+    local ele="${node%.node}.ele"
+    [ -f "$ele" ] || continue
+    [ $(( $(stat -c %s "$node") + $(stat -c %s "$ele") )) -le "$max_bytes" ] || continue
+    mkdir -p "$seeds_dir/tetgen"
+    { cat "$node"; printf '\n%%%%ele%%%%\n'; cat "$ele"; } > "$seeds_dir/tetgen/public-$(basename "${node%.node}")-$(echo "$node" | md5sum | cut -c1-8)"
+    copied=$((copied + 1))
+  done < <(find "$root" -type f -name '*.node' -print0)
+}
+
+add_public_files "$repo_root/../shared/corpus"
+add_public_files "$repo_root/tests/data"
+for meshes in /tmp/meshio_sdist/meshio-*/tests/meshes; do add_public_files "$meshes"; done
+
+# Every saved regression input seeds its own target again (tests/data is scanned above by
+# extension; the regression folders are named by target, their files carry no extension).
+if [ -d "$repo_root/tests/data/fuzz-regressions" ]; then
+  for dir in "$repo_root"/tests/data/fuzz-regressions/*/; do
+    target="$(basename "$dir")"
+    mkdir -p "$seeds_dir/$target"
+    find "$dir" -maxdepth 1 -type f ! -name '*.md' -exec cp {} "$seeds_dir/$target/" \;
+  done
+fi
+echo "make_seeds: $copied public files added; per target:"
+for dir in "$seeds_dir"/*/; do printf '  %-12s %4d files\n' "$(basename "$dir")" "$(find "$dir" -type f | wc -l)"; done

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Clang, ASan + UBSan) and fuzzes each reader for a fixed time.
+# Usage: fuzz/run_fuzz.sh [seconds-per-target (default 60)] [target ...]   (default: all)
+# Environment: FUZZ_BUILD_DIR (build/fuzz-asan), FUZZ_JOBS (targets run side by side, 1),
+#              FUZZ_RSS_MB (2048), FUZZ_TIMEOUT_S (per input, 10), FUZZ_MAX_LEN (input bytes,
+#              8192: small inputs run fast; longer seeds are cut), FUZZ_SKIP_BUILD=1.
+# Corpora grow in build/fuzz-corpus/<target>/ (kept between runs); findings (crashes, sanitizer
+# reports, leaks, timeouts, out-of-memory, exceptions other than ReadError) are saved to
+# build/fuzz-findings/<target>/ and make the script exit non-zero. Keep a finding as a
+# regression: copy it to tests/data/fuzz-regressions/<target>/ (replayed by ctest).
+# Per-target logs and a summary table (executions, coverage, corpus size) go to
+# build/fuzz-logs/ and stdout.
+set -uo pipefail
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+seconds="${1:-60}"
+shift || true
+build_dir="$(realpath -m "${FUZZ_BUILD_DIR:-build/fuzz-asan}")"
+jobs="${FUZZ_JOBS:-1}"
+rss_mb="${FUZZ_RSS_MB:-2048}"
+input_timeout="${FUZZ_TIMEOUT_S:-10}"
+max_len="${FUZZ_MAX_LEN:-8192}"
+
+if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Fuzz -DCMAKE_CXX_COMPILER=clang++ \
+    -DMESHIOPLUSPLUS_FUZZ=ON -DMESHIOPLUSPLUS_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null || exit 2
+fi
+if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets < "$build_dir/fuzz_targets.txt"; fi
+if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
+  # Only the fuzz targets (each is its format's reader plus the shared floors), not the library.
+  cmake --build "$build_dir" -j "${BUILD_JOBS:-2}" --target "${targets[@]/#/fuzz_}" ||
+    { echo "run_fuzz: build failed" >&2; exit 2; }
+fi
+
+seeds_root="$repo_root/build/fuzz-seeds"
+[ -d "$seeds_root" ] || bash fuzz/make_seeds.sh "$seeds_root" || exit 2
+corpus_root="$repo_root/build/fuzz-corpus"
+findings_root="$repo_root/build/fuzz-findings"
+logs_root="$repo_root/build/fuzz-logs"
+mkdir -p "$corpus_root" "$findings_root" "$logs_root"
+
+# ASan: no leak report from the exit path of libFuzzer itself is expected; keep symbolized traces.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1:allocator_may_return_null=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+run_one() {
+  local target="$1"
+  local binary="$build_dir/fuzz/fuzz_$target"
+  [ -x "$binary" ] || binary="$build_dir/fuzz_$target"
+  if [ ! -x "$binary" ]; then echo "$target missing-binary" > "$logs_root/$target.status"; return; fi
+  local corpus="$corpus_root/$target" findings="$findings_root/$target"
+  mkdir -p "$corpus" "$findings" "$seeds_root/$target"
+  local dict=()
+  [ -f "fuzz/dict/$target.dict" ] && dict=(-dict="fuzz/dict/$target.dict")
+  [ -f "fuzz/dict/${target%%_*}.dict" ] && [ ${#dict[@]} -eq 0 ] && dict=(-dict="fuzz/dict/${target%%_*}.dict")
+  local start=$SECONDS rc cpu
+  # bash's time keyword: the CPU seconds (user + system) the fuzzer used, the number recorded in
+  # docs/reliability.md (wall time on shared cores says little).
+  cpu="$( { TIMEFORMAT='%U %S'; time "$binary" "$corpus" "$seeds_root/$target" "${dict[@]}" \
+    -max_total_time="$seconds" -timeout="$input_timeout" -rss_limit_mb="$rss_mb" -max_len="$max_len" \
+    -print_final_stats=1 -artifact_prefix="$findings/$run_id-" > "$logs_root/$target.log" 2>&1; \
+    echo "rc=$?" >&2; } 2>&1 )"
+  rc="$(echo "$cpu" | grep -o 'rc=[0-9]*' | cut -d= -f2)"
+  cpu="$(echo "$cpu" | grep -v 'rc=' | awk '{printf "%.0f", $1 + $2}')"
+  echo "$target $rc $((SECONDS - start)) $cpu" > "$logs_root/$target.status"
+}
+
+run_id="$(date +%Y%m%d-%H%M%S)"
+export -f run_one
+export max_len run_id build_dir seeds_root corpus_root findings_root logs_root seconds input_timeout rss_mb
+printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}
+
+failed=0
+printf '\n%-12s %-7s %8s %8s %12s %7s %7s %7s  %s\n' target result wall_s cpu_s executions cov ft corpus findings
+for target in "${targets[@]}"; do
+  read -r _ rc wall cpu < "$logs_root/$target.status" || rc=missing
+  log="$logs_root/$target.log"
+  execs="$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" 2>/dev/null | grep -o '[0-9]*$' | tail -1)"
+  status_line="$(grep -E '^#[0-9]+' "$log" 2>/dev/null | grep 'cov:' | tail -1)"
+  cov="$(echo "$status_line" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*')"
+  ft="$(echo "$status_line" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*')"
+  corpus_size="$(find "$corpus_root/$target" -type f 2>/dev/null | wc -l)"
+  findings="$(find "$findings_root/$target" -type f -name "$run_id-*" 2>/dev/null | wc -l)"
+  result=ok
+  if [ "$rc" != 0 ] || [ "$findings" != 0 ]; then result=FAIL; failed=1; fi
+  printf '%-12s %-7s %8s %8s %12s %7s %7s %7s  %s\n' "$target" "$result" "${wall:-?}" "${cpu:-?}" "${execs:-?}" "${cov:-?}" \
+    "${ft:-?}" "$corpus_size" "$findings"
+  if [ "$result" = FAIL ]; then
+    grep -E 'ERROR: |runtime error:|SUMMARY:|terminate called|what\(\)' "$log" | head -5 | sed 's/^/      /'
+    find "$findings_root/$target" -type f -name "$run_id-*" | head -3 | sed 's/^/      saved: /'
+  fi
+done
+if [ "$failed" != 0 ]; then
+  echo "run_fuzz: FINDINGS (logs in $logs_root, inputs in $findings_root)"
+  exit 1
+fi
+echo "run_fuzz: no findings in ${#targets[@]} targets x ${seconds}s"
