@@ -633,6 +633,8 @@ TEST(GmshRoundTrip, BlocksComeBackAsWritten) {
   const mpp::Mesh cut = mpp::read(dir.write("cut.msh", text));
   EXPECT_EQ(cells_in_order(cut), cells_in_order(mesh));
   EXPECT_NE(block_list(cut), block_list(mesh));
+  text.replace(text.find("$MeshioplusplusBlocks\n4\n2 1\n"), 28, "$MeshioplusplusBlocks\n4\n2 99999999999999\n");
+  EXPECT_EQ(cells_in_order(mpp::read(dir.write("huge.msh", text))), cells_in_order(mesh));  // ignored too
 }
 
 TEST(GmshRoundTrip, Float32PlanarPointsComeBackExactAsFloat64) {

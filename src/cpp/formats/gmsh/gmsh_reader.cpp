@@ -293,7 +293,8 @@ class MshReader {
       const int gmsh_id = cursor_.text_number<int>();
       const auto elements = cursor_.text_number<std::int64_t>();
       const GmshElementType* type = element_type_from_gmsh(gmsh_id);
-      if (type == nullptr || elements < 0) known = false;
+      // Each element takes bytes in the file: a larger count describes some other file.
+      if (type == nullptr || elements < 0 || elements > static_cast<std::int64_t>(cursor_.document().size())) known = false;
       written_blocks_.push_back({type, elements});
       written_ends_.push_back(end += std::max<std::int64_t>(elements, 0));
     }

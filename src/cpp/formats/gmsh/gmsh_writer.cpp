@@ -1100,7 +1100,10 @@ class MshWriter {
         if (!link.affine.empty()) {
           std::string line = "Affine";
           char text[32];
-          for (const double value : link.affine) line += " " + std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
+          for (const double value : link.affine) {
+            line += ' ';
+            line.append(text, std::to_chars(text, text + sizeof text, value).ptr);
+          }
           out_.text_line(line);
         }
         out_.text_line(number_text(static_cast<std::int64_t>(link.nodes.size() / 2)));
