@@ -923,6 +923,44 @@ $EndElements
   EXPECT_EQ(mesh.regions[0].name, "2");  // no $PhysicalNames: the tag as text
 }
 
+// meshio's 4.0 writer numbers elements from 0 but their $ElementData from 1; Gmsh tags are
+// positive, so a file with element tag 0 is read with data tag t meaning element t - 1.
+TEST(GmshRead, MeshioMsh40ElementsFromZero) {
+  const char* text = R"($MeshFormat
+4.0 0 8
+$EndMeshFormat
+$Nodes
+1 4
+1 2 0 4
+1 0 0 0
+2 1 0 0
+3 1 1 0
+4 0 1 0
+$EndNodes
+$Elements
+1 2
+1 2 2 2
+0 1 2 3
+1 1 3 4
+$EndElements
+$ElementData
+1
+"a"
+1
+0.0
+3
+0
+1
+2
+1 0.5
+2 1.5
+$EndElementData
+)";
+  ScratchDir dir;
+  const mpp::Mesh mesh = mpp::read(dir.write("meshio40.msh", text));
+  EXPECT_EQ(values<double>((*mesh.cell_data.find("a"))[0]), (std::vector<double>{0.5, 1.5}));
+}
+
 // 2.2 with data: two time steps of one view, partial node data, 3-component element data.
 const char* const kData22 = R"($MeshFormat
 2.2 0 8

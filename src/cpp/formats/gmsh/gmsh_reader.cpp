@@ -1108,7 +1108,11 @@ class MshReader {
       read_values(target.point_values.data_as<double>() + node * target.components, target.components);
       return;
     }
-    const std::int64_t cell = element_index().find(tag);
+    // Gmsh tags are positive. meshio's 4.0 writer numbers elements from 0 but their
+    // $ElementData from 1: in a file with an element tag 0, data tag t is element t - 1.
+    const TagIndex& elements = element_index();
+    if (!elements_from_zero_) elements_from_zero_ = elements.find(0) >= 0;
+    const std::int64_t cell = *elements_from_zero_ ? (tag == 0 ? -1 : elements.find(tag - 1)) : elements.find(tag);
     if (cell < 0)
       cursor_.fail_at(entry_at, "data for element tag " + std::to_string(tag) + ", which $Elements does not define");
     const auto block = static_cast<std::size_t>(std::upper_bound(bases_.begin(), bases_.end(), cell) - bases_.begin() - 1);
@@ -1329,6 +1333,7 @@ class MshReader {
   std::vector<std::int64_t> written_ends_;    // their element counts' prefix sums
   std::vector<std::int64_t> bases_{0};  // block-major numbering: first cell of each block
   std::optional<TagIndex> element_index_;
+  std::optional<bool> elements_from_zero_;  // some element has tag 0 (meshio's 4.0 writer)
   std::vector<std::uint64_t> node_tags_;  // one element's node tags (ASCII)
 
   std::vector<DataTarget> targets_;
