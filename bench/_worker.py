@@ -77,6 +77,9 @@ MESHIO_WRITE_OPTIONS.update({
     "netgen": ("netgen", {}),
     "wkt": ("wkt", {}),
     "svg": ("svg", {}),
+    "ansys-ascii": ("ansys", {"binary": False}),
+    "ansys-binary": ("ansys", {"binary": True}),
+    "neuroglancer": ("neuroglancer", {}),
 })
 OUR_WRITE_OPTIONS = dict(MESHIO_WRITE_OPTIONS, **{
     "vtu-raw": ("vtu", {"binary": True, "compression": None, "appended": True}),
@@ -86,7 +89,9 @@ OUR_WRITE_OPTIONS = dict(MESHIO_WRITE_OPTIONS, **{
 # File extension of each variant (or of its stem, the part before the first '-').
 EXTENSIONS = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf",
               "medit-binary": "meshb", "ugrid-b8": "b8.ugrid", "tetgen": "node", "avsucd": "avs",
-              "tecplot": "dat", "dolfin": "xml", "permas": "dato", "netgen": "vol", "flac3d": "f3grid"}
+              "tecplot": "dat", "dolfin": "xml", "permas": "dato", "netgen": "vol", "flac3d": "f3grid", "ansys": "msh"}
+# Formats without an extension (meshio registers neuroglancer with none): read by name.
+READ_FORMATS = {".neuroglancer": "neuroglancer"}
 
 
 def extension_of(variant):
@@ -117,7 +122,8 @@ def meshio_like(module_name):
     module = __import__(module_name)
 
     def read(path):
-        mesh = module.read(path)
+        file_format = next((name for suffix, name in READ_FORMATS.items() if path.endswith(suffix)), None)
+        mesh = module.read(path, file_format) if file_format else module.read(path)
         return mesh, array_bytes(mesh)
 
     def write(mesh, variant, target):

@@ -20,8 +20,8 @@ from common import DATA_DIR, OLD_MPP_PYTHON, format_seconds, machine_description
 
 VOLUME = ["msh41-binary", "msh41-ascii", "msh22-ascii", "msh22-binary", "medit-ascii", "abaqus", "nastran",
           "su2", "ugrid-ascii", "ugrid-b8", "tetgen", "avsucd", "tecplot", "dolfin", "flac3d-ascii", "flac3d-binary",
-          "mdpa", "permas", "netgen"]
-SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off", "wkt", "svg"]
+          "mdpa", "permas", "netgen", "ansys-ascii", "ansys-binary"]
+SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off", "wkt", "svg", "neuroglancer"]
 # SVG is write-only: its input is the sheet flattened to z = 0 (SVG refuses non-flat meshes) in a VTU file.
 WRITE_ONLY = {"svg": "vtu"}
 # meshio 5.3.5's ascii UGRID writer emits 'np.float64(...)' under numpy 2 (docs/meshio-compatibility.md).

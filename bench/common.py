@@ -46,7 +46,18 @@ def machine_description():
                 break
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    return (f"{cpu}, {os.cpu_count()} cores, THP {transparent_huge_pages()}, kernel {platform.release()}, "
+            f"Python {platform.python_version()}")
+
+
+def transparent_huge_pages():
+    """The kernel's THP mode (always / madvise / never): our large arrays ask for huge pages,
+    so figures from machines in different modes are not one run."""
+    try:
+        text = open("/sys/kernel/mm/transparent_hugepage/enabled").read()
+        return text[text.index("[") + 1 : text.index("]")]
+    except (OSError, ValueError):
+        return "unknown"
 
 
 def run_worker(python, tool, operation, variant, path, repeat, timeout=900, threads=None):

@@ -35,6 +35,7 @@ install_system_packages() {
 }
 
 ensure_venv() {
+  mkdir -p build
   if [ ! -x .venv/bin/python ]; then
     echo "== creating .venv"
     python3 -m venv .venv
@@ -45,7 +46,19 @@ ensure_venv() {
 }
 
 install_package() {
-  echo "== building and installing meshioplusplus"
+  echo "== building and installing meshioplusplus (C++ build: a few minutes on 2 cores; progress below)"
   python -m pip install -q nanobind scikit-build-core cmake ninja numpy
-  python -m pip install -q --no-build-isolation .
+  # ccache, when installed, makes rebuilds of unchanged sources instant.
+  if command -v ccache >/dev/null; then export CMAKE_CXX_COMPILER_LAUNCHER=ccache; fi
+  # pip -v shows the build's "[n/total] Building ..." lines: print just those, as progress.
+  set +o pipefail
+  python -m pip install -v --no-build-isolation . 2>&1 | tee build/pip-install.log |
+    grep --line-buffered -oE '^ *\[[0-9]+/[0-9]+\] [A-Za-z]+ [A-Z+]+ [a-z ]*[^ ]*' | sed -u 's/^ */   /'
+  local status=${PIPESTATUS[0]}
+  set -o pipefail
+  if [ "$status" -ne 0 ]; then
+    tail -40 build/pip-install.log
+    echo "== pip install failed (full log: build/pip-install.log)"
+    return "$status"
+  fi
 }

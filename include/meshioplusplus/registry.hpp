@@ -30,6 +30,9 @@ class WriteOptions {
 using ReadFunction = Mesh (*)(const std::string& path);
 using WriteFunction = void (*)(const std::string& path, const Mesh& mesh,
                                const WriteOptions& options);
+// Whether a file's first bytes (up to kSniffBytes, fewer for a short file) are this format's.
+using SniffFunction = bool (*)(std::string_view head) noexcept;
+inline constexpr std::size_t kSniffBytes = 512;
 
 struct WriteOptionSpec {
   std::string_view name;
@@ -44,6 +47,9 @@ struct FormatInfo {
   ReadFunction read = nullptr;    // nullptr: write-only format
   WriteFunction write = nullptr;  // nullptr: read-only format
   std::span<const WriteOptionSpec> write_options;
+  // Set by formats that share an extension with another (.msh: Gmsh, ANSYS): a read without a
+  // format name tries the sniffs of the formats claiming the file's extension, in table order.
+  SniffFunction sniff = nullptr;
 };
 
 std::span<const FormatInfo> registered_formats() noexcept;
@@ -52,7 +58,9 @@ const FormatInfo& format_by_name(std::string_view name);
 // The longest registered extension that ends `path` (case-insensitive); nullptr if none.
 const FormatInfo* format_for_path(std::string_view path) noexcept;
 
-// `format` empty: deduced from the extension. Unknown format or option → ReadError/WriteError.
+// `format` empty: deduced from the extension, and where several formats claim it, from the
+// file's first bytes (their sniffs). Unknown format or option → ReadError/WriteError. Writing
+// to a shared extension picks the first format claiming it (.msh → Gmsh).
 Mesh read(const std::string& path, std::string_view format = {});
 void write(const std::string& path, const Mesh& mesh, std::string_view format = {},
            const WriteOptions& options = {});

@@ -53,12 +53,14 @@ def fetch_suite(cache):
 
 def run_pytest(tests, junit, shim, extra):
     env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
+    # A developer's PYTHONPATH (a dev build of meshioplusplus) stays, after the shim.
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     if shim:
-        env["PYTHONPATH"] = str(HERE / "shim")
+        paths.insert(0, str(HERE / "shim"))
+    env["PYTHONPATH"] = os.pathsep.join(paths)
     # meshio's numpy readers would otherwise spin OpenBLAS threads on our two cores.
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    command = [sys.executable, "-m", "pytest", str(tests), "-q", "-p", "no:cacheprovider", "-x" if False else "-q",
+    command = [sys.executable, "-m", "pytest", str(tests), "-q", "-p", "no:cacheprovider",
                "-c", str(tests.parent / "harness-pytest.ini"), "--rootdir", str(tests.parent),
                f"--junitxml={junit}", "-o", "junit_family=xunit1", *extra]
     completed = subprocess.run(command, cwd=tests.parent, env=env, capture_output=True, text=True)

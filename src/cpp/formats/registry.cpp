@@ -4,21 +4,26 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <fstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "formats/abaqus/abaqus.hpp"
+#include "formats/ansys/ansys.hpp"
 #include "formats/avsucd/avsucd.hpp"
 #include "formats/cgns/cgns.hpp"
 #include "formats/dolfin/dolfin.hpp"
 #include "formats/exodus/exodus.hpp"
 #include "formats/flac3d/flac3d.hpp"
 #include "formats/gmsh/gmsh.hpp"
+#include "formats/gmsh/gmsh_sniff.hpp"
 #include "formats/mdpa/mdpa.hpp"
 #include "formats/med/med.hpp"
 #include "formats/medit/medit.hpp"
 #include "formats/nastran/nastran.hpp"
 #include "formats/netgen/netgen.hpp"
+#include "formats/neuroglancer/neuroglancer.hpp"
 #include "formats/obj/obj.hpp"
 #include "formats/off/off.hpp"
 #include "formats/permas/permas.hpp"
@@ -149,6 +154,13 @@ constexpr std::array kCgnsOptions{
 
 constexpr std::array<std::string_view, 1> kMedExtensions{".med"};
 
+constexpr std::array<std::string_view, 1> kAnsysExtensions{".msh"};
+constexpr std::array kAnsysOptions{
+    WriteOptionSpec{"binary", "true", "binary (3010/3012/3013) sections instead of ascii"},
+};
+// meshio registers neuroglancer without an extension: it is always named.
+constexpr std::array<std::string_view, 0> kNeuroglancerExtensions{};
+
 constexpr std::array<std::string_view, 1> kSvgExtensions{".svg"};
 constexpr std::array kSvgOptions{
     WriteOptionSpec{"stroke_width", "", "CSS stroke width (default: drawing width / 100)"},
@@ -168,7 +180,7 @@ const std::array kFormats{
     FormatInfo{"pvtp", kPvtpExtensions, "VTK XML partitioned polydata", pvtp::read, pvtp::write, kParallelOptions},
     FormatInfo{"vtm", kVtmExtensions, "VTK XML multiblock (one mesh, a Cell region per dataset)", vtm::read, vtm::write, kVtkXmlOptions},
     FormatInfo{"pvd", kPvdExtensions, "ParaView time series (first step)", pvd::read, pvd::write, kPvdOptions},
-    FormatInfo{"gmsh", kGmshExtensions, "Gmsh MSH", gmsh::read, gmsh::write, kGmshOptions},
+    FormatInfo{"gmsh", kGmshExtensions, "Gmsh MSH", gmsh::read, gmsh::write, kGmshOptions, gmsh::looks_like},
     FormatInfo{"medit", kMeditExtensions, "Medit / Gamma Mesh Format", medit::read, medit::write, kMeditOptions},
     FormatInfo{"abaqus", kAbaqusExtensions, "Abaqus input", abaqus::read, abaqus::write, kAbaqusOptions},
     FormatInfo{"nastran", kNastranExtensions, "Nastran bulk data", nastran::read, nastran::write, kNastranOptions},
@@ -190,6 +202,9 @@ const std::array kFormats{
     FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions},
     FormatInfo{"cgns", kCgnsExtensions, "CGNS (ADF or HDF5)", cgns::read, cgns::write, kCgnsOptions},
     FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}},
+    FormatInfo{"ansys", kAnsysExtensions, "ANSYS Fluent mesh", ansys::read, ansys::write, kAnsysOptions, ansys::looks_like},
+    FormatInfo{"neuroglancer", kNeuroglancerExtensions, "Neuroglancer precomputed mesh", neuroglancer::read,
+               neuroglancer::write, {}},
     FormatInfo{"svg", kSvgExtensions, "SVG drawing (write only)", nullptr, svg::write, kSvgOptions},
 };
 
@@ -262,10 +277,48 @@ const FormatInfo* format_for_path(std::string_view path) noexcept {
   return best;
 }
 
+namespace {
+
+// The format of `path` when its extension is claimed by several formats: the first whose
+// sniff accepts the file's first bytes. One claimant, or a file that cannot be opened (its
+// reader then says why): the extension's first format.
+const FormatInfo* format_for_file(const std::string& path) {
+  const FormatInfo* by_name = format_for_path(path);
+  if (by_name == nullptr) return nullptr;
+  std::string_view extension;
+  const std::string name = lower(path);
+  for (std::string_view candidate : by_name->extensions)
+    if (candidate.size() > extension.size() && name.ends_with(candidate)) extension = candidate;
+  std::vector<const FormatInfo*> claimants;
+  for (const FormatInfo& format : kFormats)
+    if (std::find(format.extensions.begin(), format.extensions.end(), extension) != format.extensions.end())
+      claimants.push_back(&format);
+  if (claimants.size() < 2) return by_name;
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return by_name;
+  std::string head(kSniffBytes, '\0');
+  file.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(file.gcount()));
+  std::string names;
+  for (const FormatInfo* format : claimants) {
+    if (format->sniff != nullptr && format->sniff(head)) return format;
+    names += (names.empty() ? "" : ", ") + std::string(format->name);
+  }
+  std::string message = "the content matches none of the formats using " + std::string(extension) + " (" + names +
+                        "); name one with file_format";
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (extension == ".msh" && first != std::string::npos && head[first] >= '0' && head[first] <= '9')
+    message += ". It starts with a number, as FreeFEM .msh files do (vertex, triangle and edge counts); "
+               "meshio++ does not read FreeFEM meshes (nor does meshio)";
+  throw ReadError(path, "", message, 0);
+}
+
+}  // namespace
+
 Mesh read(const std::string& path, std::string_view format_name) {
   const FormatInfo* format = nullptr;
   try {
-    format = format_name.empty() ? format_for_path(path) : &format_by_name(format_name);
+    format = format_name.empty() ? format_for_file(path) : &format_by_name(format_name);
   } catch (const std::invalid_argument& error) {
     throw ReadError(path, "", error.what());
   }

@@ -39,11 +39,8 @@ FaceBlockLayout::FaceBlockLayout(std::span<const std::int64_t> corner_counts) {
   for (const std::int64_t count : corner_counts) {
     if (count < 1) throw std::logic_error("FaceBlockLayout: a face needs at least one corner");
     const std::size_t slot = type_slot(count);
-    if (block_of_slot_[slot] < 0) {
-      block_of_slot_[slot] = static_cast<int>(blocks_.size());
-      blocks_.push_back(PlannedBlock{slot});
-    }
-    PlannedBlock& block = blocks_[static_cast<std::size_t>(block_of_slot_[slot])];
+    if (blocks_.empty() || blocks_.back().slot != slot) blocks_.push_back(PlannedBlock{slot});
+    PlannedBlock& block = blocks_.back();
     ++block.faces;
     block.corners += count;
     block.max_corners = std::max(block.max_corners, count);
@@ -53,13 +50,6 @@ FaceBlockLayout::FaceBlockLayout(std::span<const std::int64_t> corner_counts) {
   for (const PlannedBlock& block : blocks_) counts.push_back(block.faces);
   const NDArray bases = block_bases(counts);
   bases_.assign(bases.values<std::int64_t>().begin(), bases.values<std::int64_t>().end());
-}
-
-std::size_t FaceBlockLayout::block_of(std::int64_t corner_count) const {
-  const int block = corner_count >= 1 ? block_of_slot_[type_slot(corner_count)] : -1;
-  if (block < 0) throw std::logic_error("FaceBlockLayout: no block planned for a face of " +
-                                        std::to_string(corner_count) + " corners");
-  return static_cast<std::size_t>(block);
 }
 
 std::vector<CellBlock> FaceBlockLayout::allocate_blocks() const {
@@ -98,12 +88,22 @@ std::vector<NDArray> FaceBlockLayout::allocate_per_face(DType dtype,
 }
 
 FaceBlockFiller::FaceBlockFiller(const FaceBlockLayout& layout, std::vector<CellBlock>& blocks)
-    : layout_(layout), blocks_(blocks), rows_filled_(layout.num_blocks(), 0) {}
+    : layout_(layout), blocks_(blocks) {}
 
 FaceSlot FaceBlockFiller::place(std::int64_t corner_count) {
-  const std::size_t block = layout_.block_of(corner_count);
-  const std::int64_t row = rows_filled_[block]++;
-  if (row >= layout_.num_faces(block)) throw std::logic_error("FaceBlockFiller: more faces than planned");
+  if (corner_count < 1) throw std::logic_error("FaceBlockFiller: a face needs at least one corner");
+  // Blocks are runs in file order: when the current one is full, the face opens the next.
+  while (block_ < layout_.num_blocks() && rows_filled_ == layout_.num_faces(block_)) {
+    ++block_;
+    rows_filled_ = 0;
+    polygon_corners_filled_ = 0;
+  }
+  if (block_ >= layout_.num_blocks()) throw std::logic_error("FaceBlockFiller: more faces than planned");
+  if (layout_.slot(block_) != FaceBlockLayout::type_slot(corner_count))
+    throw std::logic_error("FaceBlockFiller: a face of " + std::to_string(corner_count) +
+                           " corners where the plan has another type");
+  const std::size_t block = block_;
+  const std::int64_t row = rows_filled_++;
   CellBlock& cells = blocks_[block];
   std::int64_t* connectivity = cells.connectivity.data_as<std::int64_t>();
   if (!cells.is_ragged()) {

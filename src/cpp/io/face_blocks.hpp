@@ -1,10 +1,10 @@
-// Floor 2: surface faces of any corner count <-> one cell block per cell type.
+// Floor 2: surface faces of any corner count <-> cell blocks.
 //
-// The surface formats (PLY, OFF, OBJ) list faces of mixed corner counts in one stream.
-// Readers group them into one block per type — vertex (1 corner), line (2), triangle (3),
-// quad (4), polygon (5 or more, ragged) — in the order the types first appear. Grouping by
-// type rather than by runs (meshio splits a new block whenever the count changes) keeps the
-// block list short and stable; the file order of faces within a type is kept.
+// The surface formats (PLY, OFF, OBJ, WKT, ANSYS faces) list faces of mixed corner counts in one
+// stream. Readers cut it into one block per run of consecutive faces of one type — vertex
+// (1 corner), line (2), triangle (3), quad (4), polygon (5 or more, ragged) — as meshio does: the
+// cells keep the file's order, so cell i of the mesh is face i of the file (face data, groups and
+// every region refer to the same numbers as the file). A file of one face type is one block.
 //
 // Use: a first pass collects every face's corner count, FaceBlockLayout plans the blocks,
 // allocate_blocks() allocates each connectivity once in its final shape, and a second pass
@@ -41,7 +41,8 @@ class FaceBlockLayout {
   std::int64_t max_corners(std::size_t block) const { return blocks_.at(block).max_corners; }
   // Block-major number of the first face of `block` (block_bases of the planned blocks).
   std::int64_t first_cell(std::size_t block) const { return bases_.at(block); }
-  std::size_t block_of(std::int64_t corner_count) const;
+  // The type slot (type_slot()) of the faces of `block`.
+  std::size_t slot(std::size_t block) const { return blocks_.at(block).slot; }
 
   // The planned blocks with connectivity (and polygon offsets) allocated, not yet filled.
   std::vector<CellBlock> allocate_blocks() const;
@@ -64,7 +65,6 @@ class FaceBlockLayout {
     std::int64_t max_corners = 0;
   };
   std::vector<PlannedBlock> blocks_;
-  std::array<int, kNumTypes> block_of_slot_{-1, -1, -1, -1, -1};
   std::vector<std::int64_t> bases_;
 };
 
@@ -86,8 +86,9 @@ class FaceBlockFiller {
  private:
   const FaceBlockLayout& layout_;
   std::vector<CellBlock>& blocks_;
-  std::vector<std::int64_t> rows_filled_;
-  std::int64_t polygon_corners_filled_ = 0;
+  std::size_t block_ = 0;                 // the block the next face goes to
+  std::int64_t rows_filled_ = 0;          // faces placed in block_ so far
+  std::int64_t polygon_corners_filled_ = 0;  // corners placed in block_ (polygon blocks)
 };
 
 }  // namespace meshioplusplus::io

@@ -3,6 +3,7 @@
 
 import io
 import os
+import warnings
 import shutil
 import tempfile
 from pathlib import Path
@@ -266,10 +267,13 @@ def _sets_as_data(mesh):
     else:
         copy.point_sets = dict(mesh.point_sets or {})
         copy.cell_sets = dict(mesh.cell_sets or {})
-    if copy.point_sets:
-        copy.point_sets_to_data("-")
-    if copy.cell_sets:
-        copy.cell_sets_to_data("-".join(copy.cell_sets).replace(" ", "_"))
+    # meshio's -1 for "in no set" is the documented value here, not a problem worth a warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        if copy.point_sets:
+            copy.point_sets_to_data("-")
+        if copy.cell_sets:
+            copy.cell_sets_to_data("-".join(copy.cell_sets).replace(" ", "_"))
     return copy
 
 

@@ -159,7 +159,7 @@ def from_pyvista(dataset):
     pv = _require("pyvista")
     grid = dataset if isinstance(dataset, pv.UnstructuredGrid) else dataset.cast_to_unstructured_grid()
     types = np.asarray(grid.celltypes)
-    offsets = np.asarray(grid.offset, dtype=np.int64)
+    offsets = np.asarray(grid.cell_offsets if hasattr(type(grid), "cell_offsets") else grid.offset, dtype=np.int64)
     connectivity = np.asarray(grid.cell_connectivity, dtype=np.int64)
     sizes = np.diff(offsets)
     blocks, ranges = [], []

@@ -351,3 +351,64 @@ TEST(PlyErrors, HeaderProblemsNameTheirLine) {
                           "element face 1\nproperty int foo\nend_header\n0 0\n1\n"),
             6u);
 }
+
+// ---- ASCII records one per line: undeclared values (MeshLab / VCGLIB) --------------------
+
+// tests/data/ply/fuze_meshlab_ascii.ply: the corpus fuze.ply (binary, VCGLIB) as ASCII with its
+// header kept and, on every face line, the texture number VCGLIB writes after texcoord though
+// the header does not declare it. trimesh reads the file; meshio 5.3.5 raises.
+TEST(PlyMeshlabAscii, UndeclaredValueAfterTexcoordIsNotedAndTheFacesAreWhole) {
+  const fs::path path = fs::path(__FILE__).parent_path() / ".." / ".." / "data" / "ply" / "fuze_meshlab_ascii.ply";
+  if (!fs::exists(path)) GTEST_SKIP() << "tests/data/ply/fuze_meshlab_ascii.ply absent";
+  const Mesh ascii = ply::read(path.string());
+  ASSERT_EQ(ascii.num_points(), 502);
+  ASSERT_EQ(ascii.cells.size(), 1u);
+  ASSERT_EQ(ascii.cells[0].num_cells(), 1000);
+  const auto* extra = ascii.cell_data.find("ply:extra_values");
+  ASSERT_NE(extra, nullptr);
+  EXPECT_EQ((*extra)[0].shape(), (Shape{1000, 1}));
+  // Declared properties are read in order: the texture number (0) lands in "red", and each
+  // colour moves one place; the alpha value is the one left over.
+  EXPECT_EQ((*ascii.cell_data.find("red"))[0].data_as<std::uint8_t>()[0], 0);
+  EXPECT_EQ((*extra)[0].data_as<double>()[0], 255.0);
+  SKIP_WITHOUT_CORPUS_FILE("ply/fuze.ply");
+  const Mesh binary = ply::read(corpus_file("ply/fuze.ply"));
+  EXPECT_TRUE(same_array(ascii.points, binary.points));
+  EXPECT_TRUE(same_array(ascii.cells[0].connectivity, binary.cells[0].connectivity));
+  EXPECT_TRUE(same_array((*ascii.cell_data.find("texcoord"))[0], (*binary.cell_data.find("texcoord"))[0]));
+  for (const char* colour : {"red", "green", "blue", "alpha"})
+    EXPECT_TRUE(same_array(*ascii.point_data.find(colour), *binary.point_data.find(colour))) << colour;
+  const NDArray& alpha = (*binary.cell_data.find("alpha"))[0];
+  for (std::int64_t f = 0; f < 1000; ++f) EXPECT_EQ((*extra)[0].data_as<double>()[f], alpha.data_as<std::uint8_t>()[f]) << f;
+}
+
+TEST(PlyMeshlabAscii, TrailingValuesKeptPerBlockDroppedWhenRaggedSkippedOnVertices) {
+  const std::string header =
+      "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 3\nproperty list uchar int vertex_indices\nproperty list uchar float texcoord\nend_header\n";
+  const std::string vertices = "0 0 0 9\n1 0 0 9 9\n0 1 0\n1 1 0 \n";
+  const Mesh kept = ply::read(write_scratch(
+      "kept.ply", header + vertices + "3 0 1 2 2 0.5 0.5 7 \n4 0 1 3 2 2 0.25 0.75 8 1.5\n3 1 3 2 2 1 1 6\n"));
+  ASSERT_EQ(kept.cells.size(), 2u);
+  EXPECT_EQ(kept.points.data_as<float>()[3], 1.0f);
+  const auto* extra = kept.cell_data.find("ply:extra_values");
+  ASSERT_NE(extra, nullptr);
+  EXPECT_EQ(int_values((*extra)[0]), (std::vector<std::int64_t>{7, 6}));  // triangles: one value each
+  EXPECT_EQ((*extra)[1].shape(), (Shape{1, 2}));                           // the quad: two
+  EXPECT_EQ((*extra)[1].data_as<double>()[1], 1.5);
+  EXPECT_EQ((*kept.cell_data.find("texcoord"))[0].data_as<float>()[2], 1.0f);
+
+  const Mesh dropped = ply::read(write_scratch(
+      "dropped.ply", header + vertices + "3 0 1 2 2 0.5 0.5 7\n4 0 1 3 2 2 0.25 0.75\n3 1 3 2 2 1 1 6 5\n"));
+  EXPECT_EQ(dropped.cell_data.find("ply:extra_values"), nullptr);
+  EXPECT_EQ(nodes_of(dropped.cells[0]), (std::vector<std::int64_t>{0, 1, 2, 1, 3, 2}));
+}
+
+TEST(PlyMeshlabAscii, ARecordMayStillContinueOnTheNextLine) {
+  const Mesh mesh = ply::read(write_scratch(
+      "wrapped.ply",
+      "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nelement face 1\n"
+      "property list uchar int vertex_indices\nend_header\n0 0\n1\n0\n0 1\n3 0\n1 2\n"));
+  EXPECT_EQ(nodes_of(mesh.cells.at(0)), (std::vector<std::int64_t>{0, 1, 2}));
+  EXPECT_EQ(point_sum(mesh), 2.0);
+}

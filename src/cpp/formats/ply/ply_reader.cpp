@@ -18,8 +18,13 @@
 //  - every other element (edge, material, …), and any repeated vertex/face element, is
 //    skipped: PLY has no generic slot for it in the mesh model.
 //
-// ASCII data is read as a stream of whitespace-separated values (records need not be one per
-// line), each parsed with from_chars in its declared type, so out-of-range values fail.
+// ASCII data is read one record per line, each value parsed with from_chars in its declared
+// type, so out-of-range values fail. A record may continue on the next lines, but values left
+// on its last line after the declared properties are not part of the next record: MeshLab
+// (VCGLIB) writes such undeclared values, e.g. a texture number after each face's texcoord
+// list. On faces they are kept as cell data "ply:extra_values" (float64, (faces, k) per
+// block) when every face of a block has the same number k of them, else dropped; on other
+// elements they are skipped.
 // Binary data is bounds-checked against the file size before any array is allocated.
 //
 // Arrays: the header gives every element count, so points and point data are allocated
@@ -27,6 +32,7 @@
 // face's corner count (and list lengths), the second writes straight into blocks allocated
 // once in final shape.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <optional>
@@ -204,6 +210,9 @@ class BinaryDecoder {
       return static_cast<T>(value);
     });
   }
+  // Binary records have no line to hold undeclared values.
+  static std::int64_t end_record() noexcept { return 0; }
+  static double read_extra() noexcept { return 0; }
   void skip(DType stored, std::uint64_t count) {
     const std::size_t size = dtype_size(stored);
     if (count > remaining() / size) fail("unexpected end of file: " + std::to_string(count) + " more values announced");
@@ -256,6 +265,23 @@ class AsciiDecoder {
     for (std::uint64_t i = 0; i < count; ++i)
       if (scanner_.next_token().empty()) fail("unexpected end of file");
   }
+  // After a record's declared values: skips the values left on its line and says how many.
+  std::int64_t end_record() {
+    scanner_.skip_blanks();
+    const std::string_view text = scanner_.document();
+    std::size_t at = scanner_.position();
+    if (at >= scanner_.end() || text[at] == '\n') [[likely]] return 0;
+    std::int64_t extra = 0;
+    while (at < scanner_.end() && text[at] != '\n') {
+      while (at < scanner_.end() && !io::is_space(text[at])) ++at;
+      ++extra;
+      while (at < scanner_.end() && text[at] != '\n' && io::is_space(text[at])) ++at;
+    }
+    scanner_.seek(at);
+    return extra;
+  }
+  // One undeclared value, as a number.
+  double read_extra() { return scanner_.next_number<double>(); }
 
   [[noreturn]] void fail(const std::string& message) const { scanner_.fail(message); }
   [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const { scanner_.fail_at(offset, message); }
@@ -340,10 +366,11 @@ class BodyReader {
   void skip_record(const Element& element) {
     for (const Property& property : element.properties)
       decoder_.skip(property.type, property.is_list ? static_cast<std::uint64_t>(read_list_length(property)) : 1);
+    decoder_.end_record();
   }
 
   void skip_element(const Element& element) {
-    if (!element.has_lists()) {  // fixed-size records: one jump
+    if (Decoder::kBinary && !element.has_lists()) {  // fixed-size records: one jump
       std::uint64_t values = 0, bytes = 0;
       for (const Property& property : element.properties) {
         ++values;
@@ -361,7 +388,7 @@ class BodyReader {
   std::vector<std::int64_t> uniform_list_lengths(const Element& element) {
     std::vector<ListLengths> lengths(element.properties.size());
     const std::size_t start = decoder_.position();
-    for (std::int64_t i = 0; i < element.count; ++i)
+    for (std::int64_t i = 0; i < element.count; ++i) {
       for (std::size_t p = 0; p < element.properties.size(); ++p) {
         const Property& property = element.properties[p];
         if (!property.is_list) {
@@ -372,6 +399,8 @@ class BodyReader {
         lengths[p].record("", length);
         decoder_.skip(property.type, static_cast<std::uint64_t>(length));
       }
+      decoder_.end_record();
+    }
     decoder_.seek(start);
     std::vector<std::int64_t> uniform;
     for (const ListLengths& list : lengths) uniform.push_back(list.length(""));
@@ -415,7 +444,7 @@ class BodyReader {
     visit_dtype(mesh_.points.dtype(), [&](auto zero) {
       using T = decltype(zero);
       T* points = mesh_.points.data_as<T>();
-      for (std::int64_t i = 0; i < element.count; ++i)
+      for (std::int64_t i = 0; i < element.count; ++i) {
         for (std::size_t p = 0; p < element.properties.size(); ++p) {
           const Property& property = element.properties[p];
           if (axis_of[p] >= 0) {
@@ -428,6 +457,8 @@ class BodyReader {
             else read_into(property, data[p], i * length, length);
           }
         }
+        decoder_.end_record();
+      }
     });
     for (std::size_t p = 0; p < element.properties.size(); ++p)
       if (!data[p].empty_handle()) mesh_.point_data.set(element.properties[p].name, std::move(data[p]));
@@ -448,6 +479,11 @@ class BodyReader {
   struct FacePlan {
     std::vector<std::int64_t> corner_counts;
     std::vector<ListLengths> list_lengths;  // per property
+    // Undeclared values per face (ASCII), per face type slot (io::FaceBlockLayout::type_slot):
+    // kUnset, one count for all faces of the type, or ListLengths::kVarying.
+    static constexpr std::int64_t kUnset = -2;
+    std::array<std::int64_t, 5> extra_widths{kUnset, kUnset, kUnset, kUnset, kUnset};
+    bool any_extra_values = false;
   };
 
   // First pass: every face's corner count, and the lengths of its other lists.
@@ -470,6 +506,13 @@ class BodyReader {
       }
       const std::int64_t corners = record_lengths[indices];
       plan.corner_counts.push_back(corners);
+      if constexpr (!Decoder::kBinary) {
+        const std::int64_t extra = decoder_.end_record();
+        std::int64_t& width = plan.extra_widths[io::FaceBlockLayout::type_slot(corners)];
+        if (width == FacePlan::kUnset) width = extra;
+        else if (width != extra) width = ListLengths::kVarying;
+        plan.any_extra_values |= extra > 0;
+      }
       for (std::size_t p = 0; p < element.properties.size(); ++p)
         if (element.properties[p].is_list && p != indices) plan.list_lengths[p].record(io::face_cell_type(corners), record_lengths[p]);
     }
@@ -498,6 +541,16 @@ class BodyReader {
         data[p] = layout.allocate_per_face(property.type, widths);
     }
 
+    // Undeclared values are kept when each block has one width for them.
+    std::vector<NDArray> extra_values;
+    if (plan.any_extra_values) {
+      std::vector<std::int64_t> widths;
+      for (std::size_t b = 0; b < blocks.size(); ++b)
+        widths.push_back(plan.extra_widths[io::FaceBlockLayout::type_slot(layout.max_corners(b))]);
+      if (std::find(widths.begin(), widths.end(), ListLengths::kVarying) == widths.end())
+        extra_values = layout.allocate_per_face(DType::float64, widths);
+    }
+
     decoder_.seek(start);
     io::FaceBlockFiller filler(layout, blocks);
     for (std::int64_t face = 0; face < element.count; ++face) {
@@ -514,11 +567,18 @@ class BodyReader {
           else read_into(property, data[p][slot.block], slot.row * length, length);
         }
       }
+      if (!extra_values.empty()) {
+        NDArray& values = extra_values[slot.block];
+        const std::int64_t width = values.row_width();
+        for (std::int64_t k = 0; k < width; ++k) values.data_as<double>()[slot.row * width + k] = decoder_.read_extra();
+      }
+      decoder_.end_record();
     }
 
     mesh_.cells = std::move(blocks);
     for (std::size_t p = 0; p < element.properties.size(); ++p)
       if (!data[p].empty() && !mesh_.cells.empty()) mesh_.cell_data.set(element.properties[p].name, std::move(data[p]));
+    if (!extra_values.empty()) mesh_.cell_data.set("ply:extra_values", std::move(extra_values));
   }
 
   void read_corners(const Property& property, std::int64_t face, std::int64_t* corners) {
