@@ -74,8 +74,8 @@ class Reader {
     mesh.points = NDArray::allocate(DType::float64, {n, dimension_});
     const double* in = flat.data_as<double>();
     double* out = mesh.points.data_as<double>();
-    for (std::int64_t axis = 0; axis < dimension_; ++axis)
-      for (std::int64_t i = 0; i < n; ++i) out[i * dimension_ + axis] = in[axis * n + i];
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t axis = 0; axis < dimension_; ++axis) out[i * dimension_ + axis] = in[axis * n + i];
     const std::string fam = step_path + "/NOE/FAM";
     if (file_.exists(fam)) {
       NDArray tags = file_.read(fam);
@@ -111,8 +111,9 @@ class Reader {
         if constexpr (std::is_integral_v<T>) {
           const T* in = flat.data_as<T>();
           bool bad = false;
-          for (std::int64_t node = 0; node < width; ++node)
-            for (std::int64_t cell = 0; cell < n; ++cell) {
+          // Cells outer, nodes inner: `width` sequential read streams, one sequential write stream.
+          for (std::int64_t cell = 0; cell < n; ++cell)
+            for (std::int64_t node = 0; node < width; ++node) {
               const std::int64_t value = static_cast<std::int64_t>(in[node * n + cell]) - 1;
               bad |= static_cast<std::uint64_t>(value) >= static_cast<std::uint64_t>(num_points);
               out[cell * width + node] = value;
