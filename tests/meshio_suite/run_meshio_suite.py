@@ -104,6 +104,19 @@ def read_pending():
     return pending
 
 
+def read_deliberate():
+    """test id -> reason, from deliberate.txt (tests we fail on purpose: meshio is wrong)."""
+    deliberate = {}
+    path = HERE / "deliberate.txt"
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                test_id, _, reason = line.partition("  ")
+                deliberate[test_id.strip()] = reason.strip()
+    return deliberate
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=REPO / "build" / "meshio-suite")
@@ -127,11 +140,15 @@ def main(argv=None):
                 return 2
         theirs, ours = outcomes(junit_meshio), outcomes(junit_ours)
         pending = read_pending()
-        regressions, pending_hits, ahead = [], [], []
+        deliberate = read_deliberate()
+        regressions, pending_hits, ahead, on_purpose = [], [], [], []
         for test_id, outcome in sorted(theirs.items()):
             mine = ours.get(test_id, "missing")
             module = test_id.split("::")[0]
             if outcome == "passed" and mine != "passed":
+                if test_id in deliberate:
+                    on_purpose.append(test_id)
+                    continue
                 (pending_hits if module in pending else regressions).append(
                     (test_id, mine, failure_text(junit_ours, test_id)))
             elif outcome == "failed" and mine == "passed":
@@ -148,6 +165,7 @@ def main(argv=None):
             f"{count(ours, 'skipped')} skipped",
             f"  pass for meshio, not for meshio++: {len(regressions)} (+ {len(pending_hits)} in pending modules)",
             f"  pass for meshio++, fail for meshio: {len(ahead)}",
+            f"  failed on purpose (deliberate.txt: meshio is wrong there): {len(on_purpose)}",
         ]
         if regressions:
             lines.append("\nRegressions (pass for meshio, not for us):")
@@ -158,6 +176,9 @@ def main(argv=None):
             for t, _, _ in pending_hits:
                 by_module.setdefault(t.split("::")[0], []).append(t)
             lines += [f"  {m}: {len(v)} tests — {pending[m]}" for m, v in by_module.items()]
+        if on_purpose:
+            lines.append("\nFailed on purpose (deliberate.txt):")
+            lines += [f"  {t} — {deliberate[t]}" for t in on_purpose]
         if ahead:
             lines.append("\nWhere meshio fails and we pass:")
             lines += [f"  {t}" for t in ahead]

@@ -7,8 +7,8 @@ are converted, and those conversions are listed in ``_CONVERSIONS`` below.
 
 import numpy as np
 
-from ._gmsh import periodic_fields, pop_periodic
 from ._format_tables import pop_tables, table_fields
+from ._gmsh import periodic_fields, pop_periodic
 from ._mesh import CellBlock, Mesh, is_ragged_type
 from ._regions import Region, RegionKind
 
@@ -118,9 +118,13 @@ def to_core(mesh):
 
     cells = [_as_cell_block(block) for block in mesh.cells]
     regions = _regions_of(mesh, cells)
-    numeric_fields, string_fields = _split_field_data(getattr(mesh, "field_data", None) or {})
-    string_fields.update(table_fields(mesh))  # MED families (_format_tables.py)
+    field_data = dict(getattr(mesh, "field_data", None) or {})
+    info = getattr(mesh, "info", None)
+    if isinstance(info, dict):
+        field_data.update({name: info[name] for name in INFO_FIELDS if name in info and name not in field_data})
+    numeric_fields, string_fields = _split_field_data(field_data)
     numeric_fields.update(periodic_fields(getattr(mesh, "gmsh_periodic", None)))  # _gmsh.py
+    string_fields.update(table_fields(mesh))  # MED families (_format_tables.py)
     point_data = getattr(mesh, "point_data", None) or {}
     cell_data = getattr(mesh, "cell_data", None) or {}
     return {
@@ -181,11 +185,17 @@ def _raw_block(cell_type, data):
     return block
 
 
+#: Format records that meshio keeps in ``mesh.info`` rather than ``field_data`` (the core
+#: carries them as field data; they move to ``info`` on the way to Python and back on writes).
+INFO_FIELDS = ("netgen:identifications", "netgen:identificationtypes")
+
+
 def from_core(container):
     """A Mesh adopting the core's arrays (every array shares the C++ buffer)."""
     field_data = dict(container["field_data"])
     for name, strings in container["string_field_data"].items():
         field_data[name] = np.array(strings)
+    info = {name: field_data.pop(name) for name in INFO_FIELDS if name in field_data}
     cells = []
     cell_data = {name: [] for name in container["cell_data"]}
     for b, core_block in enumerate(container["cells"]):
@@ -203,6 +213,7 @@ def from_core(container):
         field_data=field_data,
         regions=[Region(name, RegionKind(kind), dim, tag, entries) for name, kind, dim, tag, entries in container["regions"]],
         gmsh_periodic=pop_periodic(field_data),  # before Mesh copies field_data (_gmsh.py)
+        info=info or None,
     )
     for attribute, value in pop_tables(mesh.field_data).items():  # MED families, Exodus records
         setattr(mesh, attribute, value)
