@@ -4,6 +4,9 @@ set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
+# ccache (installed below) shares compiled objects between builds and clones of the repository:
+# paths are taken relative to the repository root, so a fresh clone reuses a previous build's.
+export CCACHE_BASEDIR="$repo_root" CCACHE_NOHASHDIR=1
 
 # The optional format libraries (found by CMake, each compiled out when absent): zlib, liblzma
 # and liblz4 (VTK XML compressors), HDF5 (XDMF, VTKHDF, MED, HMF, H5M), netCDF (Exodus II),
