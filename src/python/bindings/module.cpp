@@ -24,6 +24,7 @@
 #include "meshioplusplus/ndarray.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/side_regions.hpp"
+#include "meshioplusplus/limits.hpp"
 #include "meshioplusplus/threads.hpp"
 
 namespace nb = nanobind;
@@ -57,6 +58,20 @@ nb::object to_numpy(const mpp::NDArray& array) {
   return result.cast();
 }
 
+// Names and strings read from files (regions, data arrays, fields) are bytes; most files
+// write UTF-8, older tools Latin-1. Valid UTF-8 decodes as such, anything else as Latin-1
+// (one code point per byte: never an error, and name.encode("latin-1") gives the bytes
+// back). The rule is documented in docs/errors.md, "Text and names".
+nb::str file_text(const std::string& bytes) {
+  PyObject* text = PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "strict");
+  if (text == nullptr) {
+    PyErr_Clear();
+    text = PyUnicode_DecodeLatin1(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "strict");
+    if (text == nullptr) throw nb::python_error();
+  }
+  return nb::steal<nb::str>(text);
+}
+
 nb::object optional_numpy(const mpp::NDArray& array) {
   return array.empty_handle() ? nb::none() : to_numpy(array);
 }
@@ -70,17 +85,17 @@ nb::dict mesh_to_python(const mpp::Mesh& mesh) {
                                 optional_numpy(block.face_offsets)));
   result["cells"] = cells;
   nb::dict point_data, cell_data, field_data, string_field_data;
-  for (const auto& [name, array] : mesh.point_data) point_data[name.c_str()] = to_numpy(array);
+  for (const auto& [name, array] : mesh.point_data) point_data[file_text(name)] = to_numpy(array);
   for (const auto& [name, arrays] : mesh.cell_data) {
     nb::list per_block;
     for (const mpp::NDArray& array : arrays) per_block.append(to_numpy(array));
-    cell_data[name.c_str()] = per_block;
+    cell_data[file_text(name)] = per_block;
   }
-  for (const auto& [name, array] : mesh.field_data) field_data[name.c_str()] = to_numpy(array);
+  for (const auto& [name, array] : mesh.field_data) field_data[file_text(name)] = to_numpy(array);
   for (const auto& [name, strings] : mesh.string_field_data) {
     nb::list values;
-    for (const std::string& text : strings) values.append(nb::str(text.c_str(), text.size()));
-    string_field_data[name.c_str()] = values;
+    for (const std::string& text : strings) values.append(file_text(text));
+    string_field_data[file_text(name)] = values;
   }
   result["point_data"] = point_data;
   result["cell_data"] = cell_data;
@@ -88,7 +103,7 @@ nb::dict mesh_to_python(const mpp::Mesh& mesh) {
   result["string_field_data"] = string_field_data;
   nb::list regions;
   for (const mpp::Region& region : mesh.regions)
-    regions.append(nb::make_tuple(region.name, static_cast<int>(region.kind), region.dim, region.tag,
+    regions.append(nb::make_tuple(file_text(region.name), static_cast<int>(region.kind), region.dim, region.tag,
                                   to_numpy(region.entries)));
   result["regions"] = regions;
   return result;
@@ -197,7 +212,8 @@ void translate_exceptions(const std::exception_ptr& pointer, void*) {
     std::rethrow_exception(pointer);
   } catch (const mpp::ReadError& error) {
     nb::dict attributes;
-    attributes["path"] = error.path();
+    // A path can come from the file itself (an Abaqus *INCLUDE): decoded by the name rule.
+    attributes["path"] = file_text(error.path());
     attributes["format"] = error.format();
     attributes["reason"] = error.reason();
     attributes["byte_offset"] = error.byte_offset() ? nb::cast(*error.byte_offset()) : nb::none();
@@ -205,7 +221,7 @@ void translate_exceptions(const std::exception_ptr& pointer, void*) {
     raise_python("ReadError", error.what(), attributes);
   } catch (const mpp::WriteError& error) {
     nb::dict attributes;
-    attributes["path"] = error.path();
+    attributes["path"] = file_text(error.path());
     attributes["format"] = error.format();
     raise_python("WriteError", error.what(), attributes);
   }
@@ -244,13 +260,18 @@ nb::tuple derive_side_regions_of(const nb::dict& source) {
   nb::list added;
   for (std::size_t i = existing; i < mesh.regions.size(); ++i) {
     const mpp::Region& region = mesh.regions[i];
-    added.append(nb::make_tuple(region.name, static_cast<int>(region.kind), region.dim, region.tag,
+    added.append(nb::make_tuple(file_text(region.name), static_cast<int>(region.kind), region.dim, region.tag,
                                 to_numpy(region.entries)));
   }
   nb::dict summary;
-  summary["region_names"] = nb::cast(report.region_names);
+  const auto names_list = [](const std::vector<std::string>& names) {
+    nb::list list;
+    for (const std::string& name : names) list.append(file_text(name));
+    return list;
+  };
+  summary["region_names"] = names_list(report.region_names);
   summary["unmatched_counts"] = nb::cast(report.unmatched_counts);
-  summary["already_present"] = nb::cast(report.already_present);
+  summary["already_present"] = names_list(report.already_present);
   return nb::make_tuple(added, summary);
 }
 
@@ -301,5 +322,7 @@ NB_MODULE(_core, m) {
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
   m.def("thread_count", &mpp::thread_count);
   m.def("set_thread_count", &mpp::set_thread_count, nb::arg("count"));
+  m.def("max_array_bytes", &mpp::max_array_bytes);
+  m.def("set_max_array_bytes", &mpp::set_max_array_bytes, nb::arg("bytes"));
   meshioplusplus::bindings::bind_allocator_shim(m);
 }
