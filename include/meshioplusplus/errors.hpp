@@ -1,13 +1,20 @@
 // Floor 1: the two exceptions every reader and writer raises. Both name the file; a
-// ReadError also names where in it (byte offset, and the line for text formats).
+// ReadError also names where in it (byte offset, and the line for text formats). Their
+// texts are always valid UTF-8: bytes quoted from a file that are not (a Latin-1 name, a
+// corrupted token) appear escaped as \xNN (docs/errors.md, "Text and names").
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace meshioplusplus {
+
+// `text` with every byte that does not belong to a valid UTF-8 sequence written as \xNN
+// (lower-case hex); valid text comes back unchanged.
+std::string escape_invalid_utf8(std::string_view text);
 
 class MeshIOError : public std::runtime_error {
  public:

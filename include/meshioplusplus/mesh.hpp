@@ -53,6 +53,12 @@ template <class Value> class NamedList {
       if (entry.first == name) return entry.second = std::move(value);
     return entries_.emplace_back(std::move(name), std::move(value)).second;
   }
+  // Appends without looking for `name` first: for readers adding names they know are new
+  // (numbered columns), where set()'s search would make thousands of columns quadratic.
+  Value& append_new(std::string name, Value value) {
+    return entries_.emplace_back(std::move(name), std::move(value)).second;
+  }
+  void reserve(std::size_t count) { entries_.reserve(count); }
   const Value* find(std::string_view name) const noexcept {
     for (const Entry& entry : entries_)
       if (entry.first == name) return &entry.second;

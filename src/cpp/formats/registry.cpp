@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <fstream>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -325,8 +326,17 @@ Mesh read(const std::string& path, std::string_view format_name) {
   if (format == nullptr)
     throw ReadError(path, "", "cannot tell the format from the file name; name one (known: " + known_names() + ")");
   if (format->read == nullptr) throw ReadError(path, std::string(format->name), "this format is write-only");
-  // A file truncated by another process while mapped reads as a ReadError, not SIGBUS or garbage.
-  return io::guarded_read([&] { return format->read(path); });
+  // The last line of defence: readers check each header claim before allocating
+  // (io/read_limits.hpp), but an allocation that still fails must name the file.
+  try {
+    // A file truncated by another process while mapped reads as a ReadError, not SIGBUS or garbage.
+    return io::guarded_read([&] { return format->read(path); });
+  } catch (const std::bad_alloc&) {
+    throw ReadError(path, std::string(format->name),
+                    "out of memory while reading (a claim larger than this machine can hold; see max_array_bytes)");
+  } catch (const std::length_error& error) {
+    throw ReadError(path, std::string(format->name), std::string("an array too large to hold: ") + error.what());
+  }
 }
 
 void write(const std::string& path, const Mesh& mesh, std::string_view format_name,

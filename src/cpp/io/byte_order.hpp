@@ -60,6 +60,7 @@ inline void copy_from_file_order(void* target, const void* source, std::size_t e
                                  std::size_t count, bool file_is_little_endian) {
   const bool swapped = file_is_little_endian != kHostIsLittleEndian && element_size > 1;
   const std::size_t bytes = element_size * count;
+  if (bytes == 0) return;  // empty arrays may have null pointers, which memcpy must never see
   if (bytes < kParallelBytesMin) {
     std::memcpy(target, source, bytes);
     if (swapped) swap_bytes_in_place(target, element_size, count);

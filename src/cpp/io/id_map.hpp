@@ -22,8 +22,11 @@ class IdMap {
     table_.clear();
     scattered_.clear();
     strategy_ = Strategy::contiguous;
+    // Unsigned: `first + i` cannot overflow for ids near INT64_MAX (a wrapped value never
+    // equals a later id, since ids[i] <= INT64_MAX < the wrap).
     for (std::size_t i = 0; i < ids.size(); ++i)
-      if (ids[i] != first_ + static_cast<std::int64_t>(i)) {
+      if (static_cast<std::uint64_t>(ids[i]) != static_cast<std::uint64_t>(first_) + i ||
+          (i != 0 && ids[i] <= ids[i - 1])) {
         strategy_ = Strategy::table;
         break;
       }
@@ -133,7 +136,9 @@ class LabelIndex {
   void spill() {
     scattered_mode_ = true;
     for (const Run& run : runs_)
-      for (std::int64_t k = 0; k < run.count; ++k) scattered_.emplace(run.first_label + k, run.first_position + k);
+      for (std::int64_t k = 0; k < run.count; ++k)
+        scattered_.emplace(static_cast<std::int64_t>(static_cast<std::uint64_t>(run.first_label) + static_cast<std::uint64_t>(k)),
+                           run.first_position + k);
     runs_.clear();
     runs_.shrink_to_fit();
   }

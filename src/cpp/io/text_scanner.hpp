@@ -205,6 +205,8 @@ class TextScanner {
 
   // Throws ReadError at the current position.
   [[noreturn]] void fail(const std::string& message) const { fail_at(pos_, message); }
+  const std::string& path() const noexcept { return path_; }
+  std::string_view format() const noexcept { return format_; }
   [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
     throw ReadError(path_, std::string(format_), message, offset, line_of_offset(document_, offset));
   }

@@ -16,6 +16,7 @@
 #include "io/base64.hpp"
 #include "io/byte_order.hpp"
 #include "io/parallel.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -492,6 +493,11 @@ class DataArrayReader::Impl {
       fail(at, label(info) + ": header claims " + std::to_string(payload.size) + " bytes from " +
                    std::to_string(payload.compressed_total) + " compressed bytes, more than " +
                    std::string(layout_.codec->name) + " can produce");
+    // Compressed data is a claim the file's size does not bound: it must fit the read limit.
+    if (payload.size > max_array_bytes())
+      fail(at, label(info) + ": header claims " + std::to_string(payload.size) +
+                   " bytes of compressed data, more than the read limit of " + std::to_string(max_array_bytes()) +
+                   " bytes (max_array_bytes; raise it with set_max_array_bytes or MESHIOPLUSPLUS_MAX_ARRAY_BYTES)");
   }
 
   // Decodes the base64 quanta covering a `header_size`-byte header. VTK encodes the

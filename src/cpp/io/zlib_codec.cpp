@@ -6,6 +6,7 @@
 
 #include "io/atomic_file.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/limits.hpp"
 
 #ifdef MESHIOPLUSPLUS_HAVE_ZLIB
 #include <zlib.h>
@@ -52,12 +53,16 @@ std::string gunzip(std::string_view compressed, const std::string& path, std::st
     throw ReadError(path, std::string(format), message, offset);
   };
   std::string out;
+  // The inflated text is implicit data: bounded by the read limit as it grows (a small
+  // "gzip bomb" must end in a ReadError, not in gigabytes of memory).
+  const std::uint64_t limit = max_array_bytes();
+  const auto grow_limit = static_cast<std::size_t>(std::min<std::uint64_t>(limit, SIZE_MAX - 1) + 1);
   // ISIZE, the last member's length mod 2^32, is a good first guess; zlib cannot expand more
   // than about 1032:1, which bounds the guess when the trailer is corrupt.
   if (compressed.size() >= 18) {
     std::uint32_t isize = 0;
     for (int k = 3; k >= 0; --k) isize = (isize << 8) | static_cast<unsigned char>(compressed[compressed.size() - 4 + k]);
-    out.reserve(std::min<std::size_t>(isize, compressed.size() * 1032));
+    out.reserve(std::min<std::size_t>({isize, compressed.size() * 1032, grow_limit}));
   }
   z_stream stream{};
   if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) fail(0, "cannot initialise gzip decompression");
@@ -80,7 +85,14 @@ std::string gunzip(std::string_view compressed, const std::string& path, std::st
         if (left == 0) fail(compressed.size(), "truncated gzip stream");
         stream.avail_in = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
       }
-      if (out.size() == out.capacity()) out.reserve(std::max<std::size_t>(out.capacity() * 2, 1 << 16));
+      if (out.size() == out.capacity()) {
+        if (out.size() >= grow_limit)
+          fail(member_start + consumed, "the gzip stream inflates to more than the read limit of " +
+                                            std::to_string(limit) +
+                                            " bytes (max_array_bytes; raise it with set_max_array_bytes or "
+                                            "MESHIOPLUSPLUS_MAX_ARRAY_BYTES)");
+        out.reserve(std::min<std::size_t>(std::max<std::size_t>(out.capacity() * 2, 1 << 16), grow_limit));
+      }
       const std::size_t before = out.size();
       const std::size_t room = std::min<std::size_t>(out.capacity() - before, 1u << 30);
       out.resize(before + room);

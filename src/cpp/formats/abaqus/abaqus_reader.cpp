@@ -29,6 +29,7 @@
 #include "formats/abaqus/abaqus_input.hpp"
 #include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -42,7 +43,7 @@ using detail::Line;
 using detail::upper;
 
 // Includes nested deeper than this are taken for a loop.
-constexpr int kMaxIncludeDepth = 32;
+constexpr int kMaxNestingDepth = 32;
 
 using Vector3 = std::array<double, 3>;
 
@@ -224,7 +225,9 @@ class Reader {
  private:
   void run(const std::string& path) {
     const std::string_view document = open(path);
+    io::reject_empty_file(document, path, "abaqus");  // an included file may be empty, the named one not
     InputLines lines(document, 0, document.size(), path);
+    file_chain_.assign(1, same_file_key(path));
     parse(lines);
     if (!has_assembly_) read_parts_never_instanced();
   }
@@ -313,13 +316,38 @@ class Reader {
   void include(const KeywordLine& keyword, InputLines& in) {
     const std::string path = resolve(required(keyword, "INPUT", in), in.path());
     in.skip_data();
-    if (include_depth_ >= kMaxIncludeDepth)
-      in.fail_at(keyword.offset, "includes nest deeper than " + std::to_string(kMaxIncludeDepth) + " (a loop?)");
+    const std::string key = same_file_key(path);
+    if (std::find(file_chain_.begin(), file_chain_.end(), key) != file_chain_.end())
+      in.fail_at(keyword.offset, "*INCLUDE of '" + path + "' makes a loop: the file is already being read (" +
+                                     chain_text(file_chain_, key) + ")");
+    enter_nesting(keyword, in);
     const std::string_view document = open_input(path, keyword, in);
     InputLines lines(document, 0, document.size(), path);
-    ++include_depth_;
+    file_chain_.push_back(key);
     parse(lines);
-    --include_depth_;
+    file_chain_.pop_back();
+    --nesting_depth_;
+  }
+
+  // Includes and instanced part bodies nest; a loop among them would recurse forever, so
+  // both are caught as loops (with the chain named) and any nesting is bounded.
+  void enter_nesting(const KeywordLine& keyword, InputLines& in) {
+    if (nesting_depth_ >= kMaxNestingDepth)
+      in.fail_at(keyword.offset, "includes and part instances nest deeper than " + std::to_string(kMaxNestingDepth));
+    ++nesting_depth_;
+  }
+
+  // One key per file however it is named (relative, through links): what include loops compare.
+  static std::string same_file_key(const std::string& path) {
+    std::error_code ignored;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ignored);
+    return canonical.empty() ? path : canonical.string();
+  }
+
+  static std::string chain_text(const std::vector<std::string>& chain, const std::string& again) {
+    std::string text;
+    for (const std::string& link : chain) text += link + " -> ";
+    return text + again;
   }
 
   // A part body is not read where it stands but for each *INSTANCE of it.
@@ -353,12 +381,20 @@ class Reader {
     const auto found = parts_.find(upper(*part));
     if (found == parts_.end()) in.fail_at(keyword.offset, "instance '" + name + "' of unknown part '" + *part + "'");
     found->second.instanced = true;
-    read_part_body(found->second);
+    const std::string part_key = found->first;
+    if (std::find(part_chain_.begin(), part_chain_.end(), part_key) != part_chain_.end())
+      in.fail_at(keyword.offset, "instance '" + name + "' makes a loop: part '" + *part +
+                                     "' is instanced inside itself (" + chain_text(part_chain_, part_key) + ")");
+    enter_nesting(keyword, in);
+    read_part_body(found->second, part_key);
+    --nesting_depth_;
   }
 
-  void read_part_body(const PartBody& body) {
+  void read_part_body(const PartBody& body, const std::string& part_key) {
     InputLines lines(body.document, body.begin, body.end, body.path);
+    part_chain_.push_back(part_key);
     parse(lines);
+    part_chain_.pop_back();
   }
 
   // Without an assembly, each part stands for itself, once.
@@ -368,7 +404,7 @@ class Reader {
       if (body.instanced || body.begin >= body.end) continue;
       current_ = key;
       scope(key, key);
-      read_part_body(body);
+      read_part_body(body, key);
     }
   }
 
@@ -756,7 +792,9 @@ class Reader {
   std::vector<Scope*> scope_order_;  // creation order: region members merge in it
   std::string current_;              // key of the scope definitions go to; "" = model level
   bool has_assembly_ = false;
-  int include_depth_ = 0;
+  int nesting_depth_ = 0;                // includes and instanced part bodies being read
+  std::vector<std::string> file_chain_;  // files being read, outermost first (same_file_key)
+  std::vector<std::string> part_chain_;  // parts whose bodies are being read, outermost first
 
   NDArray points_;  // (nodes, dimension), allocated once
   std::int64_t num_points_ = 0;

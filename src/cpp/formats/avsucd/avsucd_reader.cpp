@@ -30,6 +30,7 @@
 #include "formats/avsucd/avsucd_cells.hpp"
 #include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -250,7 +251,10 @@ class Reader {
     const LineSpan sizes_line = require_line("the " + what + " data field count");
     io::TextScanner s = scanner(sizes_line);
     const std::int64_t fields = s.next_number<std::int64_t>();
-    if (fields < 1 || fields > components)
+    // Each field's width takes at least two bytes of this line: a larger count is corrupt
+    // (checked before the widths are allocated).
+    const auto line_room = static_cast<std::int64_t>((sizes_line.end - sizes_line.begin) / 2);
+    if (fields < 1 || fields > components || fields > line_room)
       fail_at(sizes_line.begin, "the " + what + " data block announces " + std::to_string(fields) + " fields for " +
                                     std::to_string(components) + " components");
     std::vector<std::int64_t> widths(static_cast<std::size_t>(fields));
@@ -259,7 +263,8 @@ class Reader {
       s.skip_whitespace();
       const std::size_t offset = s.position();
       width = s.next_number<std::int64_t>();
-      if (width < 1 || width > components) fail_at(offset, "invalid component count " + std::to_string(width));
+      // width <= components - total keeps the sum from overflowing (and from passing components).
+      if (width < 1 || width > components - total) fail_at(offset, "invalid component count " + std::to_string(width));
       total += width;
     }
     expect_line_end(s, "the component counts");
@@ -267,6 +272,13 @@ class Reader {
       fail_at(sizes_line.begin, "the " + what + " data fields have " + std::to_string(total) +
                                     " components in all, the header says " + std::to_string(components));
 
+    // Every row is an id and `components` values of at least two bytes each: a claim the rest
+    // of the file cannot hold is refused before the arrays are allocated.
+    const std::uint64_t bytes_left = doc_.size() - lines_.position() + 1;
+    if (entities > 0 && static_cast<std::uint64_t>(components) > bytes_left / 2)
+      fail_at(sizes_line.begin, "the header announces " + std::to_string(components) + " " + what +
+                                    " data components per row, more than the rest of the file can hold");
+    check_room(entities, 2 * (components + 1), what + " data rows", sizes_line.begin);
     std::vector<std::pair<std::string, NDArray>> out;
     std::vector<double*> columns;
     for (std::int64_t f = 0; f < fields; ++f) {
@@ -327,6 +339,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   return Reader(file.bytes(), path).read();
 }
 

@@ -16,7 +16,9 @@
 // Values written by meshio under numpy 2 ("np.int64(3)") are accepted.
 //
 // Arrays: the size attributes give every count, so each array is allocated once in final
-// shape; vertices and cells may come in any index order, each index exactly once.
+// shape; vertices and cells may come in any index order, each index exactly once, and the
+// count of each is checked against its size, so no entry is returned unfilled. A file holds
+// one <mesh> with one <vertices> and at most one <cells>.
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -27,6 +29,7 @@
 #include "formats/dolfin/dolfin.hpp"
 #include "formats/dolfin/dolfin_cells.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "io/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -111,6 +114,9 @@ void read_mesh(Document& doc, Mesh& mesh) {
       continue;
     }
     if (name == "mesh") {
+      // One of each: a second <mesh>, <vertices> or <cells> would change the shape of arrays
+      // already being filled, or leave an earlier block partly unfilled.
+      if (saw_mesh) doc.fail_at(tag->begin, "a second <mesh> element (a DOLFIN file holds one mesh)");
       const std::string_view& celltype = doc.attribute(*tag, "celltype");
       type = detail::find_by_dolfin_name(celltype);
       if (type == nullptr)
@@ -121,6 +127,7 @@ void read_mesh(Document& doc, Mesh& mesh) {
       saw_mesh = true;
     } else if (name == "vertices") {
       if (!saw_mesh) doc.fail_at(tag->begin, "<vertices> before <mesh>");
+      if (!mesh.points.empty_handle()) doc.fail_at(tag->begin, "a second <vertices> element (a mesh has one)");
       const std::int64_t size = doc.size(*tag);
       mesh.points = NDArray::allocate(DType::float64, {size, dim});
       vertex_seen.assign(static_cast<std::size_t>(size), 0);
@@ -135,6 +142,7 @@ void read_mesh(Document& doc, Mesh& mesh) {
       ++vertices_read;
     } else if (name == "cells") {
       if (mesh.points.empty_handle()) doc.fail_at(tag->begin, "<cells> before <vertices>");
+      if (!mesh.cells.empty()) doc.fail_at(tag->begin, "a second <cells> element (a mesh has one)");
       const std::int64_t size = doc.size(*tag);
       mesh.cells.push_back({std::string(type->name), NDArray::allocate(DType::int64, {size, type->num_nodes}), {}, {}});
       cell_seen.assign(static_cast<std::size_t>(size), 0);
@@ -230,6 +238,7 @@ Mesh read(const std::string& path) {
   Mesh mesh;
   {
     const io::MappedFile file(path, kFormat);
+    io::reject_empty_file(file.bytes(), path, kFormat);
     Document doc(file);
     read_mesh(doc, mesh);
   }

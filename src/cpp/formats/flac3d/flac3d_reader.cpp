@@ -41,6 +41,7 @@
 #include "io/byte_order.hpp"
 #include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -515,7 +516,10 @@ class AsciiReader {
     const std::int64_t row = rows_[kind]++;
     std::int64_t* out = connectivity_[kind] + row * info.nodes;
     for (int k = 0; k < info.nodes; ++k) out[k] = listed[static_cast<std::size_t>(info.to_ours[static_cast<std::size_t>(k)])];
-    ids_of_[kind][row] = zone ? id + num_faces_ : id;
+    // Zones are numbered after the faces in "cell_ids": an id that would overflow is refused.
+    const std::optional<std::int64_t> cell_id = zone ? io::checked_sum(id, num_faces_) : std::optional<std::int64_t>(id);
+    if (!cell_id) fail_at(begin, "zone id " + std::to_string(id) + " is too large to number after the faces");
+    ids_of_[kind][row] = *cell_id;
     (zone ? zone_ids_ : face_ids_).push_back(id);
     if (has_groups_) (zone ? zone_cells_ : face_cells_).push_back(base_[kind] + row);
   }
@@ -761,6 +765,7 @@ class BinaryReader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   const std::string_view bytes = file.bytes();
   // meshio's test (a NUL among the first eight bytes), or its magic word, so that a
   // truncated binary file is reported as such rather than as bad text.

@@ -473,7 +473,7 @@ class MshReader {
         node_index_.add(load<std::uint64_t>(tags + 8 * i), base + static_cast<std::int64_t>(i));
       const char* coordinates = cursor_.take(cursor_.checked_bytes(count, 8 * stride));
       if (stride == 3) {
-        std::memcpy(xyz, coordinates, count * 24);
+        if (count != 0) std::memcpy(xyz, coordinates, count * 24);  // an empty block may leave xyz null
       } else {
         for (std::uint64_t i = 0; i < count; ++i) std::memcpy(xyz + 3 * i, coordinates + 8 * stride * i, 24);
       }

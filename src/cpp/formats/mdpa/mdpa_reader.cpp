@@ -42,6 +42,7 @@
 #include "formats/mdpa/mdpa_types.hpp"
 #include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -697,6 +698,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   return Reader(file.bytes(), path).read();
 }
 

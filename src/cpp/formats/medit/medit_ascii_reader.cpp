@@ -11,6 +11,7 @@
 
 #include "formats/medit/medit_reader.hpp"
 #include "formats/medit/medit_sections.hpp"
+#include "io/read_limits.hpp"
 #include "io/line_values.hpp"
 #include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
@@ -134,7 +135,7 @@ class AsciiReader {
       std::int64_t* record = nodes + row * num_nodes;
       for (std::uint64_t k = 0; k < num_nodes; ++k) {
         if ((p = io::plain_integer(p, end, record[k], document_end())) == nullptr) return false;
-        --record[k];
+        record[k] = io::zero_based(record[k]);
       }
       return fast_ref(p, end, block.refs, row, document_end());
     };
@@ -143,7 +144,7 @@ class AsciiReader {
       std::int64_t* record = nodes + row * num_nodes;
       for (std::uint64_t k = 0; k < num_nodes; ++k) {
         if (!line.next(record[k])) return false;
-        --record[k];
+        record[k] = io::zero_based(record[k]);
       }
       return read_ref_on_line(line, block.refs, row);
     };
@@ -152,7 +153,7 @@ class AsciiReader {
       return;
     }
     for (std::int64_t row = 0; row < count; ++row) {
-      for (int k = 0; k < section.num_nodes; ++k) *nodes++ = scanner_.next_number<std::int64_t>() - 1;
+      for (int k = 0; k < section.num_nodes; ++k) *nodes++ = io::zero_based(scanner_.next_number<std::int64_t>());
       read_ref(block.refs, row);
     }
     parsed_.blocks.push_back(std::move(block));

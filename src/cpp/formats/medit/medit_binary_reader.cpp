@@ -12,6 +12,7 @@
 
 #include "formats/medit/medit_reader.hpp"
 #include "formats/medit/medit_sections.hpp"
+#include "io/read_limits.hpp"
 #include "io/byte_order.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -126,7 +127,7 @@ class BinaryReader {
     block.refs = allocate_refs(count);
     std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
     for (std::int64_t row = 0; row < count; ++row) {
-      for (int k = 0; k < section.num_nodes; ++k) *nodes++ = read_integer() - 1;
+      for (int k = 0; k < section.num_nodes; ++k) *nodes++ = io::zero_based(read_integer());
       store_ref(block.refs, row);
     }
     parsed_.blocks.push_back(std::move(block));

@@ -4,6 +4,7 @@
 #include "formats/medit/medit.hpp"
 #include "formats/medit/medit_reader.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 
 namespace meshioplusplus::medit {
 namespace {
@@ -22,6 +23,7 @@ bool looks_binary(std::string_view bytes) noexcept {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, "medit");
+  io::reject_empty_file(file.bytes(), path, "medit");
   const std::string_view bytes = file.bytes();
   return looks_binary(bytes) ? detail::read_binary(bytes, path) : detail::read_ascii(bytes, path);
 }

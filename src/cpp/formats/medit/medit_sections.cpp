@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -81,7 +82,7 @@ void check_node_indices(const ParsedBlock& block, std::int64_t num_points, const
     if (ids[i] >= 0 && ids[i] < num_points) continue;
     const std::int64_t element = static_cast<std::int64_t>(i) / block.section->num_nodes;
     fail_in_block(path, block,
-                  "element " + std::to_string(element + 1) + " refers to vertex " + std::to_string(ids[i] + 1) +
+                  "element " + std::to_string(element + 1) + " refers to vertex " + std::to_string(io::one_based(ids[i])) +
                       ", but the mesh has " + std::to_string(num_points) + " vertices");
   }
 }

@@ -15,6 +15,7 @@
 #include "formats/nastran/nastran_fields.hpp"
 #include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 
 namespace meshioplusplus::nastran {
 namespace {
@@ -269,6 +270,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, "nastran");
+  io::reject_empty_file(file.bytes(), path, "nastran");
   const Plan plan = count_cards(file.bytes(), path);
   return Reader(file.bytes(), path, plan).read();
 }

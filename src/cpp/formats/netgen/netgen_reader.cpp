@@ -18,6 +18,7 @@
 #include "formats/netgen/netgen.hpp"
 #include "formats/netgen/netgen_types.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/line_values.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
@@ -444,7 +445,9 @@ Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
   std::string_view bytes = file.bytes();
   std::string inflated;
-  return Reader(io::maybe_gunzip(bytes, inflated, path, kFormat), path).read();
+  const std::string_view text = io::maybe_gunzip(bytes, inflated, path, kFormat);
+  io::reject_empty_file(text, path, kFormat);
+  return Reader(text, path).read();
 }
 
 }  // namespace meshioplusplus::netgen

@@ -152,8 +152,10 @@ class Writer {
     write_table("identificationtypes", *types, true);
   }
 
-  // index -> name for the cells of dimension `dim`.
-  std::map<std::int64_t, std::string> names_for(int dim, int codim) const {
+  // index -> name for the cells of dimension `dim`; `generated` tells whether the names are
+  // only the defaults made up from the cells' indices ("cd1_7"), which say nothing more.
+  std::map<std::int64_t, std::string> names_for(int dim, int codim, bool& generated) const {
+    generated = false;
     std::map<std::int64_t, std::string> names;
     for (const auto& [name, value] : mesh_.field_data) {
       if (name.starts_with("netgen:") || value.size() != 2) continue;
@@ -164,6 +166,7 @@ class Writer {
     for (const Region& region : mesh_.regions)
       if (region.kind == RegionKind::Cell && region.dim == dim && region.tag >= 1) names.emplace(region.tag, region.name);
     if (!names.empty() || indices_ == nullptr) return names;
+    generated = true;
     for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
       if (kinds_[b]->dimension != dim) continue;
       for (std::int64_t cell = 0; cell < mesh_.cells[b].num_cells(); ++cell) {
@@ -174,22 +177,46 @@ class Writer {
     return names;
   }
 
+  // Netgen (and meshio) write each table densely, one line per index up to the largest, an
+  // unnamed index with a blank name. Netgen reads "materials" as (index, name) pairs in any
+  // number, but bcnames, cd2names and cd3names into a table of the announced size indexed by
+  // index - 1, so those must stay dense. Dense output is bounded: when the table would be far
+  // larger than the names it carries (one boundary index of 10^7 gave ~90 MB, 2^31 24 GB),
+  // generated default names are left out (they say nothing the element records don't),
+  // real material names are written sparsely, and real names of other tables are refused.
   void write_names(int dim, int codim) {
-    const std::map<std::int64_t, std::string> names = names_for(dim, codim);
+    bool generated = false;
+    const std::map<std::int64_t, std::string> names = names_for(dim, codim, generated);
     if (names.empty() || codim > 3) return;
+    const std::int64_t last = names.rbegin()->first;
+    const auto named = static_cast<std::int64_t>(names.size());
+    const bool dense = last <= std::max<std::int64_t>(kDenseRowsAlwaysWritten, 4 * named);
+    if (!dense && (generated || codim > 0)) {
+      if (generated) return;
+      throw std::invalid_argument(std::string(kCodimensionSections[codim]) + " is a dense table in Netgen (one line per index up to "
+                   "the largest), which would take " + std::to_string(last) + " lines for " + std::to_string(named) +
+                   " names; number the regions compactly");
+    }
     out_.put('\n');
     out_.text(kCodimensionSections[codim]);
     out_.put('\n');
-    const std::int64_t last = names.rbegin()->first;
-    out_.number(last);
+    out_.number(dense ? last : named);
     out_.put('\n');
-    for (std::int64_t index = 1; index <= last; ++index) {
+    const auto write_row = [&](std::int64_t index) {
       out_.number(index);
       out_.put(' ');
       if (const auto found = names.find(index); found != names.end()) out_.text(word_name(found->second));
       end_record();
+    };
+    if (dense) {
+      for (std::int64_t index = 1; index <= last; ++index) write_row(index);
+    } else {
+      for (const auto& entry : names) write_row(entry.first);
     }
   }
+
+  // Name tables up to this many lines are written densely whatever their gaps.
+  static constexpr std::int64_t kDenseRowsAlwaysWritten = 4096;
 
   const Mesh& mesh_;
   io::TextOutput output_;

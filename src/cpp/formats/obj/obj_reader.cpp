@@ -38,6 +38,7 @@
 #include "formats/obj/obj.hpp"
 #include "io/face_blocks.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -376,6 +377,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   return Reader(file.bytes(), path).read();
 }
 

@@ -33,6 +33,7 @@
 #include "io/face_blocks.hpp"
 #include "io/line_values.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/parallel.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
@@ -366,6 +367,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   return Reader(file.bytes(), path).read();
 }
 

@@ -24,6 +24,7 @@
 #include "formats/permas/permas_types.hpp"
 #include "io/id_map.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -512,7 +513,9 @@ Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
   std::string_view bytes = file.bytes();
   std::string inflated;
-  return Reader(io::maybe_gunzip(bytes, inflated, path, kFormat), path).read();
+  const std::string_view text = io::maybe_gunzip(bytes, inflated, path, kFormat);
+  io::reject_empty_file(text, path, kFormat);
+  return Reader(text, path).read();
 }
 
 }  // namespace meshioplusplus::permas

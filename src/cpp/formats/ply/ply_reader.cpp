@@ -46,6 +46,7 @@
 #include "io/byte_order.hpp"
 #include "io/face_blocks.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -186,6 +187,7 @@ class BinaryDecoder {
 
   BinaryDecoder(std::string_view bytes, std::size_t begin, bool little_endian, const std::string& path)
       : bytes_(bytes), position_(begin), little_endian_(little_endian), path_(path) {}
+  const std::string& path() const noexcept { return path_; }
 
   std::size_t position() const noexcept { return position_; }
   std::size_t value_offset() noexcept { return position_; }
@@ -241,6 +243,7 @@ class AsciiDecoder {
 
   AsciiDecoder(std::string_view bytes, std::size_t begin, const std::string& path)
       : scanner_(bytes, begin, bytes.size(), path, kFormat) {}
+  const std::string& path() const noexcept { return scanner_.path(); }
 
   std::size_t position() const noexcept { return scanner_.position(); }
   std::size_t value_offset() noexcept {
@@ -348,7 +351,14 @@ class BodyReader {
   void check_room(const Element& element) {
     std::uint64_t record_bytes = 0;
     for (const Property& property : element.properties) record_bytes += Decoder::min_bytes(property);
-    if (record_bytes == 0 || element.count == 0) return;
+    if (element.count == 0) return;
+    if (record_bytes == 0) {
+      // Records without properties take no bytes, but each still costs a step to skip: the
+      // count is bounded by the read limit instead of by the file.
+      io::check_claim_fits_limit(decoder_.path(), "ply", "records of element '" + element.name + "'",
+                                 static_cast<std::uint64_t>(element.count), 1, io::ClaimSite{element.offset, std::nullopt});
+      return;
+    }
     const std::uint64_t available = decoder_.remaining() + (Decoder::kBinary ? 0 : 1);  // last value needs no separator
     if (static_cast<std::uint64_t>(element.count) > available / record_bytes)
       decoder_.fail_at(element.offset, "element '" + element.name + "' announces " + std::to_string(element.count) +
@@ -607,6 +617,7 @@ template <class Decoder> Mesh read_body(const Header& header, Decoder decoder) {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   const std::string_view bytes = file.bytes();
   const Header header = HeaderParser(bytes, path).parse();
   switch (header.encoding) {

@@ -37,6 +37,7 @@
 #include "io/byte_order.hpp"
 #include "io/coordinate_welder.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -282,6 +283,7 @@ bool looks_binary(std::string_view bytes) {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   const std::string_view bytes = file.bytes();
   if (is_binary(bytes)) return read_binary(bytes);
   try {

@@ -34,6 +34,7 @@
 #include "formats/su2/su2.hpp"
 #include "formats/su2/su2_types.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "io/vtk_cells.hpp"
@@ -159,7 +160,13 @@ class Reader {
       } else if (key == "NPOIN") {
         scan_points(*keyword, *line);
       } else if (key == "NMARK") {
-        expected_markers_ += value_number(*keyword, *line);
+        const std::int64_t markers = value_number(*keyword, *line);
+        // Each marker takes a MARKER_TAG= and a MARKER_ELEMS= line: a count the rest of the
+        // file cannot hold is refused, which also keeps the sum over zones from overflowing.
+        if (static_cast<std::uint64_t>(markers) > (bytes_left() + 1) / 24)
+          lines_.fail_at(keyword->value_offset, "NMARK announces " + std::to_string(markers) +
+                                                    " markers, more than the rest of the file can hold");
+        expected_markers_ += markers;
         if (nmark_offset_ == 0) nmark_offset_ = keyword->value_offset;
       } else if (key == "MARKER_TAG") {
         add_marker(*keyword);
@@ -409,6 +416,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   return Reader(file.bytes(), path).read();
 }
 

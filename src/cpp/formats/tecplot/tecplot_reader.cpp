@@ -33,6 +33,7 @@
 
 #include "formats/tecplot/tecplot.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -387,6 +388,20 @@ class Reader {
 
   ZoneArrays read_zone_data(const Zone& zone, std::int64_t node_base) {
     find_coordinates();
+    // All values of the zone (every variable at its nodes or cells, then the connectivity)
+    // take at least two bytes each: checked together before any array is allocated, since
+    // each count alone fitting does not make their sum fit.
+    std::uint64_t values = 0;
+    bool overflow = false;
+    const auto add = [&](std::uint64_t count, std::uint64_t each) {
+      const std::optional<std::uint64_t> product = io::checked_product(count, each);
+      overflow |= !product || __builtin_add_overflow(values, *product, &values);
+    };
+    for (std::size_t v = 0; v < variables_.size(); ++v)
+      add(static_cast<std::uint64_t>(zone.cell_centered[v] ? zone.cells : zone.nodes), 1);
+    add(static_cast<std::uint64_t>(zone.cells), static_cast<std::uint64_t>(zone.type->num_nodes));
+    if (overflow || values > (doc_.size() - pos_) / 2 + 1)
+      fail_at(zone.offset, "the zone's node and element counts need more values than the rest of the file can hold");
     ZoneArrays out;
     const auto dim = static_cast<std::int64_t>(coordinates_.size());
     out.points = NDArray::allocate(DType::float64, {zone.nodes, dim});
@@ -490,6 +505,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   return Reader(file.bytes(), path).read();
 }
 

@@ -34,6 +34,7 @@
 #include "io/line_values.hpp"
 #include "io/mapped_file.hpp"
 #include "io/parallel.hpp"
+#include "io/read_limits.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -122,6 +123,34 @@ void check_room(const Lines& lines, std::int64_t records, std::int64_t values, s
                               ", more than the rest of the file can hold");
 }
 
+// Values per record: `fixed` plus the header's attribute (and marker) counts. Each column
+// becomes a named array even when there are no records, so the column count is bounded on
+// its own: by the file's size (a column takes at least a byte of every record, and a header
+// claiming more columns than its file has bytes is corrupt) and by the read limit (a few
+// hundred bytes of bookkeeping per column). The sum is formed only once it cannot overflow.
+std::int64_t record_width(std::int64_t fixed, std::int64_t columns_a, std::int64_t columns_b, const std::string& path,
+                          std::size_t file_size) {
+  constexpr std::uint64_t kBytesPerColumn = 256;
+  const std::optional<std::int64_t> columns = io::checked_sum(columns_a, columns_b);
+  const std::uint64_t claimed = columns ? static_cast<std::uint64_t>(*columns) : ~0ull;
+  io::check_claim_fits_file(path, kFormat, "attribute columns", claimed, 1, file_size, io::ClaimSite{0, std::nullopt});
+  io::check_claim_fits_limit(path, kFormat, "attribute columns", claimed, kBytesPerColumn, io::ClaimSite{0, std::nullopt});
+  return fixed + *columns;
+}
+
+// Index `index` of a record counted from `base`, or nullopt outside [base, base + count)
+// (unsigned arithmetic: bases and indices anywhere in int64 cannot overflow).
+std::optional<std::int64_t> position_from(std::int64_t index, std::int64_t base, std::int64_t count) noexcept {
+  const std::uint64_t position = static_cast<std::uint64_t>(index) - static_cast<std::uint64_t>(base);
+  if (index < base || position >= static_cast<std::uint64_t>(count)) return std::nullopt;
+  return static_cast<std::int64_t>(position);
+}
+
+// base + i as the file would write it, for messages and comparisons, without overflow.
+std::int64_t numbered_from(std::int64_t base, std::int64_t i) noexcept {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(i));
+}
+
 // Numbered names as meshio gives them: base, base2, base3, …
 std::string numbered(const std::string& base, std::int64_t k) { return k == 0 ? base : base + std::to_string(k + 1); }
 
@@ -132,11 +161,12 @@ struct Nodes {
 
 Nodes read_nodes(const std::string& path, Mesh& mesh) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   Lines lines(file.bytes(), path);
   const std::vector<std::int64_t> header = read_header(lines, 2, 2, "node");
   const std::int64_t count = header[0], dim = header[1], num_attrs = header[2], num_markers = header[3];
   if (dim != 2 && dim != 3) lines.fail_at(0, "the node dimension must be 3 (TetGen) or 2 (Triangle)");
-  const std::int64_t width = 1 + dim + num_attrs + num_markers;
+  const std::int64_t width = record_width(1 + dim, num_attrs, num_markers, path, file.bytes().size());
   check_room(lines, count, width, 0, "points");
 
   mesh.points = NDArray::allocate(DType::float64, {count, dim});
@@ -149,9 +179,9 @@ Nodes read_nodes(const std::string& path, Mesh& mesh) {
   // Point i from its significant line, which starts at `line_begin`; `nodes.base` is known.
   const auto parse_point = [&](io::TextScanner& scanner, std::size_t line_begin, std::int64_t i) {
     const auto index = scanner.next_number<std::int64_t>();
-    if (index != nodes.base + i)
+    if (index != numbered_from(nodes.base, i))
       scanner.fail_at(line_begin, "point " + std::to_string(i) + " is numbered " + std::to_string(index) +
-                                      ", expected " + std::to_string(nodes.base + i) +
+                                      ", expected " + std::to_string(numbered_from(nodes.base, i)) +
                                       " (points must be numbered consecutively)");
     scanner.next_numbers(points + i * dim, static_cast<std::size_t>(dim));
     for (NDArray& attr : attrs) attr.data_as<double>()[i] = scanner.next_number<double>();
@@ -173,34 +203,51 @@ Nodes read_nodes(const std::string& path, Mesh& mesh) {
   const auto fast_point = [&](std::int64_t i, const char* p, const char* end) {
     if (num_attrs != 0 || num_markers != 0) return false;
     std::int64_t index = 0;
-    if ((p = io::plain_integer(p, end, index, file_end)) == nullptr || index != nodes.base + i) return false;
+    if ((p = io::plain_integer(p, end, index, file_end)) == nullptr || index != numbered_from(nodes.base, i)) return false;
     for (std::int64_t k = 0; k < dim; ++k)
       if ((p = io::plain_real(p, end, points[i * dim + k])) == nullptr) return false;
     return io::only_blanks(p, end);
   };
+  // The points are numbered base .. base + count - 1: a base that makes the last one
+  // overflow is refused, so that numbered_from() never wraps.
+  const auto check_base = [&](std::size_t offset) {
+    if (count > 0 && !io::checked_sum(nodes.base, count - 1))
+      lines.fail_at(offset, "points numbered from " + std::to_string(nodes.base) + " run past the 64-bit range");
+  };
   const std::optional<std::int64_t> base = peek_base(lines, file.bytes());
-  if (base) nodes.base = *base;
+  if (base) {
+    nodes.base = *base;
+    check_base(lines.position());
+  }
   if (!base || !parse_records_in_parallel(lines, file.bytes(), count, fast_point, parse_point)) {
     for (std::int64_t i = 0; i < count; ++i) {
       const LineSpan line = lines.require("point", i);
       io::TextScanner scanner = lines.scanner(line);
-      if (i == 0) nodes.base = io::TextScanner(scanner).next_number<std::int64_t>();  // parse_point reads it again
+      if (i == 0) {
+        nodes.base = io::TextScanner(scanner).next_number<std::int64_t>();  // parse_point reads it again
+        check_base(line.begin);
+      }
       parse_point(scanner, line.begin, i);
     }
   }
-  for (std::int64_t k = 0; k < num_attrs; ++k) mesh.point_data.set("tetgen:attr" + std::to_string(k + 1), std::move(attrs[k]));
-  for (std::int64_t k = 0; k < num_markers; ++k) mesh.point_data.set(numbered("tetgen:ref", k), std::move(markers[k]));
+  // Names numbered here are new (the mesh has no point data yet): no search per column.
+  mesh.point_data.reserve(static_cast<std::size_t>(num_attrs + num_markers));
+  for (std::int64_t k = 0; k < num_attrs; ++k)
+    mesh.point_data.append_new("tetgen:attr" + std::to_string(k + 1), std::move(attrs[k]));
+  for (std::int64_t k = 0; k < num_markers; ++k) mesh.point_data.append_new(numbered("tetgen:ref", k), std::move(markers[k]));
   return nodes;
 }
 
 void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   Lines lines(file.bytes(), path);
   const std::vector<std::int64_t> header = read_header(lines, 2, 1, "element");
   const std::int64_t count = header[0], corners = header[1], num_attrs = header[2];
   if (corners != 4 && corners != 3)
     lines.fail_at(0, "elements of " + std::to_string(corners) + " nodes are not supported (4: tetra, 3: triangle)");
-  check_room(lines, count, 1 + corners + num_attrs, 0, "elements");
+  const std::int64_t width = record_width(1 + corners, num_attrs, 0, path, file.bytes().size());
+  check_room(lines, count, width, 0, "elements");
 
   NDArray connectivity = NDArray::allocate(DType::int64, {count, corners});
   std::vector<NDArray> attrs;
@@ -213,17 +260,17 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
       scanner.skip_whitespace();
       const std::size_t offset = scanner.position();
       const auto index = scanner.next_number<std::int64_t>();
-      if (index < nodes.base || index - nodes.base >= nodes.count)
+      const std::optional<std::int64_t> position = position_from(index, nodes.base, nodes.count);
+      if (!position)
         scanner.fail_at(offset, "element " + std::to_string(i) + " refers to point " + std::to_string(index) +
                                     ", outside [" + std::to_string(nodes.base) + ", " +
-                                    std::to_string(nodes.base + nodes.count) + ")");
-      cells[i * corners + k] = index - nodes.base;
+                                    std::to_string(numbered_from(nodes.base, nodes.count)) + ")");
+      cells[i * corners + k] = *position;
     }
     for (NDArray& attr : attrs) attr.data_as<double>()[i] = scanner.next_number<double>();
     scanner.skip_whitespace();
     if (!scanner.at_end())
-      scanner.fail("element " + std::to_string(i) + " has more than the header's " +
-                   std::to_string(1 + corners + num_attrs) + " values");
+      scanner.fail("element " + std::to_string(i) + " has more than the header's " + std::to_string(width) + " values");
   };
   // Number and corners only.
   const char* const file_end = file.bytes().data() + file.bytes().size();  // see io::plain_digits
@@ -233,8 +280,9 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
     if ((p = io::plain_integer(p, end, index, file_end)) == nullptr) return false;
     for (std::int64_t k = 0; k < corners; ++k) {
       p = io::plain_integer(p, end, index, file_end);
-      if (p == nullptr || index < nodes.base || index - nodes.base >= nodes.count) return false;
-      cells[i * corners + k] = index - nodes.base;
+      const std::optional<std::int64_t> position = p == nullptr ? std::nullopt : position_from(index, nodes.base, nodes.count);
+      if (!position) return false;
+      cells[i * corners + k] = *position;
     }
     return io::only_blanks(p, end);
   };
@@ -278,7 +326,7 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
     }
     std::vector<NDArray> per_block;
     per_block.push_back(std::move(values));
-    mesh.cell_data.set(numbered("tetgen:ref", k), std::move(per_block));
+    mesh.cell_data.append_new(numbered("tetgen:ref", k), std::move(per_block));
   }
 }
 

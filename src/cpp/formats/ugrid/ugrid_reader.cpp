@@ -36,6 +36,7 @@
 #include "io/byte_order.hpp"
 #include "io/line_values.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -378,6 +379,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   return Reader(file.bytes(), path, detail::variant_for_path(path)).read();
 }
 

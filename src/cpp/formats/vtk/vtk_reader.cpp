@@ -50,6 +50,7 @@
 #include "formats/vtk/vtk_common.hpp"
 #include "io/byte_order.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "io/vtk_cells.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -630,6 +631,17 @@ class LegacyReader {
     }
     if (element_count({dims[0], dims[1], dims[2]}) > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / 64))
       fail(header, "DIMENSIONS describe more points than can be addressed");
+    // STRUCTURED_POINTS and RECTILINEAR_GRID points (and every grid's cells) are generated,
+    // not read: a few bytes of header would otherwise decide gigabytes. Checked against the
+    // read limit here, before anything is allocated for them.
+    if (dataset_ == Dataset::structured_points || dataset_ == Dataset::rectilinear_grid) {
+      const std::uint64_t points = element_count({dims[0], dims[1], dims[2]});
+      io::check_claim_fits_limit(scan_.path(), detail::kFormatName, "grid points (DIMENSIONS)", points,
+                                 3 * sizeof(double), io::ClaimSite{header.offset, io::line_of_offset(document_, header.offset)});
+      // Hexahedra, 8 int64 nodes each, at most one per point.
+      io::check_claim_fits_limit(scan_.path(), detail::kFormatName, "grid cells (DIMENSIONS)", points,
+                                 8 * sizeof(std::int64_t), io::ClaimSite{header.offset, io::line_of_offset(document_, header.offset)});
+    }
     dimensions_ = dims;
   }
 
@@ -1031,6 +1043,7 @@ class LegacyReader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, detail::kFormatName);
+  io::reject_empty_file(file.bytes(), path, detail::kFormatName);
   return LegacyReader(file.bytes(), path).read();
 }
 

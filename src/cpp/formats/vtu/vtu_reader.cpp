@@ -20,6 +20,7 @@
 #include "formats/vtu/vtu_common.hpp"
 #include "io/mapped_file.hpp"
 #include "io/parallel.hpp"
+#include "io/read_limits.hpp"
 #include "io/vtk_cells.hpp"
 #include "io/vtk_xml_data.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -210,6 +211,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormatName);
+  io::reject_empty_file(file.bytes(), path, kFormatName);
   return Reader(path, file.bytes()).read();
 }
 

@@ -30,6 +30,7 @@
 #include "io/coordinate_welder.hpp"
 #include "io/face_blocks.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -183,7 +184,8 @@ class Reader {
     const std::int64_t dim = dim_ == 0 ? 3 : dim_;
     const auto num_points = static_cast<std::int64_t>(coords_.size()) / dim;
     mesh.points = NDArray::allocate(DType::float64, {num_points, dim});
-    std::memcpy(mesh.points.data(), coords_.data(), coords_.size() * sizeof(double));
+    // "TIN Z EMPTY" has no coordinates: both pointers may be null, which memcpy must never see.
+    if (!coords_.empty()) std::memcpy(mesh.points.data(), coords_.data(), coords_.size() * sizeof(double));
     if (face_sizes_.empty()) return mesh;
     const io::FaceBlockLayout layout(face_sizes_);
     mesh.cells = layout.allocate_blocks();
@@ -211,6 +213,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   return Reader(file.bytes(), path).read();
 }
 
