@@ -227,24 +227,29 @@ std::vector<std::pair<double, std::string>> read_steps(const std::string& path) 
   return steps;
 }
 
-Mesh read(const std::string& path) {
+Mesh read_at_time(const std::string& path, double time) {
   const std::vector<Step> entries = read_entries(path);
-  if (entries.empty()) throw ReadError(path, "pvd", "the collection lists no DataSet");
-  const double first_time = read_steps(path).front().first;
   Mesh mesh;
   bool first = true;
   for (std::size_t n = 0; n < entries.size(); ++n) {
-    if (entries[n].time != first_time) continue;
+    if (entries[n].time != time) continue;
     const std::string entry = "DataSet " + std::to_string(n) + " (timestep " + number_text(entries[n].time) + ")";
     if (!std::filesystem::exists(entries[n].file))
       throw ReadError(path, "pvd", entry + ": file '" + entries[n].file + "' not found");
     merge_piece(mesh, meshioplusplus::read(entries[n].file), path, entry, "pvd", first, false);
     first = false;
   }
-  NDArray time = NDArray::allocate(DType::float64, {1});
-  time.data_as<double>()[0] = first_time;
-  mesh.field_data.set("pvd:time", std::move(time));
+  if (first) throw ReadError(path, "pvd", "no DataSet has timestep " + number_text(time));
+  NDArray stamp = NDArray::allocate(DType::float64, {1});
+  stamp.data_as<double>()[0] = time;
+  mesh.field_data.set("pvd:time", std::move(stamp));
   return mesh;
+}
+
+Mesh read(const std::string& path) {
+  const std::vector<std::pair<double, std::string>> steps = read_steps(path);
+  if (steps.empty()) throw ReadError(path, "pvd", "the collection lists no DataSet");
+  return read_at_time(path, steps.front().first);
 }
 
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {

@@ -111,7 +111,7 @@ template <std::size_t N> std::string numbers_text(const std::array<double, N>& v
 class StructuredReader {
  public:
   StructuredReader(const KindInfo& kind, const std::string& path, std::string_view document)
-      : kind_(kind), path_(path), reader_(path, kind.format, document) {}
+      : kind_(kind), reader_(path, kind.format, document) {}
 
   Mesh read() {
     const std::array<std::string_view, 1> types{kind_.type};
@@ -120,7 +120,6 @@ class StructuredReader {
     const Dims dims = dims_of(whole);
     check_addressable(dims, layout.dataset_offset);
     Mesh mesh;
-    const std::int64_t num_points = point_count(dims);
     const std::int64_t num_cells = cell_count(dims);
     if (layout.pieces.empty()) reader_.fail(layout.dataset_offset, "no <Piece>");
     std::vector<Extent> extents;
@@ -136,14 +135,13 @@ class StructuredReader {
     const bool single = extents.size() == 1 && extents[0] == whole;
 
     switch (kind_.kind) {
-      case Kind::structured: mesh.points = read_point_arrays("Points", whole, extents, single, true); break;
+      case Kind::structured: mesh.points = read_points(whole, extents, single); break;
       case Kind::rectilinear: mesh.points = rectilinear_points(whole, extents); break;
       case Kind::image: mesh.points = image_points(whole, mesh); break;
     }
     read_data("PointData", whole, extents, single, false, mesh);
     if (std::optional<CellBlock> cells = io::structured_grid_cells(dims)) mesh.cells.push_back(std::move(*cells));
     if (num_cells > 0) read_data("CellData", whole, extents, single, true, mesh);
-    (void)num_points;
     reader_.read_field_data(mesh);
     NDArray extent_array = NDArray::allocate(DType::int64, {6});
     std::copy(whole.begin(), whole.end(), extent_array.data_as<std::int64_t>());
@@ -223,8 +221,8 @@ class StructuredReader {
       }
   }
 
-  NDArray read_point_arrays(std::string_view section, const Extent& whole, const std::vector<Extent>& extents,
-                            bool single, bool points) const {
+  NDArray read_points(const Extent& whole, const std::vector<Extent>& extents, bool single) const {
+    const std::string_view section = "Points";
     const std::int64_t rows = point_count(dims_of(whole));
     if (single) {
       const ArrayInfo& info = piece_array(0, section, nullptr, rows, 3);
@@ -240,7 +238,6 @@ class StructuredReader {
       const NDArray part = reader_.read_array_as(info, {piece_rows, 3}, out.dtype(), Lifetime::scratch);
       place(part, extents[p], whole, false, out);
     }
-    (void)points;
     return out;
   }
 
@@ -372,7 +369,6 @@ class StructuredReader {
   }
 
   const KindInfo& kind_;
-  const std::string& path_;
   DataArrayReader reader_;
 };
 

@@ -66,7 +66,9 @@ std::vector<Step> read_entries(const std::string& path);
 // (time, file) per distinct time step, ascending; the file of part 0 (the first listed) of
 // each step.
 std::vector<std::pair<double, std::string>> read_steps(const std::string& path);
-// The first step's mesh, with field_data "pvd:time" (1,) holding its time.
+// Every part listed at `time`, appended into one mesh, with field_data "pvd:time" (1,).
+Mesh read_at_time(const std::string& path, double time);
+// The first step's mesh (read_at_time of the smallest time).
 Mesh read(const std::string& path);
 // One step: the mesh written beside the .pvd (folder <stem>/, file <stem>_0.vtu) and a
 // collection naming it at time 0 (option `time`).

@@ -72,7 +72,7 @@ struct Expanded {
 
 class Reader {
  public:
-  Reader(const std::string& path, std::string_view document) : path_(path), reader_(path, kFormatName, document) {}
+  Reader(const std::string& path, std::string_view document) : reader_(path, kFormatName, document) {}
 
   Mesh read() {
     reader_.scan(kTypes);
@@ -225,7 +225,6 @@ class Reader {
     return out;
   }
 
-  const std::string& path_;
   DataArrayReader reader_;
 };
 
