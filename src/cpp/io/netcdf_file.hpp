@@ -68,11 +68,14 @@ class NetcdfReader {
   // its first NUL with trailing blanks removed.
   std::vector<std::string> read_strings(const NetcdfVariable& variable) const;
 
+  // ReadError unless `elements` values of `variable` can be in this file (call it before
+  // allocating scratch for them; read() and read_into() call it themselves).
+  void check_stored_size(const NetcdfVariable& variable, std::size_t elements) const;
+
   [[noreturn]] void fail(std::string_view variable, const std::string& message) const;
 
  private:
   void check(int status, std::string_view variable) const;
-  void check_stored_size(const NetcdfVariable& variable, std::size_t elements) const;
   std::string path_, format_;
   int ncid_ = -1;
   std::size_t file_size_ = 0;

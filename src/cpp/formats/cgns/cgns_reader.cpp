@@ -1,6 +1,7 @@
 // CGNS reader: see cgns.hpp for what becomes what.
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <string>
@@ -48,15 +49,24 @@ struct Zone {
   std::vector<SectionCells> sections;
 };
 
+// Sizes the file declares are checked against its length before anything is allocated; a
+// compressed HDF5 back end may legitimately hold more than its size, deflate rarely beats 1:1000.
+std::uint64_t allocation_bound(const std::string& path) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  return error ? std::numeric_limits<std::uint64_t>::max() : 1024 * static_cast<std::uint64_t>(size) + (1u << 20);
+}
+
 class Reader {
  public:
-  explicit Reader(const std::string& path) : file_(CgnsFile::open(path, kFormat)) {}
+  explicit Reader(const std::string& path) : file_(CgnsFile::open(path, kFormat)), bound_(allocation_bound(path)) {}
 
   Mesh read() {
     Mesh mesh;
     collect_zones();
     std::int64_t total_points = 0;
     for (Zone& zone : zones_) zone.first_point = total_points, total_points += zone.num_points;
+    check_bound(static_cast<std::uint64_t>(total_points) * 8, "/");  // coordinates are stored, not computed
     mesh.points = NDArray::allocate(DType::float64, {total_points, physical_dimension_});
     for (Zone& zone : zones_) {
       read_coordinates(zone, mesh);
@@ -137,6 +147,10 @@ class Reader {
       zone.qualified = several_bases ? base_names_[zone.base - 1] + "/" + zone.name : zone.name;
     qualify_bcs_ = several_zones;
     physical_dimension_ = std::max<std::int64_t>(physical_dimension_, 1);
+  }
+
+  void check_bound(std::uint64_t bytes, const std::string& where) const {
+    if (bytes > bound_) file_.fail(where, "declares " + std::to_string(bytes) + " bytes, more than the file can hold");
   }
 
   void read_coordinates(const Zone& zone, Mesh& mesh) {
@@ -249,6 +263,7 @@ class Reader {
       cgsize_t data_size = 0;
       file_.check(cg_ElementDataSize(fn, zone.base, z, s, &data_size), where);
       if (data_size < 0) file_.fail(where, "negative ElementConnectivity size");
+      check_bound(static_cast<std::uint64_t>(data_size) * sizeof(cgsize_t), where);
       std::vector<cgsize_t> data(static_cast<std::size_t>(data_size));
       const std::int64_t first_cell = cells_so_far(mesh);
       if (type == MIXED) {
@@ -350,6 +365,7 @@ class Reader {
       file_.check(cg_boco_gridlocation_read(fn, zone.base, z, bc, &location), bc_node);
       const int index_dim = zone.structured ? static_cast<int>(zone.vertex_size.size()) : 1;
       if (num_entries < 0) file_.fail(bc_node, "negative point count");
+      check_bound(static_cast<std::uint64_t>(num_entries) * index_dim * sizeof(cgsize_t), bc_node);
       std::vector<cgsize_t> entries(static_cast<std::size_t>(num_entries) * index_dim);
       std::vector<double> normals(static_cast<std::size_t>(std::max<cgsize_t>(normal_list_size, 0)) * 3 + 3);
       file_.check(cg_boco_read(fn, zone.base, z, bc, entries.data(), normal_list_size > 0 ? normals.data() : nullptr),
@@ -516,6 +532,7 @@ class Reader {
   }
 
   CgnsFile file_;
+  std::uint64_t bound_;
   std::vector<std::string> base_names_;
   std::vector<Zone> zones_;
   std::int64_t physical_dimension_ = 0;

@@ -142,6 +142,7 @@ class Reader {
     const DType dtype = first->type == 5 ? DType::float32 : DType::float64;
     mesh.points = NDArray::allocate(dtype, {static_cast<std::int64_t>(num_nodes), static_cast<std::int64_t>(num_dim)});
     // Each coordinate is one contiguous run in the file; read it into scratch, then interleave.
+    file_.check_stored_size(*first, num_nodes);
     NDArray column = NDArray::allocate_scratch(dtype, {static_cast<std::int64_t>(num_nodes)});
     for (std::size_t axis = 0; axis < num_dim; ++axis) {
       if (coord) {
@@ -327,6 +328,7 @@ class Reader {
     if (elements->shape.size() != 1 || sides->shape != elements->shape)
       file_.fail(sides->name, "expected the shape of " + elements->name);
     const std::size_t count = elements->shape[0];
+    file_.check_stored_size(*elements, count);
     NDArray element_ids = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(count)});
     NDArray side_ids = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(count)});
     file_.read_into(*elements, DType::int64, element_ids.data());
@@ -381,7 +383,9 @@ class Reader {
   }
 
   // One step of a (time_step, rows, extra…) variable as an array (rows, extra…) in its dtype.
-  NDArray read_step_slice(const NetcdfVariable& variable, std::size_t step, std::size_t rows) const {
+  // `scratch`: a temporary (a vector component about to be joined), kept off the allocator hook.
+  NDArray read_step_slice(const NetcdfVariable& variable, std::size_t step, std::size_t rows,
+                          bool scratch = false) const {
     if (variable.shape.size() < 2 || variable.shape[1] != rows)
       file_.fail(variable.name, "expected shape (time_step, " + std::to_string(rows) + ", …)");
     const DType dtype = dtype_of_nc(variable.type).value_or(DType::float64);
@@ -391,7 +395,13 @@ class Reader {
     count[0] = 1;
     for (std::size_t axis = 2; axis < variable.shape.size(); ++axis)
       shape.push_back(static_cast<std::int64_t>(variable.shape[axis]));
-    return file_.read(variable, dtype, shape, start, count);
+    if (!scratch) return file_.read(variable, dtype, shape, start, count);
+    std::size_t elements = 1;
+    for (std::int64_t extent : shape) elements *= static_cast<std::size_t>(extent);
+    file_.check_stored_size(variable, elements);
+    NDArray out = NDArray::allocate_scratch(dtype, shape);
+    file_.read_into(variable, dtype, out.data(), start, count);
+    return out;
   }
 
   void read_nodal_variables(Mesh& mesh, std::size_t step) {
@@ -400,15 +410,20 @@ class Reader {
     if (num_vars == 0 || num_nodes == 0) return;
     const std::vector<std::string> var_names = names("name_nod_var", num_vars);
     const NetcdfVariable* combined = file_.find("vals_nod_var");  // the pre-2005 layout
-    auto column = [&](std::size_t index) -> NDArray {
+    auto column = [&](std::size_t index, bool scratch) -> NDArray {
       if (combined) {
         if (combined->shape.size() != 3 || combined->shape[1] != num_vars || combined->shape[2] != num_nodes)
           file_.fail("vals_nod_var", "expected shape (time_step, num_nod_var, num_nodes)");
         const std::size_t start[3] = {step, index, 0}, count[3] = {1, 1, num_nodes};
-        return file_.read(*combined, dtype_of_nc(combined->type).value_or(DType::float64),
-                          {static_cast<std::int64_t>(num_nodes)}, start, count);
+        const DType dtype = dtype_of_nc(combined->type).value_or(DType::float64);
+        const Shape shape{static_cast<std::int64_t>(num_nodes)};
+        if (!scratch) return file_.read(*combined, dtype, shape, start, count);
+        file_.check_stored_size(*combined, num_nodes);
+        NDArray out = NDArray::allocate_scratch(dtype, shape);
+        file_.read_into(*combined, dtype, out.data(), start, count);
+        return out;
       }
-      return read_step_slice(file_.require("vals_nod_var" + std::to_string(index + 1)), step, num_nodes);
+      return read_step_slice(file_.require("vals_nod_var" + std::to_string(index + 1)), step, num_nodes, scratch);
     };
     // meshio's grouping: <name>X, <name>Y, <name>Z → <name> (n, 3); <name>_R, <name>_Z → <name> (n, 2).
     std::vector<bool> used(num_vars, false);
@@ -433,14 +448,14 @@ class Reader {
       }
       for (std::size_t member : group) used[member] = true;
       if (group.size() == 1) {
-        mesh.point_data.set(joined, column(i));
+        mesh.point_data.set(joined, column(i, false));
         continue;
       }
-      NDArray first = column(group[0]);
+      NDArray first = column(group[0], true);
       NDArray joined_array = NDArray::allocate(first.dtype(), {static_cast<std::int64_t>(num_nodes),
                                                               static_cast<std::int64_t>(group.size())});
       for (std::size_t c = 0; c < group.size(); ++c) {
-        NDArray part = c == 0 ? first : column(group[c]);
+        NDArray part = c == 0 ? first : column(group[c], true);
         if (part.ndim() != 1) file_.fail("vals_nod_var" + std::to_string(group[c] + 1), "a vector component is not scalar");
         if (part.dtype() != first.dtype()) part = part.astype(first.dtype());
         const std::size_t width = dtype_size(first.dtype());

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <limits>
 #include <map>
 #include <string>
@@ -34,7 +36,7 @@ struct Family {
 
 class Reader {
  public:
-  explicit Reader(const std::string& path) : file_(File::open(path, kFormat)) {}
+  explicit Reader(const std::string& path) : file_(File::open(path, kFormat)), path_(path) {}
 
   Mesh read() {
     if (!file_.exists("/ENS_MAA")) file_.fail("/ENS_MAA", "missing: not a MED file");
@@ -59,13 +61,30 @@ class Reader {
   }
 
  private:
+  // A dataset MED stores column-major, staged in default-heap scratch (not through the
+  // allocator hook: only the transposed result is returned) in `dtype` (nullopt: as stored).
+  // The declared size is bounded by the file's (MED data is not compressed) before allocating.
+  NDArray staged(const std::string& path, std::optional<DType> dtype = std::nullopt) const {
+    const io::hdf5::DatasetInfo info = file_.dataset_info(path);
+    if (info.compound || info.string) file_.fail(path, "expected numbers");
+    long double count = 1;
+    for (std::int64_t extent : info.shape) count *= static_cast<long double>(extent);
+    std::error_code error;
+    const auto file_size = std::filesystem::file_size(path_, error);
+    if (!error && count * dtype_size(info.dtype) > static_cast<long double>(file_size))
+      file_.fail(path, "declares more values than the file holds");
+    NDArray out = NDArray::allocate_scratch(dtype.value_or(info.dtype), {static_cast<std::int64_t>(count)});
+    file_.read_into(path, out);
+    return out;
+  }
+
   std::int64_t count_attribute(const std::string& path, std::int64_t fallback) const {
     return file_.integer_attribute(path, "NBR").value_or(fallback);
   }
 
   void read_points(const std::string& step_path, Mesh& mesh) {
     const std::string coo = step_path + "/NOE/COO";
-    const NDArray flat = file_.read(coo, DType::float64);
+    const NDArray flat = staged(coo, DType::float64);
     const auto total = static_cast<std::int64_t>(flat.size());
     const std::int64_t n = count_attribute(coo, total / dimension_);
     if (n < 0 || n * dimension_ != total)
@@ -96,7 +115,7 @@ class Reader {
       if (type.empty()) file_.fail(group, "MED cell type '" + med_type + "' is not read by meshio++ (nor meshio)");
       const std::string nod = group + "/NOD";
       // Read as stored (int32 in MED files), then converted and transposed in one pass.
-      const NDArray flat = file_.read(nod);
+      const NDArray flat = staged(nod);
       if (dtype_is_float(flat.dtype())) file_.fail(nod, "holds floats, not node numbers");
       const auto total = static_cast<std::int64_t>(flat.size());
       const std::int64_t n = count_attribute(nod, 0);
@@ -224,12 +243,12 @@ class Reader {
     const std::string data_path = support_path + "/" + profile;
     if (!file_.exists(data_path)) file_.fail(data_path, "missing (the PFL attribute names it)");
     const std::int64_t gauss = std::max<std::int64_t>(file_.integer_attribute(data_path, "NGA").value_or(1), 1);
-    const NDArray flat = file_.read(data_path + "/CO", DType::float64);
+    const NDArray flat = staged(data_path + "/CO", DType::float64);
     std::vector<std::int64_t> where;  // row of each stored value; empty: all rows in order
     std::int64_t stored = file_.integer_attribute(data_path, "NBR").value_or(rows);
     if (profile != kNoProfile) {
       const std::string profile_path = "/PROFILS/" + profile;
-      const NDArray indices = file_.read(profile_path + "/PFL", DType::int64);
+      const NDArray indices = staged(profile_path + "/PFL", DType::int64);
       stored = static_cast<std::int64_t>(indices.size());
       for (std::int64_t index : indices.values<std::int64_t>()) {
         if (index < 1 || index > rows) file_.fail(profile_path + "/PFL", "index " + std::to_string(index) + " outside 1.." + std::to_string(rows));
@@ -306,6 +325,7 @@ class Reader {
   }
 
   File file_;
+  std::string path_;
   std::string mesh_name_;
   std::int64_t dimension_ = 3;
   std::map<std::string, std::size_t> block_of_type_;
