@@ -19,6 +19,8 @@
 #include "formats/flac3d/flac3d.hpp"
 #include "formats/gmsh/gmsh.hpp"
 #include "formats/gmsh/gmsh_sniff.hpp"
+#include "formats/h5m/h5m.hpp"
+#include "formats/hmf/hmf.hpp"
 #include "formats/mdpa/mdpa.hpp"
 #include "formats/med/med.hpp"
 #include "formats/medit/medit.hpp"
@@ -36,9 +38,11 @@
 #include "formats/tetgen/tetgen.hpp"
 #include "formats/ugrid/ugrid.hpp"
 #include "formats/vtk/vtk.hpp"
+#include "formats/vtkhdf/vtkhdf.hpp"
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtu/vtu.hpp"
 #include "formats/wkt/wkt.hpp"
+#include "formats/xdmf/xdmf.hpp"
 #include "io/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -142,10 +146,36 @@ constexpr std::array<std::string_view, 1> kMdpaExtensions{".mdpa"};
 constexpr std::array<std::string_view, 4> kPermasExtensions{".post", ".post.gz", ".dato", ".dato.gz"};
 constexpr std::array<std::string_view, 2> kNetgenExtensions{".vol", ".vol.gz"};
 
+constexpr std::array<std::string_view, 1> kAnsysExtensions{".msh"};
+constexpr std::array kAnsysOptions{
+    WriteOptionSpec{"binary", "true", "binary (3010/3012/3013) sections instead of ascii"},
+};
+// meshio registers neuroglancer without an extension: it is always named.
+constexpr std::array<std::string_view, 0> kNeuroglancerExtensions{};
+
 constexpr std::array<std::string_view, 3> kExodusExtensions{".e", ".exo", ".ex2"};
 constexpr std::array kExodusOptions{
     WriteOptionSpec{"netcdf_format", "NETCDF4",
                     "NETCDF4, NETCDF3_64BIT_OFFSET, NETCDF3_64BIT_DATA or NETCDF3_CLASSIC (needs netCDF in the build)"},
+};
+
+// The HDF5 family (XDMF's inline/binary heavy data works without HDF5; the rest needs it).
+constexpr std::array<std::string_view, 2> kXdmfExtensions{".xdmf", ".xmf"};
+constexpr std::array kXdmfOptions{
+    WriteOptionSpec{"data_format", "HDF", "heavy data: HDF (an .h5 beside the file), XML (inline) or Binary (.bin files)"},
+    WriteOptionSpec{"compression", "gzip", "gzip or None (HDF heavy data)"},
+    WriteOptionSpec{"compression_opts", "4", "gzip level 0-9"},
+};
+constexpr std::array<std::string_view, 1> kHmfExtensions{".hmf"};
+constexpr std::array kHmfOptions{
+    WriteOptionSpec{"compression", "gzip", "gzip or None"},
+    WriteOptionSpec{"compression_opts", "4", "gzip level 0-9"},
+};
+constexpr std::array<std::string_view, 1> kH5mExtensions{".h5m"};
+constexpr std::array kH5mOptions{
+    WriteOptionSpec{"add_global_ids", "true", "add a GLOBAL_ID node tag (1..n) as MOAB's tools do"},
+    WriteOptionSpec{"compression", "gzip", "gzip or None"},
+    WriteOptionSpec{"compression_opts", "4", "gzip level 0-9"},
 };
 
 constexpr std::array<std::string_view, 1> kCgnsExtensions{".cgns"};
@@ -155,12 +185,11 @@ constexpr std::array kCgnsOptions{
 
 constexpr std::array<std::string_view, 1> kMedExtensions{".med"};
 
-constexpr std::array<std::string_view, 1> kAnsysExtensions{".msh"};
-constexpr std::array kAnsysOptions{
-    WriteOptionSpec{"binary", "true", "binary (3010/3012/3013) sections instead of ascii"},
+constexpr std::array<std::string_view, 2> kVtkhdfExtensions{".vtkhdf", ".hdf"};
+constexpr std::array kVtkhdfOptions{
+    WriteOptionSpec{"compression", "none", "gzip or None"},
+    WriteOptionSpec{"compression_opts", "4", "gzip level 0-9"},
 };
-// meshio registers neuroglancer without an extension: it is always named.
-constexpr std::array<std::string_view, 0> kNeuroglancerExtensions{};
 
 constexpr std::array<std::string_view, 1> kSvgExtensions{".svg"};
 constexpr std::array kSvgOptions{
@@ -200,12 +229,16 @@ const std::array kFormats{
     FormatInfo{"mdpa", kMdpaExtensions, "Kratos Multiphysics model part", mdpa::read, mdpa::write, {}},
     FormatInfo{"permas", kPermasExtensions, "PERMAS", permas::read, permas::write, {}},
     FormatInfo{"netgen", kNetgenExtensions, "Netgen mesh", netgen::read, netgen::write, {}},
-    FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions},
-    FormatInfo{"cgns", kCgnsExtensions, "CGNS (ADF or HDF5)", cgns::read, cgns::write, kCgnsOptions},
-    FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}},
     FormatInfo{"ansys", kAnsysExtensions, "ANSYS Fluent mesh", ansys::read, ansys::write, kAnsysOptions, ansys::looks_like},
     FormatInfo{"neuroglancer", kNeuroglancerExtensions, "Neuroglancer precomputed mesh", neuroglancer::read,
                neuroglancer::write, {}},
+    FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions},
+    FormatInfo{"xdmf", kXdmfExtensions, "XDMF 2/3 (heavy data inline, binary or HDF5)", xdmf::read, xdmf::write, kXdmfOptions},
+    FormatInfo{"hmf", kHmfExtensions, "meshio's HDF5 mesh format (needs HDF5)", hmf::read, hmf::write, kHmfOptions},
+    FormatInfo{"h5m", kH5mExtensions, "MOAB H5M (needs HDF5)", h5m::read, h5m::write, kH5mOptions},
+    FormatInfo{"cgns", kCgnsExtensions, "CGNS (ADF or HDF5)", cgns::read, cgns::write, kCgnsOptions},
+    FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}},
+    FormatInfo{"vtkhdf", kVtkhdfExtensions, "VTKHDF (VTK's HDF5 format; needs HDF5)", vtkhdf::read, vtkhdf::write, kVtkhdfOptions},
     FormatInfo{"svg", kSvgExtensions, "SVG drawing (write only)", nullptr, svg::write, kSvgOptions},
 };
 

@@ -759,6 +759,21 @@ void File::set_attribute(std::string_view object_path, std::string_view name, do
   write_scalar_attribute(*this, id_, object_path, name, H5T_NATIVE_DOUBLE, &value);
 }
 
+void File::set_attribute(std::string_view object_path, std::string_view name, const std::vector<std::int64_t>& values) {
+  const std::string path = absolute_object_path(object_path);
+  const std::string attribute_name(name);
+  if (H5Aexists_by_name(id_, path.c_str(), attribute_name.c_str(), H5P_DEFAULT) > 0)
+    H5Adelete_by_name(id_, path.c_str(), attribute_name.c_str(), H5P_DEFAULT);
+  H5Eclear2(H5E_DEFAULT);
+  const hsize_t count = values.size();
+  Handle space = space_handle(H5Screate_simple(1, &count, nullptr));
+  Handle attribute = attribute_handle(H5Acreate_by_name(id_, path.c_str(), attribute_name.c_str(), H5T_NATIVE_INT64,
+                                                        space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute.valid()) fail(path, "cannot create attribute '" + attribute_name + "'");
+  if (count > 0 && H5Awrite(attribute.get(), H5T_NATIVE_INT64, values.data()) < 0)
+    fail(path, "cannot write attribute '" + attribute_name + "'");
+}
+
 void File::set_int32_attribute(std::string_view object_path, std::string_view name, std::int32_t value) {
   write_scalar_attribute(*this, id_, object_path, name, H5T_NATIVE_INT32, &value);
 }
@@ -831,6 +846,9 @@ File& File::operator=(File&& other) noexcept = default;
 File::~File() = default;
 void File::close() noexcept {}
 void File::commit() { fail({}, std::string(kMissingLibrary)); }
+void File::set_attribute(std::string_view path, std::string_view, const std::vector<std::int64_t>&) {
+  fail(path, std::string(kMissingLibrary));
+}
 void File::set_int32_attribute(std::string_view path, std::string_view, std::int32_t) { fail(path, std::string(kMissingLibrary)); }
 void File::set_fixed_string_attribute(std::string_view path, std::string_view, std::string_view) {
   fail(path, std::string(kMissingLibrary));

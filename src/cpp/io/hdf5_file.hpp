@@ -107,6 +107,8 @@ class File {
   void set_attribute(std::string_view object_path, std::string_view name, std::int64_t value);
   void set_attribute(std::string_view object_path, std::string_view name, std::uint64_t value);
   void set_attribute(std::string_view object_path, std::string_view name, double value);
+  // A 1-D integer array attribute (VTKHDF's Version = [2, 0]).
+  void set_attribute(std::string_view object_path, std::string_view name, const std::vector<std::int64_t>& values);
   // As the MED library writes them: a 32-bit integer, and a fixed-length NUL-padded ASCII
   // string (h5py's np.bytes_; readers that decode bytes, like meshio's MED reader, need it).
   void set_int32_attribute(std::string_view object_path, std::string_view name, std::int32_t value);

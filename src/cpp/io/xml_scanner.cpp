@@ -76,6 +76,12 @@ std::optional<XmlTag> XmlScanner::next_tag() {
       pos_ = close + 3;
       continue;
     }
+    if (document_.compare(open, 9, "<![CDATA[") == 0) {  // text, even when it looks like markup
+      const std::size_t close = document_.find("]]>", open + 9);
+      if (close == std::string_view::npos) fail_at(open, "unterminated CDATA section");
+      pos_ = close + 3;
+      continue;
+    }
     if (document_.compare(open, 2, "<?") == 0 || document_.compare(open, 2, "<!") == 0) {
       const std::size_t close = document_.find('>', open);
       if (close == std::string_view::npos) fail_at(open, "unterminated XML declaration");

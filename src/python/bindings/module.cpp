@@ -10,6 +10,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "allocator_shim.hpp"
+#include "io/hdf5_file.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -26,6 +28,7 @@
 #include "meshioplusplus/side_regions.hpp"
 #include "meshioplusplus/limits.hpp"
 #include "meshioplusplus/threads.hpp"
+#include "meshioplusplus/time_series.hpp"
 
 namespace nb = nanobind;
 namespace mpp = meshioplusplus;
@@ -138,9 +141,11 @@ mpp::NDArray view_of(nb::handle object, const std::string& what) {
     throw nb::type_error((what + ": expected a numpy array on the host").c_str());
   mpp::Shape shape(array.ndim());
   std::int64_t expected_stride = 1;
+  // An empty array has no layout to check (numpy 2 gives np.empty((0, 3)) strides (0, 0)).
+  const bool empty = array.size() == 0;
   for (size_t axis = array.ndim(); axis-- > 0;) {
     shape[axis] = static_cast<std::int64_t>(array.shape(axis));
-    if (array.shape(axis) > 1 && array.stride(axis) != expected_stride)
+    if (!empty && array.shape(axis) > 1 && array.stride(axis) != expected_stride)
       throw nb::type_error((what + ": array must be C-contiguous").c_str());
     expected_stride *= static_cast<std::int64_t>(array.shape(axis));
   }
@@ -307,6 +312,93 @@ nb::object block_bases_of(const std::vector<std::int64_t>& cell_counts) {
   return to_numpy(mpp::block_bases(cell_counts));
 }
 
+// ---- time series (include/meshioplusplus/time_series.hpp) --------------------------------
+// meshioplusplus.xdmf.TimeSeriesReader/Writer (src/python/meshioplusplus/xdmf.py) sit on these.
+
+nb::dict named_arrays_to_python(const mpp::NamedList<mpp::NDArray>& arrays) {
+  nb::dict result;
+  for (const auto& [name, array] : arrays) result[file_text(name)] = to_numpy(array);
+  return result;
+}
+
+nb::dict block_arrays_to_python(const mpp::NamedList<std::vector<mpp::NDArray>>& arrays) {
+  nb::dict result;
+  for (const auto& [name, per_block] : arrays) {
+    nb::list values;
+    for (const mpp::NDArray& array : per_block) values.append(to_numpy(array));
+    result[file_text(name)] = values;
+  }
+  return result;
+}
+
+std::unique_ptr<mpp::TimeSeriesReader> open_time_series_of(const std::string& path, const std::string& format) {
+  nb::gil_scoped_release released;
+  return mpp::open_time_series(path, format);
+}
+
+std::unique_ptr<mpp::TimeSeriesWriter> create_time_series_of(const std::string& path, const std::string& format,
+                                                             const nb::dict& options) {
+  mpp::WriteOptions write_options;
+  for (auto [name, value] : options) write_options.set(nb::cast<std::string>(name), nb::cast<std::string>(value));
+  nb::gil_scoped_release released;
+  return mpp::create_time_series(path, format, write_options);
+}
+
+void bind_time_series(nb::module_& m) {
+  nb::class_<mpp::TimeSeriesReader>(m, "TimeSeriesReader")
+      .def_prop_ro("num_steps", &mpp::TimeSeriesReader::num_steps)
+      .def("time", &mpp::TimeSeriesReader::time, nb::arg("step"))
+      .def("read_mesh", [](mpp::TimeSeriesReader& reader) {
+        mpp::Mesh mesh;
+        {
+          nb::gil_scoped_release released;
+          mesh = reader.read_mesh();
+        }
+        return mesh_to_python(mesh);
+      })
+      .def("read_step", [](mpp::TimeSeriesReader& reader, std::size_t step) {
+        mpp::TimeStep data;
+        {
+          nb::gil_scoped_release released;
+          data = reader.read_step(step);
+        }
+        return nb::make_tuple(data.time, named_arrays_to_python(data.point_data), block_arrays_to_python(data.cell_data),
+                              named_arrays_to_python(data.field_data));
+      }, nb::arg("step"));
+  // Steps arrive as {"point_data": {...}, "cell_data": {name: [per block]}} of contiguous arrays.
+  nb::class_<mpp::TimeSeriesWriter>(m, "TimeSeriesWriter")
+      .def("write_mesh", [](mpp::TimeSeriesWriter& writer, const nb::dict& source) {
+        const mpp::Mesh mesh = mesh_from_python(source);
+        nb::gil_scoped_release released;
+        writer.write_mesh(mesh);
+      }, nb::arg("mesh"))
+      .def("write_step", [](mpp::TimeSeriesWriter& writer, double time, const nb::dict& point_data,
+                            const nb::dict& cell_data) {
+        mpp::TimeStep step;
+        step.time = time;
+        for (auto [name, array] : point_data) {
+          const std::string key = nb::cast<std::string>(name);
+          step.point_data.set(key, view_of(array, "point_data['" + key + "']"));
+        }
+        for (auto [name, arrays] : cell_data) {
+          const std::string key = nb::cast<std::string>(name);
+          std::vector<mpp::NDArray> per_block;
+          for (nb::handle array : nb::iter(arrays)) per_block.push_back(view_of(array, "cell_data['" + key + "']"));
+          step.cell_data.set(key, std::move(per_block));
+        }
+        nb::gil_scoped_release released;
+        writer.write_step(step);
+      }, nb::arg("time"), nb::arg("point_data"), nb::arg("cell_data"))
+      .def("close", [](mpp::TimeSeriesWriter& writer) {
+        nb::gil_scoped_release released;
+        writer.close();
+      });
+  m.def("open_time_series", &open_time_series_of, nb::arg("path"), nb::arg("format") = "");
+  m.def("create_time_series", &create_time_series_of, nb::arg("path"), nb::arg("format") = "",
+        nb::arg("options") = nb::dict());
+  m.def("hdf5_available", &mpp::io::hdf5::available);
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -324,5 +416,6 @@ NB_MODULE(_core, m) {
   m.def("set_thread_count", &mpp::set_thread_count, nb::arg("count"));
   m.def("max_array_bytes", &mpp::max_array_bytes);
   m.def("set_max_array_bytes", &mpp::set_max_array_bytes, nb::arg("bytes"));
+  bind_time_series(m);
   meshioplusplus::bindings::bind_allocator_shim(m);
 }

@@ -1,6 +1,7 @@
 """Per-format namespaces (``meshioplusplus.vtu.read/write`` …), generated from the core's
 format table so that a new format needs no Python code."""
 
+import importlib
 import inspect
 import sys
 import types
@@ -50,11 +51,25 @@ def _make_namespace(package, row):
     return module
 
 
+def _attach_extras(package, name, module):
+    """Adds the names in ``__all__`` of ``<package>._format_extras.<name>``, where that module
+    exists (meshio-compatible extras such as ``xdmf.TimeSeriesWriter``)."""
+    try:
+        extras = importlib.import_module(f"{package}._format_extras.{name}")
+    except ModuleNotFoundError as error:
+        if error.name != f"{package}._format_extras.{name}":
+            raise
+        return
+    for attribute in getattr(extras, "__all__", ()):
+        setattr(module, attribute, getattr(extras, attribute))
+
+
 def install_namespaces(package):
     """Create one submodule per registered format under ``package``; returns them by name."""
     namespaces = {}
     for row in _core.formats():
         module = _make_namespace(package, row)
+        _attach_extras(package, row["name"], module)
         sys.modules[module.__name__] = module
         namespaces[row["name"]] = module
     return namespaces

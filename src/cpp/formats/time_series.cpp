@@ -1,0 +1,40 @@
+// Which formats can be read and written as time series (include/meshioplusplus/time_series.hpp).
+// One row per format that implements the interface; XDMF is the first.
+#include "meshioplusplus/time_series.hpp"
+
+#include "formats/exodus/exodus.hpp"
+#include "formats/vtk_xml/pvd_time_series.hpp"
+#include "formats/xdmf/xdmf.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus {
+
+namespace {
+
+std::string time_series_format(const std::string& path, std::string_view format) {
+  if (!format.empty()) return std::string(format);
+  const FormatInfo* info = format_for_path(path);
+  return info ? std::string(info->name) : std::string();
+}
+
+}  // namespace
+
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, std::string_view format) {
+  const std::string name = time_series_format(path, format);
+  if (name == "xdmf") return xdmf::open_time_series(path);
+  if (name == "pvd") return pvd::open_time_series(path);
+  if (name == "exodus") return exodus::open_time_series(path);
+  throw ReadError(path, name, name.empty() ? "cannot tell the format from the file name"
+                                           : "format '" + name + "' has no time-series reader (xdmf has)");
+}
+
+std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, std::string_view format,
+                                                     const WriteOptions& options) {
+  const std::string name = time_series_format(path, format);
+  if (name == "xdmf") return xdmf::create_time_series(path, options);
+  if (name == "pvd") return pvd::create_time_series(path, options);
+  throw WriteError(path, name, name.empty() ? "cannot tell the format from the file name"
+                                            : "format '" + name + "' has no time-series writer (xdmf has)");
+}
+
+}  // namespace meshioplusplus

@@ -1,0 +1,27 @@
+// XDMF 2 and 3 (.xdmf, .xmf): an XML "light data" document describing grids, whose arrays
+// ("heavy data") sit inline in the XML, in raw binary files, or in HDF5 files
+// ("mesh.h5:/path/to/dataset"). See docs/formats.md#xdmf for what is read and written.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/time_series.hpp"
+
+namespace meshioplusplus::xdmf {
+
+Mesh read(const std::string& path);
+// Options: data_format (XML, Binary or HDF; default HDF), compression (gzip or none, for HDF),
+// compression_opts (gzip level, default 4).
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+
+// A temporal collection (meshio's TimeSeriesWriter layout, DOLFINx function output, or any
+// Collection of Uniform grids with <Time>): steps read lazily.
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path);
+// meshio's TimeSeriesWriter layout: the mesh as a Uniform grid, each step a grid in a
+// Temporal collection that XIncludes the mesh's Topology and Geometry. Options: data_format.
+std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options);
+
+}  // namespace meshioplusplus::xdmf

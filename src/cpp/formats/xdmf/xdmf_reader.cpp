@@ -1,0 +1,574 @@
+// XDMF reader. What becomes what:
+//   <Geometry> (XYZ, XY, X_Y_Z, X_Y)                    → points (n, 3) / (n, 2)
+//   <Topology> of one type                               → one cell block
+//   <Topology Type="Mixed">                              → one block per run of equal types
+//                                                          (Polygon runs → a ragged polygon block)
+//   <Attribute Center="Node|Cell|Grid">                  → point_data / cell_data (split over the
+//                                                          blocks) / field_data
+//   <Information> holding <map key= dim=>tag</map>       → field_data[key] = [tag, dim] (meshio)
+//   Grid Collection Temporal                             → read(): the first step's mesh and data;
+//                                                          open_time_series(): every step, lazily
+//   Grid Collection Spatial, or several Uniform grids    → merged into one mesh; grids that share
+//                                                          the first grid's Geometry (DOLFINx mesh +
+//                                                          meshtags) add blocks without new points;
+//                                                          cell data a grid lacks is 0 on its blocks
+//   heavy data: inline XML, Binary (Endian, Seek), HDF ("file.h5:/path")
+//   XInclude (href and/or xpointer) and Reference="XML" / Reference="/xpath" are followed.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include "formats/xdmf/xdmf.hpp"
+#include "formats/xdmf/xdmf_document.hpp"
+#include "io/xdmf_cell_types.hpp"
+#include "io/text_scanner.hpp"
+#include "io/xml_scanner.hpp"
+#include "meshioplusplus/cell_types.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::xdmf {
+
+using io::topology_from_xdmf;
+using io::topology_from_ours;
+using io::mixed_from_id;
+using io::mixed_from_ours;
+using io::TopologyName;
+using io::MixedId;
+
+namespace {
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && io::is_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && io::is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+const std::string* either_attribute(const Context& context, const Node& node, std::string_view xdmf3,
+                                    std::string_view xdmf2) {
+  const std::string* first = node.attribute(xdmf3);
+  const std::string* second = node.attribute(xdmf2);
+  if (first != nullptr && second != nullptr && *first != *second)
+    context.fail(node, "both " + std::string(xdmf3) + " and " + std::string(xdmf2) + " given, and they differ");
+  return first != nullptr ? first : second;
+}
+
+// One grid's contribution before merging.
+struct Piece {
+  Mesh mesh;
+  std::optional<Node> geometry;  // the resolved <Geometry>, to spot grids sharing points
+  std::vector<std::pair<std::string, NDArray>> raw_cell_data;  // all blocks concatenated
+  std::optional<double> time;
+};
+
+class GridReader {
+ public:
+  explicit GridReader(Context& context) : context_(context) {}
+
+  NDArray read_points(const Node& geometry_reference) {
+    const Node geometry = context_.resolve(geometry_reference);
+    const std::string* type_text = either_attribute(context_, geometry, "Type", "GeometryType");
+    const std::string type = type_text ? *type_text : "XYZ";
+    const std::vector<Node> items = context_.children_named(geometry, "DataItem");
+    if (type == "XYZ" || type == "XY") {
+      if (items.size() != 1) context_.fail(geometry, "expected one <DataItem> for GeometryType " + type);
+      NDArray points = context_.read_data_item(items[0]);
+      const std::int64_t dim = static_cast<std::int64_t>(type.size());
+      if (points.size() % static_cast<std::size_t>(dim) != 0)
+        context_.fail(geometry, "coordinate count " + std::to_string(points.size()) + " is not a multiple of " +
+                                    std::to_string(dim));
+      return points.reshaped({static_cast<std::int64_t>(points.size()) / dim, dim});
+    }
+    if (type == "X_Y_Z" || type == "X_Y") {
+      const std::size_t dim = type.size() == 5 ? 3 : 2;
+      if (items.size() != dim) context_.fail(geometry, "expected " + std::to_string(dim) + " <DataItem>s for " + type);
+      std::vector<NDArray> columns;
+      for (const Node& item : items) columns.push_back(context_.read_data_item(item));
+      const std::int64_t n = static_cast<std::int64_t>(columns[0].size());
+      const DType dtype = std::any_of(columns.begin(), columns.end(), [](const NDArray& c) { return c.dtype() == DType::float64; })
+                              ? DType::float64
+                              : columns[0].dtype();
+      NDArray points = NDArray::allocate(dtype, {n, static_cast<std::int64_t>(dim)});
+      for (std::size_t axis = 0; axis < dim; ++axis) {
+        if (static_cast<std::int64_t>(columns[axis].size()) != n) context_.fail(geometry, "coordinate arrays differ in length");
+        const NDArray column = columns[axis].dtype() == dtype ? columns[axis] : columns[axis].astype(dtype);
+        visit_dtype(dtype, [&](auto zero) {
+          using T = decltype(zero);
+          const T* source = column.data_as<T>();
+          T* target = points.data_as<T>();
+          for (std::int64_t i = 0; i < n; ++i) target[i * static_cast<std::int64_t>(dim) + axis] = source[i];
+        });
+      }
+      return points;
+    }
+    context_.fail(geometry, "GeometryType '" + type + "' is not supported (structured grids are not read)");
+  }
+
+  std::vector<CellBlock> read_cells(const Node& topology_reference) {
+    const Node topology = context_.resolve(topology_reference);
+    const std::string* type_text = either_attribute(context_, topology, "Type", "TopologyType");
+    if (type_text == nullptr) context_.fail(topology, "Topology without a type");
+    const std::vector<Node> items = context_.children_named(topology, "DataItem");
+    if (items.size() != 1)
+      context_.fail(topology, "expected one <DataItem> in <Topology> (structured topologies are not read), found " +
+                                  std::to_string(items.size()));
+    NDArray data = context_.read_data_item(items[0], DType::int64);
+    if (*type_text == "Mixed") return split_mixed(data, topology);
+    const TopologyName* name = topology_from_xdmf(*type_text);
+    std::int64_t nodes = 0;
+    std::string ours;
+    if (name != nullptr) {
+      ours = std::string(name->ours);
+      nodes = cell_type(ours).num_nodes;
+      if (ours == "line" || ours == "vertex") {  // NodesPerElement may say otherwise
+        if (const std::string* per = topology.attribute("NodesPerElement")) {
+          std::int64_t value = 0;
+          std::from_chars(per->data(), per->data() + per->size(), value);
+          if (ours == "line" && value != 2) {
+            if (value == 3) ours = "line3";
+            else context_.fail(topology, "Polyline with NodesPerElement " + *per + " is not supported");
+          }
+          if (ours == "vertex" && value != 1) context_.fail(topology, "Polyvertex with NodesPerElement " + *per + " is not supported");
+          nodes = value;
+        }
+      }
+    } else {
+      context_.fail(topology, "unknown TopologyType '" + *type_text + "'");
+    }
+    if (data.size() % static_cast<std::size_t>(nodes) != 0)
+      context_.fail(topology, std::to_string(data.size()) + " node indices do not make whole " + *type_text + " cells");
+    const std::int64_t count = static_cast<std::int64_t>(data.size()) / nodes;
+    if (const std::string* declared = topology.attribute("NumberOfElements")) {
+      std::int64_t value = -1;
+      std::from_chars(declared->data(), declared->data() + declared->size(), value);
+      if (value != count)
+        context_.fail(topology, "NumberOfElements " + *declared + " but the data holds " + std::to_string(count) + " cells");
+    }
+    CellBlock block;
+    block.type = ours;
+    block.connectivity = data.reshaped({count, nodes});
+    return {std::move(block)};
+  }
+
+  std::vector<CellBlock> split_mixed(const NDArray& data, const Node& topology) {
+    const std::int64_t* values = data.data_as<std::int64_t>();
+    const std::int64_t size = static_cast<std::int64_t>(data.size());
+    struct Run {
+      const MixedId* type;
+      std::int64_t first = 0;  // position of the first cell's id
+      std::int64_t cells = 0;
+      std::int64_t nodes = 0;  // fixed node count, or total nodes for polygons
+    };
+    std::vector<Run> runs;
+    for (std::int64_t pos = 0; pos < size;) {
+      const MixedId* type = mixed_from_id(values[pos]);
+      if (type == nullptr) context_.fail(topology, "unknown cell id " + std::to_string(values[pos]) + " in Mixed topology at entry " + std::to_string(pos));
+      std::int64_t nodes = type->nodes;
+      std::int64_t header = 1;
+      if (nodes == 0) {
+        if (pos + 1 >= size) context_.fail(topology, "Mixed topology ends inside a cell");
+        nodes = values[pos + 1];
+        header = 2;
+        if (nodes < 1 || (type->ours == "line" && nodes != 2 && nodes != 3) || (type->ours == "vertex" && nodes != 1))
+          context_.fail(topology, "unsupported node count " + std::to_string(nodes) + " for a " + std::string(type->ours));
+      }
+      if (nodes > size - pos - header) context_.fail(topology, "Mixed topology ends inside a cell");
+      const MixedId* effective = type;
+      if (type->ours == "line" && nodes == 3) effective = mixed_from_ours("line3");
+      const bool ragged = effective->ours == "polygon";
+      if (runs.empty() || runs.back().type != effective || (!ragged && runs.back().nodes != nodes)) {
+        runs.push_back({effective, pos, 0, 0});
+      }
+      Run& run = runs.back();
+      ++run.cells;
+      run.nodes = ragged ? run.nodes + nodes : nodes;
+      pos += header + nodes;
+    }
+    std::vector<CellBlock> blocks;
+    for (const Run& run : runs) {
+      CellBlock block;
+      block.type = std::string(run.type->ours);
+      const bool ragged = run.type->ours == "polygon";
+      const bool counted = run.type->nodes == 0;
+      if (ragged) {
+        block.connectivity = NDArray::allocate(DType::int64, {run.nodes});
+        block.offsets = NDArray::allocate(DType::int64, {run.cells + 1});
+      } else {
+        block.connectivity = NDArray::allocate(DType::int64, {run.cells, run.nodes});
+      }
+      std::int64_t* out = block.connectivity.data_as<std::int64_t>();
+      std::int64_t* offsets = ragged ? block.offsets.data_as<std::int64_t>() : nullptr;
+      std::int64_t pos = run.first, written = 0;
+      for (std::int64_t cell = 0; cell < run.cells; ++cell) {
+        const std::int64_t nodes = counted ? values[pos + 1] : run.type->nodes;
+        const std::int64_t header = counted ? 2 : 1;
+        if (offsets) offsets[cell] = written;
+        std::memcpy(out + written, values + pos + header, static_cast<std::size_t>(nodes) * sizeof(std::int64_t));
+        written += nodes;
+        pos += header + nodes;
+      }
+      if (offsets) offsets[run.cells] = written;
+      blocks.push_back(std::move(block));
+    }
+    if (const std::string* declared = topology.attribute("NumberOfElements")) {
+      std::int64_t value = -1, total = 0;
+      std::from_chars(declared->data(), declared->data() + declared->size(), value);
+      for (const CellBlock& block : blocks) total += block.num_cells();
+      if (value != total)
+        context_.fail(topology, "NumberOfElements " + *declared + " but the Mixed data holds " + std::to_string(total) + " cells");
+    }
+    return blocks;
+  }
+
+  // meshio's field data: <Information> whose text (usually CDATA) holds <map key= dim=>tag</map>.
+  void read_information(const Node& information, NamedList<NDArray>& field_data) {
+    std::string_view text = trim(information.text());
+    if (text.starts_with("<![CDATA[") && text.ends_with("]]>")) text = text.substr(9, text.size() - 12);
+    if (text.find("<map") == std::string_view::npos) return;
+    const std::string document(text);
+    io::XmlScanner scanner(document, 0, information.document->path, kFormat);
+    while (auto tag = scanner.next_tag()) {
+      if (tag->closing || tag->name != "map") continue;
+      const std::string_view* key = tag->attribute("key");
+      const std::string_view* dim = tag->attribute("dim");
+      if (key == nullptr || dim == nullptr || tag->self_closing) context_.fail(information, "<map> without key, dim or tag");
+      const std::size_t close = document.find('<', tag->end);
+      std::int64_t tag_value = 0, dim_value = 0;
+      const std::string_view value_text = trim(std::string_view(document).substr(tag->end, close - tag->end));
+      const auto tag_result = std::from_chars(value_text.data(), value_text.data() + value_text.size(), tag_value);
+      const auto dim_result = std::from_chars(dim->data(), dim->data() + dim->size(), dim_value);
+      if (tag_result.ec != std::errc{} || dim_result.ec != std::errc{})
+        context_.fail(information, "<map> with a non-integer tag or dim");
+      field_data.set(io::decode_xml_entities(*key), NDArray::from_values<std::int64_t>({tag_value, dim_value}));
+    }
+  }
+
+  // What a Uniform grid holds; `with_mesh` false reads only Attributes and Time (a time step).
+  Piece read_uniform(const Node& grid, bool with_mesh = true) {
+    Piece piece;
+    for (const Node& child : context_.children(grid)) {
+      const std::string_view name = child.name();
+      if (name == "Geometry") {
+        if (!with_mesh) continue;
+        piece.geometry = context_.resolve(child);
+        piece.mesh.points = read_points(child);
+      } else if (name == "Topology") {
+        if (!with_mesh) continue;
+        for (CellBlock& block : read_cells(child)) piece.mesh.cells.push_back(std::move(block));
+      } else if (name == "Attribute") {
+        read_attribute(child, piece);
+      } else if (name == "Information") {
+        read_information(child, piece.mesh.field_data);
+      } else if (name == "Time") {
+        piece.time = read_time(child);
+      }
+      // Set, Map, Region, Grid-level DataItems …: nothing in our model; skipped.
+    }
+    if (with_mesh && piece.mesh.points.empty_handle()) context_.fail(grid, "Grid without <Geometry>");
+    return piece;
+  }
+
+  double read_time(const Node& time) {
+    const std::string* value = time.attribute("Value");
+    if (value == nullptr) context_.fail(time, "<Time> without Value (only single time values are supported)");
+    double result = 0;
+    const std::string_view text = trim(*value);
+    const auto parsed = std::from_chars(text.data(), text.data() + text.size(), result);
+    if (parsed.ec != std::errc{} || parsed.ptr != text.data() + text.size())
+      context_.fail(time, "invalid time value '" + *value + "'");
+    return result;
+  }
+
+  void read_attribute(const Node& attribute, Piece& piece) {
+    const std::string* name = attribute.attribute("Name");
+    if (name == nullptr) context_.fail(attribute, "Attribute without Name");
+    const std::string* center_text = attribute.attribute("Center");
+    const std::string center = center_text ? *center_text : "Node";
+    const std::vector<Node> items = context_.children_named(attribute, "DataItem");
+    if (items.size() != 1) context_.fail(attribute, "expected one <DataItem> in Attribute '" + *name + "'");
+    NDArray data = context_.read_data_item(items[0]);
+    if (center == "Node") {
+      piece.mesh.point_data.set(*name, std::move(data));
+    } else if (center == "Cell") {
+      piece.raw_cell_data.emplace_back(*name, std::move(data));
+    } else if (center == "Grid") {
+      piece.mesh.field_data.set(*name, std::move(data));
+    } else {
+      context_.fail(attribute, "Attribute Center '" + center + "' is not supported (Node, Cell or Grid)");
+    }
+  }
+
+  Context& context() { return context_; }
+
+ private:
+  Context& context_;
+};
+
+// Splits concatenated cell data over `blocks` (rows in block order).
+std::vector<NDArray> split_cell_data(const NDArray& raw, const std::vector<CellBlock>& blocks, const std::string& name,
+                                     const std::string& path) {
+  std::int64_t total = 0;
+  for (const CellBlock& block : blocks) total += block.num_cells();
+  if (raw.rows() != total)
+    throw ReadError(path, std::string(kFormat),
+                    "cell data '" + name + "' has " + std::to_string(raw.rows()) + " rows for " + std::to_string(total) + " cells");
+  std::vector<NDArray> parts;
+  if (blocks.size() == 1) {
+    parts.push_back(raw);
+    return parts;
+  }
+  const std::size_t row_bytes = static_cast<std::size_t>(raw.row_width()) * dtype_size(raw.dtype());
+  std::int64_t row = 0;
+  for (const CellBlock& block : blocks) {
+    Shape shape = raw.shape();
+    shape[0] = block.num_cells();
+    NDArray part = NDArray::allocate(raw.dtype(), shape);
+    if (part.size() > 0)
+      std::memcpy(part.data(), static_cast<const char*>(raw.data()) + static_cast<std::size_t>(row) * row_bytes,
+                  static_cast<std::size_t>(block.num_cells()) * row_bytes);
+    parts.push_back(std::move(part));
+    row += block.num_cells();
+  }
+  return parts;
+}
+
+void finish_piece(Piece& piece, const std::string& path) {
+  for (auto& [name, raw] : piece.raw_cell_data)
+    piece.mesh.cell_data.set(name, split_cell_data(raw, piece.mesh.cells, name, path));
+  piece.raw_cell_data.clear();
+}
+
+NDArray zeros_like_rows(const NDArray& model, std::int64_t rows) {
+  Shape shape = model.shape();
+  if (shape.empty()) shape.push_back(rows);
+  shape[0] = rows;
+  return NDArray::zeros(model.dtype(), shape);
+}
+
+NDArray concatenate_rows(const NDArray& a, const NDArray& b) {
+  const NDArray second = b.dtype() == a.dtype() ? b : b.astype(a.dtype());
+  Shape shape = a.shape();
+  shape[0] = a.rows() + second.rows();
+  NDArray result = NDArray::allocate(a.dtype(), shape);
+  std::memcpy(result.data(), a.data(), a.nbytes());
+  std::memcpy(static_cast<char*>(result.data()) + a.nbytes(), second.data(), second.nbytes());
+  return result;
+}
+
+// Several grids into one mesh (see the header comment for the rules).
+Mesh merge(std::vector<Piece>& pieces, const std::string& path) {
+  if (pieces.size() == 1) return std::move(pieces[0].mesh);
+  Mesh merged;
+  merged.points = pieces[0].mesh.points;
+  std::vector<std::int64_t> block_owner;  // piece index per merged block
+  std::vector<std::string> cell_names;
+  for (const Piece& piece : pieces)
+    for (const auto& [name, arrays] : piece.mesh.cell_data)
+      if (std::find(cell_names.begin(), cell_names.end(), name) == cell_names.end()) cell_names.push_back(name);
+  for (std::size_t p = 0; p < pieces.size(); ++p) {
+    Piece& piece = pieces[p];
+    std::int64_t point_offset = 0;
+    const bool shares_points = p == 0 || (piece.geometry && pieces[0].geometry && *piece.geometry == *pieces[0].geometry);
+    if (!shares_points) {
+      if (piece.mesh.points.dim(1) != merged.points.dim(1))
+        throw ReadError(path, std::string(kFormat), "grids to merge have points of different dimensions");
+      point_offset = merged.points.rows();
+      merged.points = concatenate_rows(merged.points, piece.mesh.points);
+    }
+    for (CellBlock& block : piece.mesh.cells) {
+      if (point_offset != 0) {
+        NDArray shifted = block.connectivity.copy();
+        for (std::int64_t& index : shifted.values<std::int64_t>()) index += point_offset;
+        block.connectivity = shifted;
+      }
+      merged.cells.push_back(block);
+      block_owner.push_back(static_cast<std::int64_t>(p));
+    }
+    for (const auto& [name, array] : piece.mesh.point_data) {
+      if (shares_points) {
+        if (!merged.point_data.contains(name)) merged.point_data.set(name, array);
+      } else if (const NDArray* existing = merged.point_data.find(name)) {
+        merged.point_data.set(name, concatenate_rows(*existing, array));
+      }
+    }
+    for (const auto& [name, array] : piece.mesh.field_data) merged.field_data.set(name, array);
+  }
+  // Point data that some piece with its own points lacks cannot be kept whole: drop it.
+  NamedList<NDArray> point_data;
+  for (const auto& [name, array] : merged.point_data)
+    if (array.rows() == merged.points.rows()) point_data.set(name, array);
+  merged.point_data = std::move(point_data);
+  for (const std::string& name : cell_names) {
+    const NDArray* model = nullptr;
+    for (const Piece& piece : pieces)
+      if (const auto* arrays = piece.mesh.cell_data.find(name); arrays && !arrays->empty()) {
+        model = &arrays->front();
+        break;
+      }
+    if (model == nullptr) continue;
+    std::vector<NDArray> per_block;
+    std::vector<std::size_t> used(pieces.size(), 0);
+    for (std::size_t b = 0; b < merged.cells.size(); ++b) {
+      const Piece& owner = pieces[static_cast<std::size_t>(block_owner[b])];
+      const auto* arrays = owner.mesh.cell_data.find(name);
+      const std::size_t index = used[static_cast<std::size_t>(block_owner[b])]++;
+      if (arrays != nullptr && index < arrays->size()) per_block.push_back((*arrays)[index]);
+      else per_block.push_back(zeros_like_rows(*model, merged.cells[b].num_cells()));
+    }
+    merged.cell_data.set(name, std::move(per_block));
+  }
+  return merged;
+}
+
+std::string grid_type(const Node& grid) {
+  const std::string* type = grid.attribute("GridType");
+  if (type == nullptr) type = grid.attribute("Type");
+  return type ? *type : "Uniform";
+}
+
+std::string collection_type(const Node& grid) {
+  const std::string* type = grid.attribute("CollectionType");
+  return type ? *type : "Spatial";
+}
+
+Node domain_of(Context& context) {
+  const Node root = context.root();
+  if (root.name() != "Xdmf") context.fail(root, "the root element is <" + std::string(root.name()) + ">, not <Xdmf>");
+  if (const std::string* version = root.attribute("Version")) {
+    if (!version->starts_with("2") && !version->starts_with("3") && !version->starts_with("1"))
+      context.fail(root, "unknown XDMF version '" + *version + "'");
+  }
+  const std::vector<Node> domains = context.children_named(root, "Domain");
+  if (domains.empty()) context.fail(root, "no <Domain>");
+  return domains.front();
+}
+
+// The grids of a temporal collection: its child Grids.
+std::vector<Node> steps_of(Context& context, const Node& collection) { return context.children_named(collection, "Grid"); }
+
+Mesh read_any_grid(GridReader& reader, const Node& grid);
+
+Piece piece_of(GridReader& reader, const Node& grid) {
+  const std::string type = grid_type(grid);
+  if (type == "Uniform") {
+    Piece piece = reader.read_uniform(grid);
+    finish_piece(piece, reader.context().path());
+    return piece;
+  }
+  Piece piece;
+  piece.mesh = read_any_grid(reader, grid);
+  return piece;
+}
+
+Mesh read_any_grid(GridReader& reader, const Node& grid) {
+  Context& context = reader.context();
+  const std::string type = grid_type(grid);
+  if (type == "Uniform") return piece_of(reader, grid).mesh;
+  if (type != "Collection") context.fail(grid, "GridType '" + type + "' is not supported (Uniform or Collection)");
+  const std::vector<Node> children = context.children_named(grid, "Grid");
+  if (children.empty()) context.fail(grid, "an empty Grid collection");
+  if (collection_type(grid) == "Temporal") return piece_of(reader, children.front()).mesh;
+  std::vector<Piece> pieces;
+  for (const Node& child : children) pieces.push_back(piece_of(reader, child));
+  return merge(pieces, context.path());
+}
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  Context context(path);
+  GridReader reader(context);
+  const Node domain = domain_of(context);
+  const std::vector<Node> grids = context.children_named(domain, "Grid");
+  if (grids.empty()) context.fail(domain, "no <Grid> in the <Domain>");
+  for (const Node& grid : grids)  // a time series (meshio's layout keeps the mesh grid beside it)
+    if (grid_type(grid) == "Collection" && collection_type(grid) == "Temporal") return read_any_grid(reader, grid);
+  if (grids.size() == 1) return read_any_grid(reader, grids.front());
+  std::vector<Piece> pieces;
+  for (const Node& grid : grids) pieces.push_back(piece_of(reader, grid));
+  return merge(pieces, path);
+}
+
+// ---- time series ----------------------------------------------------------------------------
+
+namespace {
+
+class XdmfTimeSeriesReader final : public TimeSeriesReader {
+ public:
+  explicit XdmfTimeSeriesReader(const std::string& path) : context_(path), reader_(context_) {
+    const Node domain = domain_of(context_);
+    std::optional<Node> collection;
+    std::optional<Node> mesh_grid;
+    for (const Node& grid : context_.children_named(domain, "Grid")) {
+      if (grid_type(grid) == "Collection" && collection_type(grid) == "Temporal") {
+        if (!collection) collection = grid;
+      } else if (grid_type(grid) == "Uniform" && !mesh_grid) {
+        mesh_grid = grid;
+      }
+    }
+    if (!collection) context_.fail(domain, "no temporal Grid collection: not a time series");
+    steps_ = steps_of(context_, *collection);
+    if (steps_.empty()) context_.fail(*collection, "a time series without steps");
+    mesh_grid_ = mesh_grid ? *mesh_grid : steps_.front();
+    for (std::size_t k = 0; k < steps_.size(); ++k) {
+      std::optional<double> time;
+      for (const Node& child : context_.children(steps_[k]))
+        if (child.name() == "Time") time = reader_.read_time(child);
+      if (!time) context_.fail(steps_[k], "time step " + std::to_string(k) + " has no <Time>");
+      times_.push_back(*time);
+    }
+  }
+
+  std::size_t num_steps() const override { return steps_.size(); }
+  double time(std::size_t step) const override {
+    check(step);
+    return times_[step];
+  }
+
+  Mesh read_mesh() override {
+    Piece piece = reader_.read_uniform(mesh_grid_);
+    Mesh mesh;
+    mesh.points = std::move(piece.mesh.points);
+    mesh.cells = std::move(piece.mesh.cells);
+    mesh.field_data = std::move(piece.mesh.field_data);
+    blocks_ = mesh.cells;
+    have_blocks_ = true;
+    return mesh;
+  }
+
+  TimeStep read_step(std::size_t step) override {
+    check(step);
+    if (!have_blocks_) read_mesh();
+    Piece piece = reader_.read_uniform(steps_[step], false);
+    TimeStep result;
+    result.time = times_[step];
+    result.point_data = std::move(piece.mesh.point_data);
+    result.field_data = std::move(piece.mesh.field_data);
+    for (auto& [name, raw] : piece.raw_cell_data)
+      result.cell_data.set(name, split_cell_data(raw, blocks_, name, context_.path()));
+    return result;
+  }
+
+ private:
+  void check(std::size_t step) const {
+    if (step >= steps_.size())
+      throw ReadError(context_.path(), std::string(kFormat),
+                      "time step " + std::to_string(step) + " requested, the file has " + std::to_string(steps_.size()));
+  }
+
+  Context context_;
+  GridReader reader_;
+  std::vector<Node> steps_;
+  std::vector<double> times_;
+  Node mesh_grid_;
+  std::vector<CellBlock> blocks_;
+  bool have_blocks_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) {
+  return std::make_unique<XdmfTimeSeriesReader>(path);
+}
+
+}  // namespace meshioplusplus::xdmf

@@ -1,0 +1,353 @@
+// XDMF writer: XDMF 3 as meshio writes it — one Uniform grid (Geometry, one Topology, Mixed
+// when there are several blocks, Node/Cell Attributes), heavy data in an HDF5 file beside the
+// .xdmf ("<stem>.h5", datasets /data0, /data1 …, gzip level 4 by default), in raw binary files
+// ("<stem><k>.bin") or inline. Field data of meshio's gmsh kind ([tag, dim]) goes into an
+// <Information> block meshio reads back. The time-series writer uses meshio's layout too.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include "formats/xdmf/xdmf.hpp"
+#include "formats/xdmf/xdmf_document.hpp"
+#include "io/xdmf_cell_types.hpp"
+#include "io/atomic_file.hpp"
+#include "io/hdf5_file.hpp"
+#include "io/hdf5_options.hpp"
+#include "io/xml_scanner.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::xdmf {
+
+using io::topology_from_xdmf;
+using io::topology_from_ours;
+using io::mixed_from_id;
+using io::mixed_from_ours;
+using io::TopologyName;
+using io::MixedId;
+
+namespace {
+
+enum class DataFormat { xml, binary, hdf };
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+struct HeavyOptions {
+  DataFormat format = DataFormat::hdf;
+  int gzip_level = 4;  // -1: none
+};
+
+HeavyOptions parse_options(const std::string& path, const WriteOptions& options) {
+  HeavyOptions result;
+  const std::string format = lower(options.get("data_format", "HDF"));
+  if (format == "xml") result.format = DataFormat::xml;
+  else if (format == "binary") result.format = DataFormat::binary;
+  else if (format == "hdf" || format == "hdf5") result.format = DataFormat::hdf;
+  else throw WriteError(path, std::string(kFormat), "unknown data_format '" + std::string(options.get("data_format", "")) + "' (XML, Binary or HDF)");
+  result.gzip_level = io::hdf5::gzip_level_option(options, path, kFormat);
+  return result;
+}
+
+std::pair<std::string_view, std::string_view> xdmf_number_type(DType dtype) {
+  switch (dtype) {
+    case DType::int8: return {"Int", "1"};
+    case DType::int16: return {"Int", "2"};
+    case DType::int32: return {"Int", "4"};
+    case DType::int64: return {"Int", "8"};
+    case DType::uint8: return {"UInt", "1"};
+    case DType::uint16: return {"UInt", "2"};
+    case DType::uint32: return {"UInt", "4"};
+    case DType::uint64: return {"UInt", "8"};
+    case DType::float32: return {"Float", "4"};
+    case DType::float64: break;
+  }
+  return {"Float", "8"};
+}
+
+std::string dimensions_text(const Shape& shape) {
+  std::string text;
+  for (std::int64_t extent : shape) {
+    if (!text.empty()) text += ' ';
+    text += std::to_string(extent);
+  }
+  return text.empty() ? "1" : text;
+}
+
+// meshio's AttributeType from an array's shape.
+std::string_view attribute_type(const Shape& shape) {
+  if (shape.size() == 1 || (shape.size() == 2 && shape[1] == 1)) return "Scalar";
+  if (shape.size() == 2 && (shape[1] == 2 || shape[1] == 3)) return "Vector";
+  if ((shape.size() == 2 && shape[1] == 9) || (shape.size() == 3 && shape[1] == 3 && shape[2] == 3)) return "Tensor";
+  if (shape.size() == 2 && shape[1] == 6) return "Tensor6";
+  return "Matrix";
+}
+
+// Where arrays go: each call appends one <DataItem> element to `xml`.
+class HeavyData {
+ public:
+  HeavyData(const std::string& xdmf_path, HeavyOptions options) : xdmf_path_(xdmf_path), options_(options) {
+    const std::filesystem::path path(xdmf_path);
+    directory_ = path.parent_path();
+    stem_ = path.stem().string();
+    if (options_.format == DataFormat::hdf) {
+      h5_name_ = stem_ + ".h5";
+      h5_.emplace(io::hdf5::File::create((directory_ / h5_name_).string(), kFormat));
+    }
+  }
+
+  void data_item(std::string& xml, const NDArray& array, bool compress = true) {
+    const auto [type, precision] = xdmf_number_type(array.dtype());
+    xml += "<DataItem DataType=\"";
+    xml += type;
+    xml += "\" Dimensions=\"" + dimensions_text(array.shape()) + "\" Format=\"";
+    xml += options_.format == DataFormat::xml ? "XML" : options_.format == DataFormat::binary ? "Binary" : "HDF";
+    xml += "\" Precision=\"";
+    xml += precision;
+    xml += "\">";
+    switch (options_.format) {
+      case DataFormat::xml: inline_values(xml, array); break;
+      case DataFormat::binary: {
+        const std::string name = stem_ + std::to_string(counter_++) + ".bin";
+        io::AtomicFile file((directory_ / name).string(), kFormat);
+        file.write(array.data(), array.nbytes());
+        file.commit();
+        xml += io::escape_xml_attribute(name);
+        break;
+      }
+      case DataFormat::hdf: {
+        const std::string dataset = "/data" + std::to_string(counter_++);
+        h5_->write(dataset, array, {.gzip_level = compress ? options_.gzip_level : -1});
+        xml += io::escape_xml_attribute(h5_name_ + ":" + dataset);
+        break;
+      }
+    }
+    xml += "</DataItem>";
+  }
+
+  // The HDF5 file is complete before the XML that points into it replaces anything.
+  void commit() {
+    if (h5_) h5_->commit();
+  }
+
+ private:
+  static void inline_values(std::string& xml, const NDArray& array) {
+    const std::int64_t width = std::max<std::int64_t>(array.row_width(), 1);
+    visit_dtype(array.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      const T* values = array.data_as<T>();
+      char scratch[40];
+      for (std::size_t i = 0; i < array.size(); ++i) {
+        xml += (i % static_cast<std::size_t>(width) == 0) ? '\n' : ' ';
+        std::to_chars_result result;
+        if constexpr (sizeof(T) == 1) result = std::to_chars(scratch, scratch + sizeof scratch, static_cast<int>(values[i]));
+        else result = std::to_chars(scratch, scratch + sizeof scratch, values[i]);
+        xml.append(scratch, static_cast<std::size_t>(result.ptr - scratch));
+      }
+    });
+    xml += '\n';
+  }
+
+  std::string xdmf_path_;
+  HeavyOptions options_;
+  std::filesystem::path directory_;
+  std::string stem_, h5_name_;
+  std::optional<io::hdf5::File> h5_;
+  int counter_ = 0;
+};
+
+std::string xml_quoted(std::string_view text) { return "\"" + io::escape_xml_attribute(text) + "\""; }
+
+void write_geometry(std::string& xml, HeavyData& heavy, const NDArray& points, const std::string& path) {
+  if (points.ndim() != 2 || points.dim(1) < 1 || points.dim(1) > 3)
+    throw WriteError(path, std::string(kFormat), "XDMF holds points of dimension 2 or 3 (as rows of XY or XYZ)");
+  const std::string type = std::string("XYZ").substr(0, static_cast<std::size_t>(points.dim(1)));
+  xml += "<Geometry GeometryType=" + xml_quoted(type) + ">";
+  heavy.data_item(xml, points);
+  xml += "</Geometry>";
+}
+
+void write_topology(std::string& xml, HeavyData& heavy, const std::vector<CellBlock>& cells, const std::string& path) {
+  if (cells.empty()) return;
+  if (cells.size() == 1 && !cells[0].is_ragged()) {
+    const CellBlock& block = cells[0];
+    const TopologyName* name = topology_from_ours(block.type);
+    if (name == nullptr) throw WriteError(path, std::string(kFormat), "XDMF has no cell type for '" + block.type + "'");
+    xml += "<Topology TopologyType=" + xml_quoted(name->xdmf) + " NumberOfElements=\"" + std::to_string(block.num_cells()) +
+           "\" NodesPerElement=\"" + std::to_string(block.connectivity.row_width()) + "\">";
+    heavy.data_item(xml, block.connectivity);
+    xml += "</Topology>";
+    return;
+  }
+  // Mixed: each cell is its id, the node count for Polyvertex/Polyline/Polygon, its nodes.
+  std::int64_t total = 0, cells_total = 0;
+  for (const CellBlock& block : cells) {
+    const MixedId* id = mixed_from_ours(block.type);
+    if (id == nullptr) throw WriteError(path, std::string(kFormat), "XDMF Mixed topology has no id for '" + block.type + "'");
+    const std::int64_t n = block.num_cells();
+    cells_total += n;
+    total += n * (id->nodes == 0 ? 2 : 1) + static_cast<std::int64_t>(block.connectivity.size());
+  }
+  NDArray stream = NDArray::allocate_scratch(DType::int64, {total});
+  std::int64_t* out = stream.data_as<std::int64_t>();
+  for (const CellBlock& block : cells) {
+    const MixedId* id = mixed_from_ours(block.type);
+    const NDArray connectivity = block.connectivity.dtype() == DType::int64 ? block.connectivity : block.connectivity.astype(DType::int64);
+    const std::int64_t* nodes = connectivity.data_as<std::int64_t>();
+    const std::int64_t n = block.num_cells();
+    const NDArray offsets = block.is_ragged() ? (block.offsets.dtype() == DType::int64 ? block.offsets : block.offsets.astype(DType::int64)) : NDArray();
+    for (std::int64_t cell = 0; cell < n; ++cell) {
+      const std::int64_t begin = block.is_ragged() ? offsets.data_as<std::int64_t>()[cell] : cell * connectivity.row_width();
+      const std::int64_t end = block.is_ragged() ? offsets.data_as<std::int64_t>()[cell + 1] : begin + connectivity.row_width();
+      *out++ = id->id;
+      if (id->nodes == 0) *out++ = end - begin;
+      for (std::int64_t i = begin; i < end; ++i) *out++ = nodes[i];
+    }
+  }
+  xml += "<Topology TopologyType=\"Mixed\" NumberOfElements=\"" + std::to_string(cells_total) + "\">";
+  heavy.data_item(xml, stream);
+  xml += "</Topology>";
+}
+
+void write_attributes(std::string& xml, HeavyData& heavy, const NamedList<NDArray>& point_data,
+                      const NamedList<std::vector<NDArray>>& cell_data, const std::string& path) {
+  for (const auto& [name, array] : point_data) {
+    xml += "<Attribute Name=" + xml_quoted(name) + " AttributeType=\"" + std::string(attribute_type(array.shape())) + "\" Center=\"Node\">";
+    heavy.data_item(xml, array);
+    xml += "</Attribute>";
+  }
+  for (const auto& [name, arrays] : cell_data) {
+    if (arrays.empty()) continue;
+    // Concatenated over the blocks (meshio's raw cell data).
+    Shape shape = arrays[0].shape();
+    std::int64_t rows = 0;
+    for (const NDArray& array : arrays) {
+      Shape tail(array.shape().begin() + (array.ndim() ? 1 : 0), array.shape().end());
+      Shape first_tail(shape.begin() + (shape.empty() ? 0 : 1), shape.end());
+      if (tail != first_tail || array.dtype() != arrays[0].dtype())
+        throw WriteError(path, std::string(kFormat), "cell data '" + name + "' differs in shape or dtype between blocks");
+      rows += array.rows();
+    }
+    if (shape.empty()) shape.push_back(0);
+    shape[0] = rows;
+    NDArray raw = NDArray::allocate_scratch(arrays[0].dtype(), shape);
+    std::size_t at = 0;
+    for (const NDArray& array : arrays) {
+      if (array.nbytes()) std::memcpy(static_cast<char*>(raw.data()) + at, array.data(), array.nbytes());
+      at += array.nbytes();
+    }
+    xml += "<Attribute Name=" + xml_quoted(name) + " AttributeType=\"" + std::string(attribute_type(shape)) + "\" Center=\"Cell\">";
+    heavy.data_item(xml, raw);
+    xml += "</Attribute>";
+  }
+}
+
+// meshio's gmsh-style field data ([tag, dim] integer pairs) as <Information> it reads back.
+void write_information(std::string& xml, const NamedList<NDArray>& field_data) {
+  std::string maps;
+  for (const auto& [name, array] : field_data) {
+    if (array.size() != 2 || dtype_is_float(array.dtype())) continue;
+    const NDArray values = array.astype(DType::int64);
+    maps += "<map key=" + xml_quoted(name) + " dim=\"" + std::to_string(values.data_as<std::int64_t>()[1]) + "\">" +
+            std::to_string(values.data_as<std::int64_t>()[0]) + "</map>";
+  }
+  if (maps.empty()) return;
+  xml += "<Information Name=\"Information\" Value=\"" + std::to_string(field_data.size()) + "\"><![CDATA[<main>" + maps +
+         "</main>]]></Information>";
+}
+
+constexpr std::string_view kHeader =
+    "<?xml version=\"1.0\"?>\n<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\"><Domain>";
+constexpr std::string_view kFooter = "</Domain></Xdmf>\n";
+
+void write_text_file(const std::string& path, const std::string& xml) {
+  io::AtomicFile file(path, kFormat);
+  file.write(xml);
+  file.commit();
+}
+
+}  // namespace
+
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  HeavyData heavy(path, parse_options(path, options));
+  std::string xml(kHeader);
+  xml += "<Grid Name=\"Grid\" GridType=\"Uniform\">";
+  write_information(xml, mesh.field_data);
+  write_geometry(xml, heavy, mesh.points, path);
+  write_topology(xml, heavy, mesh.cells, path);
+  write_attributes(xml, heavy, mesh.point_data, mesh.cell_data, path);
+  xml += "</Grid>";
+  xml += kFooter;
+  heavy.commit();
+  write_text_file(path, xml);
+}
+
+// ---- time series ----------------------------------------------------------------------------
+
+namespace {
+
+class XdmfTimeSeriesWriter final : public TimeSeriesWriter {
+ public:
+  XdmfTimeSeriesWriter(const std::string& path, const WriteOptions& options) : path_(path), heavy_(path, [&] {
+    HeavyOptions parsed = parse_options(path, options);
+    // meshio's time series writes uncompressed datasets unless told otherwise.
+    parsed.gzip_level = io::hdf5::gzip_level_option(options, path, kFormat, "none");
+    return parsed;
+  }()) {}
+
+  void write_mesh(const Mesh& mesh) override {
+    if (have_mesh_) throw WriteError(path_, std::string(kFormat), "write_points_cells() called twice");
+    mesh_grid_ = "<Grid Name=\"mesh\" GridType=\"Uniform\">";
+    write_geometry(mesh_grid_, heavy_, mesh.points, path_);
+    write_topology(mesh_grid_, heavy_, mesh.cells, path_);
+    mesh_grid_ += "</Grid>";
+    num_blocks_ = mesh.cells.size();
+    have_mesh_ = true;
+  }
+
+  void write_step(const TimeStep& step) override {
+    if (!have_mesh_) throw WriteError(path_, std::string(kFormat), "write_data() before write_points_cells()");
+    for (const auto& [name, arrays] : step.cell_data)
+      if (arrays.size() != num_blocks_)
+        throw WriteError(path_, std::string(kFormat), "cell data '" + name + "' has " + std::to_string(arrays.size()) +
+                                                          " arrays for " + std::to_string(num_blocks_) + " cell blocks");
+    steps_ += "<Grid><xi:include xpointer=\"xpointer(//Grid[@Name=&quot;mesh&quot;]/*[self::Topology or self::Geometry])\"/>";
+    char scratch[40];
+    const auto result = std::to_chars(scratch, scratch + sizeof scratch, step.time);
+    steps_ += "<Time Value=\"" + std::string(scratch, result.ptr) + "\"/>";
+    write_attributes(steps_, heavy_, step.point_data, step.cell_data, path_);
+    steps_ += "</Grid>";
+  }
+
+  void close() override {
+    if (closed_) return;
+    std::string xml(kHeader);
+    xml += mesh_grid_;
+    xml += "<Grid Name=\"TimeSeries_meshio\" GridType=\"Collection\" CollectionType=\"Temporal\">";
+    xml += steps_;
+    xml += "</Grid>";
+    xml += kFooter;
+    heavy_.commit();
+    write_text_file(path_, xml);
+    closed_ = true;
+  }
+
+ private:
+  std::string path_;
+  HeavyData heavy_;
+  std::string mesh_grid_, steps_;
+  std::size_t num_blocks_ = 0;
+  bool have_mesh_ = false, closed_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options) {
+  return std::make_unique<XdmfTimeSeriesWriter>(path, options);
+}
+
+}  // namespace meshioplusplus::xdmf

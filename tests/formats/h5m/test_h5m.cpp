@@ -1,0 +1,61 @@
+// H5M (MOAB): round trip with vector tags (HDF5 array elements) and element tags, node ids
+// offset by start_id, and the errors for ids outside the nodes and unknown element groups.
+#include <gtest/gtest.h>
+
+#include "formats/h5m/h5m.hpp"
+#include "io/hdf5_file.hpp"
+#include "meshioplusplus/errors.hpp"
+#include "support/test_support.hpp"
+
+using namespace meshioplusplus;
+using namespace meshioplusplus::testing_support;
+
+#define SKIP_WITHOUT_HDF5() \
+  if (!io::hdf5::available()) GTEST_SKIP() << "built without HDF5 (install libhdf5-dev and rebuild)"
+
+TEST(H5m, RoundTripsTagsAndBlocks) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  Mesh mesh;
+  mesh.points = array_of<double>({4, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1});
+  mesh.cells.push_back({"tetra", int64_matrix(1, 4, {0, 1, 2, 3}), {}, {}});
+  mesh.cells.push_back({"triangle", int64_matrix(2, 3, {0, 1, 2, 0, 2, 3}), {}, {}});
+  mesh.point_data.set("v", array_of<double>({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  mesh.cell_data.set("m", {array_of<std::int32_t>({1}, {7}), array_of<std::int32_t>({2}, {8, 9})});
+  const std::string path = dir.file("m.h5m");
+  h5m::write(path, mesh, {});
+  const Mesh back = h5m::read(path);
+  EXPECT_TRUE(same_bits(back.points, mesh.points));
+  EXPECT_TRUE(same_bits(*back.point_data.find("v"), *mesh.point_data.find("v")));
+  EXPECT_EQ(int_values(*back.point_data.find("GLOBAL_ID")), (std::vector<std::int64_t>{1, 2, 3, 4}));
+  ASSERT_EQ(back.cells.size(), 2u);  // groups come back in name order: Tet4, Tri3
+  EXPECT_EQ(back.cells[0].type, "tetra");
+  EXPECT_EQ(nodes_of(back.cells[1]), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3}));
+  EXPECT_EQ(int_values((*back.cell_data.find("m"))[1]), (std::vector<std::int64_t>{8, 9}));
+}
+
+TEST(H5m, NodeIdsAreCheckedAgainstStartId) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  for (const std::int64_t bad_id : {0, 14}) {
+    const std::string path = dir.file("ids" + std::to_string(bad_id) + ".h5m");
+    {
+      io::hdf5::File file = io::hdf5::File::create(path, "test");
+      file.write("/tstt/nodes/coordinates", array_of<double>({3, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+      file.set_attribute("/tstt/nodes/coordinates", "start_id", std::int64_t{11});
+      file.write("/tstt/elements/Tri3/connectivity", int64_matrix(1, 3, {11, 12, bad_id}));
+      file.commit();
+    }
+    const ReadError error = expect_read_error([&] { h5m::read(path); });
+    EXPECT_NE(error.reason().find("/tstt/elements/Tri3/connectivity"), std::string::npos) << error.what();
+  }
+  const std::string good = dir.file("good.h5m");
+  {
+    io::hdf5::File file = io::hdf5::File::create(good, "test");
+    file.write("/tstt/nodes/coordinates", array_of<double>({3, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+    file.set_attribute("/tstt/nodes/coordinates", "start_id", std::int64_t{11});
+    file.write("/tstt/elements/Tri3/connectivity", int64_matrix(1, 3, {11, 12, 13}));
+    file.commit();
+  }
+  EXPECT_EQ(nodes_of(h5m::read(good).cells[0]), (std::vector<std::int64_t>{0, 1, 2}));
+}
