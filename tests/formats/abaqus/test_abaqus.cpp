@@ -352,3 +352,77 @@ TEST(AbaqusErrors, Structure) {
   EXPECT_NE(missing.reason().find("nowhere.inp"), std::string::npos);
   EXPECT_THROW(abaqus::read(dir.file("absent.inp")), ReadError);
 }
+
+// ---- hostile input (issue 18; the same bytes are in tests/data/fuzz-regressions/abaqus/) ----
+
+// A part that instances itself recursed parse -> begin_instance -> read_part_body until the
+// stack overflowed (SIGSEGV). Loops among parts, instances and includes are ReadErrors.
+TEST(AbaqusHostile, PartInstancingItselfIsALoop) {
+  const ScratchDir dir;
+  const std::string path = dir.write("loop.inp", "*Part, name=P\n*Instance, name=I, part=P\n*End Part\n");
+  const ReadError error = expect_read_error([&] { abaqus::read(path); });
+  EXPECT_EQ(error.path(), path);
+  EXPECT_EQ(error.line(), std::optional<std::uint64_t>(2));
+  EXPECT_NE(error.reason().find("loop"), std::string::npos) << error.what();
+  EXPECT_NE(error.reason().find("P -> P"), std::string::npos) << error.what();
+}
+
+TEST(AbaqusHostile, PartsInstancingEachOtherAreALoop) {
+  const ScratchDir dir;
+  const std::string path = dir.write("loop2.inp",
+                                     "*Part, name=A\n*Instance, name=IB, part=B\n*End Instance\n*End Part\n"
+                                     "*Part, name=B\n*Instance, name=IA, part=A\n*End Instance\n*End Part\n");
+  const ReadError error = expect_read_error([&] { abaqus::read(path); });
+  EXPECT_NE(error.reason().find("loop"), std::string::npos) << error.what();
+}
+
+TEST(AbaqusHostile, FileIncludingItselfIsALoop) {
+  const ScratchDir dir;
+  const std::string path = dir.write("self.inp", "*Node\n1, 0, 0, 0\n*Include, input=self.inp\n");
+  const ReadError error = expect_read_error([&] { abaqus::read(path); });
+  EXPECT_EQ(error.path(), path);
+  EXPECT_EQ(error.line(), std::optional<std::uint64_t>(3));
+  EXPECT_NE(error.reason().find("loop"), std::string::npos) << error.what();
+}
+
+TEST(AbaqusHostile, FilesIncludingEachOtherAreALoop) {
+  const ScratchDir dir;
+  const std::string a = dir.write("a.inp", "*Node\n1, 0, 0, 0\n*Include, input=b.inp\n");
+  const std::string b = dir.write("b.inp", "*Node\n2, 1, 0, 0\n*Include, input=a.inp\n");
+  const ReadError error = expect_read_error([&] { abaqus::read(a); });
+  EXPECT_EQ(error.path(), b);  // where the include closing the loop stands
+  EXPECT_NE(error.reason().find("loop"), std::string::npos) << error.what();
+}
+
+// A chain of distinct files is no loop, but nesting is bounded all the same.
+TEST(AbaqusHostile, DeepIncludeChainsEndInAReadError) {
+  const ScratchDir dir;
+  constexpr int kFiles = 40;
+  for (int i = 0; i < kFiles; ++i)
+    dir.write("chain" + std::to_string(i) + ".inp",
+              "*Node\n" + std::to_string(i + 1) + ", 0, 0, 0\n" +
+                  (i + 1 < kFiles ? "*Include, input=chain" + std::to_string(i + 1) + ".inp\n" : std::string()));
+  const ReadError error = expect_read_error([&] { abaqus::read(dir.file("chain0.inp")); });
+  EXPECT_NE(error.reason().find("nest deeper"), std::string::npos) << error.what();
+  // A short chain reads.
+  dir.write("short0.inp", "*Node\n1, 0, 0, 0\n*Include, input=short1.inp\n");
+  dir.write("short1.inp", "*Node\n2, 1, 0, 0\n");
+  EXPECT_EQ(abaqus::read(dir.file("short0.inp")).num_points(), 2);
+}
+
+// A part instanced twice is no loop.
+TEST(AbaqusHostile, PartInstancedTwiceIsNoLoop) {
+  const ScratchDir dir;
+  const std::string path = dir.write("twice.inp",
+                                     "*Part, name=P\n*Node\n1, 0, 0, 0\n*End Part\n*Assembly, name=A\n"
+                                     "*Instance, name=I1, part=P\n*End Instance\n*Instance, name=I2, part=P\n1, 0, 0\n"
+                                     "*End Instance\n*End Assembly\n");
+  EXPECT_EQ(abaqus::read(path).num_points(), 2);
+}
+
+TEST(AbaqusHostile, EmptyFileIsAReadError) {
+  const ScratchDir dir;
+  const std::string path = dir.write("empty.inp", "");
+  const ReadError error = expect_read_error([&] { abaqus::read(path); });
+  EXPECT_NE(error.reason().find("empty"), std::string::npos) << error.what();
+}

@@ -180,3 +180,19 @@ TEST(AvsucdBadInput, HugeCountsAndDuplicateIds) {
   EXPECT_NE(std::string(dup.what()).find("appears twice"), std::string::npos) << dup.what();
   EXPECT_EQ(dup.line(), 3u);
 }
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/avsucd/) ----
+
+// Node ids at the ends of int64: the id map's contiguity test computed `first + i` in signed
+// arithmetic (overflow on INT64_MAX). The ids are legal, if odd: they read, in file order.
+TEST(AvsucdHostile, NodeIdsAtTheInt64LimitsRead) {
+  const std::string path = write_scratch("limits.avs",
+                                         "3 1 0 0 0\n"
+                                         "9223372036854775807 0 0 0\n"
+                                         "-9223372036854775808 1 0 0\n"
+                                         "0 0 1 0\n"
+                                         "1 0 tri 9223372036854775807 -9223372036854775808 0\n");
+  const Mesh mesh = avsucd::read(path);
+  ASSERT_EQ(mesh.cells.size(), 1u);
+  EXPECT_EQ(nodes_of(mesh.cells[0]), (std::vector<std::int64_t>{0, 1, 2}));
+}

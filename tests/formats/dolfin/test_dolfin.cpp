@@ -162,3 +162,50 @@ TEST(DolfinBadInput, UnknownCellTypeAndBadFunctionFile) {
   EXPECT_NE(std::string(function.what()).find("index 5 is outside [0, 2)"), std::string::npos) << function.what();
   EXPECT_EQ(function.path(), dir.file("ok_bad.xml"));
 }
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/dolfin/) ----
+
+// Each <cells> started a new block but only the last one's count was checked: a stray
+// earlier <cells size="2"> returned two rows of uninitialised heap memory.
+TEST(DolfinHostile, SecondCellsBlockIsAReadError) {
+  const std::string path = write_scratch("stray.xml", R"(<?xml version="1.0"?>
+<dolfin>
+  <mesh celltype="triangle" dim="2">
+    <vertices size="3">
+      <vertex index="0" x="0" y="0"/>
+      <vertex index="1" x="1" y="0"/>
+      <vertex index="2" x="0" y="1"/>
+    </vertices>
+    <cells size="2">
+    </cells>
+    <cells size="1">
+      <triangle index="0" v0="0" v1="1" v2="2"/>
+    </cells>
+  </mesh>
+</dolfin>
+)");
+  const ReadError error = expect_read_error([&] { dolfin::read(path); });
+  EXPECT_EQ(error.line(), std::optional<std::uint64_t>(11));
+  EXPECT_NE(error.reason().find("second <cells>"), std::string::npos) << error.what();
+}
+
+// A block announcing more cells than it lists is refused (no unfilled rows).
+TEST(DolfinHostile, CellsBlockWithFewerCellsThanItsSizeIsAReadError) {
+  const std::string path = write_scratch("short.xml", R"(<dolfin><mesh celltype="triangle" dim="2">
+<vertices size="3"><vertex index="0" x="0" y="0"/><vertex index="1" x="1" y="0"/><vertex index="2" x="0" y="1"/></vertices>
+<cells size="2"><triangle index="1" v0="0" v1="1" v2="2"/></cells></mesh></dolfin>)");
+  const ReadError error = expect_read_error([&] { dolfin::read(path); });
+  EXPECT_NE(error.reason().find("announces 2 cells"), std::string::npos) << error.what();
+}
+
+// A second <mesh> would change the point dimension while points are being filled.
+TEST(DolfinHostile, SecondMeshOrVerticesIsAReadError) {
+  const std::string mesh_twice = write_scratch("mesh2.xml", R"(<dolfin><mesh celltype="triangle" dim="2">
+<vertices size="1"><vertex index="0" x="0" y="0"/></vertices></mesh><mesh celltype="tetrahedron" dim="3">
+<vertex index="0" x="0" y="0" z="0"/></mesh></dolfin>)");
+  EXPECT_NE(expect_read_error([&] { dolfin::read(mesh_twice); }).reason().find("second <mesh>"), std::string::npos);
+  const std::string vertices_twice = write_scratch("vertices2.xml", R"(<dolfin><mesh celltype="triangle" dim="2">
+<vertices size="1"><vertex index="0" x="0" y="0"/></vertices><vertices size="1"></vertices></mesh></dolfin>)");
+  EXPECT_NE(expect_read_error([&] { dolfin::read(vertices_twice); }).reason().find("second <vertices>"),
+            std::string::npos);
+}

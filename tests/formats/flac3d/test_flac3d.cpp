@@ -244,3 +244,25 @@ TEST(Flac3dBadInput, BinaryTruncatedAndHugeCounts) {
   EXPECT_NE(std::string(corner.what()).find("grid point 999"), std::string::npos) << corner.what();
   EXPECT_EQ(corner.byte_offset(), at);
 }
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/flac3d/) ----
+
+// Zones are numbered after the faces in "cell_ids": `id + faces` overflowed for an id near
+// INT64_MAX (UBSan). Such an id is refused where it stands.
+TEST(Flac3dHostile, ZoneIdThatOverflowsAfterTheFacesIsAReadError) {
+  const std::string path = write_scratch(
+      "big_id.f3grid", "G 1 0 0 0\nG 2 1 0 0\nG 3 0 1 0\nG 4 0 0 1\nF T3 1 1 2 3\nZ T4 9223372036854775807 1 2 3 4\n");
+  const ReadError error = expect_read_error([&] { flac3d::read(path); });
+  EXPECT_EQ(error.line(), std::optional<std::uint64_t>(6));
+  EXPECT_NE(error.reason().find("too large"), std::string::npos) << error.what();
+}
+
+// Grid point ids at the int64 limits went through the id map's `first + i` (overflow).
+TEST(Flac3dHostile, GridPointIdsAtTheInt64LimitsRead) {
+  const std::string path = write_scratch("limits.f3grid",
+                                         "G 9223372036854775807 0 0 0\nG -9223372036854775808 1 0 0\nG 0 0 1 0\n"
+                                         "F T3 1 9223372036854775807 -9223372036854775808 0\n");
+  const Mesh mesh = flac3d::read(path);
+  ASSERT_EQ(mesh.cells.size(), 1u);
+  EXPECT_EQ(nodes_of(mesh.cells[0]), (std::vector<std::int64_t>{0, 1, 2}));
+}

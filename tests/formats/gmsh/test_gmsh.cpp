@@ -1472,3 +1472,16 @@ TEST(GmshWrite, EntityBoxesAreTheBoundsOfTheirNodes) {
   EXPECT_EQ(boxes[1], high_box);
   EXPECT_NE(boxes[1], low_box);
 }
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/gmsh/) ----
+
+// A non-UTF-8 byte in a bad token made the error text invalid UTF-8, which Python turned
+// into "RuntimeError: UnicodeDecodeError". Error texts escape such bytes as \xNN.
+TEST(GmshHostile, NonUtf8TokenIsEscapedInTheError) {
+  const std::string path =
+      write_scratch("latin1.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 \xe9.0 0 0\n$EndNodes\n");
+  const mpp::ReadError error = expect_read_error([&] { mpp::gmsh::read(path); });
+  EXPECT_EQ(error.line(), std::optional<std::uint64_t>(6));
+  EXPECT_NE(error.reason().find("\\xe9.0"), std::string::npos) << error.what();
+  EXPECT_EQ(std::string(error.what()).find('\xe9'), std::string::npos);
+}

@@ -599,3 +599,46 @@ TEST(MeditLargeAscii, BadNumbersDeepInsideNameTheirOffsetAndLine) {
   const ReadError error = expect_read_error([&] { medit::read(write_file(dir.file("both.mesh"), both)); });
   EXPECT_EQ(error.byte_offset(), file.vertex_lines[kLargePoints - 1]);
 }
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/medit/) ----
+
+// `value - 1` on a vertex index of INT64_MIN was signed overflow (UBSan) in both readers;
+// the index now wraps to an out-of-range value and is refused as any other.
+TEST(MeditHostile, Int64MinVertexIndexIsAReadError) {
+  const std::string ascii = write_scratch(
+      "min.mesh", "MeshVersionFormatted 2\nDimension 2\nVertices\n3\n0 0 0\n1 0 0\n0 1 0\nTriangles\n1\n1 2 -9223372036854775808 0\nEnd\n");
+  const ReadError error = expect_read_error([&] { medit::read(ascii); });
+  EXPECT_NE(error.reason().find("refers to vertex -9223372036854775808"), std::string::npos) << error.what();
+
+  // The same in a version-4 .meshb (int64 indices).
+  std::string binary;
+  const auto put32 = [&](std::int32_t v) { binary.append(reinterpret_cast<const char*>(&v), 4); };
+  const auto put64 = [&](std::int64_t v) { binary.append(reinterpret_cast<const char*>(&v), 8); };
+  const auto put_real = [&](double v) { binary.append(reinterpret_cast<const char*>(&v), 8); };
+  put32(1);
+  put32(4);  // version
+  // Dimension (keyword 3): next-position, value
+  put32(3);
+  put64(0);
+  put32(2);
+  put32(4);  // Vertices
+  put64(0);
+  put64(3);
+  for (int i = 0; i < 3; ++i) {
+    put_real(i == 1 ? 1 : 0);
+    put_real(i == 2 ? 1 : 0);
+    put64(0);
+  }
+  put32(6);  // Triangles
+  put64(0);
+  put64(1);
+  put64(1);
+  put64(2);
+  put64(std::numeric_limits<std::int64_t>::min());
+  put64(0);
+  put32(54);  // End, with its next-keyword position
+  put64(0);
+  const std::string meshb = write_scratch("min.meshb", binary);
+  const ReadError binary_error = expect_read_error([&] { medit::read(meshb); });
+  EXPECT_NE(binary_error.reason().find("vertex -9223372036854775808"), std::string::npos) << binary_error.what();
+}

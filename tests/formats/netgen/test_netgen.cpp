@@ -3,6 +3,7 @@
 // malformed input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -256,4 +257,78 @@ TEST(NetgenBadInput, WrongCountsAndElementSizes) {
 TEST(NetgenBadInput, GzipThatIsNotAGzipStream) {
   const ReadError error = expect_read_error([] { netgen::read(write_scratch("x.vol.gz", std::string("\x1f\x8b\x08\x00garbage", 11))); });
   EXPECT_NE(error.reason().find("gzip"), std::string::npos);
+}
+
+// ---- hostile input and output (issue 18; tests/data/fuzz-regressions/netgen/) ----
+
+#include "io/atomic_file.hpp"
+#include "meshioplusplus/limits.hpp"
+#include "meshioplusplus/registry.hpp"
+
+namespace {
+
+// A gzip file of `header` followed by `padding` blank bytes: a few KiB that inflate to MiBs.
+std::string write_gzip_bomb(const std::string& name, const std::string& header, std::size_t padding) {
+  const std::string path = scratch(name).string();
+  io::AtomicFile file(path, "test");
+  {
+    io::GzipWriter gzip(file, 9);
+    gzip.write(header);
+    const std::string blanks(1 << 16, ' ');
+    for (std::size_t written = 0; written < padding; written += blanks.size()) gzip.write(blanks);
+    gzip.finish();
+  }
+  file.commit();
+  return path;
+}
+
+}  // namespace
+
+// .vol.gz was inflated whole before anything was checked: a 1 MB bomb took 1 GB, a 5 MB one
+// ended in std::bad_alloc without a file name. Inflating stops at the read limit.
+TEST(NetgenHostile, GzipBombStopsAtTheReadLimit) {
+  if (!io::zlib_available()) GTEST_SKIP() << "this build has no zlib";
+  const std::string path = write_gzip_bomb("bomb.vol.gz", "mesh3d\n", std::size_t{8} << 20);
+  EXPECT_LT(read_file(path).size(), std::size_t{64} << 10);
+  const std::uint64_t saved = max_array_bytes();
+  set_max_array_bytes(std::uint64_t{1} << 20);
+  const ReadError error = expect_read_error([&] { netgen::read(path); });
+  set_max_array_bytes(saved);
+  EXPECT_EQ(error.path(), path);
+  EXPECT_NE(error.reason().find("inflates to more than the read limit of 1048576 bytes"), std::string::npos)
+      << error.what();
+}
+
+// One triangle with boundary index 10^7 wrote one bcnames line per index up to it (89 MB);
+// 2^31 gave 24.6 GB. Generated default names for such sparse indices are left out.
+TEST(NetgenHostile, SparseHugeIndicesWriteACompactFile) {
+  Mesh mesh;
+  mesh.points = NDArray::allocate(DType::float64, {3, 3});
+  std::fill_n(mesh.points.data_as<double>(), 9, 0.5);
+  mesh.cells.push_back({"triangle", int64_matrix(1, 3, {0, 1, 2}), {}, {}});
+  for (const std::int64_t index : {std::int64_t{10000000}, std::int64_t{1} << 31}) {
+    mesh.cell_data.set("netgen:index", {int64_vector({index})});
+    const std::string path = scratch("sparse.vol").string();
+    netgen::write(path, mesh, {});
+    const std::string text = read_file(path);
+    EXPECT_LT(text.size(), 4096u);
+    EXPECT_EQ(text.find("bcnames"), std::string::npos);
+    const Mesh back = netgen::read(path);
+    EXPECT_EQ(values((*back.cell_data.find("netgen:index"))[0]), (std::vector<std::int64_t>{index}));
+  }
+  // A real name at such an index cannot be written densely: a WriteError, not 24 GB.
+  mesh.field_data.set("wall", int64_vector({std::int64_t{1} << 31, 2}));
+  const std::string path = scratch("named.vol").string();
+  try {
+    meshioplusplus::write(path, mesh, "netgen");
+    ADD_FAILURE() << "no WriteError";
+  } catch (const WriteError& error) {
+    EXPECT_NE(std::string(error.what()).find("dense table"), std::string::npos) << error.what();
+  }
+  // Compact indices keep the dense table Netgen and meshio write.
+  mesh.field_data = {};
+  mesh.cell_data.set("netgen:index", {int64_vector({3})});
+  const std::string dense = scratch("dense.vol").string();
+  netgen::write(dense, mesh, {});
+  EXPECT_NE(read_file(dense).find("bcnames\n3\n1 \n2 \n3 cd1_3\n"), std::string::npos) << read_file(dense);
 }

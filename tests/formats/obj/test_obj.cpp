@@ -246,3 +246,16 @@ TEST(ObjWrite, VolumeCellsAreRefused) {
   mesh.cells.push_back({"tetra", NDArray::zeros(DType::int64, {1, 4}), {}, {}});
   EXPECT_THROW(obj::write(scratch("tet.obj").string(), mesh, {}), WriteError);
 }
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/obj/) ----
+
+// A 0-byte (or blank) file read as an empty mesh; no format has an empty file as a valid one.
+TEST(ObjHostile, EmptyFileIsAReadError) {
+  for (const std::string text : {"", "  \n\n"}) {
+    const std::string path = write_scratch("empty.obj", text);
+    const ReadError error = expect_read_error([&] { obj::read(path); });
+    EXPECT_EQ(error.path(), path);
+    EXPECT_EQ(error.byte_offset(), std::optional<std::uint64_t>(0));
+    EXPECT_NE(error.reason().find(text.empty() ? "empty" : "white space"), std::string::npos) << error.what();
+  }
+}

@@ -269,3 +269,30 @@ TEST(PermasBadInput, CorruptAndTruncatedGzip) {
   EXPECT_NE(error.reason().find("gzip"), std::string::npos);
   EXPECT_EQ(error.path(), scratch("bad.dato.gz").string());
 }
+
+// ---- hostile input (issue 18) ----
+
+#include "io/atomic_file.hpp"
+#include "meshioplusplus/limits.hpp"
+
+// .post.gz was inflated whole before anything was checked (see NetgenHostile): inflating
+// stops at the read limit with a ReadError naming the file.
+TEST(PermasHostile, GzipBombStopsAtTheReadLimit) {
+  if (!io::zlib_available()) GTEST_SKIP() << "this build has no zlib";
+  const std::string path = scratch("bomb.post.gz").string();
+  {
+    io::AtomicFile file(path, "test");
+    io::GzipWriter gzip(file, 9);
+    gzip.write("$ENTER COMPONENT NAME = DFLT_COMP\n");
+    const std::string blanks(1 << 16, ' ');
+    for (int k = 0; k < 64; ++k) gzip.write(blanks);
+    gzip.finish();
+    file.commit();
+  }
+  const std::uint64_t saved = max_array_bytes();
+  set_max_array_bytes(std::uint64_t{1} << 20);
+  const ReadError error = expect_read_error([&] { permas::read(path); });
+  set_max_array_bytes(saved);
+  EXPECT_EQ(error.path(), path);
+  EXPECT_NE(error.reason().find("read limit"), std::string::npos) << error.what();
+}

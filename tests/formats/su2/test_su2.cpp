@@ -266,3 +266,15 @@ TEST(Su2Errors, WrongShapesAndForeignFiles) {
   expect_read_error([] { su2::read(write_scratch("empty.su2", "")); });
   expect_read_error([] { su2::read(write_scratch("nopoints.su2", "NDIME= 2\nNELEM= 0\n")); });
 }
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/su2/) ----
+
+// Two NMARK lines of INT64_MAX overflowed their sum (UBSan); a marker count the rest of the
+// file cannot hold is refused where it stands.
+TEST(Su2Hostile, HugeMarkerCountIsAReadError) {
+  const std::string path = write_scratch(
+      "nmark.su2", "NDIME= 2\nNMARK= 9223372036854775807\nNMARK= 9223372036854775807\nNELEM= 0\nNPOIN= 0\n");
+  const ReadError error = expect_read_error([&] { su2::read(path); });
+  EXPECT_EQ(error.line(), std::optional<std::uint64_t>(2));
+  EXPECT_NE(error.reason().find("markers"), std::string::npos) << error.what();
+}

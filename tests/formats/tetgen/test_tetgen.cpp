@@ -329,3 +329,69 @@ TEST(TetgenLarge, ErrorsDeepInsideNameTheirOffsetAndLine) {
         << truncated.what();
   }
 }
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/tetgen/) ----
+
+#include <chrono>
+
+#include "meshioplusplus/limits.hpp"
+
+// A 14-byte .node claiming 10^8 attribute columns ended in std::bad_alloc: each column is a
+// named array even without points, so the column count is checked against the file's size
+// and the read limit.
+TEST(TetgenHostile, HugeAttributeCountIsAReadError) {
+  const ScratchDir dir;
+  const std::string node = dir.write("huge.node", "0 3 100000000\n");
+  dir.write("huge.ele", "0 4 0\n");
+  const ReadError error = expect_read_error([&] { tetgen::read(node); });
+  EXPECT_EQ(error.path(), node);
+  EXPECT_NE(error.reason().find("100000000 attribute columns"), std::string::npos) << error.what();
+  EXPECT_NE(error.reason().find("only 14 bytes"), std::string::npos) << error.what();
+  // Columns a file can name still meet the read limit.
+  const std::string padded = dir.write("padded.node", "0 3 100000\n" + std::string(100000, '#') + "\n");
+  dir.write("padded.ele", "0 4 0\n");
+  const std::uint64_t saved = max_array_bytes();
+  set_max_array_bytes(std::uint64_t{1} << 20);
+  const ReadError limited = expect_read_error([&] { tetgen::read(padded); });
+  set_max_array_bytes(saved);
+  EXPECT_NE(limited.reason().find("read limit"), std::string::npos) << limited.what();
+  // An empty mesh with a few attribute columns still reads (a round trip of one).
+  dir.write("few.node", "0 3 2 1\n");
+  dir.write("few.ele", "0 4 0\n");
+  EXPECT_EQ(tetgen::read(dir.file("few.node")).point_data.size(), 3u);
+}
+
+// 65535 attribute columns took 12 s (a name search per column, quadratic); now linear.
+TEST(TetgenHostile, ManyAttributeColumnsReadInLinearTime) {
+  const ScratchDir dir;
+  std::string text = "1 3 65535 0\n0 0.5 0.25 0.125";
+  for (int k = 0; k < 65535; ++k) text += " " + std::to_string(k % 10);
+  text += "\n";
+  const std::string node = dir.write("many.node", text);
+  dir.write("many.ele", "0 4 0\n");
+  const auto start = std::chrono::steady_clock::now();
+  const Mesh mesh = tetgen::read(node);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(mesh.point_data.size(), 65535u);
+  EXPECT_EQ(mesh.point_data.find("tetgen:attr65535")->data_as<double>()[0], 65534 % 10);
+  EXPECT_LT(seconds, 2.0);
+}
+
+// Index bases near the int64 limits: `base + i` and `index - base` were signed overflow.
+TEST(TetgenHostile, IndexBasesAtTheInt64LimitsAreCheckedWithoutOverflow) {
+  const ScratchDir dir;
+  const std::string node = dir.write("edge.node", "2 3\n9223372036854775807 0 0 0\n-9223372036854775808 1 0 0\n");
+  dir.write("edge.ele", "0 4\n");
+  EXPECT_NE(expect_read_error([&] { tetgen::read(node); }).reason().find("64-bit range"), std::string::npos);
+  const std::string low = dir.write("low.node", "4 3\n-9223372036854775808 0 0 0\n-9223372036854775807 1 0 0\n"
+                                                "-9223372036854775806 0 1 0\n-9223372036854775805 0 0 1\n");
+  dir.write("low.ele", "1 4\n1 -9223372036854775808 -9223372036854775807 -9223372036854775806 9223372036854775807\n");
+  EXPECT_NE(expect_read_error([&] { tetgen::read(low); }).reason().find("outside"), std::string::npos);
+}
+
+TEST(TetgenHostile, EmptyFilesAreReadErrors) {
+  const ScratchDir dir;
+  const std::string node = dir.write("empty.node", "");
+  dir.write("empty.ele", "");
+  EXPECT_NE(expect_read_error([&] { tetgen::read(node); }).reason().find("empty"), std::string::npos);
+}

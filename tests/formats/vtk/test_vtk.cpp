@@ -842,3 +842,33 @@ TEST_F(VtkLegacyBadInput, DamagedFilesNeverCrash) {
 }
 
 }  // namespace
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/vtk/) ----
+
+#include "meshioplusplus/limits.hpp"
+
+// A ~100-byte STRUCTURED_POINTS file claiming 7 x 7 x 2^31 points reached 2-3 GB of memory
+// before failing: generated points and cells are checked against the read limit first.
+TEST(VtkHostile, StructuredPointsBeyondTheReadLimitAreAReadError) {
+  const std::string path = write_scratch("huge.vtk",
+                                         "# vtk DataFile Version 4.2\nhostile\nASCII\nDATASET STRUCTURED_POINTS\n"
+                                         "DIMENSIONS 7 7 2147483648\n");
+  const ReadError error = expect_read_error([&] { vtk::read(path); });
+  EXPECT_EQ(error.line(), std::optional<std::uint64_t>(5));
+  EXPECT_NE(error.reason().find("read limit"), std::string::npos) << error.what();
+  // The limit decides: a grid that fits reads, and fails once the limit is lowered below it.
+  const std::string small = write_scratch("small.vtk",
+                                          "# vtk DataFile Version 4.2\nsmall\nASCII\nDATASET STRUCTURED_POINTS\n"
+                                          "DIMENSIONS 10 10 10\n");
+  EXPECT_EQ(vtk::read(small).num_points(), 1000);
+  const std::uint64_t saved = max_array_bytes();
+  set_max_array_bytes(1000 * 24 - 1);
+  const ReadError limited = expect_read_error([&] { vtk::read(small); });
+  set_max_array_bytes(saved);
+  EXPECT_NE(limited.reason().find("23999"), std::string::npos) << limited.what();
+}
+
+TEST(VtkHostile, EmptyFileIsAReadError) {
+  const std::string path = write_scratch("empty.vtk", "");
+  EXPECT_NE(expect_read_error([&] { vtk::read(path); }).reason().find("empty"), std::string::npos);
+}

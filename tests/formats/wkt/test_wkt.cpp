@@ -83,3 +83,12 @@ TEST(WktBadInput, TruncatedBadNumberMixedDimensionsAndHoles) {
   const ReadError trailing = error("x.wkt", "TIN (((0 0 0, 1 0 0, 0 1 0, 0 0 0))) extra");
   EXPECT_NE(std::string(trailing.what()).find("unexpected text after"), std::string::npos) << trailing.what();
 }
+
+// ---- hostile input (issue 18; tests/data/fuzz-regressions/wkt/) ----
+
+// "TIN Z EMPTY" copied zero coordinates with memcpy from a null pointer (UBSan).
+TEST(WktHostile, TinZEmptyReadsAsAnEmptyMesh) {
+  const Mesh mesh = wkt::read(write_scratch("empty_tin.wkt", "TIN Z EMPTY"));
+  EXPECT_EQ(mesh.num_points(), 0);
+  EXPECT_TRUE(mesh.cells.empty());
+}

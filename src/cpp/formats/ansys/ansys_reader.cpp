@@ -18,8 +18,9 @@
 //
 // What becomes what: points (n, ND), float32 when every node zone is 2010, float64 otherwise,
 // placed by node id (zones may come in any order; together they must cover first..last of
-// the ids without gaps or overlaps). Each face section becomes blocks by face type — line,
-// triangle, quad, polygon — in order of first appearance (meshio: one block per type too).
+// the ids without gaps or overlaps). Each face section becomes one block per run of faces of
+// one type — line, triangle, quad, polygon — in file order (io/face_blocks.hpp; meshio makes
+// one block per type of a mixed zone, which differs only where the types alternate).
 // Fluent cell sections carry no nodes (volume cells are defined by their faces), so they
 // give no block, as in meshio; a non-mixed cell section that does list nodes (meshio's own
 // writer does so) becomes a block of its type: triangle, tetra, quad, hexahedron, pyramid,
@@ -45,6 +46,7 @@
 #include "io/byte_order.hpp"
 #include "io/face_blocks.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -636,6 +638,7 @@ class Reader {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
   return Reader(file.bytes(), path).read();
 }
 
