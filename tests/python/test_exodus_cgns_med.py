@@ -301,3 +301,40 @@ def test_arrays_come_from_the_allocator_hook_once(tmp_path, extension):
     assert all(allocation_owner(a) is not None for a in arrays)
     returned = sum(a.nbytes for a in arrays) + sum(r.entries.nbytes for r in back.regions)
     assert sum(counting.allocated) <= 1.05 * returned + 4096
+
+
+def test_exodus_time_series_reads_every_step(tmp_path):
+    if not hasattr(meshioplusplus.exodus, "TimeSeriesReader"):
+        pytest.skip("this build has no time-series bindings")
+    path = tmp_path / "steps.e"
+    with netCDF4.Dataset(path, "w", format="NETCDF3_64BIT_OFFSET") as nc:
+        nc.createDimension("time_step", None)
+        nc.createDimension("num_dim", 2)
+        nc.createDimension("num_nodes", 3)
+        nc.createDimension("num_el_blk", 1)
+        nc.createDimension("num_el_in_blk1", 1)
+        nc.createDimension("num_nod_per_el1", 3)
+        nc.createDimension("num_nod_var", 2)
+        nc.createDimension("len_name", 33)
+        nc.createVariable("time_whole", "f8", ("time_step",))[:] = [0.0, 0.25, 0.5]
+        nc.createVariable("coordx", "f8", ("num_nodes",))[:] = [0, 1, 0]
+        nc.createVariable("coordy", "f8", ("num_nodes",))[:] = [0, 0, 1]
+        connect = nc.createVariable("connect1", "i4", ("num_el_in_blk1", "num_nod_per_el1"))
+        connect.elem_type = "TRI3"
+        connect[:] = [[1, 2, 3]]
+        names = nc.createVariable("name_nod_var", "S1", ("num_nod_var", "len_name"))
+        names[0, :2] = [b"v", b"X"]
+        names[1, :2] = [b"v", b"Y"]
+        for k in (1, 2):
+            nc.createVariable(f"vals_nod_var{k}", "f8", ("time_step", "num_nodes"))[:] = (
+                np.arange(9.0).reshape(3, 3) * k
+            )
+    # meshio's default: step 0, <name>X/<name>Y not joined (only X/Y/Z triples are).
+    assert sorted(meshioplusplus.read(path).point_data) == ["vX", "vY"]
+    with meshioplusplus.exodus.TimeSeriesReader(path) as reader:
+        assert reader.times == [0.0, 0.25, 0.5]
+        points, cells = reader.read_points_cells()
+        assert len(points) == 3 and cells[0].type == "triangle"
+        t, point_data, _ = reader.read_data(2)
+        assert t == 0.5
+        np.testing.assert_array_equal(point_data["vY"], [12.0, 14.0, 16.0])

@@ -18,6 +18,7 @@
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/side_regions.hpp"
+#include "meshioplusplus/time_series.hpp"
 #include "support/test_support.hpp"
 
 using namespace meshioplusplus;
@@ -464,6 +465,28 @@ TEST(ExodusRoundTrip, EmptyMesh) {
   const Mesh read = exodus::read(path);
   EXPECT_EQ((Shape{0, 3}), read.points.shape());
   EXPECT_TRUE(read.cells.empty());
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ExodusTimeSteps, TimeSeriesInterfaceReadsOneStepAtATime) {
+  SKIP_WITHOUT_NETCDF();
+  const std::string path = write_two_step_file("series.e");
+  const std::unique_ptr<TimeSeriesReader> series = exodus::open_time_series(path);
+  ASSERT_EQ(2u, series->num_steps());
+  EXPECT_EQ(1.5, series->time(1));
+  const Mesh mesh = series->read_mesh();
+  EXPECT_EQ(4, mesh.num_points());
+  EXPECT_TRUE(mesh.point_data.empty());
+  const TimeStep step = series->read_step(1);
+  EXPECT_EQ(1.5, step.time);
+  EXPECT_EQ((std::vector<double>{10, 20, 30, 40}), double_values(*step.point_data.find("u")));
+  ASSERT_EQ(mesh.cells.size(), step.cell_data.find("e")->size());
+  EXPECT_EQ(8.0f, step.cell_data.find("e")->at(1).data_as<float>()[0]);
+  const ReadError error = expect_read_error([&] { series->read_step(2); });
+  EXPECT_NE(std::string(error.what()).find("series.e"), std::string::npos) << error.what();
 }
 
 }  // namespace

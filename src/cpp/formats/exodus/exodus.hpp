@@ -27,11 +27,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/time_series.hpp"
 
 namespace meshioplusplus::exodus {
 
@@ -40,6 +42,12 @@ Mesh read(const std::string& path);
 std::vector<double> time_values(const std::string& path);
 // The mesh with the variables of step `step` (0-based); ReadError when out of range.
 Mesh read_step(const std::string& path, std::size_t step);
+
+// Points, cells, regions and records without any variable.
+Mesh read_structure(const std::string& path);
+// The time-series interface (time_series.hpp): read_mesh() is read_structure(), read_step(k)
+// the nodal, element and global variables of step k only (no coordinates or connectivity read).
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path);
 
 // Options: netcdf_format — NETCDF4 (default, as meshio through netCDF4-python),
 // NETCDF3_64BIT_OFFSET, NETCDF3_64BIT_DATA or NETCDF3_CLASSIC.

@@ -88,6 +88,16 @@ class Reader {
     return values;
   }
 
+  // Points, cells, regions and records: everything but the variables of a step.
+  Mesh read_structure() {
+    Mesh mesh;
+    read_points(mesh);
+    read_blocks(mesh);
+    read_sets(mesh);
+    read_records(mesh);
+    return mesh;
+  }
+
   Mesh read(std::optional<std::size_t> step) {
     Mesh mesh;
     read_points(mesh);
@@ -106,8 +116,46 @@ class Reader {
     return mesh;
   }
 
+  // The variables of one step only, for the time-series reader: the block layout comes from
+  // the dimensions, no coordinates or connectivity are read.
+  TimeStep read_variables(std::size_t step) {
+    const std::vector<double> all_times = times();
+    if (step >= all_times.size())
+      file_.fail("time_whole", "time step " + std::to_string(step) + " requested, the file has " +
+                                   std::to_string(all_times.size()));
+    scan_blocks();
+    Mesh data;
+    // Only the point count is needed (a view of nothing, shaped (num_nodes, num_dim)).
+    data.points = NDArray::view(nullptr, DType::float64,
+                                {static_cast<std::int64_t>(dim("num_nodes")), std::max<std::int64_t>(1, dim("num_dim"))});
+    for (const Block& block : blocks_) data.cells.push_back({block.type, NDArray::view(nullptr, DType::int64, {block.count, 1}), {}, {}});
+    read_nodal_variables(data, step);
+    read_element_variables(data, step);
+    read_global_variables(data, step);
+    return {all_times[step], std::move(data.point_data), std::move(data.cell_data), std::move(data.field_data)};
+  }
+
  private:
   std::size_t dim(std::string_view name) const { return file_.dimension(name).value_or(0); }
+
+  void scan_blocks() {
+    blocks_.clear();
+    std::int64_t first_cell = 0;
+    for (std::size_t k = 1; k <= dim("num_el_blk"); ++k) {
+      const NetcdfVariable* connect = file_.find("connect" + std::to_string(k));
+      if (connect == nullptr || connect->shape.empty()) continue;
+      Block block;
+      block.exodus_index = k;
+      block.exodus_name = file_.text_attribute(connect, "elem_type").value_or("");
+      const bool polygons = cell_type_for(block.exodus_name, 0) == "polygon";
+      const NetcdfVariable* counts = polygons ? file_.find("ebepecnt" + std::to_string(k)) : nullptr;
+      block.count = static_cast<std::int64_t>(counts ? counts->shape.at(0) : connect->shape[0]);
+      block.first_cell = first_cell;
+      first_cell += block.count;
+      blocks_.push_back(block);
+    }
+    num_cells_ = first_cell;
+  }
 
   std::vector<std::string> names(std::string_view variable, std::size_t expected) const {
     std::vector<std::string> result;
@@ -515,6 +563,36 @@ class Reader {
 Mesh read(const std::string& path) { return read_step(path, std::numeric_limits<std::size_t>::max()); }
 
 std::vector<double> time_values(const std::string& path) { return Reader(path).times(); }
+
+namespace {
+
+// Each call opens the file anew: netCDF's lock is held only while reading, not for the life of
+// the series object.
+class ExodusSeries final : public TimeSeriesReader {
+ public:
+  explicit ExodusSeries(std::string path) : path_(std::move(path)), times_(time_values(path_)) {}
+  std::size_t num_steps() const override { return times_.size(); }
+  double time(std::size_t step) const override {
+    if (step >= times_.size())
+      throw ReadError(path_, std::string(kFormat), "time step " + std::to_string(step) + " requested, the file has " +
+                                                       std::to_string(times_.size()));
+    return times_[step];
+  }
+  Mesh read_mesh() override { return read_structure(path_); }  // variables belong to the steps
+  TimeStep read_step(std::size_t step) override { return Reader(path_).read_variables(step); }
+
+ private:
+  std::string path_;
+  std::vector<double> times_;
+};
+
+}  // namespace
+
+Mesh read_structure(const std::string& path) { return Reader(path).read_structure(); }
+
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) {
+  return std::make_unique<ExodusSeries>(path);
+}
 
 Mesh read_step(const std::string& path, std::size_t step) {
   Reader reader(path);
