@@ -338,3 +338,25 @@ def test_exodus_time_series_reads_every_step(tmp_path):
         t, point_data, _ = reader.read_data(2)
         assert t == 0.5
         np.testing.assert_array_equal(point_data["vY"], [12.0, 14.0, 16.0])
+
+
+def test_exodus_side_and_node_sets_we_write_are_seen_by_vtk(tmp_path):
+    vtk = pytest.importorskip("vtk")
+    mesh = meshioplusplus.read(corpus_file("exodus/disk_out_ref.ex2"))
+    path = tmp_path / "disk.e"
+    meshioplusplus.write(path, mesh)
+
+    def sets(file, kind):
+        reader = vtk.vtkExodusIIReader()
+        reader.SetFileName(str(file))
+        reader.UpdateInformation()
+        return sorted(reader.GetNumberOfEntriesInObject(kind, i) for i in range(reader.GetNumberOfObjects(kind)))
+
+    original = corpus_file("exodus/disk_out_ref.ex2")
+    assert sets(path, vtk.vtkExodusIIReader.SIDE_SET) == sets(original, vtk.vtkExodusIIReader.SIDE_SET)
+    assert sets(path, vtk.vtkExodusIIReader.NODE_SET) == sets(original, vtk.vtkExodusIIReader.NODE_SET)
+    # and our own reading of what we wrote gives the same (cell, facet) pairs
+    back = meshioplusplus.read(path)
+    for region in mesh.regions:
+        if region.kind == meshioplusplus.RegionKind.SIDE:
+            np.testing.assert_array_equal(back.region(region.name).entries, region.entries)
