@@ -119,9 +119,9 @@ TEST(PlyCorpus, SuzanneAsciiMatchesMeshioPerTypeTotals) {
   const Mesh mesh = ply::read(corpus_file("ply/suzanne.ply"));
   EXPECT_EQ(mesh.num_points(), 1966);
   EXPECT_NEAR(point_sum(mesh), 3145.411133, 1e-6 * 3145.411133);
-  // meshio: 17 blocks alternating by runs; the totals are 468 quads and 32 triangles.
+  // As meshio: 17 blocks, one per run of one face type; 468 quads and 32 triangles in all.
   EXPECT_EQ(cells_per_type(mesh), (std::map<std::string, std::int64_t>{{"quad", 468}, {"triangle", 32}}));
-  EXPECT_EQ(mesh.cells.size(), 2u);
+  EXPECT_EQ(mesh.cells.size(), 17u);
   EXPECT_EQ(mesh.cells[0].type, "quad");  // the file starts with quads
   for (const char* name : {"nx", "ny", "nz", "s", "t"}) {
     ASSERT_NE(mesh.point_data.find(name), nullptr) << name;
@@ -389,19 +389,20 @@ TEST(PlyMeshlabAscii, TrailingValuesKeptPerBlockDroppedWhenRaggedSkippedOnVertic
   const std::string vertices = "0 0 0 9\n1 0 0 9 9\n0 1 0\n1 1 0 \n";
   const Mesh kept = ply::read(write_scratch(
       "kept.ply", header + vertices + "3 0 1 2 2 0.5 0.5 7 \n4 0 1 3 2 2 0.25 0.75 8 1.5\n3 1 3 2 2 1 1 6\n"));
-  ASSERT_EQ(kept.cells.size(), 2u);
+  ASSERT_EQ(kept.cells.size(), 3u);  // runs: triangle, quad, triangle
   EXPECT_EQ(kept.points.data_as<float>()[3], 1.0f);
   const auto* extra = kept.cell_data.find("ply:extra_values");
   ASSERT_NE(extra, nullptr);
-  EXPECT_EQ(int_values((*extra)[0]), (std::vector<std::int64_t>{7, 6}));  // triangles: one value each
-  EXPECT_EQ((*extra)[1].shape(), (Shape{1, 2}));                           // the quad: two
+  EXPECT_EQ(int_values((*extra)[0]), (std::vector<std::int64_t>{7}));  // triangles: one value each
+  EXPECT_EQ((*extra)[1].shape(), (Shape{1, 2}));                       // the quad: two
   EXPECT_EQ((*extra)[1].data_as<double>()[1], 1.5);
-  EXPECT_EQ((*kept.cell_data.find("texcoord"))[0].data_as<float>()[2], 1.0f);
+  EXPECT_EQ(int_values((*extra)[2]), (std::vector<std::int64_t>{6}));
+  EXPECT_EQ((*kept.cell_data.find("texcoord"))[2].data_as<float>()[0], 1.0f);
 
   const Mesh dropped = ply::read(write_scratch(
       "dropped.ply", header + vertices + "3 0 1 2 2 0.5 0.5 7\n4 0 1 3 2 2 0.25 0.75\n3 1 3 2 2 1 1 6 5\n"));
   EXPECT_EQ(dropped.cell_data.find("ply:extra_values"), nullptr);
-  EXPECT_EQ(nodes_of(dropped.cells[0]), (std::vector<std::int64_t>{0, 1, 2, 1, 3, 2}));
+  EXPECT_EQ(nodes_of(dropped.cells[2]), (std::vector<std::int64_t>{1, 3, 2}));
 }
 
 TEST(PlyMeshlabAscii, ARecordMayStillContinueOnTheNextLine) {

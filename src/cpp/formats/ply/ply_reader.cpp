@@ -9,9 +9,9 @@
 //    own name and dtype (nx, red, s …, as meshio). A list property becomes point data
 //    (n, length) when every vertex has the same length; otherwise it is dropped.
 //  - element "face": the list "vertex_indices" (or "vertex_index"), with any integer count
-//    and index types, gives the faces. They are grouped into one block per cell type —
-//    vertex, line, triangle, quad, polygon — in order of first appearance (meshio starts a
-//    new block whenever the corner count changes; the per-type totals agree). Every other
+//    and index types, gives the faces. They are cut into one block per run of consecutive
+//    faces of one cell type — vertex, line, triangle, quad, polygon — in file order, as
+//    meshio does (io/face_blocks.hpp). Every other
 //    face property becomes cell data split the same way: scalars as (faces,), lists such
 //    as "texcoord" as (faces, length) when the length is the same for all faces of a block
 //    (it may differ between blocks); a list whose length varies within a block is dropped.
@@ -23,7 +23,7 @@
 // on its last line after the declared properties are not part of the next record: MeshLab
 // (VCGLIB) writes such undeclared values, e.g. a texture number after each face's texcoord
 // list. On faces they are kept as cell data "ply:extra_values" (float64, (faces, k) per
-// block) when every face of a block has the same number k of them, else dropped; on other
+// block) when every face of a type has the same number k of them, else dropped; on other
 // elements they are skipped.
 // Binary data is bounds-checked against the file size before any array is allocated.
 //
