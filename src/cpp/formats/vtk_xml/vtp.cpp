@@ -29,6 +29,7 @@
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "io/vtk_cells.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -125,25 +126,43 @@ class Reader {
       reader_.fail(at, "<" + std::string(topology.section) + "> needs 'connectivity' and 'offsets' arrays");
     const NDArray starts_array = reader_.read_starts(*offsets_info, count);
     const std::span<const std::int64_t> starts = starts_array.values<std::int64_t>();
-    const NDArray connectivity = reader_.read_integer_array(*connectivity_info, starts.back(), Lifetime::scratch);
+    // Cells that all have one size (all triangles, all vertices, …) need no splitting, and
+    // int64 connectivity of such a list becomes the block's array as it is, as in .vtu.
+    const std::int64_t first_size = starts[1] - starts[0];
+    const bool one_size = !io::any_in_parallel(static_cast<std::size_t>(count), [starts, first_size](std::size_t c) {
+      return starts[c + 1] - starts[c] != first_size;
+    });
+    bool split = false;
+    switch (topology.topology) {
+      case Topology::verts: split = !(one_size && first_size == 1); break;
+      case Topology::lines: split = !(one_size && first_size == 2); break;
+      case Topology::strips: split = true; break;
+      case Topology::polys: break;
+    }
+    const bool kept_as_is = !split && one_size && first_size > 0 && *connectivity_info->dtype == DType::int64 &&
+                            (topology.topology != Topology::polys || first_size == 3 || first_size == 4);
+    const NDArray connectivity = reader_.read_integer_array(*connectivity_info, starts.back(),
+                                                            kept_as_is ? Lifetime::result : Lifetime::scratch);
 
     io::VtkCellStream stream;
     stream.num_points = num_points;
-    stream.connectivity_is_shareable = false;
+    stream.connectivity_is_shareable = kept_as_is;
     Expanded expanded;
     std::vector<std::uint8_t> types(static_cast<std::size_t>(count));
-    bool split = false;
     try {
-      switch (topology.topology) {
-        case Topology::verts: split = !uniform(starts, 1, types, kVtkVertex); break;
-        case Topology::lines: split = !uniform(starts, 2, types, kVtkLine); break;
-        case Topology::strips: split = true; break;
-        case Topology::polys:
-          for (std::size_t c = 0; c < types.size(); ++c) {
-            const std::int64_t nodes = starts[c + 1] - starts[c];
-            types[c] = nodes == 3 ? kVtkTriangle : nodes == 4 ? kVtkQuad : static_cast<std::uint8_t>(kVtkPolygon);
-          }
-          break;
+      const auto type_of_size = [&topology](std::int64_t nodes) -> std::uint8_t {
+        switch (topology.topology) {
+          case Topology::verts: return kVtkVertex;
+          case Topology::lines: return kVtkLine;
+          default: return nodes == 3 ? kVtkTriangle : nodes == 4 ? kVtkQuad : static_cast<std::uint8_t>(kVtkPolygon);
+        }
+      };
+      if (one_size) {
+        std::fill(types.begin(), types.end(), type_of_size(first_size));
+      } else if (topology.topology == Topology::polys) {
+        io::parallel_ranges(types.size(), std::size_t{1} << 18, [&](std::size_t begin, std::size_t end) {
+          for (std::size_t c = begin; c < end; ++c) types[c] = type_of_size(starts[c + 1] - starts[c]);
+        });
       }
       if (split) {
         expanded = expand(topology.topology, starts, connectivity);
@@ -174,15 +193,6 @@ class Reader {
     } catch (const io::CellStreamError& error) {
       reader_.fail(at, "<" + std::string(topology.section) + ">: " + error.what());
     }
-  }
-
-  // Whether every cell has `nodes` nodes; fills `types` with `type` when so.
-  static bool uniform(std::span<const std::int64_t> starts, std::int64_t nodes, std::vector<std::uint8_t>& types,
-                      std::uint8_t type) {
-    for (std::size_t c = 0; c + 1 < starts.size(); ++c)
-      if (starts[c + 1] - starts[c] != nodes) return false;
-    std::fill(types.begin(), types.end(), type);
-    return true;
   }
 
   Expanded expand(Topology topology, std::span<const std::int64_t> starts, const NDArray& connectivity) const {
