@@ -29,6 +29,7 @@
 #include "formats/vtu/vtu.hpp"
 #include "io/atomic_file.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/xml_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -124,6 +125,7 @@ Mesh read(const std::string& path) {
   std::vector<Leaf> leaves;
   {
     const io::MappedFile file(path, "vtm");
+    io::reject_empty_file(file.bytes(), path, "vtm");
     leaves = vtm_leaves(path, file.bytes());
   }
   Mesh mesh;
@@ -187,6 +189,7 @@ namespace pvd {
 
 std::vector<Step> read_entries(const std::string& path) {
   const io::MappedFile file(path, "pvd");
+  io::reject_empty_file(file.bytes(), path, "pvd");
   io::XmlScanner xml(file.bytes(), 0, path, "pvd");
   std::vector<Step> steps;
   bool seen_root = false;

@@ -26,6 +26,7 @@
 #include "formats/vtu/vtu.hpp"
 #include "io/atomic_file.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -47,6 +48,7 @@ const ParallelKind kPvtp{"pvtp", "PPolyData", ".vtp", vtp::read, vtp::write};
 
 Mesh read_parallel(const ParallelKind& kind, const std::string& path) {
   const io::MappedFile file(path, kind.format);
+  io::reject_empty_file(file.bytes(), path, kind.format);
   const std::string_view document = file.bytes();
   io::XmlScanner xml(document, 0, path, kind.format);
   std::vector<std::string> sources;

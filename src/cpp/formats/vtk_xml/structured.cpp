@@ -37,6 +37,7 @@
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "io/mapped_file.hpp"
+#include "io/read_limits.hpp"
 #include "io/vtk_cells.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -173,9 +174,9 @@ class StructuredReader {
       total *= static_cast<std::uint64_t>(d);
     }
     // The generated cells (8 int64 each) and points must fit the read limit.
-    if (total > (std::uint64_t{1} << 40) / 64)
+    if (total > max_array_bytes() / 64)
       reader_.fail(offset, "WholeExtent spans " + std::to_string(total) +
-                               " points, more than can be generated");
+                               " points, more than the read limit allows (max_array_bytes)");
   }
 
   // The array of one section per piece, checked to hold the piece's rows.
@@ -374,6 +375,7 @@ class StructuredReader {
 
 Mesh read_structured(const KindInfo& kind, const std::string& path) {
   const io::MappedFile file(path, kind.format);
+  io::reject_empty_file(file.bytes(), path, kind.format);
   return StructuredReader(kind, path, file.bytes()).read();
 }
 

@@ -30,6 +30,7 @@
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "io/mapped_file.hpp"
 #include "io/parallel.hpp"
+#include "io/read_limits.hpp"
 #include "io/vtk_cells.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -252,6 +253,7 @@ Topology topology_of(const CellBlock& block) {
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormatName);
+  io::reject_empty_file(file.bytes(), path, kFormatName);
   return Reader(path, file.bytes()).read();
 }
 
