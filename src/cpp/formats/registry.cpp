@@ -259,35 +259,7 @@ std::string known_names() {
 
 }  // namespace
 
-void WriteOptions::set(std::string name, std::string value) {
-  for (auto& entry : values_)
-    if (entry.first == name) {
-      entry.second = std::move(value);
-      return;
-    }
-  values_.emplace_back(std::move(name), std::move(value));
-}
-
-const std::string* WriteOptions::find(std::string_view name) const noexcept {
-  for (const auto& entry : values_)
-    if (entry.first == name) return &entry.second;
-  return nullptr;
-}
-
-std::string_view WriteOptions::get(std::string_view name, std::string_view fallback) const noexcept {
-  const std::string* value = find(name);
-  return value ? std::string_view(*value) : fallback;
-}
-
-bool WriteOptions::get_bool(std::string_view name, bool fallback) const {
-  const std::string* value = find(name);
-  if (value == nullptr) return fallback;
-  const std::string text = lower(*value);
-  if (text == "true" || text == "1" || text == "yes") return true;
-  if (text == "false" || text == "0" || text == "no") return false;
-  throw std::invalid_argument("option '" + std::string(name) + "' expects true or false, got '" +
-                              *value + "'");
-}
+// WriteOptions is defined in src/cpp/core/write_options.cpp.
 
 std::span<const FormatInfo> registered_formats() noexcept { return kFormats; }
 

@@ -1273,7 +1273,8 @@ class MshWriter {
   void write_point_data() {
     for (const auto& [name, array] : mesh_.point_data) {
       if (name == "gmsh:dim_tags" || array.rows() != num_points() || array.row_width() == 0) continue;
-      if (is_step_alias(mesh_.point_data, name, [&](const NDArray& other) { return same_bytes(other, array); }))
+      // Init-captures: a lambda may not capture a structured binding itself before C++20's P1091 (Clang 14).
+      if (is_step_alias(mesh_.point_data, name, [&array = array](const NDArray& other) { return same_bytes(other, array); }))
         continue;
       write_data_header("NodeData", data_step_of(mesh_.point_data, name), array.row_width(), count_rows(array));
       write_rows(array, 1, array.row_width());
@@ -1287,7 +1288,7 @@ class MshWriter {
     for (const auto& [name, arrays] : mesh_.cell_data) {
       if (name == "gmsh:physical" || name == "gmsh:geometrical" || arrays.size() != plan_.blocks.size()) continue;
       if (plan_.num_cells == 0 || !rows_match_blocks(arrays)) continue;
-      const auto same_arrays = [&](const std::vector<NDArray>& other) {
+      const auto same_arrays = [&arrays = arrays](const std::vector<NDArray>& other) {
         return other.size() == arrays.size() && std::equal(other.begin(), other.end(), arrays.begin(), same_bytes);
       };
       if (is_step_alias(mesh_.cell_data, name, same_arrays)) continue;
