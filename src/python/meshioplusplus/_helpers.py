@@ -139,6 +139,14 @@ def _is_buffer(target):
     return hasattr(target, "read") or hasattr(target, "write")
 
 
+def _unknown_format(message, path=None, format_name=None):
+    error = UnknownFormatError(message)
+    error.path = None if path is None else os.fspath(path)
+    error.format = format_name
+    error.reason = message
+    return error
+
+
 def _filetypes_from_path(path):
     """Format names for ``path`` by its suffixes, longest match first (meshio's rule)."""
     extension = ""
@@ -147,7 +155,7 @@ def _filetypes_from_path(path):
         extension = (suffix + extension).lower()
         names = extension_to_filetypes.get(extension, []) + names
     if not names:
-        raise UnknownFormatError(f"Could not deduce file format from path '{path}'.")
+        raise _unknown_format(f"Could not deduce file format from path '{path}'.", path)
     return list(dict.fromkeys(names))
 
 
@@ -182,7 +190,7 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
             raise ReadError("tetgen format is spread across multiple files and so cannot be read from a buffer")
         reader = reader_map.get(file_format)
         if reader is None:
-            raise UnknownFormatError(f"Unknown file format '{file_format}'")
+            raise _unknown_format(f"Unknown file format '{file_format}'", None, file_format)
         if not isinstance(reader, _CoreReader):
             return reader(filename)
         # The core reads files (memory-mapped); a buffer is spooled to one first. Text-mode
@@ -199,7 +207,7 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
     if file_format:
         reader = reader_map.get(file_format)
         if reader is None:
-            raise UnknownFormatError(f"Unknown file format '{file_format}' of '{path}'.")
+            raise _unknown_format(f"Unknown file format '{file_format}' of '{path}'.", path, file_format)
         if isinstance(reader, _CoreReader):
             return _read_core(path, _resolve_format(file_format)[0])
         return reader(path)
@@ -222,7 +230,7 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
             errors.append(error)
     if errors:
         raise errors[0]
-    raise UnknownFormatError(f"Unknown file format of '{path}'.")
+    raise _unknown_format(f"Unknown file format of '{path}'.", path)
 
 
 def _with_array_limit(max_bytes, function, *args):
@@ -312,7 +320,7 @@ def write(filename: Union[str, "os.PathLike[str]", IO[Any]], mesh: Mesh, file_fo
         file_format = _filetypes_from_path(path)[0]
     writer = _writer_map.get(file_format)
     if writer is None:
-        raise UnknownFormatError(f"Unknown format '{file_format}'. Pick one of {sorted(_writer_map)}")
+        raise _unknown_format(f"Unknown format '{file_format}'. Pick one of {sorted(_writer_map)}", path, file_format)
     if not isinstance(writer, _CoreWriter) or writer.format_name != file_format:
         return writer(path, mesh, **options)
     format_name, implied = _resolve_format(file_format)
