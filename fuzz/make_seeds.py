@@ -51,6 +51,8 @@ VARIANTS = [
     ("mdpa", "mdpa", ".mdpa", {}),
     ("permas", "permas", ".post", {}),
     ("netgen", "netgen", ".vol", {}),
+    ("ansys", "ansys", ".msh", {}),
+    ("neuroglancer", "neuroglancer", ".neuroglancer", {}),
 ]
 
 TETGEN_SPLIT = b"\n%%ele%%\n"  # tests/support/fuzz_targets.hpp splits the input here

@@ -60,7 +60,11 @@ add_public_files() {
   [ -d "$root" ] || return 0
   while IFS= read -r -d '' file; do
     local target
-    target="$(target_for "$(basename "$file")")"
+    case "$file" in  # formats a folder names better than an extension
+      */ansys/*) target=ansys ;;
+      */neuroglancer/*) target=neuroglancer ;;
+      *) target="$(target_for "$(basename "$file")")" ;;
+    esac
     [ -n "$target" ] || continue
     [ "$(stat -c %s "$file")" -le "$max_bytes" ] || continue
     if [ "$target" = tetgen ]; then continue; fi  # pairs are assembled below

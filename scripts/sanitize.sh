@@ -5,7 +5,7 @@
 # reader's sources with libFuzzer instrumentation). Exits non-zero on any test failure,
 # sanitizer report or fuzz finding; prints a summary with the time of each step.
 # Usage: scripts/sanitize.sh [fuzz-seconds-per-target (default 20)]
-# Environment: SANITIZE_BUILD_DIR (build/sanitize), BUILD_JOBS (2), CTEST_JOBS (2),
+# Environment: SANITIZE_BUILD_DIR (build/sanitize), BUILD_JOBS (2), CTEST_JOBS (2), FUZZ_JOBS (2),
 #              PYTHON (an interpreter that imports meshioplusplus, for generated fuzz seeds).
 set -uo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,7 +49,8 @@ run_ctest() {
 }
 fuzz_smoke() {
   rm -rf build/fuzz-seeds  # fresh seeds: the saved regressions and public files of this checkout
-  FUZZ_BUILD_DIR="$build_dir" FUZZ_SKIP_BUILD=1 bash fuzz/run_fuzz.sh "$fuzz_seconds"
+  # Two targets side by side on CI's two cores.
+  FUZZ_JOBS="${FUZZ_JOBS:-2}" FUZZ_BUILD_DIR="$build_dir" FUZZ_SKIP_BUILD=1 bash fuzz/run_fuzz.sh "$fuzz_seconds"
 }
 
 step "configure (clang, ASan+UBSan)" configure

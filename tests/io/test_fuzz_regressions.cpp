@@ -61,7 +61,7 @@ std::string test_name(const ::testing::TestParamInfo<SavedInput>& info) {
 mpp::fuzzing::FuzzTarget target_for_folder(const std::string& folder) {
   if (const mpp::fuzzing::FuzzTarget* target = mpp::fuzzing::find_fuzz_target(folder)) return *target;
   const mpp::FormatInfo& format = mpp::format_by_name(folder);  // throws for an unknown name
-  return {format.name, format.name, format.extensions.front()};
+  return {format.name, format.name, format.extensions.empty() ? std::string_view() : format.extensions.front()};
 }
 
 class FuzzRegression : public ::testing::TestWithParam<SavedInput> {};

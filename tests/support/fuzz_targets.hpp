@@ -19,7 +19,7 @@ struct FuzzTarget {
 };
 
 // Every format in the registry that can read, plus the variants a file name selects.
-inline constexpr std::array<FuzzTarget, 24> kFuzzTargets{{
+inline constexpr std::array<FuzzTarget, 26> kFuzzTargets{{
     {"vtu", "vtu", ".vtu"},
     {"vtk", "vtk", ".vtk"},
     {"gmsh", "gmsh", ".msh"},
@@ -44,6 +44,8 @@ inline constexpr std::array<FuzzTarget, 24> kFuzzTargets{{
     {"mdpa", "mdpa", ".mdpa"},
     {"permas", "permas", ".post"},
     {"netgen", "netgen", ".vol"},
+    {"ansys", "ansys", ".msh"},
+    {"neuroglancer", "neuroglancer", ""},  // no file name ending: the format is named
 }};
 
 inline const FuzzTarget* find_fuzz_target(std::string_view name) {
