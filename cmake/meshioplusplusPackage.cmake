@@ -128,6 +128,7 @@ install(FILES ${PROJECT_BINARY_DIR}/meshioplusplusConfig.cmake
 
 file(RELATIVE_PATH MESHIOPLUSPLUS_PC_PREFIX_FROM_PCDIR
   /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)  # "../.." for lib, "../../.." for lib/<triplet>
+string(REGEX REPLACE "/$" "" MESHIOPLUSPLUS_PC_PREFIX_FROM_PCDIR "${MESHIOPLUSPLUS_PC_PREFIX_FROM_PCDIR}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/meshioplusplus.pc.in
   ${PROJECT_BINARY_DIR}/meshioplusplus.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/meshioplusplus.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
