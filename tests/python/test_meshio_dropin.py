@@ -279,3 +279,10 @@ def test_pyvista_bridge_both_ways(tmp_path):
     again = mio.read(tmp_path / "from_pyvista.vtu")
     assert sum(len(b) for b in again.cells) == 5
     np.testing.assert_array_equal(again.point_data["T"], np.arange(5.0))
+
+
+def test_info_formats_lists_the_optional_libraries(capsys):
+    assert mio._cli.main(["info", "--formats"]) == 0
+    out = capsys.readouterr().out
+    for name in ("hdf5", "netcdf", "cgns", "zlib", "lzma", "lz4", "xdmf", "exodus"):
+        assert name in out

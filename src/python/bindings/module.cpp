@@ -18,7 +18,10 @@
 #include <string>
 
 #include "allocator_shim.hpp"
+#include "io/block_codec.hpp"
+#include "io/cgns_file.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/netcdf_file.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -412,6 +415,15 @@ NB_MODULE(_core, m) {
   m.def("block_bases", &block_bases_of, nb::arg("cell_counts"));
   m.def("derive_side_regions", &derive_side_regions_of, nb::arg("mesh"));
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
+  // The optional libraries this build links: {"zlib": True, "hdf5": False, ...}.
+  m.def("features", []() {
+    nb::dict features;
+    for (const mpp::io::BlockCodec& codec : mpp::io::block_codecs()) features[nb::str(codec.name.data(), codec.name.size())] = codec.available;
+    features["hdf5"] = mpp::io::hdf5::available();
+    features["netcdf"] = mpp::io::netcdf_available();
+    features["cgns"] = mpp::io::cgns_available();
+    return features;
+  });
   m.def("thread_count", &mpp::thread_count);
   m.def("set_thread_count", &mpp::set_thread_count, nb::arg("count"));
   m.def("max_array_bytes", &mpp::max_array_bytes);

@@ -226,7 +226,24 @@ def _consistency(mesh):
     return ""
 
 
+def features_text():
+    """Which optional libraries (and so which formats and compressors) this build has."""
+    features = _core.features()
+    served = {"zlib": "VTK XML zlib, gzip'd Netgen/PERMAS", "lzma": "VTK XML lzma", "lz4": "VTK XML lz4",
+              "hdf5": "XDMF (HDF5 heavy data), VTKHDF, MED, HMF, H5M", "netcdf": "Exodus II", "cgns": "CGNS"}
+    lines = ["optional libraries in this build:"]
+    for name, present in features.items():
+        lines.append(f"  {name:<7} {'yes' if present else 'no ':<4} {served.get(name, '')}")
+    return "\n".join(lines)
+
+
 def _info(args):
+    if args.formats:
+        print(_format_help())
+        print(features_text())
+        return 0
+    if args.infile is None:
+        raise CliError("info needs a mesh file (or --formats)")
     _check_input(args.infile)
     started = time.perf_counter()
     mesh = read(args.infile, file_format=args.input_format)
@@ -352,8 +369,12 @@ def build_parser():
                               "that cannot hold them)")
     convert.set_defaults(run=_convert)
 
-    info = commands.add_parser("info", aliases=["i"], help="summarise a mesh file")
-    add_input(info)
+    info = commands.add_parser("info", aliases=["i"], help="summarise a mesh file (or, with --formats, this build)")
+    info.add_argument("infile", nargs="?", help="mesh file to read")
+    info.add_argument("--input-format", "-i", metavar="FORMAT", choices=sorted(reader_map),
+                      help="input file format (default: from the file name)")
+    info.add_argument("--formats", action="store_true",
+                      help="list the formats and which optional libraries this build has")
     info.set_defaults(run=_info)
 
     compress = commands.add_parser("compress", help="rewrite a file compressed (in place)")
