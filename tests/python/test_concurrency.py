@@ -233,3 +233,38 @@ def test_longest_legal_name_is_writable(tmp_path):
     mio.write(path, mesh)  # a replacement goes through a temporary name beside it
     assert same(mio.read(path), mesh)
     assert os.listdir(tmp_path) == [name]
+
+
+def test_truncation_during_read_is_a_read_error_not_sigbus(tmp_path):
+    """Files of 1 MiB and more are memory-mapped; another process truncating one while it is
+    read used to kill the interpreter with SIGBUS. Now each read returns a mesh or raises
+    ReadError ("file changed size while being read" when the truncation hit the mapping)."""
+    path = str(tmp_path / "shrinking.vtk")
+    mio.write(path, grid_mesh(300), binary=False)  # ascii, several MiB
+    original = open(path, "rb").read()
+    assert len(original) > 2 << 20
+    stop = threading.Event()
+
+    def vandal():
+        while not stop.is_set():
+            with open(path, "r+b") as handle:
+                handle.truncate(4096)
+            time.sleep(0.002)
+            with open(path, "wb") as handle:
+                handle.write(original)
+            time.sleep(0.004)
+
+    thread = threading.Thread(target=vandal)
+    thread.start()
+    outcomes = {"mesh": 0, "error": 0}
+    try:
+        for _ in range(40):
+            try:
+                mio.read(path)
+                outcomes["mesh"] += 1
+            except mio.ReadError:
+                outcomes["error"] += 1
+    finally:
+        stop.set()
+        thread.join()
+    assert outcomes["mesh"] + outcomes["error"] == 40
