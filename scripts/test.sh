@@ -14,6 +14,11 @@ cmake -S . -B build/cpp -G Ninja -DMESHIOPLUSPLUS_BUILD_TESTS=ON -DCMAKE_BUILD_T
 cmake --build build/cpp -j "$(nproc)"
 ctest --test-dir build/cpp --output-on-failure
 
+echo "== C++ package: install, find_package/pkg-config example, native CLI (scripts/test_cpp_package.sh)"
+BUILD_TYPE=RelWithDebInfo bash scripts/test_cpp_package.sh build/cpp
+echo "== public headers alone, -Wall -Wextra -Wpedantic -Werror, GCC and Clang (scripts/check_headers.sh)"
+bash scripts/check_headers.sh
+
 install_package
 
 echo "== meshio 5.3.5's own test suite, against meshio and against us (tests/meshio_suite)"

@@ -6,7 +6,8 @@
 #      (meshioplusplus::core_static, whose optional libraries come through find_dependency);
 #   2. compiles the same example with `pkg-config --cflags --libs meshioplusplus` and runs it;
 #   3. runs tests/cli/test_native_cli.sh on the installed meshioplusplus-cli.
-# Usage: scripts/test_cpp_package.sh [BUILD_DIR]   (default build/cpp-package; JOBS=2 by default)
+# Usage: scripts/test_cpp_package.sh [BUILD_DIR]   (default build/cpp-package; JOBS=2 by default;
+#        BUILD_TYPE=RelWithDebInfo to reuse such a build folder without rebuilding it)
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="$(realpath -m "${1:-$repo_root/build/cpp-package}")"
@@ -18,7 +19,8 @@ step() { echo "== $* ($(date +%T))"; }
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 step "build the library and meshioplusplus-cli in $build_dir"
-cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+# BUILD_TYPE: reuse a build folder configured with another type (scripts/test.sh passes its own).
+cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" "${launcher[@]}" >/dev/null
 cmake --build "$build_dir" -j "${JOBS:-2}" --target meshioplusplus_core meshioplusplus_shared meshioplusplus_cli \
   >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 step "install into a temporary prefix"
