@@ -36,7 +36,8 @@ inline std::string corpus_file(const std::string& relative) { return (kCorpusDir
 // Skips the current test when one corpus file is absent.
 #define SKIP_WITHOUT_CORPUS_FILE(relative)                                                          \
   if (!::std::filesystem::exists(::meshioplusplus::testing_support::corpus_file(relative))) \
-  GTEST_SKIP() << "corpus file " << relative << " absent"
+  GTEST_SKIP() << "corpus file " << relative << " absent: it comes with the project corpus ../shared/corpus " \
+                   "(MANIFEST.tsv there names its public origin); tests/data/corpus holds only files <= 1 MB"
 
 // Skips the current test when the corpus directory is absent.
 #define SKIP_WITHOUT_CORPUS_DIR()                                                      \

@@ -117,11 +117,15 @@ TEST(ObjCorpus, FuzeRoundTripsExactly) {
 TEST(ObjRead, CornerSyntaxesRelativeIndicesAndGroups) {
   const Mesh mesh = obj::read(write_scratch("mixed.obj", kMixed));
   ASSERT_EQ(mesh.num_points(), 5);
-  ASSERT_EQ(mesh.cells.size(), 3u);
+  // One block per run of one face type, in file order (meshio's blocks): the last face, a
+  // triangle after the polygon, opens a block of its own.
+  ASSERT_EQ(mesh.cells.size(), 4u);
   EXPECT_EQ(mesh.cells[0].type, "triangle");
-  EXPECT_EQ(mesh.cells[0].num_cells(), 2);  // the first and the last face
+  EXPECT_EQ(mesh.cells[0].num_cells(), 1);
   EXPECT_EQ(mesh.cells[1].type, "quad");
   EXPECT_EQ(mesh.cells[2].type, "polygon");
+  EXPECT_EQ(mesh.cells[3].type, "triangle");
+  EXPECT_EQ(mesh.cells[3].num_cells(), 1);
   const std::int64_t* quad = mesh.cells[1].connectivity.data_as<std::int64_t>();
   EXPECT_EQ((std::vector<std::int64_t>{quad[0], quad[1], quad[2], quad[3]}), (std::vector<std::int64_t>{0, 1, 2, 3}));
 
@@ -138,21 +142,23 @@ TEST(ObjRead, CornerSyntaxesRelativeIndicesAndGroups) {
   ASSERT_NE(mesh.field_data.find("obj:vt"), nullptr);
   EXPECT_EQ(mesh.field_data.find("obj:vt")->shape(), (Shape{3, 3}));
   const auto& vt_index = *mesh.cell_data.find("obj:vt_index");
-  const std::int64_t* triangles = vt_index[0].data_as<std::int64_t>();
-  EXPECT_EQ((std::vector<std::int64_t>(triangles, triangles + 6)), (std::vector<std::int64_t>{0, 1, 2, 2, 0, 1}));
+  const std::int64_t* first = vt_index[0].data_as<std::int64_t>();
+  const std::int64_t* last = vt_index[3].data_as<std::int64_t>();
+  EXPECT_EQ((std::vector<std::int64_t>(first, first + 3)), (std::vector<std::int64_t>{0, 1, 2}));
+  EXPECT_EQ((std::vector<std::int64_t>(last, last + 3)), (std::vector<std::int64_t>{2, 0, 1}));
   EXPECT_EQ(vt_index[1].data_as<std::int64_t>()[0], -1);
   ASSERT_EQ(vt_index[2].shape(), (Shape{1, 5}));
   const auto& vn_index = *mesh.cell_data.find("obj:vn_index");
   EXPECT_EQ(vn_index[1].data_as<std::int64_t>()[3], 0);
 
-  // Cells: triangles 0 (first face) and 1 (last face), quad 2, polygon 3.
+  // Cells in file order: triangle 0, quad 1, polygon 2, triangle 3.
   ASSERT_EQ(mesh.regions.size(), 3u);
   EXPECT_EQ(mesh.regions[0].name, "thing");
   EXPECT_EQ(entries(mesh.regions[0]), (std::vector<std::int64_t>{0, 1, 2, 3}));
   EXPECT_EQ(mesh.regions[1].name, "left");
-  EXPECT_EQ(entries(mesh.regions[1]), (std::vector<std::int64_t>{0, 2}));
+  EXPECT_EQ(entries(mesh.regions[1]), (std::vector<std::int64_t>{0, 1}));
   EXPECT_EQ(mesh.regions[2].name, "right");
-  EXPECT_EQ(entries(mesh.regions[2]), (std::vector<std::int64_t>{0, 2, 3}));
+  EXPECT_EQ(entries(mesh.regions[2]), (std::vector<std::int64_t>{0, 1, 2}));
 }
 
 TEST(ObjRead, MatchingTexcoordsArePointData) {

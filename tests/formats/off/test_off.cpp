@@ -60,20 +60,21 @@ TEST(OffRead, CommentsBlanksMixedPolygonsAndFaceColours) {
   const Mesh mesh = off::read(write_scratch("commented.off", kCommented));
   ASSERT_EQ(mesh.num_points(), 6);
   EXPECT_EQ(mesh.points.data_as<double>()[13], 0.5);
-  ASSERT_EQ(mesh.cells.size(), 3u);
+  // One block per run of one face type, in file order: triangle, quad, polygon, triangle.
+  ASSERT_EQ(mesh.cells.size(), 4u);
   EXPECT_EQ(mesh.cells[0].type, "triangle");
-  EXPECT_EQ(mesh.cells[0].num_cells(), 2);
+  EXPECT_EQ(mesh.cells[0].num_cells(), 1);
   EXPECT_EQ(mesh.cells[1].type, "quad");
   EXPECT_EQ(mesh.cells[2].type, "polygon");
-  EXPECT_EQ(mesh.cells[0].connectivity.data_as<std::int64_t>()[5], 5);
+  EXPECT_EQ(mesh.cells[3].type, "triangle");
+  EXPECT_EQ(mesh.cells[3].connectivity.data_as<std::int64_t>()[2], 5);
   const auto* colors = mesh.cell_data.find("off:color");
   ASSERT_NE(colors, nullptr);
-  const NDArray& triangle_colors = (*colors)[0];
-  ASSERT_EQ(triangle_colors.shape(), (Shape{2, 4}));
-  EXPECT_EQ(triangle_colors.data_as<double>()[0], 255);
-  EXPECT_TRUE(std::isnan(triangle_colors.data_as<double>()[3]));
-  EXPECT_EQ(triangle_colors.data_as<double>()[4], 7);
-  EXPECT_TRUE(std::isnan(triangle_colors.data_as<double>()[5]));
+  ASSERT_EQ((*colors)[0].shape(), (Shape{1, 4}));
+  EXPECT_EQ((*colors)[0].data_as<double>()[0], 255);
+  EXPECT_TRUE(std::isnan((*colors)[0].data_as<double>()[3]));
+  EXPECT_EQ((*colors)[3].data_as<double>()[0], 7);  // a colour-map index
+  EXPECT_TRUE(std::isnan((*colors)[3].data_as<double>()[1]));
   EXPECT_TRUE(std::isnan((*colors)[1].data_as<double>()[0]));  // the quad has none
   EXPECT_EQ((*colors)[2].data_as<double>()[3], 1.0);
 }
@@ -220,16 +221,18 @@ TEST(OffLarge, ACornerOutOfRangeDeepInsideIsNamed) {
 }
 
 // The one-pass path assumes the first face's shape; a different face deep inside sends the
-// file to the planned path, which makes a block per shape.
+// file to the planned path, which cuts the faces into runs: triangles, the quad, triangles.
 TEST(OffLarge, AQuadAmongTrianglesGetsItsOwnBlock) {
   std::string text = large_off(400000);
   const std::size_t at = text.find("\n3 250000 250001 250002\n") + 1;
   text.replace(at, 22, "4 250000 250001 250002 7");
   const Mesh mesh = off::read(write_scratch("mixed.off", text));
-  ASSERT_EQ(mesh.cells.size(), 2u);
+  ASSERT_EQ(mesh.cells.size(), 3u);
   EXPECT_EQ(mesh.cells[0].type, "triangle");
-  EXPECT_EQ(mesh.cells[0].num_cells(), 400000 - 3);
+  EXPECT_EQ(mesh.cells[0].num_cells(), 250000);
   EXPECT_EQ(mesh.cells[1].type, "quad");
   EXPECT_EQ(nodes_of(mesh.cells[1]), (std::vector<std::int64_t>{250000, 250001, 250002, 7}));
-  EXPECT_EQ(nodes_of(mesh.cells[0])[3 * 250000], 250001);  // the triangle after the quad moved up a row
+  EXPECT_EQ(mesh.cells[2].type, "triangle");
+  EXPECT_EQ(mesh.cells[2].num_cells(), 400000 - 3 - 250000);
+  EXPECT_EQ(nodes_of(mesh.cells[2])[0], 250001);  // the face after the quad, first of the last run
 }

@@ -14,7 +14,7 @@ using namespace meshioplusplus::testing_support;
   if (!io::hdf5::available()) GTEST_SKIP() << "built without HDF5 (install libhdf5-dev and rebuild)"
 
 TEST(Vtkhdf, ReadsTheCorpusFileWithTheReferenceCounts) {
-  SKIP_WITHOUT_CORPUS_DIR();
+  SKIP_WITHOUT_CORPUS_FILE("vtkhdf/can-vtu.hdf");
   SKIP_WITHOUT_HDF5();
   const Mesh mesh = vtkhdf::read(corpus_file("vtkhdf/can-vtu.hdf"));
   EXPECT_EQ(mesh.points.rows(), 6724);

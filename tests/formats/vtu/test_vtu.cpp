@@ -351,7 +351,7 @@ TEST(VtuCorpus, NotchDispInlineBase64ZlibWithWedge15) {
 }
 
 TEST(VtuCorpus, CanAppendedRawUInt64WithStringFieldData) {
-  SKIP_WITHOUT_CORPUS_DIR();
+  SKIP_WITHOUT_CORPUS_FILE("vtu/can.vtu");
   const mpp::Mesh mesh = mpp::vtu::read((kCorpusDir / "vtu/can.vtu").string());
   EXPECT_EQ(6724, mesh.num_points());
   EXPECT_EQ(mpp::DType::float32, mesh.points.dtype());
@@ -421,7 +421,7 @@ class InstalledAllocator {
 
 // The mesh's arrays are allocated once each, through the hook; parsing temporaries are not.
 TEST(VtuCorpus, ResultArraysComeFromTheAllocatorHookOnce) {
-  SKIP_WITHOUT_CORPUS_DIR();
+  SKIP_WITHOUT_CORPUS_FILE("vtu/can.vtu");
   for (const char* file : {"vtu/can.vtu", "vtu/Cells/Tetra.vtu", "vtu/Hexahedron.vtu"}) {
     SCOPED_TRACE(file);
     CountingPool pool;
