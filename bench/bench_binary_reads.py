@@ -18,12 +18,11 @@ import pathlib
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from common import DATA_DIR, machine_description  # noqa: E402
+from common import best_of, DATA_DIR, machine_description  # noqa: E402
 
 MAKE_BRACKET = pathlib.Path(__file__).resolve().parents[2] / "shared" / "tools" / "make_bracket.py"
 
@@ -37,14 +36,6 @@ def bracket(mesh_size):
         subprocess.run([sys.executable, str(MAKE_BRACKET), str(folder), str(mesh_size)], check=True)
     return source
 
-
-def best_of(repeat, function):
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def main():

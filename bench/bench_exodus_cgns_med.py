@@ -14,23 +14,14 @@ Times are the best of R runs in this process (page cache warm for every tool ali
 import argparse
 import datetime
 import tempfile
-import time
 import warnings
 
 import numpy as np
 
-from common import DATA_DIR, machine_description, tet_box
+from common import best_of, DATA_DIR, machine_description, tet_box
 
 EXTENSIONS = {"exodus": ".e", "med": ".med", "cgns": ".cgns"}
 
-
-def best_of(repeat, function):
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def floor_exodus(path):

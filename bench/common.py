@@ -115,3 +115,15 @@ def ratio(reference, ours):
     if not reference or not ours or "error" in reference or "error" in ours:
         return "—"
     return f"{reference['seconds'] / ours['seconds']:.1f}×"
+
+
+def best_of(repeat, function):
+    """The shortest of ``repeat`` timed calls of ``function`` (seconds), in this process."""
+    import time
+
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - start)
+    return best

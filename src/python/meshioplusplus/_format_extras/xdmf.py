@@ -19,42 +19,18 @@ import os
 import numpy as np
 
 from .. import _core
-from .._conversion import from_core, host_array, to_core
+from .._conversion import host_array, to_core
 from .._exceptions import WriteError
 from .._mesh import Mesh
+from ._time_series import TimeSeriesReader as _TimeSeriesReader
 
 __all__ = ["TimeSeriesReader", "TimeSeriesWriter"]
 
 _DATA_FORMATS = ("XML", "Binary", "HDF")
 
 
-class TimeSeriesReader:
-    def __init__(self, filename):
-        self.filename = os.fspath(filename)
-        self._reader = _core.open_time_series(self.filename, "xdmf")
-        self.num_steps = self._reader.num_steps
-        self.cells = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_):
-        self.close()
-
-    def close(self):
-        """Releases the files (the HDF5 heavy data stays open until then)."""
-        self._reader = None
-
-    def read_points_cells(self):
-        mesh = from_core(self._reader.read_mesh())
-        self.cells = mesh.cells
-        return mesh.points, mesh.cells
-
-    def read_data(self, k: int):
-        if not 0 <= k < self.num_steps:
-            raise IndexError(f"time step {k} out of range (the series has {self.num_steps})")
-        t, point_data, cell_data, _field_data = self._reader.read_step(k)
-        return t, point_data, cell_data
+class TimeSeriesReader(_TimeSeriesReader):
+    format_name = "xdmf"
 
 
 def _cell_arrays(entry):
