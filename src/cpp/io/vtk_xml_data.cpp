@@ -164,12 +164,6 @@ std::uint64_t count_tokens(std::string_view text) noexcept {
   return io::count_tokens(text.data(), text.data() + text.size());
 }
 
-DType promote(DType a, DType b) noexcept {
-  if (a == b) return a;
-  if (dtype_is_float(a) || dtype_is_float(b)) return DType::float64;
-  return DType::int64;
-}
-
 // Element-wise static_cast from a decoded array into `out` of another dtype.
 void convert_values(const NDArray& source, DType target, void* out) {
   visit_dtype(source.dtype(), [&](auto source_tag) {
