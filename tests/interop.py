@@ -1,6 +1,8 @@
 """Cross-checks against meshio (PyPI): files we write read back equal in meshio, and files
 meshio writes read back equal in meshio++. Used by the per-format interop tests."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -54,3 +56,33 @@ def to_meshio(mesh):
         point_data=mesh.point_data,
         cell_data=mesh.cell_data,
     )
+
+
+class CountingAllocator:
+    """alloc/free pair that remembers every buffer it handed out and got back."""
+
+    def __init__(self, name="counting"):
+        self.name = name
+        self.allocated = []  # byte counts asked for
+        self.freed = 0
+        self.owners = []
+        self.lock = threading.Lock()
+
+    def alloc(self, nbytes):
+        owner = np.empty(max(int(nbytes), 1), dtype=np.uint8)
+        with self.lock:
+            self.allocated.append(int(nbytes))
+            self.owners.append(id(owner))
+        return owner
+
+    def free(self, owner):
+        with self.lock:
+            self.freed += 1
+
+    @property
+    def live(self):
+        return len(self.allocated) - self.freed
+
+    @property
+    def bytes_allocated(self):
+        return sum(self.allocated)

@@ -10,6 +10,7 @@ import pytest
 import meshioplusplus
 
 from conftest import CORPUS, corpus_file
+from interop import CountingAllocator
 
 netCDF4 = pytest.importorskip("netCDF4")
 
@@ -267,18 +268,6 @@ def test_med_bad_input_names_file_and_object(tmp_path):
 # ---- the allocator hook ----
 
 
-class _Counting:
-    def __init__(self):
-        self.allocated = []
-
-    def alloc(self, nbytes):
-        self.allocated.append(int(nbytes))
-        return np.empty(max(int(nbytes), 1), dtype=np.uint8)
-
-    def free(self, owner):
-        pass
-
-
 @pytest.mark.parametrize("extension", [".e", ".med", ".cgns"])
 def test_arrays_come_from_the_allocator_hook_once(tmp_path, extension):
     # Every returned array is allocated through the hook, and nothing else of size is: staging
@@ -293,7 +282,7 @@ def test_arrays_come_from_the_allocator_hook_once(tmp_path, extension):
                                point_data={"T": rng.random(3000), "v": rng.random((3000, 3))})
     path = tmp_path / ("m" + extension)
     meshioplusplus.write(path, mesh)
-    counting = _Counting()
+    counting = CountingAllocator()
     with allocator_installed(counting.alloc, counting.free):
         back = meshioplusplus.read(path)
     arrays = [back.points, back.cells[0].data, *back.point_data.values(),

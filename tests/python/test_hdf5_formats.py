@@ -4,7 +4,6 @@ the errors bad input must raise. The HDF5 parts skip when the build has no HDF5.
 
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -14,6 +13,7 @@ import pytest
 import meshioplusplus as mio
 from meshioplusplus import _core
 from meshioplusplus._allocation import allocation_owner, allocator_installed
+from interop import CountingAllocator
 
 CORPUS = pathlib.Path(
     os.environ.get("MESHIOPLUSPLUS_CORPUS", pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "corpus")
@@ -285,18 +285,6 @@ def test_hdf5_formats_reject_foreign_and_truncated_files(tmp_path, extension):
 # ---- the allocator hook covers these readers -------------------------------------------------------
 
 
-class _Counting:
-    def __init__(self):
-        self.allocated = []
-
-    def alloc(self, nbytes):
-        self.allocated.append(int(nbytes))
-        return np.empty(max(int(nbytes), 1), dtype=np.uint8)
-
-    def free(self, owner):
-        pass
-
-
 @pytest.mark.parametrize("extension, data_format", [(".xdmf", "HDF"), (".xdmf", "XML"), (".hmf", None), (".h5m", None)])
 def test_hdf5_family_arrays_come_from_the_allocator_hook(tmp_path, extension, data_format):
     if (extension != ".xdmf" or data_format == "HDF") and not _core.hdf5_available():
@@ -307,7 +295,7 @@ def test_hdf5_family_arrays_come_from_the_allocator_hook(tmp_path, extension, da
     path = tmp_path / ("m" + extension)
     options = {"data_format": data_format} if data_format else {}
     mio.write(path, mesh, **options)
-    counting = _Counting()
+    counting = CountingAllocator()
     with allocator_installed(counting.alloc, counting.free):
         back = mio.read(path)
     arrays = [back.points, back.cells[0].data, back.point_data["T"]]

@@ -8,7 +8,6 @@ the allocator tests; the hook-allocation contract itself is checked with real co
 
 import gc
 import os
-import pathlib
 import subprocess
 import sys
 import threading
@@ -24,36 +23,7 @@ from meshioplusplus.testing import fake_cupy
 
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(mio.__file__)))
 from conftest import CORPUS  # noqa: E402  (the full corpus, or the curated copy in tests/data)
-
-
-class CountingAllocator:
-    """alloc/free pair that remembers every buffer it handed out and got back."""
-
-    def __init__(self, name="counting"):
-        self.name = name
-        self.allocated = []  # byte counts asked for
-        self.freed = 0
-        self.owners = []
-        self.lock = threading.Lock()
-
-    def alloc(self, nbytes):
-        owner = np.empty(max(int(nbytes), 1), dtype=np.uint8)
-        with self.lock:
-            self.allocated.append(int(nbytes))
-            self.owners.append(id(owner))
-        return owner
-
-    def free(self, owner):
-        with self.lock:
-            self.freed += 1
-
-    @property
-    def live(self):
-        return len(self.allocated) - self.freed
-
-    @property
-    def bytes_allocated(self):
-        return sum(self.allocated)
+from interop import CountingAllocator  # noqa: E402
 
 
 def core_allocated(count):
