@@ -286,3 +286,17 @@ def test_info_formats_lists_the_optional_libraries(capsys):
     out = capsys.readouterr().out
     for name in ("hdf5", "netcdf", "cgns", "zlib", "lzma", "lz4", "xdmf", "exodus"):
         assert name in out
+
+
+def test_pvd_time_series_reader_reads_steps_lazily():
+    from conftest import corpus_file
+
+    path = corpus_file("pvd/singleSphereAnimation.pvd")
+    with mio.pvd.TimeSeriesReader(path) as reader:
+        points, cells = reader.read_points_cells()
+        assert reader.num_steps == 11 and reader.times[:3] == [0.0, 1.0, 2.0]
+        t, point_data, cell_data = reader.read_data(3)
+        assert t == 3.0 and "Normals" in point_data
+        assert len(point_data["Normals"]) == len(points)
+        with pytest.raises(IndexError):
+            reader.read_data(11)
