@@ -3,7 +3,10 @@
 #include "meshioplusplus/time_series.hpp"
 
 #include "formats/exodus/exodus.hpp"
+#include "formats/gmsh/gmsh_time_series.hpp"
+#include "formats/med/med_time_series.hpp"
 #include "formats/vtk_xml/pvd_time_series.hpp"
+#include "formats/vtkhdf/vtkhdf.hpp"
 #include "formats/xdmf/xdmf.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -24,6 +27,9 @@ std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, std:
   if (name == "xdmf") return xdmf::open_time_series(path);
   if (name == "pvd") return pvd::open_time_series(path);
   if (name == "exodus") return exodus::open_time_series(path);
+  if (name == "gmsh") return gmsh::open_time_series(path);
+  if (name == "med") return med::open_time_series(path);
+  if (name == "vtkhdf") return vtkhdf::open_time_series(path);
   throw ReadError(path, name, name.empty() ? "cannot tell the format from the file name"
                                            : "format '" + name + "' has no time-series reader (xdmf has)");
 }
@@ -33,6 +39,7 @@ std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, st
   const std::string name = time_series_format(path, format);
   if (name == "xdmf") return xdmf::create_time_series(path, options);
   if (name == "pvd") return pvd::create_time_series(path, options);
+  if (name == "vtkhdf") return vtkhdf::create_time_series(path, options);
   throw WriteError(path, name, name.empty() ? "cannot tell the format from the file name"
                                             : "format '" + name + "' has no time-series writer (xdmf has)");
 }

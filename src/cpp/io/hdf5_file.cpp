@@ -603,6 +603,16 @@ std::optional<std::string> File::string_attribute(std::string_view object_path, 
   return std::string(text.substr(0, text.find('\0')));
 }
 
+std::size_t File::string_attribute_width(std::string_view object_path, std::string_view name) const {
+  if (!has_attribute(object_path, name)) return 0;
+  const std::string path = absolute_object_path(object_path);
+  Handle attribute = attribute_handle(H5Aopen_by_name(id_, path.c_str(), std::string(name).c_str(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute.valid()) return 0;
+  Handle type = type_handle(H5Aget_type(attribute.get()));
+  if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0) return 0;
+  return H5Tget_size(type.get());
+}
+
 namespace {
 
 template <class T>
@@ -695,6 +705,71 @@ void File::write(std::string_view dataset_path, const NDArray& array, const Data
   if (array.size() > 0 &&
       H5Dwrite(dataset.get(), file_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, array.data()) < 0)
     fail(path, "cannot write the dataset");
+}
+
+void File::write_virtual(std::string_view dataset_path, DType dtype, const Shape& row_shape,
+                         const std::vector<VirtualSource>& sources) {
+  const std::string path = absolute_object_path(dataset_path);
+  std::int64_t total = 0;
+  for (const VirtualSource& source : sources) {
+    if (source.rows < 0) fail(path, "a virtual source with a negative row count");
+    total += source.rows;
+  }
+  std::vector<hsize_t> dims{static_cast<hsize_t>(total)};
+  for (std::int64_t extent : row_shape) dims.push_back(static_cast<hsize_t>(extent));
+  Handle space = space_handle(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
+  std::int64_t row = 0;
+  for (const VirtualSource& source : sources) {
+    if (source.rows == 0) continue;
+    std::vector<hsize_t> start(dims.size(), 0), count = dims;
+    start[0] = static_cast<hsize_t>(row);
+    count[0] = static_cast<hsize_t>(source.rows);
+    Handle virtual_space = space_handle(H5Scopy(space.get()));
+    H5Sselect_hyperslab(virtual_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+    Handle source_space = space_handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
+    if (H5Pset_virtual(dcpl.get(), virtual_space.get(), source.file.c_str(), source.dataset.c_str(),
+                       source_space.get()) < 0)
+      fail(path, "cannot map rows of " + source.file + ":" + source.dataset);
+    row += source.rows;
+  }
+  Handle file_type = type_handle(H5Tcopy(native_type(dtype)));
+  Handle lcpl = link_creation_plist();
+  Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
+  if (!dataset.valid()) fail(path, "cannot create the virtual dataset");
+}
+
+std::vector<VirtualSource> File::virtual_sources(std::string_view dataset_path) const {
+  const std::string path = absolute_object_path(dataset_path);
+  Handle dataset = dataset_handle(H5Dopen2(id_, path.c_str(), H5P_DEFAULT));
+  if (!dataset.valid()) fail(path, "no such dataset");
+  Handle plist = plist_handle(H5Dget_create_plist(dataset.get()));
+  std::vector<VirtualSource> result;
+  if (!plist.valid() || H5Pget_layout(plist.get()) != H5D_VIRTUAL) return result;
+  std::size_t count = 0;
+  if (H5Pget_virtual_count(plist.get(), &count) < 0) fail(path, "cannot list the virtual dataset's sources");
+  for (std::size_t i = 0; i < count; ++i) {
+    VirtualSource source;
+    const ssize_t file_length = H5Pget_virtual_filename(plist.get(), i, nullptr, 0);
+    const ssize_t name_length = H5Pget_virtual_dsetname(plist.get(), i, nullptr, 0);
+    if (file_length < 0 || name_length < 0) fail(path, "cannot read virtual source " + std::to_string(i));
+    source.file.resize(static_cast<std::size_t>(file_length) + 1);
+    source.dataset.resize(static_cast<std::size_t>(name_length) + 1);
+    H5Pget_virtual_filename(plist.get(), i, source.file.data(), source.file.size());
+    H5Pget_virtual_dsetname(plist.get(), i, source.dataset.data(), source.dataset.size());
+    source.file.resize(static_cast<std::size_t>(file_length));
+    source.dataset.resize(static_cast<std::size_t>(name_length));
+    Handle selection = space_handle(H5Pget_virtual_vspace(plist.get(), i));
+    if (selection.valid()) {
+      hsize_t low[H5S_MAX_RANK] = {}, high[H5S_MAX_RANK] = {};
+      if (H5Sget_select_bounds(selection.get(), low, high) >= 0) {
+        source.first_row = static_cast<std::int64_t>(low[0]);
+        source.rows = static_cast<std::int64_t>(high[0] - low[0] + 1);
+      }
+    }
+    result.push_back(std::move(source));
+  }
+  return result;
 }
 
 void File::write_strings(std::string_view dataset_path, const std::vector<std::string>& values, int gzip_level) {
@@ -866,12 +941,17 @@ void File::read_into(std::string_view path, NDArray&) const { fail(path, std::st
 std::vector<std::string> File::read_strings(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
 bool File::has_attribute(std::string_view, std::string_view) const { return false; }
 std::optional<std::string> File::string_attribute(std::string_view, std::string_view) const { return std::nullopt; }
+std::size_t File::string_attribute_width(std::string_view, std::string_view) const { return 0; }
 std::optional<std::int64_t> File::integer_attribute(std::string_view, std::string_view) const { return std::nullopt; }
 std::optional<double> File::float_attribute(std::string_view, std::string_view) const { return std::nullopt; }
 std::vector<std::string> File::attribute_names(std::string_view) const { return {}; }
 void File::create_group(std::string_view path) { fail(path, std::string(kMissingLibrary)); }
 void File::write(std::string_view path, const NDArray&, const DatasetWriteOptions&) { fail(path, std::string(kMissingLibrary)); }
 void File::write_strings(std::string_view path, const std::vector<std::string>&, int) { fail(path, std::string(kMissingLibrary)); }
+void File::write_virtual(std::string_view path, DType, const Shape&, const std::vector<VirtualSource>&) {
+  fail(path, std::string(kMissingLibrary));
+}
+std::vector<VirtualSource> File::virtual_sources(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
 void File::set_attribute(std::string_view path, std::string_view, std::string_view) { fail(path, std::string(kMissingLibrary)); }
 void File::set_attribute(std::string_view path, std::string_view, std::int64_t) { fail(path, std::string(kMissingLibrary)); }
 void File::set_attribute(std::string_view path, std::string_view, std::uint64_t) { fail(path, std::string(kMissingLibrary)); }

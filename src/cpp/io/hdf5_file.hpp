@@ -39,6 +39,16 @@ struct DatasetInfo {
   bool string = false;    // elements are strings; `dtype` is meaningless then
 };
 
+// One source of an HDF5 virtual dataset (VDS) built by rows: `rows` rows of `dataset` in
+// `file` (a path relative to the virtual file's folder, as VTK's vtkHDFWriter writes them),
+// stacked after the sources before it. Reading maps back to `first_row` in the virtual dataset.
+struct VirtualSource {
+  std::string file;
+  std::string dataset;
+  std::int64_t rows = 0;
+  std::int64_t first_row = 0;  // filled in by virtual_sources()
+};
+
 struct DatasetWriteOptions {
   int gzip_level = -1;       // -1: no compression; 0-9: deflate filter (data is chunked then)
   bool as_array_type = false;  // store trailing dimensions as an HDF5 array element type (H5M tags)
@@ -81,6 +91,8 @@ class File {
   // Into memory the caller owns; `out` must have the dataset's shape (element count) and
   // any numeric dtype (HDF5 converts).
   void read_into(std::string_view dataset_path, NDArray& out) const;
+  // The row blocks a virtual dataset maps, in row order (empty for an ordinary dataset).
+  std::vector<VirtualSource> virtual_sources(std::string_view dataset_path) const;
   // A dataset of strings (fixed or variable length), one entry per element.
   std::vector<std::string> read_strings(std::string_view dataset_path) const;
   // Throws ReadError naming the dataset unless `shape` matches `expected`; -1 in `expected`
@@ -90,6 +102,9 @@ class File {
   // ---- attributes of any object ----
   bool has_attribute(std::string_view object_path, std::string_view name) const;
   std::optional<std::string> string_attribute(std::string_view object_path, std::string_view name) const;
+  // Bytes per value of a fixed-length string attribute; 0 when absent, variable-length or not a
+  // string. A value as long as this has no terminating NUL (C readers may run past it).
+  std::size_t string_attribute_width(std::string_view object_path, std::string_view name) const;
   // A numeric attribute (scalar or first element), converted to int64 / double.
   std::optional<std::int64_t> integer_attribute(std::string_view object_path, std::string_view name) const;
   std::optional<double> float_attribute(std::string_view object_path, std::string_view name) const;
@@ -99,6 +114,10 @@ class File {
   void create_group(std::string_view group_path);
   // Contiguous (or chunked when compressed) dataset holding `array` in its dtype and shape.
   void write(std::string_view dataset_path, const NDArray& array, const DatasetWriteOptions& options = {});
+  // A virtual dataset of `dtype` whose rows are the sources' rows stacked in order; `row_shape`
+  // the trailing extents ({} for 1-D, {3} for points). Sources with no rows are skipped.
+  void write_virtual(std::string_view dataset_path, DType dtype, const Shape& row_shape,
+                     const std::vector<VirtualSource>& sources);
   // A 1-D dataset of fixed-length strings (as h5py writes a list of bytes).
   void write_strings(std::string_view dataset_path, const std::vector<std::string>& values,
                      int gzip_level = -1);

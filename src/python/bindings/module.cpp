@@ -18,6 +18,8 @@
 #include <string>
 
 #include "allocator_shim.hpp"
+#include "formats/vtk_xml/vtk_xml.hpp"
+#include "formats/vtkhdf/vtkhdf.hpp"
 #include "io/block_codec.hpp"
 #include "io/cgns_file.hpp"
 #include "io/hdf5_file.hpp"
@@ -402,6 +404,72 @@ void bind_time_series(nb::module_& m) {
   m.def("hdf5_available", &mpp::io::hdf5::available);
 }
 
+// ---- VTK XML file family: partitioned pieces, multiblock lists (docs/vtk-xml.md) ---------
+// meshioplusplus.pvtu/pvtp.read(piece=, merge_points=) and vtm.write_blocks/read_blocks
+// (src/python/meshioplusplus/_format_extras/) sit on these.
+
+nb::dict read_partitioned(const std::string& path, const std::string& format, std::int64_t piece, bool merge_points) {
+  if (format != "pvtu" && format != "pvtp") throw std::invalid_argument("read_partitioned: format must be pvtu or pvtp");
+  mpp::PartitionedReadOptions options;
+  if (piece >= 0) options.piece = static_cast<std::size_t>(piece);
+  options.merge_points = merge_points;
+  mpp::Mesh mesh;
+  {
+    nb::gil_scoped_release released;
+    mesh = format == "pvtu" ? mpp::pvtu::read(path, options) : mpp::pvtp::read(path, options);
+  }
+  return mesh_to_python(mesh);
+}
+
+std::size_t num_pieces_of(const std::string& path, const std::string& format) {
+  if (format != "pvtu" && format != "pvtp") throw std::invalid_argument("num_pieces: format must be pvtu or pvtp");
+  nb::gil_scoped_release released;
+  return format == "pvtu" ? mpp::pvtu::num_pieces(path) : mpp::pvtp::num_pieces(path);
+}
+
+void write_vtm_blocks(const std::string& path, const nb::list& blocks, const nb::dict& options) {
+  std::vector<std::pair<std::string, mpp::Mesh>> meshes;
+  for (nb::handle entry : blocks) {
+    const nb::tuple pair = nb::cast<nb::tuple>(entry);
+    meshes.emplace_back(nb::cast<std::string>(pair[0]), mesh_from_python(nb::cast<nb::dict>(pair[1])));
+  }
+  mpp::WriteOptions write_options;
+  for (auto [name, value] : options) write_options.set(nb::cast<std::string>(name), nb::cast<std::string>(value));
+  nb::gil_scoped_release released;
+  mpp::vtm::write_blocks(path, meshes, write_options);
+}
+
+nb::list read_vtm_blocks(const std::string& path) {
+  std::vector<std::pair<std::string, mpp::Mesh>> meshes;
+  {
+    nb::gil_scoped_release released;
+    meshes = mpp::vtm::read_blocks(path);
+  }
+  nb::list result;
+  for (const auto& [name, mesh] : meshes) result.append(nb::make_tuple(file_text(name), mesh_to_python(mesh)));
+  return result;
+}
+
+// ---- VTKHDF partitions (docs/parallel.md): a partition range or a rank's share as a time
+// series (meshioplusplus.vtkhdf.read_partitions, mio.read(path, comm=)), and the main file of a
+// partitioned write (virtual datasets over the per-rank files).
+
+std::unique_ptr<mpp::TimeSeriesReader> open_vtkhdf_partitions(const std::string& path, std::int64_t first,
+                                                              std::int64_t count) {
+  nb::gil_scoped_release released;
+  return mpp::vtkhdf::open_time_series(path, {0, first, count});
+}
+
+std::unique_ptr<mpp::TimeSeriesReader> open_vtkhdf_share(const std::string& path, std::int64_t rank, std::int64_t size) {
+  nb::gil_scoped_release released;
+  return mpp::vtkhdf::open_share(path, rank, size);
+}
+
+void write_vtkhdf_partitioned_main(const std::string& path, const std::vector<std::string>& partition_files) {
+  nb::gil_scoped_release released;
+  mpp::vtkhdf::write_partitioned_main(path, partition_files);
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -429,5 +497,13 @@ NB_MODULE(_core, m) {
   m.def("max_array_bytes", &mpp::max_array_bytes);
   m.def("set_max_array_bytes", &mpp::set_max_array_bytes, nb::arg("bytes"));
   bind_time_series(m);
+  m.def("read_partitioned", &read_partitioned, nb::arg("path"), nb::arg("format"), nb::arg("piece") = -1,
+        nb::arg("merge_points") = false);
+  m.def("num_pieces", &num_pieces_of, nb::arg("path"), nb::arg("format"));
+  m.def("write_vtm_blocks", &write_vtm_blocks, nb::arg("path"), nb::arg("blocks"), nb::arg("options") = nb::dict());
+  m.def("read_vtm_blocks", &read_vtm_blocks, nb::arg("path"));
+  m.def("open_vtkhdf_partitions", &open_vtkhdf_partitions, nb::arg("path"), nb::arg("first"), nb::arg("count"));
+  m.def("open_vtkhdf_share", &open_vtkhdf_share, nb::arg("path"), nb::arg("rank"), nb::arg("size"));
+  m.def("write_vtkhdf_partitioned_main", &write_vtkhdf_partitioned_main, nb::arg("path"), nb::arg("partition_files"));
   meshioplusplus::bindings::bind_allocator_shim(m);
 }

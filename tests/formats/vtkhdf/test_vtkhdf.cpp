@@ -2,6 +2,8 @@
 // blocks and data, two partitions merged, and errors for ids outside a partition.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "formats/vtkhdf/vtkhdf.hpp"
 #include "io/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -75,4 +77,159 @@ TEST(Vtkhdf, MergesPartitionsAndChecksTheirIds) {
   write_partitioned(dir.file("bad.vtkhdf"), 3);
   const ReadError error = expect_read_error([&] { vtkhdf::read(dir.file("bad.vtkhdf")); });
   EXPECT_NE(error.reason().find("/VTKHDF/Connectivity"), std::string::npos) << error.what();
+}
+
+// ---- Steps (temporal files) and partition ranges ------------------------------------------
+
+namespace {
+
+Mesh two_triangles(double shift) {
+  Mesh mesh;
+  mesh.points = array_of<double>({4, 3}, {0 + shift, 0, 0, 1 + shift, 0, 0, 1 + shift, 1, 0, 0 + shift, 1, 0});
+  mesh.cells.push_back({"triangle", int64_matrix(2, 3, {0, 1, 2, 0, 2, 3}), {}, {}});
+  return mesh;
+}
+
+TimeStep step_at(double time) {
+  TimeStep step;
+  step.time = time;
+  step.point_data.set("T", array_of<double>({4}, {time, time + 1, time + 2, time + 3}));
+  step.cell_data.set("c", {array_of<std::int32_t>({2}, {static_cast<std::int32_t>(10 * time), 7})});
+  return step;
+}
+
+}  // namespace
+
+TEST(Vtkhdf, TimeSeriesOfAStaticMeshRoundTrips) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  const std::string path = dir.file("steps.vtkhdf");
+  {
+    auto writer = vtkhdf::create_time_series(path, {});
+    writer->write_mesh(two_triangles(0));
+    for (double t : {0.0, 0.5, 2.0}) writer->write_step(step_at(t));
+    writer->close();
+  }
+  auto reader = vtkhdf::open_time_series(path);
+  ASSERT_EQ(reader->num_steps(), 3u);
+  EXPECT_EQ(reader->time(2), 2.0);
+  const Mesh mesh = reader->read_mesh();
+  EXPECT_TRUE(same_bits(mesh.points, two_triangles(0).points));
+  const TimeStep step = reader->read_step(1);
+  EXPECT_EQ(step.time, 0.5);
+  EXPECT_TRUE(same_bits(*step.point_data.find("T"), *step_at(0.5).point_data.find("T")));
+  EXPECT_EQ(int_values((*step.cell_data.find("c"))[0]), (std::vector<std::int64_t>{5, 7}));
+  EXPECT_THROW(reader->read_step(3), ReadError);
+  // a plain read gives the first step with its data
+  const Mesh first = vtkhdf::read(path);
+  EXPECT_TRUE(same_bits(*first.point_data.find("T"), *step_at(0).point_data.find("T")));
+  EXPECT_EQ(vtkhdf::num_steps(path), 3);
+}
+
+TEST(Vtkhdf, TimeSeriesWithAMeshThatChanges) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  const std::string path = dir.file("moving.vtkhdf");
+  {
+    auto writer = vtkhdf::create_time_series(path, {});
+    writer->write_mesh(two_triangles(0));
+    writer->write_step(step_at(0));
+    writer->write_mesh(two_triangles(5));
+    writer->write_step(step_at(1));
+    writer->write_step(step_at(2));
+    writer->close();
+  }
+  auto reader = vtkhdf::open_time_series(path);
+  ASSERT_EQ(reader->num_steps(), 3u);
+  EXPECT_EQ(reader->read_mesh().points.data_as<double>()[0], 0.0);
+  const TimeStep step = reader->read_step(2);
+  EXPECT_TRUE(same_bits(*step.point_data.find("T"), *step_at(2).point_data.find("T")));
+  EXPECT_EQ(reader->read_mesh().points.data_as<double>()[0], 5.0);
+  const Mesh second = vtkhdf::read(path, {1, 0, -1});
+  EXPECT_EQ(second.points.data_as<double>()[0], 5.0);
+  EXPECT_TRUE(same_bits(*second.point_data.find("T"), *step_at(1).point_data.find("T")));
+}
+
+TEST(Vtkhdf, AStepsOffsetPastTheEndNamesTheFileAndTheDataset) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  const std::string path = dir.file("forged.vtkhdf");
+  {
+    io::hdf5::File file = io::hdf5::File::create(path, "test");
+    file.create_group("/VTKHDF");
+    file.set_attribute("/VTKHDF", "Version", std::vector<std::int64_t>{2, 0});
+    file.set_fixed_string_attribute("/VTKHDF", "Type", "UnstructuredGrid");
+    file.write("/VTKHDF/NumberOfPoints", int64_vector({3}));
+    file.write("/VTKHDF/NumberOfCells", int64_vector({1}));
+    file.write("/VTKHDF/NumberOfConnectivityIds", int64_vector({3}));
+    file.write("/VTKHDF/Points", array_of<double>({3, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+    file.write("/VTKHDF/Types", array_of<std::uint8_t>({1}, {5}));
+    file.write("/VTKHDF/Offsets", int64_vector({0, 3}));
+    file.write("/VTKHDF/Connectivity", int64_vector({0, 1, 2}));
+    file.create_group("/VTKHDF/PointData");
+    file.write("/VTKHDF/PointData/T", array_of<double>({6}, {1, 2, 3, 4, 5, 6}));
+    file.create_group("/VTKHDF/Steps");
+    file.set_attribute("/VTKHDF/Steps", "NSteps", std::int64_t{2});
+    file.write("/VTKHDF/Steps/Values", array_of<double>({2}, {0, 1}));
+    file.write("/VTKHDF/Steps/PartOffsets", int64_vector({0, 0}));
+    file.write("/VTKHDF/Steps/NumberOfParts", int64_vector({1, 1}));
+    file.write("/VTKHDF/Steps/PointOffsets", int64_vector({0, 0}));
+    file.write("/VTKHDF/Steps/CellOffsets", int64_vector({0, 0}));
+    file.write("/VTKHDF/Steps/ConnectivityIdOffsets", int64_vector({0, 0}));
+    file.create_group("/VTKHDF/Steps/PointDataOffsets");
+    file.write("/VTKHDF/Steps/PointDataOffsets/T", int64_vector({3, 5}));
+    file.commit();
+  }
+  auto reader = vtkhdf::open_time_series(path);
+  const TimeStep ok = reader->read_step(0);
+  EXPECT_EQ(ok.point_data.find("T")->data_as<double>()[0], 4.0);
+  const ReadError error = expect_read_error([&] { reader->read_step(1); });
+  const std::string text = error.what();
+  EXPECT_NE(text.find(path), std::string::npos) << text;
+  EXPECT_NE(text.find("/VTKHDF/PointData/T"), std::string::npos) << text;
+  EXPECT_NE(text.find("/VTKHDF/Steps/PointDataOffsets/T"), std::string::npos) << text;
+}
+
+TEST(Vtkhdf, ReadsOnePartitionOrARange) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  write_partitioned(dir.file("parts.vtkhdf"), 2);
+  EXPECT_EQ(vtkhdf::num_partitions(dir.file("parts.vtkhdf")), 2);
+  const Mesh second = vtkhdf::read(dir.file("parts.vtkhdf"), {0, 1, 1});
+  EXPECT_EQ(second.points.rows(), 3);
+  EXPECT_EQ(second.points.data_as<double>()[0], 5.0);
+  EXPECT_EQ(nodes_of(second.cells[0]), (std::vector<std::int64_t>{0, 1, 2}));
+  EXPECT_THROW(vtkhdf::read(dir.file("parts.vtkhdf"), {0, 1, 2}), ReadError);
+}
+
+TEST(Vtkhdf, PartitionFilesBehindVirtualDatasets) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  Mesh left = two_triangles(0), right = two_triangles(5);
+  left.point_data.set("T", array_of<double>({4}, {1, 2, 3, 4}));
+  right.point_data.set("T", array_of<double>({4}, {5, 6, 7, 8}));
+  left.cell_data.set("c", {array_of<std::int32_t>({2}, {1, 2})});
+  right.cell_data.set("c", {array_of<std::int32_t>({2}, {3, 4})});
+  vtkhdf::write(dir.file("m_part0.vtkhdf"), left, {});
+  vtkhdf::write(dir.file("m_part1.vtkhdf"), right, {});
+  vtkhdf::write_partitioned_main(dir.file("m.vtkhdf"), {"m_part0.vtkhdf", "m_part1.vtkhdf"});
+  const Mesh whole = vtkhdf::read(dir.file("m.vtkhdf"));
+  EXPECT_EQ(whole.points.rows(), 8);
+  EXPECT_EQ(nodes_of(whole.cells[0]), (std::vector<std::int64_t>{0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7}));
+  EXPECT_EQ(int_values((*whole.cell_data.find("c"))[0]), (std::vector<std::int64_t>{1, 2, 3, 4}));
+  auto share = vtkhdf::open_share(dir.file("m.vtkhdf"), 1, 2);
+  const TimeStep data = share->read_step(0);
+  EXPECT_EQ(data.point_data.find("T")->data_as<double>()[0], 5.0);
+  const Mesh mine = share->read_mesh();
+  EXPECT_EQ(mine.points.data_as<double>()[0], 5.0);
+  EXPECT_EQ(int_values(*mine.point_data.find("global_ids")), (std::vector<std::int64_t>{4, 5, 6, 7}));
+  const auto* files = mine.string_field_data.find("vtkhdf:files_read");
+  ASSERT_NE(files, nullptr);
+  std::string joined;
+  for (const std::string& file : *files) joined += file + ";";
+  EXPECT_NE(joined.find("m_part1.vtkhdf"), std::string::npos) << joined;
+  EXPECT_EQ(joined.find("m_part0.vtkhdf"), std::string::npos) << joined;
+  std::filesystem::remove(dir.file("m_part1.vtkhdf"));
+  const ReadError error = expect_read_error([&] { vtkhdf::read(dir.file("m.vtkhdf")); });
+  EXPECT_NE(std::string(error.what()).find("m_part1.vtkhdf"), std::string::npos) << error.what();
 }

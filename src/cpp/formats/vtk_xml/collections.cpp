@@ -7,7 +7,8 @@
 // its path of block names (or indices where unnamed) joined with '/', tag = leaf number. An
 // empty file attribute (VTK writes them for empty blocks) is skipped. Writing makes one leaf
 // per Cell region (its cells and the points they use), or one leaf with the whole mesh when
-// it has no Cell region; leaves go into <stem>/<stem>_<n>.vtu.
+// it has no Cell region; leaves go into <stem>/<stem>_<n>.vtu. write_blocks()/read_blocks()
+// write and read a list of named meshes, one leaf each, kept apart.
 //
 // .pvd — what it holds: a <Collection> of <DataSet timestep group part file/> entries.
 // read_entries()/read_steps() expose them without reading any mesh; read() gives the first
@@ -181,6 +182,45 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   io::AtomicFile file(path, "vtm");
   file.write(text);
   file.commit();
+}
+
+void write_blocks(const std::string& path, const std::vector<std::pair<std::string, Mesh>>& blocks,
+                  const WriteOptions& options) {
+  io::vtk_xml::parse_write_settings(options);  // bad options fail before any file is written
+  std::vector<std::string> names;
+  for (std::size_t n = 0; n < blocks.size(); ++n) {
+    validate(blocks[n].second);
+    std::string name = blocks[n].first.empty() ? "block" + std::to_string(n) : blocks[n].first;
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw WriteError(path, "vtm", "two blocks are named '" + name + "'");
+    names.push_back(std::move(name));
+  }
+  std::string text = index_prologue("vtkMultiBlockDataSet", "1.0") + "  <vtkMultiBlockDataSet>\n";
+  for (std::size_t n = 0; n < blocks.size(); ++n) {
+    const auto [file, relative] = leaf_file(path, n);
+    vtu::write(file, blocks[n].second, options);
+    text += "    <DataSet index=\"" + std::to_string(n) + "\" name=\"" + io::escape_xml_attribute(names[n]) +
+            "\" file=\"" + io::escape_xml_attribute(relative) + "\"/>\n";
+  }
+  text += "  </vtkMultiBlockDataSet>\n</VTKFile>\n";
+  io::AtomicFile file(path, "vtm");
+  file.write(text);
+  file.commit();
+}
+
+std::vector<std::pair<std::string, Mesh>> read_blocks(const std::string& path) {
+  std::vector<Leaf> leaves;
+  {
+    const io::MappedFile file(path, "vtm");
+    io::reject_empty_file(file.bytes(), path, "vtm");
+    leaves = vtm_leaves(path, file.bytes());
+  }
+  std::vector<std::pair<std::string, Mesh>> blocks;
+  for (std::size_t n = 0; n < leaves.size(); ++n) {
+    const std::string entry = "dataset " + std::to_string(n) + " ('" + leaves[n].name + "')";
+    blocks.emplace_back(leaves[n].name, read_listed(path, "vtm", leaves[n].file, entry));
+  }
+  return blocks;
 }
 
 }  // namespace vtm

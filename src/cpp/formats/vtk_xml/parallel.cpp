@@ -9,12 +9,18 @@
 // cells of each piece as their own blocks, point/cell data concatenated (every piece must
 // have every array), field data from the first piece. A missing piece file, or one lacking an
 // array the first has, is a ReadError naming the index file and the piece.
+// PartitionedReadOptions: `piece` reads that one piece only (an index past the last is a
+// ReadError naming the file, the index and the count); `merge_points` makes points at the same
+// position one point (exact equality per coordinate, -0 == 0, as STL corners are welded),
+// numbered in order of first appearance; point data and Point regions follow the first.
 //
 // Writing splits the cells into `pieces` (option, default 1) contiguous ranges of the
 // block-major cell numbering; each piece holds its cells and the points they use, renumbered
 // in order, and is written as <stem>_<n>.vtu/.vtp beside the index (same options as .vtu).
 #include <charconv>
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <system_error>
 #include <filesystem>
 #include <stdexcept>
@@ -25,6 +31,7 @@
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "formats/vtu/vtu.hpp"
 #include "io/atomic_file.hpp"
+#include "io/coordinate_welder.hpp"
 #include "io/mapped_file.hpp"
 #include "io/read_limits.hpp"
 #include "io/xml_scanner.hpp"
@@ -46,7 +53,8 @@ struct ParallelKind {
 const ParallelKind kPvtu{"pvtu", "PUnstructuredGrid", ".vtu", vtu::read, vtu::write};
 const ParallelKind kPvtp{"pvtp", "PPolyData", ".vtp", vtp::read, vtp::write};
 
-Mesh read_parallel(const ParallelKind& kind, const std::string& path) {
+// The Source of every <Piece> of the index, in order.
+std::vector<std::string> read_sources(const ParallelKind& kind, const std::string& path) {
   const io::MappedFile file(path, kind.format);
   io::reject_empty_file(file.bytes(), path, kind.format);
   const std::string_view document = file.bytes();
@@ -69,16 +77,91 @@ Mesh read_parallel(const ParallelKind& kind, const std::string& path) {
     }
   }
   if (!seen_root) throw ReadError(path, std::string(kind.format), "not a VTK XML file: no <VTKFile> element", 0);
+  return sources;
+}
+
+// `array`'s rows `rows`, in that order (any dtype, any row width).
+NDArray take_rows(const NDArray& array, const std::vector<std::int64_t>& rows) {
+  Shape shape = array.shape();
+  const std::size_t row_bytes = array.rows() > 0 ? array.nbytes() / static_cast<std::size_t>(array.rows()) : 0;
+  shape[0] = static_cast<std::int64_t>(rows.size());
+  NDArray taken = NDArray::allocate(array.dtype(), shape);
+  const auto* from = static_cast<const unsigned char*>(array.data());
+  auto* to = static_cast<unsigned char*>(taken.data());
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    std::memcpy(to + r * row_bytes, from + static_cast<std::size_t>(rows[r]) * row_bytes, row_bytes);
+  return taken;
+}
+
+template <class T>
+void weld_rows(const T* xyz, std::int64_t count, std::size_t width, std::vector<std::int64_t>& new_index,
+               std::vector<std::int64_t>& kept) {
+  io::CoordinateWelder<T> welder(width, static_cast<std::size_t>(count));
+  const auto coordinates_of = [xyz, width](std::int64_t id) { return xyz + static_cast<std::size_t>(id) * width; };
+  for (std::int64_t p = 0; p < count; ++p) {
+    const std::int64_t first = welder.find_or_add(coordinates_of(p), p, coordinates_of);
+    if (first == p) {
+      new_index[static_cast<std::size_t>(p)] = static_cast<std::int64_t>(kept.size());
+      kept.push_back(p);
+    } else {
+      new_index[static_cast<std::size_t>(p)] = new_index[static_cast<std::size_t>(first)];
+    }
+  }
+}
+
+// Points at the same position become one (the first); cells, point data and Point regions follow.
+void merge_duplicate_points(Mesh& mesh) {
+  const std::int64_t count = mesh.num_points();
+  if (count == 0) return;
+  const std::size_t width = static_cast<std::size_t>(mesh.points.row_width());
+  std::vector<std::int64_t> new_index(static_cast<std::size_t>(count)), kept;
+  if (mesh.points.dtype() == DType::float32) {
+    weld_rows(mesh.points.data_as<float>(), count, width, new_index, kept);
+  } else {
+    const NDArray wide = mesh.points.dtype() == DType::float64 ? mesh.points : mesh.points.astype(DType::float64);
+    weld_rows(wide.data_as<double>(), count, width, new_index, kept);
+  }
+  if (static_cast<std::int64_t>(kept.size()) == count) return;
+  mesh.points = take_rows(mesh.points, kept);
+  NamedList<NDArray> point_data;
+  for (const auto& [name, array] : mesh.point_data) point_data.set(name, take_rows(array, kept));
+  mesh.point_data = std::move(point_data);
+  for (CellBlock& block : mesh.cells)
+    for (std::int64_t& id : block.connectivity.values<std::int64_t>()) id = new_index[static_cast<std::size_t>(id)];
+  for (Region& region : mesh.regions) {
+    if (region.kind != RegionKind::Point) continue;
+    std::vector<std::int64_t> entries;
+    for (const std::int64_t id : region.entries.values<std::int64_t>()) entries.push_back(new_index[static_cast<std::size_t>(id)]);
+    std::sort(entries.begin(), entries.end());
+    entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+    region.entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(entries.size())});
+    std::copy(entries.begin(), entries.end(), region.entries.data_as<std::int64_t>());
+  }
+}
+
+Mesh read_parallel(const ParallelKind& kind, const std::string& path, const PartitionedReadOptions& options = {}) {
+  const std::vector<std::string> sources = read_sources(kind, path);
+  std::size_t first = 0, last = sources.size();
+  if (options.piece) {
+    if (*options.piece >= sources.size())
+      throw ReadError(path, std::string(kind.format),
+                      "piece " + std::to_string(*options.piece) + " out of range: the index lists " +
+                          std::to_string(sources.size()) + " piece" + (sources.size() == 1 ? "" : "s"));
+    first = *options.piece;
+    last = first + 1;
+  }
   Mesh mesh;
-  for (std::size_t p = 0; p < sources.size(); ++p) {
+  for (std::size_t p = first; p < last; ++p) {
     const std::string piece_path = resolve_beside(path, sources[p]);
     if (!std::filesystem::exists(piece_path))
       throw ReadError(path, std::string(kind.format),
                       "piece " + std::to_string(p) + ": file '" + sources[p] + "' not found (looked at " + piece_path + ")");
-    merge_piece(mesh, kind.read_piece(piece_path), path, "piece " + std::to_string(p) + " (" + sources[p] + ")",
-                kind.format, p == 0, true);
+    // Bad bytes in a piece: the piece reader's ReadError names the piece file.
+    merge_piece(mesh, kind.read_piece(piece_path), path, "piece " + std::to_string(p) + " (" + sources[p] + ")", kind.format,
+                p == first, true);
   }
-  if (sources.empty()) mesh.points = NDArray::allocate(DType::float64, {0, 3});
+  if (first == last) mesh.points = NDArray::allocate(DType::float64, {0, 3});
+  if (options.merge_points) merge_duplicate_points(mesh);
   return mesh;
 }
 
@@ -153,6 +236,8 @@ void write_parallel(const ParallelKind& kind, const std::string& path, const Mes
 
 namespace pvtu {
 Mesh read(const std::string& path) { return read_parallel(kPvtu, path); }
+Mesh read(const std::string& path, const PartitionedReadOptions& options) { return read_parallel(kPvtu, path, options); }
+std::size_t num_pieces(const std::string& path) { return read_sources(kPvtu, path).size(); }
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   write_parallel(kPvtu, path, mesh, options);
 }
@@ -160,6 +245,8 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
 
 namespace pvtp {
 Mesh read(const std::string& path) { return read_parallel(kPvtp, path); }
+Mesh read(const std::string& path, const PartitionedReadOptions& options) { return read_parallel(kPvtp, path, options); }
+std::size_t num_pieces(const std::string& path) { return read_sources(kPvtp, path).size(); }
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   write_parallel(kPvtp, path, mesh, options);
 }

@@ -3,6 +3,8 @@
 // docs/vtk-xml.md describes what becomes what; each reader's header comment says it again.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,12 +38,25 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
 // Partitioned files: the index (.pvtu/.pvtp) plus one file per piece. Reading merges every
 // piece into one mesh (points of different pieces stay apart); writing splits the cells into
 // `pieces` (option, default 1) contiguous ranges.
+struct PartitionedReadOptions {
+  // Read only this piece (0-based, in index order); none: every piece, appended.
+  std::optional<std::size_t> piece;
+  // Points at the same position (exact equality per coordinate, -0 == 0) become one, numbered
+  // in order of first appearance; point data and Point regions keep the first's values.
+  bool merge_points = false;
+};
 namespace pvtu {
 Mesh read(const std::string& path);
+// A piece index past the last is a ReadError naming the file, the index and the count.
+Mesh read(const std::string& path, const PartitionedReadOptions& options);
+// How many <Piece> entries the index lists (the piece files are not opened).
+std::size_t num_pieces(const std::string& path);
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 }  // namespace pvtu
 namespace pvtp {
 Mesh read(const std::string& path);
+Mesh read(const std::string& path, const PartitionedReadOptions& options);
+std::size_t num_pieces(const std::string& path);
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 }  // namespace pvtp
 
@@ -51,6 +66,13 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
 namespace vtm {
 Mesh read(const std::string& path);
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+// A list of meshes, one dataset each, named by its block name (empty: "block<n>"): each is
+// written whole (points, cells, point/cell/field data) to <stem>/<stem>_<n>.vtu. Options as
+// .vtu. Block names must be distinct (a WriteError otherwise).
+void write_blocks(const std::string& path, const std::vector<std::pair<std::string, Mesh>>& blocks,
+                  const WriteOptions& options);
+// Every leaf dataset as its own mesh, with its block path as name (the inverse of write_blocks).
+std::vector<std::pair<std::string, Mesh>> read_blocks(const std::string& path);
 }  // namespace vtm
 
 // Time series (.pvd): a Collection of DataSet entries (timestep, group, part, file).

@@ -10,16 +10,26 @@
 //   PointData/<name>, CellData/<name>                      → point_data, cell_data (split over
 //                                                            the blocks)
 //   FieldData/<name>                                       → field_data (strings: string field data)
-//   Steps (temporal files)                                 → the first step: the first
+//   Steps (temporal files)                                 → read(path): the first step (its
 //                                                            NumberOfParts[0] partitions at the
-//                                                            step-0 offsets
+//                                                            step-0 offsets); every step through
+//                                                            read(path, Selection) and the
+//                                                            time-series reader (hyperslabs of
+//                                                            that step only)
 // Not read: polyhedra (FaceConnectivity …), PolyData Strips, other VTKHDF types
 // (ImageData, OverlappingAMR, PartitionedDataSetCollection): ReadError naming the type.
-// The writer writes an UnstructuredGrid, version 2.0, one partition.
+// The writer writes an UnstructuredGrid, version 2.0, one partition; the time-series writer
+// adds Steps (a static mesh, or one geometry per write_mesh()); write_partitioned_main writes
+// the main file of a partitioned dataset as virtual datasets over one file per partition.
 #include "formats/vtkhdf/vtkhdf.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_options.hpp"
@@ -36,39 +46,57 @@ constexpr std::string_view kRoot = "/VTKHDF";
 
 std::string at(std::string_view name) { return std::string(kRoot) + "/" + std::string(name); }
 
-std::int64_t sum_first(const NDArray& counts, std::int64_t parts) {
-  std::int64_t total = 0;
-  const std::int64_t* values = counts.data_as<std::int64_t>();
-  for (std::int64_t p = 0; p < parts; ++p) total += values[p];
-  return total;
-}
-
-// The VTK cell stream of one topology (UnstructuredGrid, or one PolyData group) over `parts`
-// partitions: offsets made global, connectivity shifted by each partition's first point.
+// The VTK cell stream of one topology (UnstructuredGrid, or one PolyData group) over the
+// partitions [first, first + count): offsets made global, connectivity shifted by each
+// partition's first point. `cell_row`/`id_row` are where the first partition's cells and
+// connectivity ids start in their datasets (a step's offset plus the partitions before).
 struct Topology {
   NDArray types;         // uint8 (cells,)
   NDArray offsets;       // int64 (cells + 1,) global
   NDArray connectivity;  // int64 (ids,)
 };
 
-Topology read_topology(const io::hdf5::File& file, const std::string& group, std::int64_t parts,
-                       const NDArray& points_per_part) {
-  const NDArray cells = file.read(group + "/NumberOfCells", DType::int64);
-  const NDArray ids = file.read(group + "/NumberOfConnectivityIds", DType::int64);
-  if (cells.size() < static_cast<std::size_t>(parts) || ids.size() < static_cast<std::size_t>(parts))
-    file.fail(group, "fewer partition counts than the " + std::to_string(parts) + " partitions");
-  const std::int64_t total_cells = sum_first(cells, parts), total_ids = sum_first(ids, parts);
-  const NDArray local_offsets = file.read_rows(group + "/Offsets", 0, total_cells + parts, DType::int64);
+std::int64_t sum_range(const std::vector<std::int64_t>& values, std::int64_t first, std::int64_t count) {
+  std::int64_t total = 0;
+  for (std::int64_t i = first; i < first + count; ++i) total += values[static_cast<std::size_t>(i)];
+  return total;
+}
+
+NDArray read_rows_counted(const io::hdf5::File& file, const std::string& dataset, std::int64_t first,
+                          std::int64_t count, std::optional<DType> dtype, const std::string& offsets_from,
+                          std::int64_t* bytes_read) {
+  const io::hdf5::DatasetInfo info = file.dataset_info(dataset);
+  const std::int64_t rows = info.shape.empty() ? 0 : info.shape[0];
+  if (first < 0 || count < 0 || first > rows || count > rows - first)
+    file.fail(dataset, "rows [" + std::to_string(first) + ", " + std::to_string(first + count) + ") outside its " +
+                           std::to_string(rows) + " rows" +
+                           (offsets_from.empty() ? std::string() : " (offset from " + offsets_from + ")"));
+  NDArray array = file.read_rows(dataset, first, count, dtype);
+  if (bytes_read) *bytes_read += static_cast<std::int64_t>(array.nbytes());
+  return array;
+}
+
+Topology read_topology(const io::hdf5::File& file, const std::string& group, std::int64_t first, std::int64_t count,
+                       const std::vector<std::int64_t>& cells, const std::vector<std::int64_t>& ids,
+                       const std::vector<std::int64_t>& points_per_part, std::int64_t cell_row, std::int64_t id_row,
+                       const std::string& offsets_from, std::int64_t* bytes_read) {
+  if (cells.size() < static_cast<std::size_t>(first + count) || ids.size() < static_cast<std::size_t>(first + count))
+    file.fail(group, "fewer partition counts than the " + std::to_string(first + count) + " partitions");
+  const std::int64_t total_cells = sum_range(cells, first, count), total_ids = sum_range(ids, first, count);
+  // Offsets holds cells + 1 rows per partition: the partitions before add one row each.
+  const NDArray local_offsets = read_rows_counted(file, group + "/Offsets", cell_row + first, total_cells + count,
+                                                  DType::int64, offsets_from, bytes_read);
   Topology topology;
-  topology.connectivity = file.read_rows(group + "/Connectivity", 0, total_ids, DType::int64);
+  topology.connectivity = read_rows_counted(file, group + "/Connectivity", id_row, total_ids, DType::int64,
+                                            offsets_from, bytes_read);
   topology.offsets = NDArray::allocate_scratch(DType::int64, {total_cells + 1});
   std::int64_t* offsets = topology.offsets.data_as<std::int64_t>();
   std::int64_t* connectivity = topology.connectivity.data_as<std::int64_t>();
   const std::int64_t* local = local_offsets.data_as<std::int64_t>();
   std::int64_t cell = 0, id_base = 0, point_base = 0, row = 0;
-  for (std::int64_t p = 0; p < parts; ++p) {
-    const std::int64_t n = cells.data_as<std::int64_t>()[p], k = ids.data_as<std::int64_t>()[p];
-    const std::int64_t points = points_per_part.data_as<std::int64_t>()[p];
+  for (std::int64_t p = first; p < first + count; ++p) {
+    const std::int64_t n = cells[p], k = ids[p], points = points_per_part[p];
+    if (n < 0 || k < 0) file.fail(group, "negative counts for partition " + std::to_string(p));
     if (local[row] != 0 || local[row + n] != k)
       file.fail(group + "/Offsets", "partition " + std::to_string(p) + " offsets do not run from 0 to its " +
                                         std::to_string(k) + " connectivity ids");
@@ -89,7 +117,9 @@ Topology read_topology(const io::hdf5::File& file, const std::string& group, std
     row += n + 1;
   }
   offsets[total_cells] = total_ids;
-  if (file.exists(group + "/Types")) topology.types = file.read_rows(group + "/Types", 0, total_cells, DType::uint8);
+  if (file.exists(group + "/Types"))
+    topology.types = read_rows_counted(file, group + "/Types", cell_row, total_cells, DType::uint8, offsets_from,
+                                       bytes_read);
   return topology;
 }
 
@@ -130,83 +160,500 @@ void append_blocks(const io::hdf5::File& file, const std::string& where, const T
   }
 }
 
-void read_data_group(const io::hdf5::File& file, const std::string& group, std::int64_t rows,
-                     NamedList<NDArray>& out) {
-  if (file.kind(group) != io::hdf5::ObjectKind::group) return;
-  for (const std::string& name : file.children(group)) {
-    const std::string object = group + "/" + name;
-    if (file.kind(object) != io::hdf5::ObjectKind::dataset) continue;
-    out.set(name, file.read_rows(object, 0, rows));
-  }
+constexpr std::array<std::string_view, 4> kPolyGroups{"Vertices", "Lines", "Polygons", "Strips"};
+
+std::vector<std::int64_t> int_values(const io::hdf5::File& file, const std::string& dataset) {
+  const NDArray array = file.read(dataset, DType::int64);
+  const auto values = array.values<std::int64_t>();
+  return {values.begin(), values.end()};
 }
 
-}  // namespace
+std::string folder_of(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
 
-Mesh read(const std::string& path) {
-  io::hdf5::File file = io::hdf5::File::open(path, kFormat);
-  if (file.kind(kRoot) != io::hdf5::ObjectKind::group) file.fail(kRoot, "no such group: not a VTKHDF file");
-  const std::string type = file.string_attribute(kRoot, "Type").value_or("");
-  const std::int64_t major = file.integer_attribute(kRoot, "Version").value_or(0);
-  if (major < 1 || major > 2) file.fail(kRoot, "VTKHDF version " + std::to_string(major) + " is not supported (1 or 2)");
-  if (type != "UnstructuredGrid" && type != "PolyData")
-    file.fail(kRoot, "VTKHDF Type '" + type + "' is not read (UnstructuredGrid or PolyData)");
-  if (file.exists(at("FaceConnectivity"))) file.fail(at("FaceConnectivity"), "polyhedra are not read");
+// What a read touched: bytes of the rows read, and the files they came from (the file itself
+// and, for virtual datasets, the partition files behind the rows).
+struct Accounting {
+  std::int64_t bytes = 0;
+  std::set<std::string> files;
+};
 
-  const NDArray points_per_part = file.read(at("NumberOfPoints"), DType::int64);
-  std::int64_t parts = static_cast<std::int64_t>(points_per_part.size());
-  if (file.exists(at("Steps/NumberOfParts"))) {  // temporal: the first step's partitions
-    const NDArray steps = file.read(at("Steps/NumberOfParts"), DType::int64);
-    if (steps.size() == 0) file.fail(at("Steps/NumberOfParts"), "a temporal file without steps");
-    parts = steps.data_as<std::int64_t>()[0];
-    if (parts < 0 || parts > static_cast<std::int64_t>(points_per_part.size()))
-      file.fail(at("Steps/NumberOfParts"), "step 0 has " + std::to_string(parts) + " partitions, the file " +
-                                               std::to_string(points_per_part.size()));
-  }
-  Mesh mesh;
-  const std::int64_t num_points = sum_first(points_per_part, parts);
-  mesh.points = file.read_rows(at("Points"), 0, num_points);
+struct Group {
+  std::string path;  // the dataset prefix: /VTKHDF or /VTKHDF/<PolyData group>
+  std::string name;  // "" for an UnstructuredGrid
+  std::size_t column = 0;  // in Steps/CellOffsets and ConnectivityIdOffsets
+  std::vector<std::int64_t> cells, ids;
+};
 
+// The partitions of one step that a selection covers.
+struct Range {
+  std::int64_t step = 0;
+  std::int64_t step_first = 0;  // the step's first partition (Steps/PartOffsets)
+  std::int64_t first = 0;       // absolute partition numbers [first, first + count)
+  std::int64_t count = 0;
+  bool operator==(const Range&) const = default;
+};
+
+struct Geometry {
+  Mesh mesh;  // points and cells only
   std::vector<io::CellRun> runs;
   std::int64_t num_cells = 0;
-  if (type == "UnstructuredGrid") {
-    Topology topology = read_topology(file, std::string(kRoot), parts, points_per_part);
-    if (topology.types.empty_handle()) file.fail(at("Types"), "no such dataset");
-    append_blocks(file, std::string(kRoot), topology, num_points, mesh, runs, 0);
-    num_cells = topology.offsets.rows() - 1;
-  } else {
-    if (file.exists(at("Strips")) && file.exists(at("Strips/NumberOfCells"))) {
-      const NDArray strips = file.read(at("Strips/NumberOfCells"), DType::int64);
-      if (sum_first(strips, std::min<std::int64_t>(parts, static_cast<std::int64_t>(strips.size()))) > 0)
-        file.fail(at("Strips"), "triangle strips are not read");
+};
+
+// The structure of a VTKHDF file: partition counts and the Steps offsets. Reads only small
+// datasets; every mesh or data read afterwards is a hyperslab of the selected partitions.
+class Layout {
+ public:
+  explicit Layout(const std::string& path) : file(io::hdf5::File::open(path, kFormat)) {
+    if (file.kind(kRoot) != io::hdf5::ObjectKind::group) file.fail(kRoot, "no such group: not a VTKHDF file");
+    type = file.string_attribute(kRoot, "Type").value_or("");
+    const std::int64_t major = file.integer_attribute(kRoot, "Version").value_or(0);
+    if (major < 1 || major > 2)
+      file.fail(kRoot, "VTKHDF version " + std::to_string(major) + " is not supported (1 or 2)");
+    if (type != "UnstructuredGrid" && type != "PolyData")
+      file.fail(kRoot, "VTKHDF Type '" + type + "' is not read (UnstructuredGrid or PolyData)");
+    if (file.exists(at("FaceConnectivity"))) file.fail(at("FaceConnectivity"), "polyhedra are not read");
+    points_per_part = int_values(file, at("NumberOfPoints"));
+    if (type == "UnstructuredGrid") {
+      groups.push_back({std::string(kRoot), "", 0, int_values(file, at("NumberOfCells")),
+                        int_values(file, at("NumberOfConnectivityIds"))});
+    } else {
+      for (std::size_t g = 0; g < kPolyGroups.size(); ++g) {
+        const std::string where = at(kPolyGroups[g]);
+        if (file.kind(where) != io::hdf5::ObjectKind::group) continue;
+        groups.push_back({where, std::string(kPolyGroups[g]), g, int_values(file, where + "/NumberOfCells"),
+                          int_values(file, where + "/NumberOfConnectivityIds")});
+      }
     }
-    for (std::string_view group : {"Vertices", "Lines", "Polygons"}) {
-      const std::string where = at(group);
+    for (const Group& group : groups)
+      if (group.cells.size() < points_per_part.size() || group.ids.size() < points_per_part.size())
+        file.fail(group.path, "fewer partition counts than the " + std::to_string(points_per_part.size()) +
+                                  " partitions of NumberOfPoints");
+    // Counts are sizes of datasets: a negative or absurd one is forged (and would overflow sums).
+    constexpr std::int64_t kMaxCount = std::int64_t{1} << 48;
+    auto check_counts = [&](const std::vector<std::int64_t>& counts, const std::string& dataset) {
+      std::int64_t total = 0;
+      for (std::size_t p = 0; p < counts.size(); ++p) {
+        if (counts[p] < 0 || counts[p] > kMaxCount - total)
+          file.fail(dataset, "partition " + std::to_string(p) + " has count " + std::to_string(counts[p]));
+        total += counts[p];
+      }
+    };
+    check_counts(points_per_part, at("NumberOfPoints"));
+    for (const Group& group : groups) {
+      check_counts(group.cells, group.path + "/NumberOfCells");
+      check_counts(group.ids, group.path + "/NumberOfConnectivityIds");
+    }
+    const std::int64_t parts = static_cast<std::int64_t>(points_per_part.size());
+    temporal = file.kind(at("Steps")) == io::hdf5::ObjectKind::group;
+    if (!temporal) {
+      values = {0.0};
+      part_offsets = {0};
+      parts_in_step = {parts};
+      point_offsets = {0};
+      cell_offsets.assign(4, 0);
+      id_offsets.assign(4, 0);
+      offsets_width = 4;
+      return;
+    }
+    const std::string steps_group = at("Steps");
+    std::optional<std::int64_t> declared = file.integer_attribute(steps_group, "NSteps");
+    if (!declared) declared = file.integer_attribute(steps_group, "NumberOfSteps");
+    if (file.exists(steps_group + "/Values")) {
+      const NDArray times = file.read(steps_group + "/Values", DType::float64);
+      values.assign(times.values<double>().begin(), times.values<double>().end());
+    }
+    steps = declared.value_or(static_cast<std::int64_t>(values.size()));
+    if (steps < 0) file.fail(steps_group, "a negative number of steps");
+    if (values.size() < static_cast<std::size_t>(steps)) {
+      if (!values.empty())
+        file.fail(steps_group + "/Values", "holds " + std::to_string(values.size()) + " times for " +
+                                               std::to_string(steps) + " steps");
+      for (std::int64_t k = 0; k < steps; ++k) values.push_back(static_cast<double>(k));
+    }
+    auto check_offsets = [&](const std::vector<std::int64_t>& offsets, const std::string& dataset) {
+      for (std::size_t k = 0; k < offsets.size(); ++k)
+        if (offsets[k] < 0 || offsets[k] > kMaxCount)
+          file.fail(dataset, "entry " + std::to_string(k) + " is " + std::to_string(offsets[k]));
+    };
+    auto per_step = [&](std::string_view name, std::int64_t fallback) {
+      const std::string dataset = steps_group + "/" + std::string(name);
+      if (!file.exists(dataset)) return std::vector<std::int64_t>(static_cast<std::size_t>(steps), fallback);
+      std::vector<std::int64_t> result = int_values(file, dataset);
+      if (result.size() < static_cast<std::size_t>(steps))
+        file.fail(dataset, "holds " + std::to_string(result.size()) + " values for " + std::to_string(steps) + " steps");
+      check_offsets(result, dataset);
+      return result;
+    };
+    part_offsets = per_step("PartOffsets", 0);
+    parts_in_step = per_step("NumberOfParts", -1);
+    point_offsets = per_step("PointOffsets", 0);
+    cell_offsets = per_step("CellOffsets", 0);
+    id_offsets = per_step("ConnectivityIdOffsets", 0);
+    offsets_width = steps > 0 ? std::max<std::size_t>(1, cell_offsets.size() / static_cast<std::size_t>(steps)) : 1;
+    if (id_offsets.size() < offsets_width * static_cast<std::size_t>(steps))
+      file.fail(steps_group + "/ConnectivityIdOffsets", "fewer columns than Steps/CellOffsets");
+    for (const auto& [group_name, target] : {std::pair{"PointDataOffsets", &point_data_offsets},
+                                             std::pair{"CellDataOffsets", &cell_data_offsets}}) {
+      const std::string where = steps_group + "/" + group_name;
       if (file.kind(where) != io::hdf5::ObjectKind::group) continue;
-      Topology topology = read_topology(file, where, parts, points_per_part);
-      topology.types = polydata_types(topology, group);
-      append_blocks(file, where, topology, num_points, mesh, runs, num_cells);
-      num_cells += topology.offsets.rows() - 1;
+      for (const std::string& name : file.children(where)) {
+        std::vector<std::int64_t> offsets = int_values(file, where + "/" + name);
+        check_offsets(offsets, where + "/" + name);
+        if (offsets.size() < static_cast<std::size_t>(steps))
+          file.fail(where + "/" + name, "holds " + std::to_string(offsets.size()) + " offsets for " +
+                                            std::to_string(steps) + " steps");
+        (*target)[name] = std::move(offsets);
+      }
     }
   }
 
-  read_data_group(file, at("PointData"), num_points, mesh.point_data);
-  NamedList<NDArray> cell_data;
-  read_data_group(file, at("CellData"), num_cells, cell_data);
-  for (auto& [name, data] : cell_data) mesh.cell_data.set(name, io::split_cell_data(data, runs));
-  if (file.kind(at("FieldData")) == io::hdf5::ObjectKind::group)
+  std::int64_t num_steps() const { return steps; }
+
+  double time(std::size_t step) const {
+    if (step >= static_cast<std::size_t>(steps))
+      file.fail(at("Steps"), "step " + std::to_string(step) + " out of range (the file has " +
+                                 std::to_string(steps) + ")");
+    return values[step];
+  }
+
+  Range range(const Selection& selection) const {
+    const std::int64_t k = selection.step;
+    if (k < 0 || k >= steps)
+      file.fail(temporal ? at("Steps") : std::string(kRoot),
+                "step " + std::to_string(k) + " out of range (the file has " + std::to_string(steps) + ")");
+    const std::int64_t parts = static_cast<std::int64_t>(points_per_part.size());
+    const std::int64_t step_first = part_offsets[k];
+    const std::int64_t step_parts = parts_in_step[k] < 0 ? parts - step_first : parts_in_step[k];
+    if (step_first < 0 || step_parts < 0 || step_first > parts || step_parts > parts - step_first)
+      file.fail(at("Steps/PartOffsets"), "step " + std::to_string(k) + "'s partitions [" + std::to_string(step_first) +
+                                             ", " + std::to_string(step_first + step_parts) + ") outside the " +
+                                             std::to_string(parts) + " partitions of NumberOfPoints");
+    const std::int64_t count = selection.num_parts < 0 ? step_parts - selection.first_part : selection.num_parts;
+    if (selection.first_part < 0 || count < 0 || selection.first_part + count > step_parts)
+      file.fail(at("NumberOfPoints"), "partitions [" + std::to_string(selection.first_part) + ", " +
+                                          std::to_string(selection.first_part + count) + ") outside step " +
+                                          std::to_string(k) + "'s " + std::to_string(step_parts));
+    return {k, step_first, step_first + selection.first_part, count};
+  }
+
+  // Where the geometry of a step starts: equal keys mean the same mesh.
+  std::vector<std::int64_t> geometry_key(const Range& range) const {
+    std::vector<std::int64_t> key{range.first, range.count, point_offsets[range.step]};
+    for (const Group& group : groups) {
+      key.push_back(cell_offset(range.step, group));
+      key.push_back(id_offset(range.step, group));
+    }
+    return key;
+  }
+
+  Geometry read_geometry(const Range& range, Accounting& accounting) const {
+    Geometry geometry;
+    const std::string from = temporal ? at("Steps/PointOffsets") : std::string();
+    const std::int64_t point_row = point_offsets[range.step] + sum_range(points_per_part, range.step_first,
+                                                                         range.first - range.step_first);
+    const std::int64_t num_points = sum_range(points_per_part, range.first, range.count);
+    geometry.mesh.points = read_rows(at("Points"), point_row, num_points, std::nullopt, from, accounting);
+    if (geometry.mesh.points.ndim() != 2) file.fail(at("Points"), "expected (points, 3)");
+    for (const Group& group : groups) {
+      const std::int64_t cells_before = sum_range(group.cells, range.step_first, range.first - range.step_first);
+      const std::int64_t ids_before = sum_range(group.ids, range.step_first, range.first - range.step_first);
+      const std::int64_t cell_row = cell_offset(range.step, group) + cells_before;
+      const std::int64_t id_row = id_offset(range.step, group) + ids_before;
+      if (group.name == "Strips") {
+        if (sum_range(group.cells, range.first, range.count) > 0) file.fail(group.path, "triangle strips are not read");
+        continue;
+      }
+      Topology topology = read_topology(file, group.path, range.first, range.count, group.cells, group.ids,
+                                        points_per_part, cell_row, id_row,
+                                        temporal ? at("Steps/CellOffsets") : std::string(), &accounting.bytes);
+      note_files(group.path + "/Connectivity", id_row, topology.connectivity.rows(), accounting);
+      if (group.name.empty()) {
+        if (topology.types.empty_handle()) file.fail(at("Types"), "no such dataset");
+      } else {
+        topology.types = polydata_types(topology, group.name);
+      }
+      append_blocks(file, group.path, topology, num_points, geometry.mesh, geometry.runs, geometry.num_cells);
+      geometry.num_cells += topology.offsets.rows() - 1;
+    }
+    return geometry;
+  }
+
+  // Point and cell data of the range's step, cell data split over `geometry`'s blocks.
+  TimeStep read_data(const Range& range, const Geometry& geometry, Accounting& accounting) const {
+    TimeStep step;
+    step.time = values[range.step];
+    const std::int64_t before = range.first - range.step_first;
+    if (file.kind(at("PointData")) == io::hdf5::ObjectKind::group) {
+      const std::int64_t num_points = sum_range(points_per_part, range.first, range.count);
+      const std::int64_t within = sum_range(points_per_part, range.step_first, before);
+      for (const std::string& name : file.children(at("PointData"))) {
+        const std::string dataset = at("PointData/" + name);
+        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset) continue;
+        std::int64_t base = 0;
+        std::string from;
+        if (temporal) {
+          auto found = point_data_offsets.find(name);
+          base = found != point_data_offsets.end() ? found->second[range.step] : point_offsets[range.step];
+          from = found != point_data_offsets.end() ? at("Steps/PointDataOffsets/" + name) : at("Steps/PointOffsets");
+        }
+        step.point_data.set(name, read_rows(dataset, base + within, num_points, std::nullopt, from, accounting));
+      }
+    }
+    if (file.kind(at("CellData")) == io::hdf5::ObjectKind::group) {
+      // Per partition, cell data runs over that partition's groups in order (PolyData:
+      // vertices, lines, polygons, strips); the mesh's blocks run group by group.
+      std::int64_t within = 0, total = 0;
+      for (const Group& group : groups) {
+        within += sum_range(group.cells, range.step_first, before);
+        total += sum_range(group.cells, range.first, range.count);
+      }
+      std::int64_t default_base = 0;
+      for (const Group& group : groups) default_base += cell_offset(range.step, group);
+      for (const std::string& name : file.children(at("CellData"))) {
+        const std::string dataset = at("CellData/" + name);
+        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset) continue;
+        std::int64_t base = 0;
+        std::string from;
+        if (temporal) {
+          auto found = cell_data_offsets.find(name);
+          base = found != cell_data_offsets.end() ? found->second[range.step] : default_base;
+          from = found != cell_data_offsets.end() ? at("Steps/CellDataOffsets/" + name) : at("Steps/CellOffsets");
+        }
+        NDArray data = read_rows(dataset, base + within, total, std::nullopt, from, accounting);
+        data = group_major(data, range);
+        if (data.rows() != geometry.num_cells)
+          file.fail(dataset, "holds " + std::to_string(data.rows()) + " rows for " +
+                                 std::to_string(geometry.num_cells) + " cells");
+        step.cell_data.set(name, io::split_cell_data(data, geometry.runs));
+      }
+    }
+    return step;
+  }
+
+  void read_field_data(Mesh& mesh) const {
+    if (file.kind(at("FieldData")) != io::hdf5::ObjectKind::group) return;
     for (const std::string& name : file.children(at("FieldData"))) {
       const std::string object = at("FieldData/" + name);
       if (file.kind(object) != io::hdf5::ObjectKind::dataset) continue;
+      if (temporal && file.exists(at("Steps/FieldDataOffsets/" + name))) continue;  // per-step field data: not read
       const io::hdf5::DatasetInfo info = file.dataset_info(object);
       if (info.string) mesh.string_field_data.set(name, file.read_strings(object));
       else if (!info.compound) mesh.field_data.set(name, file.read(object));
     }
+  }
+
+  // global_ids as the whole step read numbers them: points by partition, cells group by group.
+  void add_global_ids(const Range& range, const Geometry& geometry, Mesh& mesh) const {
+    const std::int64_t before = range.first - range.step_first;
+    if (!file.exists(at("PointData/global_ids"))) {
+      const std::int64_t first = sum_range(points_per_part, range.step_first, before);
+      NDArray ids = NDArray::allocate(DType::int64, {mesh.points.rows()});
+      for (std::int64_t i = 0; i < mesh.points.rows(); ++i) ids.data_as<std::int64_t>()[i] = first + i;
+      mesh.point_data.set("global_ids", ids);
+    }
+    if (!file.exists(at("CellData/global_ids"))) {
+      NDArray ids = NDArray::allocate_scratch(DType::int64, {geometry.num_cells});
+      std::int64_t* out = ids.data_as<std::int64_t>();
+      std::int64_t group_base = 0, row = 0;
+      const std::int64_t step_parts = parts_in_step[range.step] < 0
+                                          ? static_cast<std::int64_t>(points_per_part.size()) - range.step_first
+                                          : parts_in_step[range.step];
+      for (const Group& group : groups) {
+        if (group.name == "Strips") continue;
+        const std::int64_t first = group_base + sum_range(group.cells, range.step_first, before);
+        const std::int64_t count = sum_range(group.cells, range.first, range.count);
+        for (std::int64_t c = 0; c < count; ++c) out[row++] = first + c;
+        group_base += sum_range(group.cells, range.step_first, step_parts);
+      }
+      mesh.cell_data.set("global_ids", io::split_cell_data(ids, geometry.runs));
+    }
+  }
+
+  io::hdf5::File file;
+  std::string type;
+  std::vector<std::int64_t> points_per_part;
+  std::vector<Group> groups;
+  bool temporal = false;
+  std::int64_t steps = 1;
+  std::vector<double> values;
+  std::vector<std::int64_t> part_offsets, parts_in_step, point_offsets, cell_offsets, id_offsets;
+  std::size_t offsets_width = 1;
+  std::map<std::string, std::vector<std::int64_t>> point_data_offsets, cell_data_offsets;
+
+ private:
+  std::int64_t cell_offset(std::int64_t step, const Group& group) const {
+    return column_value(cell_offsets, "CellOffsets", step, group);
+  }
+  std::int64_t id_offset(std::int64_t step, const Group& group) const {
+    return column_value(id_offsets, "ConnectivityIdOffsets", step, group);
+  }
+  std::int64_t column_value(const std::vector<std::int64_t>& table, std::string_view name, std::int64_t step,
+                            const Group& group) const {
+    if (!temporal) return 0;
+    const std::size_t column = offsets_width == 1 ? 0 : group.column;
+    if (column >= offsets_width)
+      file.fail(at("Steps/" + std::string(name)), "no column for the " + group.name + " group");
+    return table[static_cast<std::size_t>(step) * offsets_width + column];
+  }
+
+  NDArray read_rows(const std::string& dataset, std::int64_t first, std::int64_t count, std::optional<DType> dtype,
+                    const std::string& from, Accounting& accounting) const {
+    NDArray array = read_rows_counted(file, dataset, first, count, dtype, from, &accounting.bytes);
+    note_files(dataset, first, count, accounting);
+    return array;
+  }
+
+  // The partition files behind rows [first, first + count) of a virtual dataset: recorded,
+  // and a missing one is an error (HDF5 would quietly give fill values).
+  void note_files(const std::string& dataset, std::int64_t first, std::int64_t count, Accounting& accounting) const {
+    accounting.files.insert(std::filesystem::absolute(file.path()).lexically_normal().string());
+    if (count == 0) return;
+    for (const io::hdf5::VirtualSource& source : file.virtual_sources(dataset)) {
+      if (source.first_row + source.rows <= first || source.first_row >= first + count) continue;
+      std::filesystem::path where(source.file);
+      if (source.file == ".") where = file.path();
+      else if (where.is_relative()) where = std::filesystem::path(folder_of(file.path())) / where;
+      std::error_code error;
+      if (!std::filesystem::exists(where, error))
+        file.fail(dataset, "rows [" + std::to_string(source.first_row) + ", " +
+                               std::to_string(source.first_row + source.rows) + ") come from partition file " +
+                               where.string() + ", which is missing");
+      accounting.files.insert(std::filesystem::absolute(where).lexically_normal().string());
+    }
+  }
+
+  // PolyData cell data of several partitions, partition-major in the file, to the mesh's
+  // group-major order.
+  NDArray group_major(const NDArray& data, const Range& range) const {
+    std::size_t nonempty = 0;
+    for (const Group& group : groups) nonempty += sum_range(group.cells, range.first, range.count) > 0;
+    if (range.count <= 1 || nonempty <= 1) return data;
+    NDArray out = NDArray::allocate(data.dtype(), data.shape());
+    const std::size_t row_bytes = static_cast<std::size_t>(data.row_width()) * dtype_size(data.dtype());
+    const char* in = static_cast<const char*>(data.data());
+    char* to = static_cast<char*>(out.data());
+    std::int64_t written = 0;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      std::int64_t source = 0;
+      for (std::int64_t p = range.first; p < range.first + range.count; ++p) {
+        std::int64_t skip = 0;
+        for (std::size_t h = 0; h < g; ++h) skip += groups[h].cells[p];
+        const std::int64_t n = groups[g].cells[p];
+        std::memcpy(to + written * row_bytes, in + (source + skip) * row_bytes, n * row_bytes);
+        written += n;
+        for (const Group& group : groups) source += group.cells[p];
+      }
+    }
+    return out;
+  }
+};
+
+class SeriesReader final : public TimeSeriesReader {
+ public:
+  SeriesReader(const std::string& path, const Selection& parts, bool share) : layout_(path), parts_(parts), share_(share) {}
+
+  std::size_t num_steps() const override { return static_cast<std::size_t>(layout_.num_steps()); }
+  double time(std::size_t step) const override { return layout_.time(step); }
+
+  Mesh read_mesh() override {
+    const Range range = range_of(current_);
+    const Geometry& geometry = geometry_for(range);
+    Mesh mesh = geometry.mesh;
+    layout_.read_field_data(mesh);
+    if (share_) {
+      layout_.add_global_ids(range, geometry, mesh);
+      mesh.field_data.set("vtkhdf:bytes_read", NDArray::from_values<std::int64_t>({accounting_.bytes}));
+      mesh.string_field_data.set("vtkhdf:files_read",
+                                 std::vector<std::string>(accounting_.files.begin(), accounting_.files.end()));
+    }
+    return mesh;
+  }
+
+  TimeStep read_step(std::size_t step) override {
+    if (step >= num_steps())
+      layout_.file.fail(layout_.temporal ? at("Steps") : std::string(kRoot),
+                        "step " + std::to_string(step) + " out of range (the series has " +
+                            std::to_string(num_steps()) + ")");
+    const Range range = range_of(static_cast<std::int64_t>(step));
+    const Geometry& geometry = geometry_for(range);
+    current_ = static_cast<std::int64_t>(step);
+    return layout_.read_data(range, geometry, accounting_);
+  }
+
+ private:
+  Range range_of(std::int64_t step) const {
+    Selection selection = parts_;
+    selection.step = step;
+    return layout_.range(selection);
+  }
+
+  const Geometry& geometry_for(const Range& range) {
+    std::vector<std::int64_t> key = layout_.geometry_key(range);
+    if (!geometry_ || key != key_) {
+      geometry_ = layout_.read_geometry(range, accounting_);
+      key_ = std::move(key);
+    }
+    return *geometry_;
+  }
+
+  Layout layout_;
+  Selection parts_;
+  bool share_ = false;
+  std::int64_t current_ = 0;
+  std::optional<Geometry> geometry_;
+  std::vector<std::int64_t> key_;
+  Accounting accounting_;
+};
+
+}  // namespace
+
+Mesh read(const std::string& path, const Selection& selection) {
+  const Layout layout(path);
+  const Range range = layout.range(selection);
+  Accounting accounting;
+  Geometry geometry = layout.read_geometry(range, accounting);
+  TimeStep data = layout.read_data(range, geometry, accounting);
+  Mesh mesh = std::move(geometry.mesh);
+  mesh.point_data = std::move(data.point_data);
+  mesh.cell_data = std::move(data.cell_data);
+  layout.read_field_data(mesh);
   return mesh;
 }
 
-void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
-  const io::hdf5::DatasetWriteOptions dataset_options{
-      .gzip_level = io::hdf5::gzip_level_option(options, path, kFormat, "none")};
+Mesh read(const std::string& path) { return read(path, Selection{}); }
+
+std::int64_t num_steps(const std::string& path) { return Layout(path).num_steps(); }
+
+std::int64_t num_partitions(const std::string& path, std::int64_t step) {
+  const Layout layout(path);
+  return layout.range(Selection{step, 0, -1}).count;
+}
+
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, const Selection& parts) {
+  return std::make_unique<SeriesReader>(path, parts, false);
+}
+
+std::unique_ptr<TimeSeriesReader> open_share(const std::string& path, std::int64_t rank, std::int64_t size) {
+  if (size < 1 || rank < 0 || rank >= size)
+    throw ReadError(path, std::string(kFormat), "rank " + std::to_string(rank) + " of " + std::to_string(size));
+  const std::int64_t parts = num_partitions(path, 0);
+  const std::int64_t base = parts / size, extra = parts % size;
+  const Selection selection{0, rank * base + std::min(rank, extra), base + (rank < extra ? 1 : 0)};
+  return std::make_unique<SeriesReader>(path, selection, true);
+}
+
+namespace {
+
+// One geometry in VTK's arrays, ready to stack.
+struct VtkGeometry {
+  NDArray points;  // (n, 3)
+  NDArray types, offsets, connectivity;  // offsets with the leading 0
+};
+
+VtkGeometry to_vtk(const std::string& path, const Mesh& mesh) {
   for (const CellBlock& block : mesh.cells)
     if (!block.face_offsets.empty_handle() || block.type.starts_with("polyhedron"))
       throw WriteError(path, std::string(kFormat), "polyhedra are not written to VTKHDF");
@@ -216,53 +663,337 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   } catch (const std::invalid_argument& error) {
     throw WriteError(path, std::string(kFormat), error.what());
   }
+  VtkGeometry out;
+  const std::int64_t n = mesh.points.rows(), c = cells.types.rows();
+  if (mesh.points.row_width() == 3 && mesh.points.ndim() == 2) {
+    out.points = mesh.points;
+  } else {  // VTK points are 3-D
+    out.points = NDArray::zeros(mesh.points.dtype(), {n, 3});
+    const std::size_t item = dtype_size(mesh.points.dtype());
+    const std::int64_t width = std::min<std::int64_t>(mesh.points.row_width(), 3);
+    for (std::int64_t i = 0; i < n; ++i)
+      std::memcpy(static_cast<char*>(out.points.data()) + i * 3 * item,
+                  static_cast<const char*>(mesh.points.data()) + i * mesh.points.row_width() * item, width * item);
+  }
+  out.offsets = NDArray::allocate_scratch(DType::int64, {c + 1});
+  out.offsets.data_as<std::int64_t>()[0] = 0;
+  if (c > 0) std::memcpy(out.offsets.data_as<std::int64_t>() + 1, cells.offsets.data(), cells.offsets.nbytes());
+  out.types = cells.types;
+  out.connectivity = cells.connectivity;
+  return out;
+}
+
+// Rows of arrays of one dtype and row shape, stacked.
+NDArray stack(const std::string& path, const std::string& what, const std::vector<NDArray>& arrays) {
+  if (arrays.empty()) throw WriteError(path, std::string(kFormat), what + ": nothing to write");
+  Shape shape = arrays[0].shape();
+  if (shape.empty()) shape = {1};
+  std::int64_t rows = 0;
+  for (const NDArray& array : arrays) {
+    if (array.dtype() != arrays[0].dtype() || array.row_width() != arrays[0].row_width())
+      throw WriteError(path, std::string(kFormat), what + " differs in dtype or width between blocks or steps");
+    rows += array.ndim() == 0 ? 1 : array.rows();
+  }
+  if (arrays.size() == 1 && arrays[0].ndim() > 0) return arrays[0];
+  shape[0] = rows;
+  NDArray out = NDArray::allocate_scratch(arrays[0].dtype(), shape);
+  std::size_t offset = 0;
+  for (const NDArray& array : arrays) {
+    if (array.nbytes()) std::memcpy(static_cast<char*>(out.data()) + offset, array.data(), array.nbytes());
+    offset += array.nbytes();
+  }
+  return out;
+}
+
+NDArray int64_array(const std::vector<std::int64_t>& values) {
+  NDArray out = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(values.size())});
+  if (!values.empty()) std::memcpy(out.data(), values.data(), values.size() * sizeof(std::int64_t));
+  return out;
+}
+
+NDArray cell_data_rows(const std::string& path, const std::string& name, const std::vector<NDArray>& arrays,
+                       std::int64_t cells) {
+  NDArray raw = stack(path, "cell data '" + name + "'", arrays);
+  if (raw.rows() != cells)
+    throw WriteError(path, std::string(kFormat), "cell data '" + name + "' has " + std::to_string(raw.rows()) +
+                                                     " rows for " + std::to_string(cells) + " cells");
+  return raw;
+}
+
+// The whole file: `geometries` as one partition each; without `steps` the first geometry's
+// own point/cell data, else Steps with step k on geometry step_geometry[k].
+void write_file(const std::string& path, const WriteOptions& options, const std::vector<Mesh>& meshes,
+                const std::vector<TimeStep>* steps, const std::vector<std::size_t>& step_geometry) {
+  const io::hdf5::DatasetWriteOptions dataset_options{
+      .gzip_level = io::hdf5::gzip_level_option(options, path, kFormat, "none")};
+  std::vector<VtkGeometry> geometries;
+  for (const Mesh& mesh : meshes) geometries.push_back(to_vtk(path, mesh));
+  std::vector<std::int64_t> num_points, num_cells, num_ids;
+  std::vector<NDArray> points, types, offsets, connectivity;
+  for (const VtkGeometry& geometry : geometries) {
+    num_points.push_back(geometry.points.rows());
+    num_cells.push_back(geometry.types.rows());
+    num_ids.push_back(geometry.connectivity.rows());
+    points.push_back(geometry.points);
+    types.push_back(geometry.types);
+    offsets.push_back(geometry.offsets);
+    connectivity.push_back(geometry.connectivity);
+  }
   io::hdf5::File file = io::hdf5::File::create(path, kFormat);
   file.create_group(kRoot);
   file.set_attribute(kRoot, "Version", std::vector<std::int64_t>{2, 0});
   file.set_fixed_string_attribute(kRoot, "Type", "UnstructuredGrid");
-  const std::int64_t n = mesh.points.rows(), c = cells.types.rows(), k = cells.connectivity.rows();
-  file.write(at("NumberOfPoints"), NDArray::from_values<std::int64_t>({n}));
-  file.write(at("NumberOfCells"), NDArray::from_values<std::int64_t>({c}));
-  file.write(at("NumberOfConnectivityIds"), NDArray::from_values<std::int64_t>({k}));
-  if (mesh.points.row_width() == 3) {
-    file.write(at("Points"), mesh.points, dataset_options);
-  } else {  // VTK points are 3-D
-    NDArray points = NDArray::zeros(mesh.points.dtype(), {n, 3});
-    const std::size_t item = dtype_size(mesh.points.dtype());
-    const std::int64_t width = std::min<std::int64_t>(mesh.points.row_width(), 3);
-    for (std::int64_t i = 0; i < n; ++i)
-      std::memcpy(static_cast<char*>(points.data()) + i * 3 * item,
-                  static_cast<const char*>(mesh.points.data()) + i * mesh.points.row_width() * item, width * item);
-    file.write(at("Points"), points, dataset_options);
-  }
-  NDArray offsets = NDArray::allocate_scratch(DType::int64, {c + 1});
-  offsets.data_as<std::int64_t>()[0] = 0;
-  if (c > 0) std::memcpy(offsets.data_as<std::int64_t>() + 1, cells.offsets.data(), cells.offsets.nbytes());
-  file.write(at("Types"), cells.types, dataset_options);
-  file.write(at("Offsets"), offsets, dataset_options);
-  file.write(at("Connectivity"), cells.connectivity, dataset_options);
+  file.write(at("NumberOfPoints"), int64_array(num_points));
+  file.write(at("NumberOfCells"), int64_array(num_cells));
+  file.write(at("NumberOfConnectivityIds"), int64_array(num_ids));
+  file.write(at("Points"), stack(path, "points", points), dataset_options);
+  file.write(at("Types"), stack(path, "types", types), dataset_options);
+  file.write(at("Offsets"), stack(path, "offsets", offsets), dataset_options);
+  file.write(at("Connectivity"), stack(path, "connectivity", connectivity), dataset_options);
   file.create_group(at("PointData"));
-  for (const auto& [name, array] : mesh.point_data) file.write(at("PointData/" + name), array, dataset_options);
   file.create_group(at("CellData"));
-  for (const auto& [name, arrays] : mesh.cell_data) {
-    if (arrays.empty()) continue;
-    Shape shape = arrays[0].shape();
-    for (const NDArray& array : arrays)
-      if (array.dtype() != arrays[0].dtype() || array.row_width() != arrays[0].row_width())
-        throw WriteError(path, std::string(kFormat), "cell data '" + name + "' differs in dtype or width between blocks");
-    shape[0] = c;
-    NDArray raw = NDArray::allocate_scratch(arrays[0].dtype(), shape);
-    std::size_t offset = 0;
-    for (const NDArray& array : arrays) {
-      if (array.nbytes()) std::memcpy(static_cast<char*>(raw.data()) + offset, array.data(), array.nbytes());
-      offset += array.nbytes();
+  if (steps == nullptr) {
+    const Mesh& mesh = meshes[0];
+    for (const auto& [name, array] : mesh.point_data) file.write(at("PointData/" + name), array, dataset_options);
+    for (const auto& [name, arrays] : mesh.cell_data) {
+      if (arrays.empty()) continue;
+      file.write(at("CellData/" + name), cell_data_rows(path, name, arrays, num_cells[0]), dataset_options);
     }
-    if (offset != raw.nbytes()) throw WriteError(path, std::string(kFormat), "cell data '" + name + "' does not match the cells");
-    file.write(at("CellData/" + name), raw, dataset_options);
+  } else {
+    const std::int64_t n = static_cast<std::int64_t>(steps->size());
+    const std::string group = at("Steps");
+    file.create_group(group);
+    file.set_attribute(group, "NSteps", n);
+    NDArray times = NDArray::allocate_scratch(DType::float64, {n});
+    std::vector<std::int64_t> part_offsets, parts(n, 1), point_offsets, cell_offsets, id_offsets;
+    std::vector<std::int64_t> point_base{0}, cell_base{0}, id_base{0};
+    for (std::size_t g = 0; g < geometries.size(); ++g) {
+      point_base.push_back(point_base.back() + num_points[g]);
+      cell_base.push_back(cell_base.back() + num_cells[g]);
+      id_base.push_back(id_base.back() + num_ids[g]);
+    }
+    for (std::int64_t k = 0; k < n; ++k) {
+      const std::size_t g = step_geometry[k];
+      times.data_as<double>()[k] = (*steps)[k].time;
+      part_offsets.push_back(static_cast<std::int64_t>(g));
+      point_offsets.push_back(point_base[g]);
+      cell_offsets.push_back(cell_base[g]);
+      id_offsets.push_back(id_base[g]);
+    }
+    file.write(group + "/Values", times);
+    file.write(group + "/PartOffsets", int64_array(part_offsets));
+    file.write(group + "/NumberOfParts", int64_array(parts));
+    file.write(group + "/PointOffsets", int64_array(point_offsets));
+    file.write(group + "/CellOffsets", int64_array(cell_offsets));
+    file.write(group + "/ConnectivityIdOffsets", int64_array(id_offsets));
+    file.create_group(group + "/PointDataOffsets");
+    file.create_group(group + "/CellDataOffsets");
+    // Names of step 0; every step must carry the same arrays.
+    if (n > 0) {
+      for (const auto& [name, first] : (*steps)[0].point_data) {
+        std::vector<NDArray> rows;
+        std::vector<std::int64_t> at_row;
+        std::int64_t row = 0;
+        for (std::int64_t k = 0; k < n; ++k) {
+          const NDArray* array = (*steps)[k].point_data.find(name);
+          if (!array) throw WriteError(path, std::string(kFormat), "step " + std::to_string(k) + " lacks point data '" + name + "'");
+          if (array->rows() != num_points[step_geometry[k]])
+            throw WriteError(path, std::string(kFormat), "point data '" + name + "' of step " + std::to_string(k) +
+                                                             " has " + std::to_string(array->rows()) + " rows for " +
+                                                             std::to_string(num_points[step_geometry[k]]) + " points");
+          at_row.push_back(row);
+          row += array->rows();
+          rows.push_back(*array);
+        }
+        file.write(at("PointData/" + name), stack(path, "point data '" + name + "'", rows), dataset_options);
+        file.write(group + "/PointDataOffsets/" + name, int64_array(at_row));
+      }
+      for (const auto& [name, first] : (*steps)[0].cell_data) {
+        std::vector<NDArray> rows;
+        std::vector<std::int64_t> at_row;
+        std::int64_t row = 0;
+        for (std::int64_t k = 0; k < n; ++k) {
+          const std::vector<NDArray>* arrays = (*steps)[k].cell_data.find(name);
+          if (!arrays) throw WriteError(path, std::string(kFormat), "step " + std::to_string(k) + " lacks cell data '" + name + "'");
+          NDArray joined = cell_data_rows(path, name, *arrays, num_cells[step_geometry[k]]);
+          at_row.push_back(row);
+          row += joined.rows();
+          rows.push_back(joined);
+        }
+        file.write(at("CellData/" + name), stack(path, "cell data '" + name + "'", rows), dataset_options);
+        file.write(group + "/CellDataOffsets/" + name, int64_array(at_row));
+      }
+    }
   }
   file.create_group(at("FieldData"));
-  for (const auto& [name, array] : mesh.field_data) file.write(at("FieldData/" + name), array, dataset_options);
-  for (const auto& [name, strings] : mesh.string_field_data) file.write_strings(at("FieldData/" + name), strings);
+  for (const auto& [name, array] : meshes[0].field_data) file.write(at("FieldData/" + name), array, dataset_options);
+  for (const auto& [name, strings] : meshes[0].string_field_data) file.write_strings(at("FieldData/" + name), strings);
+  file.commit();
+}
+
+class SeriesWriter final : public TimeSeriesWriter {
+ public:
+  SeriesWriter(std::string path, WriteOptions options) : path_(std::move(path)), options_(std::move(options)) {
+    if (const std::string* files = options_.find("partition_files")) {
+      std::string_view rest = *files;
+      while (!rest.empty()) {
+        const std::size_t cut = rest.find(';');
+        partition_files_.emplace_back(rest.substr(0, cut));
+        rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
+      }
+      partitioned_ = true;
+    }
+  }
+
+  void write_mesh(const Mesh& mesh) override {
+    if (closed_) throw WriteError(path_, std::string(kFormat), "write_mesh() after close()");
+    Mesh geometry;
+    geometry.points = mesh.points.copy();
+    for (const CellBlock& block : mesh.cells) {
+      CellBlock copy = block;
+      copy.connectivity = block.connectivity.copy();
+      if (!block.offsets.empty_handle()) copy.offsets = block.offsets.copy();
+      geometry.cells.push_back(std::move(copy));
+    }
+    for (const auto& [name, array] : mesh.field_data) geometry.field_data.set(name, array.copy());
+    geometry.string_field_data = mesh.string_field_data;
+    if (!meshes_.empty() && step_geometry_.empty()) meshes_.back() = std::move(geometry);
+    else if (!meshes_.empty() && step_geometry_.back() != meshes_.size() - 1) meshes_.back() = std::move(geometry);
+    else meshes_.push_back(std::move(geometry));
+  }
+
+  void write_step(const TimeStep& step) override {
+    if (closed_) throw WriteError(path_, std::string(kFormat), "write_step() after close()");
+    if (meshes_.empty()) throw WriteError(path_, std::string(kFormat), "write_step() before write_mesh()");
+    TimeStep copy;
+    copy.time = step.time;
+    for (const auto& [name, array] : step.point_data) copy.point_data.set(name, array.copy());
+    for (const auto& [name, arrays] : step.cell_data) {
+      std::vector<NDArray> per_block;
+      for (const NDArray& array : arrays) per_block.push_back(array.copy());
+      copy.cell_data.set(name, std::move(per_block));
+    }
+    steps_.push_back(std::move(copy));
+    step_geometry_.push_back(meshes_.size() - 1);
+  }
+
+  void close() override {
+    if (closed_) return;
+    closed_ = true;
+    if (partitioned_) {
+      write_partitioned_main(path_, partition_files_);
+      return;
+    }
+    if (meshes_.empty()) throw WriteError(path_, std::string(kFormat), "close() before write_mesh()");
+    // A geometry written after the last step holds no step: dropped.
+    if (!step_geometry_.empty()) meshes_.resize(step_geometry_.back() + 1);
+    write_file(path_, options_, meshes_, &steps_, step_geometry_);
+  }
+
+ private:
+  std::string path_;
+  WriteOptions options_;
+  bool partitioned_ = false, closed_ = false;
+  std::vector<std::string> partition_files_;
+  std::vector<Mesh> meshes_;
+  std::vector<TimeStep> steps_;
+  std::vector<std::size_t> step_geometry_;
+};
+
+}  // namespace
+
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  write_file(path, options, std::vector<Mesh>{mesh}, nullptr, {0});
+}
+
+std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options) {
+  for (const auto& [name, value] : options.items())
+    if (name != "compression" && name != "compression_opts" && name != "partition_files")
+      throw WriteError(path, std::string(kFormat), "unknown option '" + name + "' (compression, compression_opts, partition_files)");
+  return std::make_unique<SeriesWriter>(path, options);
+}
+
+void write_partitioned_main(const std::string& path, const std::vector<std::string>& partition_files) {
+  if (partition_files.empty()) throw WriteError(path, std::string(kFormat), "no partition files");
+  const std::string folder = folder_of(path);
+  std::vector<std::int64_t> num_points, num_cells, num_ids;
+  struct Array {
+    DType dtype;
+    Shape row_shape;
+    std::vector<io::hdf5::VirtualSource> sources;
+    std::vector<std::size_t> parts;  // which partition files hold it
+  };
+  std::map<std::string, Array> arrays;  // dataset path (under /VTKHDF) → its sources
+  std::vector<std::string> order;
+  std::optional<io::hdf5::File> first_file;
+  std::size_t num_files = 0;
+  for (const std::string& name : partition_files) {
+    const std::string part_path = std::filesystem::path(name).is_absolute() ? name : folder + "/" + name;
+    io::hdf5::File part = [&] {
+      try {
+        return io::hdf5::File::open(part_path, kFormat);
+      } catch (const ReadError& error) {
+        throw WriteError(path, std::string(kFormat), std::string("partition file: ") + error.what());
+      }
+    }();
+    if (part.string_attribute(kRoot, "Type").value_or("") != "UnstructuredGrid" || part.exists(at("Steps")))
+      throw WriteError(path, std::string(kFormat), part_path + " is not a VTKHDF UnstructuredGrid without steps");
+    const std::vector<std::int64_t> p = int_values(part, at("NumberOfPoints")), c = int_values(part, at("NumberOfCells")),
+                                    k = int_values(part, at("NumberOfConnectivityIds"));
+    num_points.insert(num_points.end(), p.begin(), p.end());
+    num_cells.insert(num_cells.end(), c.begin(), c.end());
+    num_ids.insert(num_ids.end(), k.begin(), k.end());
+    std::vector<std::string> datasets{"Points", "Types", "Offsets", "Connectivity"};
+    for (std::string_view data_group : {"PointData", "CellData"})
+      if (part.kind(at(data_group)) == io::hdf5::ObjectKind::group)
+        for (const std::string& child : part.children(at(data_group))) datasets.push_back(std::string(data_group) + "/" + child);
+    for (const std::string& dataset : datasets) {
+      const io::hdf5::DatasetInfo info = part.dataset_info(at(dataset));
+      if (info.compound || info.string || info.shape.empty())
+        throw WriteError(path, std::string(kFormat), part_path + ": " + dataset + " is not a numeric array");
+      const Shape row_shape(info.shape.begin() + 1, info.shape.end());
+      auto [entry, added] = arrays.try_emplace(dataset, Array{info.dtype, row_shape, {}, {}});
+      if (added) order.push_back(dataset);
+      else if (entry->second.dtype != info.dtype || entry->second.row_shape != row_shape)
+        throw WriteError(path, std::string(kFormat), part_path + ": " + dataset + " differs in dtype or shape from the partitions before");
+      entry->second.sources.push_back({name, at(dataset), info.shape[0]});
+      entry->second.parts.push_back(num_files);
+    }
+    if (!first_file) first_file.emplace(std::move(part));
+    ++num_files;
+  }
+  // Every partition with points (cells) must hold every point (cell) array. Partition files
+  // hold one partition each here.
+  for (const auto& [dataset, array] : arrays) {
+    const bool point_array = dataset.starts_with("PointData/"), cell_array = dataset.starts_with("CellData/");
+    if (!point_array && !cell_array) continue;
+    for (std::size_t p = 0; p < partition_files.size(); ++p) {
+      if (std::find(array.parts.begin(), array.parts.end(), p) != array.parts.end()) continue;
+      if ((point_array ? num_points : num_cells)[p] > 0)
+        throw WriteError(path, std::string(kFormat), partition_files[p] + " lacks " + dataset);
+    }
+  }
+  io::hdf5::File file = io::hdf5::File::create(path, kFormat);
+  file.create_group(kRoot);
+  file.set_attribute(kRoot, "Version", std::vector<std::int64_t>{2, 0});
+  file.set_fixed_string_attribute(kRoot, "Type", "UnstructuredGrid");
+  file.write(at("NumberOfPoints"), int64_array(num_points));
+  file.write(at("NumberOfCells"), int64_array(num_cells));
+  file.write(at("NumberOfConnectivityIds"), int64_array(num_ids));
+  file.create_group(at("PointData"));
+  file.create_group(at("CellData"));
+  for (const std::string& dataset : order) {
+    const Array& array = arrays.at(dataset);
+    file.write_virtual(at(dataset), array.dtype, array.row_shape, array.sources);
+  }
+  file.create_group(at("FieldData"));
+  if (first_file && first_file->kind(at("FieldData")) == io::hdf5::ObjectKind::group)
+    for (const std::string& name : first_file->children(at("FieldData"))) {
+      const std::string object = at("FieldData/" + name);
+      const io::hdf5::DatasetInfo info = first_file->dataset_info(object);
+      if (info.string) file.write_strings(object, first_file->read_strings(object));
+      else if (!info.compound) file.write(object, first_file->read(object));
+    }
   file.commit();
 }
 
