@@ -81,3 +81,64 @@ def test_one_gpu_per_rank_pattern():
         gpu = mio.to_cupy(piece, device=mio.device_for_rank(MPI.COMM_WORLD, device_count=1))
         np.testing.assert_array_equal(gpu.points.get(), piece.points)
         assert cp.log.count_of("to_device") == len(list(gpu.named_arrays()))
+
+
+class _FakeComm:
+    """The two calls a partitioned read makes on a communicator (no MPI needed)."""
+
+    def __init__(self, rank, size):
+        self.rank, self.size = rank, size
+
+    def Get_rank(self):
+        return self.rank
+
+    def Get_size(self):
+        return self.size
+
+
+def test_xdmf_spatial_collection_shares_without_mpi(tmp_path):
+    from meshioplusplus import _parallel
+
+    mesh = mio.read(SAMPLE)
+    pieces = mio.partition(mesh, 3, method="geometric")
+    _parallel.write_pieces(tmp_path / "b.xdmf", pieces)
+    assert "CollectionType=\"Spatial\"" in (tmp_path / "b.xdmf").read_text()
+    shares = [mio.read(tmp_path / "b.xdmf", comm=_FakeComm(r, 2)) for r in range(2)]
+    assert _parallel.files_read == [str(tmp_path / n) for n in ("b.xdmf", "b_part2.xdmf", "b_part2.h5")]
+    assert sum(sum(len(b) for b in s.cells) for s in shares) == sum(len(b) for b in mesh.cells)
+    whole = merge(shares)
+    order = np.argsort(whole.point_data["global_ids"])
+    np.testing.assert_array_equal(whole.points[order], mesh.points)
+    plain = mio.read(tmp_path / "b.xdmf")  # no communicator: the core follows the XIncludes
+    assert sum(len(b) for b in plain.cells) == sum(len(b) for b in mesh.cells)
+
+
+def test_gmsh_split_files_shares_without_mpi(tmp_path):
+    gmsh = pytest.importorskip("gmsh", reason="gmsh is in requirements-test.txt")
+    from meshioplusplus import _parallel
+
+    gmsh.initialize()
+    try:
+        gmsh.option.setNumber("General.Terminal", 0)
+        gmsh.model.add("box")
+        gmsh.model.occ.addBox(0, 0, 0, 1, 1, 1)
+        gmsh.model.occ.synchronize()
+        gmsh.option.setNumber("Mesh.MeshSizeMax", 0.25)
+        gmsh.model.mesh.generate(3)
+        gmsh.model.mesh.partition(3)
+        gmsh.option.setNumber("Mesh.PartitionSplitMeshFiles", 1)
+        gmsh.write(str(tmp_path / "box.msh"))
+    finally:
+        gmsh.finalize()
+    files = _parallel.gmsh_partition_files(tmp_path / "box.msh")
+    assert files == [str(tmp_path / f"box_{i}.msh") for i in (1, 2, 3)]
+    first = mio.read(tmp_path / "box.msh", comm=_FakeComm(0, 2))
+    assert _parallel.files_read == files[:2]
+    second = mio.read(tmp_path / "box.msh", comm=_FakeComm(1, 2))
+    assert _parallel.files_read == files[2:]
+    total = sum(sum(len(b) for b in mio.read(f).cells) for f in files)
+    assert sum(len(b) for b in first.cells) + sum(len(b) for b in second.cells) == total
+    with pytest.raises(mio.ReadError, match="PartitionSplitMeshFiles"):
+        mio.read(SAMPLE, comm=_FakeComm(0, 1))
+    with pytest.raises(ValueError, match="pvtu, vtkhdf, xdmf"):
+        mio.write(tmp_path / "x.msh", first, comm=_FakeComm(0, 1))

@@ -25,8 +25,14 @@ GLOBAL_IDS = "global_ids"
 #: The files the last partitioned read on this process opened (the index, then its pieces):
 #: the reader's own accounting, so a test can check that a rank touched only its own bytes.
 files_read = []
-#: Formats with partitioned reads/writes (one piece file per rank, plus an index).
-PARTITIONED_FORMATS = ("pvtu",)
+#: The bytes the last partitioned read on this process read (VTKHDF: the rows of its hyperslabs;
+#: PVTU: the sizes of the files in ``files_read``).
+bytes_read = 0
+#: Formats with partitioned reads (one piece file per rank, plus an index / main file; Gmsh:
+#: the split files ``name_1.msh`` … of ``Mesh.PartitionSplitMeshFiles=1``).
+PARTITIONED_FORMATS = ("pvtu", "vtkhdf", "xdmf", "gmsh")
+#: Formats with partitioned (collective) writes.
+PARTITIONED_WRITE_FORMATS = ("pvtu", "vtkhdf", "xdmf")
 
 
 # --- partitioning --------------------------------------------------------------------------
@@ -236,11 +242,19 @@ def rank_share(num_pieces, size, rank):
     return list(range(first, first + base + (1 if rank < extra else 0)))
 
 
-def _format_of(path, file_format):
-    name = file_format or ("pvtu" if str(path).lower().endswith(".pvtu") else None)
-    if name not in PARTITIONED_FORMATS:
-        raise ValueError(f"a communicator was given, but {os.fspath(path)!r} is not a partitioned format; "
-                         f"partitioned reads and writes support: {', '.join(PARTITIONED_FORMATS)}")
+def _format_of(path, file_format, writing=False):
+    lower = str(os.fspath(path)).lower()
+    name = file_format or ("pvtu" if lower.endswith(".pvtu") else
+                           "vtkhdf" if lower.endswith((".vtkhdf", ".hdf")) else
+                           "xdmf" if lower.endswith((".xdmf", ".xmf")) else
+                           "gmsh" if lower.endswith(".msh") else None)
+    if name == "xmf":
+        name = "xdmf"
+    supported = PARTITIONED_WRITE_FORMATS if writing else PARTITIONED_FORMATS
+    if name not in supported:
+        raise ValueError(f"a communicator was given, but {os.fspath(path)!r} is not a partitioned format for "
+                         f"{'writing' if writing else 'reading'}; partitioned "
+                         f"{'writes' if writing else 'reads'} support: {', '.join(supported)}")
     return name
 
 
@@ -260,11 +274,19 @@ def _pvtu_pieces(path):
 
 
 def read_piece(path, comm, file_format=None):
-    """This rank's share of a partitioned file, as one Mesh (its pieces merged); reads only the
-    index and this rank's piece files."""
+    """This rank's share of a partitioned file (PVTU, VTKHDF, XDMF spatial collection, Gmsh
+    split files), as one Mesh (its pieces merged); reads only the index and this rank's piece
+    files."""
     from ._helpers import read
 
-    _format_of(path, file_format)
+    global bytes_read
+    name = _format_of(path, file_format)
+    if name == "vtkhdf":
+        return _read_vtkhdf_share(os.fspath(path), comm)
+    if name == "xdmf":
+        return _read_xdmf_share(os.fspath(path), comm)
+    if name == "gmsh":
+        return _read_gmsh_share(os.fspath(path), comm)
     pieces = _pvtu_pieces(os.fspath(path))
     mine = rank_share(len(pieces), comm.Get_size(), comm.Get_rank())
     for index in mine:
@@ -276,6 +298,7 @@ def read_piece(path, comm, file_format=None):
     for index in mine:
         meshes.append(read(pieces[index], "vtu"))
         files_read.append(os.path.abspath(pieces[index]))
+    bytes_read = sum(os.path.getsize(f) for f in files_read)
     if not meshes:
         return Mesh(np.zeros((0, 3)), [])
     return meshes[0] if len(meshes) == 1 else merge(meshes)
@@ -346,24 +369,325 @@ def _write_pvtu_index(path, layouts):
 def write_pieces(path, pieces, **options):
     """Serial: writes every piece and the index (what ``write(path, piece, comm=…)`` does
     collectively, in one process — the CLI's ``partition``)."""
-    _format_of(path, None)
     path = os.fspath(path)
-    failure = _write_pvtu_index(path, [_write_one_piece(path, i, p, options) for i, p in enumerate(pieces)])
+    write_one, write_index = _writers(_format_of(path, options.pop("file_format", None), writing=True))
+    failure = write_index(path, [write_one(path, i, p, options) for i, p in enumerate(pieces)])
     if failure:
         raise WriteError(f"{path}: partitioned write failed: {failure}")
+
+
+def _writers(name):
+    """(write one piece, write the index) of a partitioned write format."""
+    return {"pvtu": (_write_one_piece, _write_pvtu_index),
+            "vtkhdf": (_write_vtkhdf_partition, _write_vtkhdf_main),
+            "xdmf": (_write_xdmf_piece, _write_xdmf_index)}[name]
 
 
 def write_piece(path, piece, comm, file_format=None, **options):
-    """Collective: every rank writes its piece as ``<stem>/<stem>_<rank>.vtu``; rank 0 gathers
-    the pieces' array layouts and writes the index ``path`` naming all of them."""
-    _format_of(path, file_format)
+    """Collective: every rank writes its piece (PVTU: ``<stem>/<stem>_<rank>.vtu``; VTKHDF:
+    ``<stem>_part<rank>.vtkhdf``; XDMF: ``<stem>_part<rank>.xdmf`` + ``.h5``); rank 0 gathers
+    the pieces' layouts / outcomes and writes the index ``path`` naming all of them."""
     path = os.fspath(path)
-    layout = _write_one_piece(path, comm.Get_rank(), piece, options)
+    write_one, write_index = _writers(_format_of(path, file_format, writing=True))
+    layout = write_one(path, comm.Get_rank(), piece, options)
     layouts = comm.gather(layout, root=0)
-    failure = _write_pvtu_index(path, layouts) if comm.Get_rank() == 0 else None
+    failure = write_index(path, layouts) if comm.Get_rank() == 0 else None
     failure = comm.bcast(failure, root=0)
     if failure:
         raise WriteError(f"{path}: partitioned write failed: {failure}")
+
+
+# --- partitioned VTKHDF ----------------------------------------------------------------------
+# The HDF5 here is serial (no MPI-IO), so a collective write uses VTK's external-partitions
+# layout (vtkHDFWriter.UseExternalPartitions): every rank writes its partition as an ordinary
+# one-partition VTKHDF ``<stem>_part<rank>.vtkhdf`` beside the target, then rank 0 writes the
+# main file, whose datasets are HDF5 virtual datasets over the partition files in rank order.
+# vtkHDFReader (and any HDF5 reader) sees one file with NumberOfPoints.size partitions. A
+# partitioned read takes the rank's contiguous share of the partitions by hyperslabs of the
+# main file, so HDF5 opens only the partition files behind those rows.
+
+
+def _vtkhdf_partition_path(path, number):
+    """(partition file, its name relative to the main file's folder)."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = f"{stem}_part{number}.vtkhdf"
+    return os.path.join(os.path.dirname(os.path.abspath(path)), name), name
+
+
+def _write_vtkhdf_partition(path, number, piece, options):
+    from ._helpers import write
+
+    target, name = _vtkhdf_partition_path(path, number)
+    error = None
+    try:
+        write(target, piece, "vtkhdf", **options)
+    except Exception as caught:  # under MPI every rank must still reach the gather
+        error = f"partition {number}: {caught}"
+    return {"error": error, "source": name}
+
+
+def _write_vtkhdf_main(path, layouts):
+    from ._format_extras.vtkhdf import write_partitioned_main
+
+    errors = [entry["error"] for entry in layouts if entry["error"]]
+    if errors:
+        return "; ".join(errors)
+    try:
+        write_partitioned_main(path, [entry["source"] for entry in layouts])
+    except Exception as caught:
+        return str(caught)
+    return None
+
+
+def _read_vtkhdf_share(path, comm):
+    """This rank's contiguous share of the partitions of step 0 (rank_share's split), with
+    global_ids (the file's own, else the numbering of a whole read) and the reader's
+    accounting in files_read / bytes_read."""
+    from . import _core
+    from ._conversion import from_core
+
+    global bytes_read
+    reader = _core.open_vtkhdf_share(path, comm.Get_rank(), comm.Get_size())
+    _, point_data, cell_data, _ = reader.read_step(0)
+    mesh = from_core(reader.read_mesh())
+    files = [str(f) for f in mesh.field_data.pop("vtkhdf:files_read", [])]
+    counted = mesh.field_data.pop("vtkhdf:bytes_read", [0])
+    main = os.path.abspath(path)
+    files_read.clear()
+    files_read.append(main)
+    files_read.extend(sorted(f for f in files if os.path.abspath(f) != main))
+    bytes_read = int(np.asarray(counted).reshape(-1)[0])
+    for name, values in point_data.items():
+        mesh.point_data[name] = values
+    for name, values in cell_data.items():
+        mesh.cell_data[name] = values
+    return _weld(mesh)
+
+
+def _weld(mesh):
+    """Points shared by several partitions of one share appear once (by ``global_ids``, as
+    ``merge`` welds PVTU pieces)."""
+    ids = mesh.point_data.get(GLOBAL_IDS)
+    if ids is None or len(ids) == 0:
+        return mesh
+    unique, first, inverse = np.unique(np.asarray(ids), return_index=True, return_inverse=True)
+    if len(unique) == len(ids):
+        return mesh
+    inverse = inverse.reshape(-1)
+    mesh.points = np.asarray(mesh.points)[first]
+    for name in list(mesh.point_data):
+        mesh.point_data[name] = np.asarray(mesh.point_data[name])[first]
+    mesh.cells = [CellBlock(block.type, inverse[block.data]) for block in mesh.cells]
+    return mesh
+
+
+# --- XDMF spatial collections ---------------------------------------------------------------
+# The C++ XDMF reader merges a spatial collection into one mesh and has no call that reads one
+# grid of it, so the partitioned layout is built here on the ordinary reader and writer: every
+# rank writes its piece as an ordinary XDMF file ``<stem>_part<rank>.xdmf`` (+ its own
+# ``<stem>_part<rank>.h5``) beside the target, and rank 0 writes the index: a
+# ``GridType="Collection" CollectionType="Spatial"`` grid whose children are XIncludes of the
+# pieces' grids. A read without a communicator (ours, VTK's vtkXdmfReader) follows the
+# XIncludes and gives the union. A read with one takes the rank's share of the collection's
+# children: an XInclude is read by reading the included file (one grid per file), an inline
+# grid (collections written by other tools) by reading a one-grid copy of it whose heavy-data
+# paths are made absolute, so only that grid's arrays are read.
+
+_XINCLUDE = "{http://www.w3.org/2001/XInclude}include"
+
+
+def _xdmf_piece_path(path, number):
+    """(piece file, its name relative to the index's folder)."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = f"{stem}_part{number}.xdmf"
+    return os.path.join(os.path.dirname(os.path.abspath(path)), name), name
+
+
+def _write_xdmf_piece(path, number, piece, options):
+    from ._helpers import write
+
+    target, name = _xdmf_piece_path(path, number)
+    error = None
+    try:
+        write(target, piece, "xdmf", **options)
+    except Exception as caught:  # under MPI every rank must still reach the gather
+        error = f"piece {number}: {caught}"
+    return {"error": error, "source": name}
+
+
+def _write_xdmf_index(path, layouts):
+    from xml.sax.saxutils import quoteattr
+
+    errors = [entry["error"] for entry in layouts if entry["error"]]
+    if errors:
+        return "; ".join(errors)
+    lines = ['<?xml version="1.0"?>',
+             '<Xdmf Version="3.0" xmlns:xi="http://www.w3.org/2001/XInclude">',
+             '  <Domain>',
+             '    <Grid Name="partitioned" GridType="Collection" CollectionType="Spatial">',
+             *(f'      <xi:include href={quoteattr(entry["source"])} xpointer="xpointer(/Xdmf/Domain/Grid)"/>'
+               for entry in layouts),
+             '    </Grid>', '  </Domain>', '</Xdmf>', '']
+    stem = os.path.splitext(os.path.basename(path))[0]
+    temporary = os.path.join(os.path.dirname(os.path.abspath(path)), f".{stem}.xdmf-index")
+    try:
+        with open(temporary, "w") as handle:
+            handle.write("\n".join(lines))
+        os.replace(temporary, path)  # atomic: readers see the old index or the new one
+    except OSError as caught:
+        return str(caught)
+    return None
+
+
+def _local(tag):
+    return tag.rsplit("}", 1)[-1]
+
+
+def _xdmf_pieces(path):
+    """The pieces of an XDMF file: the children (Grid or XInclude elements) of its top spatial
+    collection; a file without one is one piece per top-level grid."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (ElementTree.ParseError, OSError) as error:
+        raise ReadError(f"{path}: not a readable XDMF file ({error})") from error
+    domain = next((child for child in root if _local(child.tag) == "Domain"), None)
+    if domain is None:
+        raise ReadError(f"{path}: no Domain element")
+    grids = [child for child in domain if _local(child.tag) == "Grid" or child.tag == _XINCLUDE]
+    for grid in grids:
+        if _local(grid.tag) == "Grid" and grid.get("GridType") == "Collection" and \
+                grid.get("CollectionType", "Spatial") != "Spatial":
+            raise ReadError(f"{path}: a read with a communicator needs a spatial collection, this file has a "
+                            f"{grid.get('CollectionType')} collection (read it without comm=, or with the "
+                            f"time-series reader)")
+    if len(grids) == 1 and _local(grids[0].tag) == "Grid" and grids[0].get("GridType") == "Collection":
+        if grids[0].get("CollectionType", "Spatial") != "Spatial":
+            raise ReadError(f"{path}: a read with a communicator needs a spatial collection, the top grid is a "
+                            f"{grids[0].get('CollectionType')} collection (read it without comm=)")
+        grids = [child for child in grids[0] if _local(child.tag) == "Grid" or child.tag == _XINCLUDE]
+    if not grids:
+        raise ReadError(f"{path}: no Grid in the Domain")
+    return grids
+
+
+def _xdmf_heavy_files(element, folder):
+    """The HDF5 / binary files the DataItems under ``element`` name (absolute)."""
+    files = []
+    for item in element.iter():
+        if _local(item.tag) != "DataItem" or item.get("Format") not in ("HDF", "Binary"):
+            continue
+        text = (item.text or "").strip()
+        name = text.split(":", 1)[0] if item.get("Format") == "HDF" else text
+        if name:
+            full = os.path.normpath(os.path.join(folder, name))
+            if full not in files:
+                files.append(full)
+    return files
+
+
+def _read_xdmf_grid(path, number, element):
+    """One piece of the collection: (mesh, files it read)."""
+    import tempfile
+    import xml.etree.ElementTree as ElementTree
+
+    from ._helpers import read
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if element.tag == _XINCLUDE:
+        href = element.get("href")
+        if not href:
+            raise ReadError(f"{path}: piece {number} is an XInclude without href (same-document includes are "
+                            f"not split by a partitioned read; read without comm=)")
+        target = os.path.join(folder, href)
+        if not os.path.exists(target):
+            raise ReadError(f"{path}: piece {number} ({target}) is missing")
+        included = ElementTree.parse(target).getroot()
+        return read(target, "xdmf"), [os.path.abspath(target), *_xdmf_heavy_files(included, os.path.dirname(target))]
+    # an inline grid: a one-grid copy with absolute heavy-data paths
+    copy = ElementTree.fromstring(ElementTree.tostring(element))
+    for item in copy.iter():
+        if _local(item.tag) == "DataItem" and item.get("Format") in ("HDF", "Binary") and item.text:
+            text = item.text.strip()
+            name, _, dataset = text.partition(":") if item.get("Format") == "HDF" else (text, "", "")
+            full = os.path.normpath(os.path.join(folder, name))
+            item.text = f"{full}:{dataset}" if item.get("Format") == "HDF" else full
+    document = ('<?xml version="1.0"?>\n<Xdmf Version="3.0" xmlns:xi="http://www.w3.org/2001/XInclude"><Domain>'
+                + ElementTree.tostring(copy, encoding="unicode") + "</Domain></Xdmf>\n")
+    handle, temporary = tempfile.mkstemp(suffix=".xdmf", prefix="mio-grid-")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(document)
+        try:
+            mesh = read(temporary, "xdmf")
+        except ReadError as error:
+            raise ReadError(f"{path}: grid {number} of the spatial collection: {error}") from error
+    finally:
+        os.remove(temporary)
+    return mesh, _xdmf_heavy_files(element, folder)
+
+
+def _read_xdmf_share(path, comm):
+    """This rank's share (rank_share) of the grids of the top spatial collection, merged."""
+    global bytes_read
+    grids = _xdmf_pieces(path)
+    mine = rank_share(len(grids), comm.Get_size(), comm.Get_rank())
+    files_read.clear()
+    files_read.append(os.path.abspath(path))
+    meshes = []
+    for number in mine:
+        try:
+            mesh, files = _read_xdmf_grid(path, number, grids[number])
+        except ReadError as error:
+            raise ReadError(f"{error} (rank {comm.Get_rank()})") from error
+        meshes.append(mesh)
+        files_read.extend(f for f in files if f not in files_read)
+    bytes_read = sum(os.path.getsize(f) for f in files_read if os.path.exists(f))
+    if not meshes:
+        return Mesh(np.zeros((0, 3)), [])
+    return meshes[0] if len(meshes) == 1 else merge(meshes)
+
+
+# --- Gmsh split partition files --------------------------------------------------------------
+# gmsh -part N (or gmsh.model.mesh.partition(N)) with Mesh.PartitionSplitMeshFiles=1 writes
+# ``name_1.msh`` … ``name_N.msh`` for a target ``name.msh``. A read with a communicator of
+# ``name.msh`` takes the split files ``name_1.msh``, ``name_2.msh`` … (numbered from 1, up to the
+# first missing number) and gives rank r its rank_share of them. Each split file is an ordinary
+# MSH file with its own node numbering, so points on partition boundaries appear in every
+# piece that uses them.
+
+
+def gmsh_partition_files(path):
+    """The split partition files of the Gmsh target ``path`` (``name_1.msh`` …), in order."""
+    stem, extension = os.path.splitext(os.path.abspath(path))
+    files, number = [], 1
+    while os.path.exists(f"{stem}_{number}{extension}"):
+        files.append(f"{stem}_{number}{extension}")
+        number += 1
+    return files
+
+
+def _read_gmsh_share(path, comm):
+    from ._helpers import read
+
+    global bytes_read
+    files = gmsh_partition_files(path)
+    if not files:
+        stem, extension = os.path.splitext(os.path.basename(path))
+        raise ReadError(f"{path}: no split partition files {stem}_1{extension}, {stem}_2{extension} … beside it: "
+                        f"a read with a communicator reads Gmsh partitions written with "
+                        f"Mesh.PartitionSplitMeshFiles=1 (one file per partition); read a single file without comm=")
+    mine = rank_share(len(files), comm.Get_size(), comm.Get_rank())
+    files_read.clear()
+    meshes = []
+    for number in mine:
+        meshes.append(read(files[number], "gmsh"))
+        files_read.append(files[number])
+    bytes_read = sum(os.path.getsize(f) for f in files_read)
+    if not meshes:
+        return Mesh(np.zeros((0, 3)), [])
+    return meshes[0] if len(meshes) == 1 else merge(meshes)
 
 
 def device_for_rank(comm, device_count=None):
