@@ -12,6 +12,17 @@ namespace meshioplusplus::io {
 
 inline constexpr bool kHostIsLittleEndian = std::endian::native == std::endian::little;
 
+// One integer of `bytes` (any alignment), in the host's order, or with its bytes reversed.
+template <class T, bool kReversed>
+inline T load_integer(const unsigned char* bytes) noexcept {
+  T value;
+  std::memcpy(&value, bytes, sizeof(T));
+  if constexpr (kReversed && sizeof(T) == 2) value = static_cast<T>(__builtin_bswap16(static_cast<std::uint16_t>(value)));
+  if constexpr (kReversed && sizeof(T) == 4) value = static_cast<T>(__builtin_bswap32(static_cast<std::uint32_t>(value)));
+  if constexpr (kReversed && sizeof(T) == 8) value = static_cast<T>(__builtin_bswap64(static_cast<std::uint64_t>(value)));
+  return value;
+}
+
 // Reverses the byte order of `count` elements of `element_size` bytes, in place.
 inline void swap_bytes_in_place(void* data, std::size_t element_size, std::size_t count) noexcept {
   auto* bytes = static_cast<unsigned char*>(data);

@@ -1,7 +1,9 @@
 #include "io/vtk_cells.hpp"
 
+#include <algorithm>
 #include <cstring>
 
+#include "io/byte_order.hpp"
 #include "io/parallel.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
@@ -28,20 +30,43 @@ std::int64_t checked_index(Index value, std::int64_t num_points) {
   return index;
 }
 
-template <class Index>
-void gather_rectangular(const Index* connectivity, std::span<const std::int64_t> offsets,
+// Connectivity values where they are stored, read through memcpy: a view of a mapped file
+// may sit at any alignment, and may need its bytes swapped (VtkCellStream). For an aligned
+// native array each read compiles to the plain load that indexing would be.
+template <class Index, bool kSwapped>
+struct StoredIndices {
+  const unsigned char* bytes;
+  Index operator[](std::int64_t i) const noexcept {
+    return load_integer<Index, kSwapped>(bytes + static_cast<std::size_t>(i) * sizeof(Index));
+  }
+};
+
+template <class Visit>
+void visit_connectivity(const NDArray& array, bool swapped, Visit&& visit) {
+  visit_dtype(array.dtype(), [&](auto tag) {
+    using Index = decltype(tag);
+    if constexpr (std::is_integral_v<Index>) {
+      const auto* bytes = static_cast<const unsigned char*>(array.data());
+      if (swapped && sizeof(Index) > 1) visit(StoredIndices<Index, true>{bytes});
+      else visit(StoredIndices<Index, false>{bytes});
+    }
+  });
+}
+
+template <class Indices>
+void gather_rectangular(Indices connectivity, std::span<const std::int64_t> offsets,
                         std::int64_t first, std::int64_t count, int nodes, const int* permutation,
                         std::int64_t num_points, std::int64_t* out) {
   // Pieces of cells on all cores; a bad index is reported as a sequential gather would (the
   // earliest piece's first).
   parallel_ranges(static_cast<std::size_t>(count), std::size_t{1} << 18, [&](std::size_t begin, std::size_t end) {
     for (auto c = static_cast<std::int64_t>(begin); c < static_cast<std::int64_t>(end); ++c) {
-      const Index* cell = connectivity + offsets[first + c];
+      const std::int64_t cell = offsets[first + c];
       std::int64_t* target = out + c * nodes;
       if (permutation) {
-        for (int k = 0; k < nodes; ++k) target[k] = checked_index(cell[permutation[k]], num_points);
+        for (int k = 0; k < nodes; ++k) target[k] = checked_index(connectivity[cell + permutation[k]], num_points);
       } else {
-        for (int k = 0; k < nodes; ++k) target[k] = checked_index(cell[k], num_points);
+        for (int k = 0; k < nodes; ++k) target[k] = checked_index(connectivity[cell + k], num_points);
       }
     }
   });
@@ -50,7 +75,7 @@ void gather_rectangular(const Index* connectivity, std::span<const std::int64_t>
 bool can_share_connectivity(const VtkCellStream& stream, std::int64_t nodes) {
   // One run spanning everything, already int64, densely packed: the array itself is the block.
   const std::int64_t n = static_cast<std::int64_t>(stream.types.size());
-  return stream.connectivity_is_shareable && stream.connectivity.dtype() == DType::int64 &&
+  return stream.connectivity_is_shareable && !stream.connectivity_byte_swapped && stream.connectivity.dtype() == DType::int64 &&
          static_cast<std::int64_t>(stream.connectivity.size()) == n * nodes &&
          stream.offsets[n] == n * nodes && stream.connectivity.owns_data();
 }
@@ -64,12 +89,8 @@ CellBlock make_polygon_block(const VtkCellStream& stream, std::int64_t first, st
   for (std::int64_t c = 0; c <= count; ++c) offsets[c] = stream.offsets[first + c] - begin;
   block.connectivity = NDArray::allocate(DType::int64, {end - begin});
   std::int64_t* out = block.connectivity.data_as<std::int64_t>();
-  visit_dtype(stream.connectivity.dtype(), [&](auto tag) {
-    using Index = decltype(tag);
-    if constexpr (std::is_integral_v<Index>) {
-      const Index* source = static_cast<const Index*>(stream.connectivity.data());
-      for (std::int64_t i = begin; i < end; ++i) out[i - begin] = checked_index(source[i], stream.num_points);
-    }
+  visit_connectivity(stream.connectivity, stream.connectivity_byte_swapped, [&](auto source) {
+    for (std::int64_t i = begin; i < end; ++i) out[i - begin] = checked_index(source[i], stream.num_points);
   });
   return block;
 }
@@ -183,11 +204,9 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
       } else {
         block.connectivity = NDArray::allocate(DType::int64, {count, nodes});
         std::int64_t* out = block.connectivity.data_as<std::int64_t>();
-        visit_dtype(stream.connectivity.dtype(), [&](auto tag) {
-          using Index = decltype(tag);
-          if constexpr (std::is_integral_v<Index>)
-            gather_rectangular(static_cast<const Index*>(stream.connectivity.data()), stream.offsets, first,
-                               count, static_cast<int>(nodes), permutation, stream.num_points, out);
+        visit_connectivity(stream.connectivity, stream.connectivity_byte_swapped, [&](auto source) {
+          gather_rectangular(source, stream.offsets, first, count, static_cast<int>(nodes), permutation,
+                             stream.num_points, out);
         });
       }
       result.blocks.push_back(std::move(block));
@@ -263,6 +282,45 @@ int vtk_id_for(const CellBlock& block) {
   if (info == nullptr || info->vtk_id < 0)
     throw std::invalid_argument("VTK has no cell type for '" + block.type + "'");
   return info->vtk_id;
+}
+
+std::optional<VtkCellSegments> cells_to_vtk_segments(const std::vector<CellBlock>& blocks) {
+  std::int64_t num_cells = 0;
+  for (const CellBlock& block : blocks) {
+    if (block.type == "polyhedron") return std::nullopt;
+    num_cells += block.num_cells();
+  }
+  VtkCellSegments out;
+  out.types = NDArray::allocate(DType::uint8, {num_cells});
+  out.offsets = NDArray::allocate(DType::int64, {num_cells});
+  auto* types = out.types.data_as<std::uint8_t>();
+  auto* offsets = out.offsets.data_as<std::int64_t>();
+  std::int64_t cell = 0, written = 0;
+  for (const CellBlock& block : blocks) {
+    const auto vtk_id = static_cast<std::uint8_t>(vtk_id_for(block));
+    const std::int64_t count = block.num_cells();
+    std::fill_n(types + cell, count, vtk_id);
+    if (block.is_ragged()) {
+      const auto* cell_offsets = block.offsets.data_as<std::int64_t>();
+      for (std::int64_t c = 0; c < count; ++c) offsets[cell + c] = written + cell_offsets[c + 1];
+      out.connectivity.push_back(block.connectivity);
+    } else {
+      const std::int64_t nodes = block.connectivity.row_width();
+      for (std::int64_t c = 0; c < count; ++c) offsets[cell + c] = written + (c + 1) * nodes;
+      if (const int* permutation = vtk_node_permutation(vtk_id)) {
+        NDArray permuted = NDArray::allocate(DType::int64, {count * nodes});
+        auto* target = permuted.data_as<std::int64_t>();
+        const auto* ids = block.connectivity.data_as<std::int64_t>();
+        for (std::int64_t i = 0; i < count * nodes; ++i) target[i] = ids[i - i % nodes + permutation[i % nodes]];
+        out.connectivity.push_back(std::move(permuted));
+      } else {
+        out.connectivity.push_back(block.connectivity);
+      }
+    }
+    cell += count;
+    written += static_cast<std::int64_t>(block.connectivity.size());
+  }
+  return out;
 }
 
 VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks) {

@@ -29,6 +29,10 @@ struct VtkCellStream {
   NDArray connectivity;                   // any integer dtype, 1-D
   // False when `connectivity` is parsing scratch that must not become a returned block.
   bool connectivity_is_shareable = true;
+  // True when `connectivity` is a view of a file's bytes in the other byte order (legacy
+  // binary VTK is big-endian), possibly unaligned: values are swapped as they are gathered,
+  // so the file's array is read once instead of being copied and swapped first.
+  bool connectivity_byte_swapped = false;
   // Polyhedra (VTK 42), VTU layout: per polyhedron [nfaces, n0, ids…, n1, ids…];
   // face_offsets are n+1 start offsets into `faces` (only polyhedron cells are read).
   NDArray faces;
@@ -61,6 +65,17 @@ struct VtkCellArrays {
   NDArray face_offsets;  // int64 (n,) end offsets into faces, -1 for non-polyhedra
 };
 VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks);
+
+// The same stream for writers that can send the connectivity as several pieces: types and
+// offsets are built, but each block's connectivity stays the block's own array (a permuted
+// copy only for types whose node order differs from VTK's), so a large mesh's connectivity is
+// never copied before it is written. Meshes with polyhedra: nullopt (use cells_to_vtk).
+struct VtkCellSegments {
+  NDArray types;                      // uint8 (n,)
+  NDArray offsets;                    // int64 (n,) end offsets (VTU convention)
+  std::vector<NDArray> connectivity;  // int64, one per block, in block order
+};
+std::optional<VtkCellSegments> cells_to_vtk_segments(const std::vector<CellBlock>& blocks);
 
 // The VTK id a block is written with; throws std::invalid_argument for types VTK lacks.
 int vtk_id_for(const CellBlock& block);

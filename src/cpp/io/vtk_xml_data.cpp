@@ -5,6 +5,7 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -788,10 +789,32 @@ class DataArrayReader::Impl {
     return {rows};
   }
 
+  // Raw appended bytes in the host's byte order, aligned for their type, already are the
+  // array: scratch (read, converted and dropped within this read) then views the mapped file
+  // instead of copying it, which for a cell stream saved a pass over tens of megabytes and
+  // the page faults of a fresh scratch buffer. VTK reads each array once; so do we now.
+  std::optional<NDArray> mapped_view(const PreparedArray& prepared, const Shape& shape, bool any_alignment = false) const {
+    const ArrayInfo& info = *prepared.info;
+    if (info.encoding != Encoding::appended || !prepared.payload || prepared.payload->base64 ||
+        prepared.payload->compressed || layout_.little_endian != kHostIsLittleEndian || info.is_string())
+      return std::nullopt;
+    const char* data = prepared.payload->data.data();
+    if (!any_alignment && reinterpret_cast<std::uintptr_t>(data) % dtype_size(*info.dtype) != 0) return std::nullopt;
+    return NDArray::view(const_cast<char*>(data), *info.dtype, shape);
+  }
+
+  std::optional<NDArray> mapped_values(const ArrayInfo& info, std::int64_t count) const {
+    if (dtype_is_float(*info.dtype)) fail(info.tag_offset, label(info) + " must hold integers");
+    if (info.components != 1) fail(info.tag_offset, label(info) + " must have one component");
+    return mapped_view(prepare(info, static_cast<std::uint64_t>(count)), {count}, /*any_alignment=*/true);
+  }
+
   NDArray read_array(const ArrayInfo& info, Shape shape, Lifetime lifetime) const {
     std::uint64_t count = 1;
     for (std::int64_t extent : shape) count = checked_product(count, static_cast<std::uint64_t>(extent), info.tag_offset);
     const PreparedArray prepared = prepare(info, count);
+    if (lifetime == Lifetime::scratch)
+      if (std::optional<NDArray> view = mapped_view(prepared, shape)) return std::move(*view);
     NDArray array = allocate(lifetime, *info.dtype, std::move(shape));
     decode(prepared, array.data());
     return array;
@@ -824,7 +847,8 @@ class DataArrayReader::Impl {
   // One byte per cell: VTK's ids all fit, and a mesh's cell types are a large scratch array.
   // Converted on all cores; a bad id is reported as a sequential pass would (the first).
   NDArray read_cell_types(const ArrayInfo& info, std::int64_t count) const {
-    const NDArray raw = read_integer_array(info, count, Lifetime::scratch);
+    NDArray raw = read_integer_array(info, count, Lifetime::scratch);
+    if (raw.dtype() == DType::uint8) return raw;  // every byte is a valid id; no second copy
     NDArray types = NDArray::allocate_scratch(DType::uint8, {count});
     std::uint8_t* out = types.data_as<std::uint8_t>();
     visit_dtype(raw.dtype(), [&](auto tag) {
@@ -846,21 +870,25 @@ class DataArrayReader::Impl {
   // VTU offsets are the n end positions; the cell converter wants n+1 starts (int64, scratch),
   // written behind the leading 0 on all cores, with the first error a sequential pass finds.
   NDArray read_starts(const ArrayInfo& info, std::int64_t count) const {
-    const NDArray raw = read_integer_array(info, count, Lifetime::scratch);
+    // Raw values are read where they lie in the file, at whatever alignment VTK left them.
+    std::optional<NDArray> in_file = mapped_values(info, count);
+    const NDArray raw = in_file ? std::move(*in_file) : read_integer_array(info, count, Lifetime::scratch);
     NDArray starts_array = NDArray::allocate_scratch(DType::int64, {count + 1});
     std::int64_t* starts = starts_array.data_as<std::int64_t>();
     starts[0] = 0;
     visit_dtype(raw.dtype(), [&](auto tag) {
       using Value = decltype(tag);
-      const Value* ends = static_cast<const Value*>(raw.data());
+      const auto* bytes = static_cast<const unsigned char*>(raw.data());
+      const auto value_at = [bytes](std::size_t i) { return load_integer<Value, false>(bytes + i * sizeof(Value)); };
       parallel_ranges(static_cast<std::size_t>(count), std::size_t{1} << 20, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
+          const Value stored = value_at(i);
           if constexpr (std::is_same_v<Value, std::uint64_t>) {
-            if (ends[i] > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            if (stored > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
               fail(info.tag_offset, label(info) + " holds a value beyond int64");
           }
-          const auto end = static_cast<std::int64_t>(ends[i]);
-          const auto start = i == 0 ? std::int64_t{0} : static_cast<std::int64_t>(ends[i - 1]);
+          const auto end = static_cast<std::int64_t>(stored);
+          const auto start = i == 0 ? std::int64_t{0} : static_cast<std::int64_t>(value_at(i - 1));
           if (end < start)
             fail(info.tag_offset, label(info) + " decreases at entry " + std::to_string(i) + " (" + std::to_string(end) +
                                       " after " + std::to_string(start) + ")");
@@ -1025,6 +1053,10 @@ NDArray DataArrayReader::read_array_as(const ArrayInfo& info, Shape shape, DType
   NDArray array = allocate(lifetime, dtype, std::move(shape));
   impl_->decode_as(prepared, dtype, array.data());
   return array;
+}
+
+std::optional<NDArray> DataArrayReader::mapped_values(const ArrayInfo& info, std::int64_t count) const {
+  return impl_->mapped_values(info, count);
 }
 
 NDArray DataArrayReader::read_integer_array(const ArrayInfo& info, std::int64_t count, Lifetime lifetime) const {

@@ -146,6 +146,10 @@ class DataArrayReader {
   // As read_array, converted to `dtype` when the file's differs.
   NDArray read_array_as(const ArrayInfo& info, Shape shape, DType dtype, Lifetime lifetime) const;
   NDArray read_integer_array(const ArrayInfo& info, std::int64_t count, Lifetime lifetime) const;
+  // The `count` values of `info` where they lie in the file, when nothing needs decoding (raw
+  // appended, host byte order): a view at any alignment, so only for code that reads values
+  // through io::load_integer (the cell converter); nullopt when the values must be decoded.
+  std::optional<NDArray> mapped_values(const ArrayInfo& info, std::int64_t count) const;
   // Integer arrays as int64 (types, offsets, face tables).
   std::vector<std::int64_t> read_index_vector(const ArrayInfo& info, std::int64_t count) const;
   // VTK cell ids, one byte each (all VTK ids fit), scratch.

@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any, Optional, Union
 
+import numpy as np
+
 from . import _core
 from ._conversion import from_core, to_core
 from ._exceptions import MissingFileError, ReadError, UnknownFormatError, WriteError
@@ -169,14 +171,19 @@ def _spool_suffix(format_name):
 
 
 def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optional[str] = None,
-         max_bytes: Optional[int] = None, comm: Any = None) -> Mesh:
+         max_bytes: Optional[int] = None, comm: Any = None, piece: Optional[int] = None,
+         merge_points: bool = False) -> Mesh:
     """Read a mesh. ``file_format`` is deduced from the file name when omitted (for ``.msh``
     from the content too: Gmsh or ANSYS).
 
     Arrays in the result adopt the C++ buffers (zero-copy, writeable). ``max_bytes`` caps the
     size of any one array a header may make a reader allocate (see docs/errors.md). With an
     mpi4py communicator ``comm``, a partitioned file gives this rank's piece (docs/parallel.md).
+    For .pvtu/.pvtp, ``piece=k`` reads only piece k and ``merge_points=True`` welds the points
+    that pieces share (docs/vtk-xml.md).
     """
+    if piece is not None or merge_points:
+        return _read_partitioned(filename, file_format, piece, merge_points, max_bytes)
     if comm is not None:
         from ._parallel import read_piece
 
@@ -260,6 +267,8 @@ _SETS_AS_DATA_FORMATS = {"vtu", "vtk"}
 def _sets_as_data(mesh):
     """A shallow copy of ``mesh`` with its point/cell sets turned into integer data (the caller's
     mesh is left as it was; meshio converts the caller's mesh in place)."""
+    if isinstance(mesh, Mesh):
+        return _regions_as_data(mesh)
     has_sets = bool(getattr(mesh, "point_sets", None)) or bool(getattr(mesh, "cell_sets", None))
     if not has_sets:
         return mesh
@@ -282,6 +291,53 @@ def _sets_as_data(mesh):
             copy.point_sets_to_data("-")
         if copy.cell_sets:
             copy.cell_sets_to_data("-".join(copy.cell_sets).replace(" ", "_"))
+    return copy
+
+
+def _read_partitioned(filename, file_format, piece, merge_points, max_bytes):
+    path = os.fspath(filename)
+    format_name = file_format or (_filetypes_from_path(path) or [""])[0]
+    if format_name not in ("pvtu", "pvtp"):
+        raise ValueError(f"piece= and merge_points= apply to .pvtu and .pvtp files, not {format_name or path!r}")
+    from ._format_extras._partitioned import make_reader
+
+    reader, _ = make_reader(format_name)
+    return reader(path, piece=piece, merge_points=merge_points, max_bytes=max_bytes)
+
+
+def _in_range(entries, size):
+    entries = np.asarray(entries, dtype=np.int64)
+    if entries.size and (entries.min() < 0 or entries.max() >= size):
+        entries = entries[(entries >= 0) & (entries < size)]  # as the cell_sets view drops them
+    return entries
+
+
+def _regions_as_data(mesh):
+    """``_sets_as_data`` for our own Mesh, straight from its regions: one pass per set over
+    global cell indices, where going through the ``cell_sets`` views splits every set by block
+    several times (a quarter of a 1 M-cell VTU write went there)."""
+    from ._regions import RegionKind, block_bases
+
+    point_regions = [r for r in mesh.regions if r.kind == RegionKind.POINT]
+    cell_regions = [r for r in mesh.regions if r.kind == RegionKind.CELL]
+    if not point_regions and not cell_regions:
+        return mesh
+    copy = Mesh(mesh.points, list(mesh.cells), point_data=dict(mesh.point_data),
+                cell_data={name: list(arrays) for name, arrays in mesh.cell_data.items()},
+                field_data=dict(mesh.field_data))
+    copy.regions = [r for r in mesh.regions if r.kind not in (RegionKind.POINT, RegionKind.CELL)]
+    if point_regions:  # Mesh.point_sets_to_data("-"), without its warning
+        values = np.full(len(mesh.points), -1, dtype=int)
+        for index, region in enumerate(point_regions):
+            values[_in_range(region.entries, len(values))] = index
+        copy.point_data["-".join(r.name for r in point_regions)] = values
+    if cell_regions:  # Mesh.cell_sets_to_data(names joined by "-", blanks as "_")
+        bases = np.asarray(block_bases(mesh.cells))
+        values = np.full(int(bases[-1]), -1, dtype=int)
+        for index, region in enumerate(cell_regions):
+            values[_in_range(region.entries, len(values))] = index
+        name = "-".join(r.name for r in cell_regions).replace(" ", "_")
+        copy.cell_data[name] = np.split(values, bases[1:-1])
     return copy
 
 
@@ -318,6 +374,10 @@ def write(filename: Union[str, "os.PathLike[str]", IO[Any]], mesh: Mesh, file_fo
     path = os.fspath(filename)
     if not file_format:
         file_format = _filetypes_from_path(path)[0]
+    if file_format == "vtm" and isinstance(mesh, (list, tuple, dict)):
+        from ._format_extras.vtm import write_blocks  # several meshes: one dataset each
+
+        return write_blocks(path, mesh, **options)
     writer = _writer_map.get(file_format)
     if writer is None:
         raise _unknown_format(f"Unknown format '{file_format}'. Pick one of {sorted(_writer_map)}", path, file_format)

@@ -187,8 +187,17 @@ def _equal_set_values(mine, theirs):
 def split_by_block(entries, bases):
     """Global block-major cell indices -> one array of block-local indices per block."""
     entries = np.asarray(entries)
-    blocks = np.searchsorted(bases, entries, side="right") - 1
-    return [entries[blocks == b] - bases[b] for b in range(len(bases) - 1)]
+    bases = np.asarray(bases)
+    if entries.size and (entries.min() < bases[0] or entries.max() >= bases[-1]):
+        entries = entries[(entries >= bases[0]) & (entries < bases[-1])]  # in no block
+    if entries.size > 1 and not np.all(entries[1:] >= entries[:-1]):
+        # Each block's entries in their original order, in one O(n log n) pass instead of one
+        # full scan per block (a 1 M-cell set over 8 blocks took a quarter of a second).
+        blocks = np.searchsorted(bases, entries, side="right") - 1
+        entries = entries[np.argsort(blocks, kind="stable")]
+    # Sorted by block now: each block's entries are one slice.
+    cuts = np.searchsorted(entries, bases[1:-1], side="left") if entries.size else np.zeros(len(bases) - 2, int)
+    return [part - bases[b] for b, part in enumerate(np.split(entries, cuts))]
 
 
 def join_blocks(per_block, bases, name="cell set"):

@@ -95,7 +95,10 @@ struct CellArray {
   bool present = false;
   std::size_t offset = 0;                // of its keyword, for errors
   std::vector<std::int64_t> offsets{0};  // n+1 start offsets into connectivity
-  NDArray connectivity;                  // int64 (total,)
+  NDArray connectivity;                  // int64 (total,), or the file's bytes (below)
+  // A binary UNSTRUCTURED_GRID's CONNECTIVITY is a view of the file's big-endian values: the
+  // cell converter swaps them as it gathers them into blocks, one pass instead of two.
+  bool connectivity_byte_swapped = false;
 
   std::int64_t num_cells() const noexcept { return static_cast<std::int64_t>(offsets.size()) - 1; }
   std::int64_t size_of(std::int64_t cell) const noexcept { return offsets[cell + 1] - offsets[cell]; }
@@ -558,7 +561,16 @@ class LegacyReader {
     const HeaderLine connectivity_header = next_header_line();
     if (!connectivity_header.is("CONNECTIVITY")) fail(connectivity_header, "expected CONNECTIVITY after OFFSETS");
     require_tokens(connectivity_header, 2, "CONNECTIVITY dataType");
-    cells.connectivity = read_array(header_index_type(connectivity_header, 1), {size}, "CONNECTIVITY", DType::int64);
+    const LegacyType connectivity_type = header_index_type(connectivity_header, 1);
+    if (binary_ && &cells == &cells_ && !connectivity_type.packed_bits) {
+      require_available(static_cast<std::uint64_t>(size), connectivity_type, "CONNECTIVITY");
+      cells.connectivity = NDArray::view(const_cast<char*>(document_.data() + scan_.position()),
+                                         connectivity_type.file_dtype, {size});
+      cells.connectivity_byte_swapped = io::kHostIsLittleEndian;
+      scan_.seek(scan_.position() + static_cast<std::size_t>(size) * dtype_size(connectivity_type.file_dtype));
+    } else {
+      cells.connectivity = read_array(connectivity_type, {size}, "CONNECTIVITY", DType::int64);
+    }
     if (cells.offsets.front() != 0 || cells.offsets.back() != size)
       fail(offsets_header, "OFFSETS must start at 0 and end at the connectivity size " + std::to_string(size));
     for (std::size_t c = 1; c < cells.offsets.size(); ++c)
@@ -794,6 +806,7 @@ class LegacyReader {
     stream.types = types;
     stream.offsets = cells.offsets;
     stream.connectivity = cells.connectivity;
+    stream.connectivity_byte_swapped = cells.connectivity_byte_swapped;
     stream.num_points = mesh_.num_points();
     try {
       return io::cells_from_vtk(stream);

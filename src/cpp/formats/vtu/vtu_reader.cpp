@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -165,8 +166,10 @@ class Reader {
     // anything else is parsing scratch, converted/split into blocks allocated once each.
     const ArrayInfo& connectivity = require_cell_array(piece, num_cells, "connectivity");
     const bool kept_as_is = *connectivity.dtype == DType::int64 && forms_one_rectangular_run(types, starts);
-    stream.connectivity =
-        reader_.read_integer_array(connectivity, starts.back(), kept_as_is ? Lifetime::result : Lifetime::scratch);
+    std::optional<NDArray> in_file = kept_as_is ? std::nullopt : reader_.mapped_values(connectivity, starts.back());
+    stream.connectivity = in_file ? std::move(*in_file)
+                                  : reader_.read_integer_array(connectivity, starts.back(),
+                                                               kept_as_is ? Lifetime::result : Lifetime::scratch);
     stream.connectivity_is_shareable = kept_as_is;
     stream.num_points = num_points;
     FaceStream faces;

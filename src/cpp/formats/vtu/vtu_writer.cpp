@@ -6,6 +6,7 @@
 // particular to an UnstructuredGrid is the Cells section — types, offsets, connectivity and
 // polyhedron faces from io::cells_to_vtk. The layer streams the plan into an AtomicFile, so a
 // failure at any point leaves an existing file untouched.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,12 +38,19 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   xml::plan_cell_data(mesh, all_blocks, plan, cell_data.arrays);
   points.arrays.push_back(xml::plan_points(mesh.points, plan));
 
-  io::VtkCellArrays arrays = io::cells_to_vtk(mesh.cells);
   const auto keep = [&plan](NDArray array) { return xml::bytes_of(plan.converted.emplace_back(std::move(array))); };
-  cells.arrays.push_back(xml::numeric_plan("connectivity", DType::int64, 1, {keep(std::move(arrays.connectivity))}));
-  cells.arrays.push_back(xml::numeric_plan("offsets", DType::int64, 1, {keep(std::move(arrays.offsets))}));
-  cells.arrays.push_back(xml::numeric_plan("types", DType::uint8, 1, {keep(std::move(arrays.types))}));
-  if (!arrays.faces.empty_handle()) {
+  if (std::optional<io::VtkCellSegments> stream = io::cells_to_vtk_segments(mesh.cells)) {
+    // Each block's connectivity is written from the block itself: no copy of the largest array.
+    std::vector<xml::ByteSpan> connectivity;
+    for (NDArray& block : stream->connectivity) connectivity.push_back(keep(std::move(block)));
+    cells.arrays.push_back(xml::numeric_plan("connectivity", DType::int64, 1, std::move(connectivity)));
+    cells.arrays.push_back(xml::numeric_plan("offsets", DType::int64, 1, {keep(std::move(stream->offsets))}));
+    cells.arrays.push_back(xml::numeric_plan("types", DType::uint8, 1, {keep(std::move(stream->types))}));
+  } else {
+    io::VtkCellArrays arrays = io::cells_to_vtk(mesh.cells);
+    cells.arrays.push_back(xml::numeric_plan("connectivity", DType::int64, 1, {keep(std::move(arrays.connectivity))}));
+    cells.arrays.push_back(xml::numeric_plan("offsets", DType::int64, 1, {keep(std::move(arrays.offsets))}));
+    cells.arrays.push_back(xml::numeric_plan("types", DType::uint8, 1, {keep(std::move(arrays.types))}));
     cells.arrays.push_back(xml::numeric_plan("faces", DType::int64, 1, {keep(std::move(arrays.faces))}));
     cells.arrays.push_back(xml::numeric_plan("faceoffsets", DType::int64, 1, {keep(std::move(arrays.face_offsets))}));
   }
