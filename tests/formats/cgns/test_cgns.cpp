@@ -220,6 +220,106 @@ TEST(CgnsErrors, NameTheFileAndTheNode) {
   EXPECT_NE(std::string(error.what()).find("vertex 9"), std::string::npos) << error.what();
 }
 
+TEST(CgnsPoly, NgonSectionsWithoutNfaceArePolygons) {
+  const std::string path = scratch("ngon_2d.cgns").string();
+  int fn = 0, base = 0, zone = 0, index = 0, section = 0;
+  ASSERT_EQ(CG_OK, cg_open(path.c_str(), CG_MODE_WRITE, &fn));
+  cg_base_write(fn, "Base", 2, 2, &base);
+  cgsize_t size[3] = {6, 2, 0};
+  cg_zone_write(fn, base, "Zone", size, Unstructured, &zone);
+  const double x[6] = {0, 1, 2, 1.5, 0.5, 3}, y[6] = {0, 0, 1, 2, 1, 0};
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateX", x, &index);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateY", y, &index);
+  const cgsize_t nodes[] = {1, 2, 3, 4, 5, 2, 6, 3};
+  const cgsize_t offsets[] = {0, 5, 8};
+  ASSERT_EQ(CG_OK, cg_poly_section_write(fn, base, zone, "Polygons", NGON_n, 1, 2, 0, nodes, offsets, &section));
+  ASSERT_EQ(CG_OK, cg_close(fn));
+  const Mesh mesh = cgns::read(path);
+  ASSERT_EQ(1u, mesh.cells.size());
+  EXPECT_EQ("polygon", mesh.cells[0].type);
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2, 3, 4, 1, 5, 2}), int_values(mesh.cells[0].connectivity));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 5, 8}), int_values(mesh.cells[0].offsets));
+  ASSERT_EQ(1u, mesh.regions.size());
+  EXPECT_EQ(2, mesh.regions[0].entries.rows());
+}
+
+// A cube and a pyramid on its top face: NFACE_n (written first) over NGON_n faces 1–10, the
+// shared face reversed (-6) in the pyramid; a cell-centred solution; a BC on a face.
+std::string write_polyhedra(const std::string& name) {
+  const std::string path = scratch(name).string();
+  int fn = 0, base = 0, zone = 0, index = 0, section = 0, solution = 0, bc = 0;
+  EXPECT_EQ(CG_OK, cg_open(path.c_str(), CG_MODE_WRITE, &fn));
+  cg_base_write(fn, "Base", 3, 3, &base);
+  cgsize_t size[3] = {9, 2, 0};
+  cg_zone_write(fn, base, "Zone", size, Unstructured, &zone);
+  const double x[9] = {0, 1, 1, 0, 0, 1, 1, 0, 0.5}, y[9] = {0, 0, 1, 1, 0, 0, 1, 1, 0.5}, z[9] = {0, 0, 0, 0, 1, 1, 1, 1, 2};
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateX", x, &index);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateY", y, &index);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateZ", z, &index);
+  const cgsize_t cells[] = {1, 2, 3, 4, 5, 6, -6, 7, 8, 9, 10};
+  const cgsize_t cell_offsets[] = {0, 6, 11};
+  EXPECT_EQ(CG_OK, cg_poly_section_write(fn, base, zone, "Cells", NFACE_n, 11, 12, 0, cells, cell_offsets, &section));
+  const cgsize_t faces[] = {1, 4, 3, 2, 1, 2, 6, 5, 2, 3, 7, 6, 3, 4, 8, 7, 4, 1, 5, 8, 5, 6, 7, 8,
+                            5, 6, 9, 6, 7, 9, 7, 8, 9, 8, 5, 9};
+  const cgsize_t face_offsets[] = {0, 4, 8, 12, 16, 20, 24, 27, 30, 33, 36};
+  EXPECT_EQ(CG_OK, cg_poly_section_write(fn, base, zone, "Faces", NGON_n, 1, 10, 0, faces, face_offsets, &section));
+  cg_sol_write(fn, base, zone, "S", CellCenter, &solution);
+  const double pressure[2] = {10, 20};
+  cg_field_write(fn, base, zone, solution, RealDouble, "p", pressure, &index);
+  const cgsize_t range[2] = {1, 1};
+  cg_boco_write(fn, base, zone, "bottom", BCWall, PointRange, 2, range, &bc);
+  cg_boco_gridlocation_write(fn, base, zone, bc, FaceCenter);
+  EXPECT_EQ(CG_OK, cg_close(fn));
+  return path;
+}
+
+TEST(CgnsPoly, NfaceSectionsArePolyhedraOverTheirNgonFaces) {
+  const Mesh mesh = cgns::read(write_polyhedra("nface.cgns"));
+  ASSERT_EQ(1u, mesh.cells.size()) << "the NGON_n faces are not cells of their own";
+  const CellBlock& block = mesh.cells[0];
+  EXPECT_EQ("polyhedron", block.type);
+  EXPECT_EQ((std::vector<std::int64_t>{0, 6, 11}), int_values(block.offsets));
+  EXPECT_EQ(12, block.face_offsets.rows());
+  const std::vector<std::int64_t> nodes = int_values(block.connectivity);
+  const std::vector<std::int64_t> offsets = int_values(block.face_offsets);
+  // Face 6 of the pyramid is the cube's top reversed: 8 7 6 5 → points 7 6 5 4.
+  EXPECT_EQ((std::vector<std::int64_t>{7, 6, 5, 4}), std::vector<std::int64_t>(nodes.begin() + offsets[6], nodes.begin() + offsets[7]));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 3, 2, 1}), std::vector<std::int64_t>(nodes.begin(), nodes.begin() + 4));
+  const auto* p = mesh.cell_data.find("p");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ((std::vector<double>{10, 20}), double_values((*p)[0]));
+  bool bottom_found = false;
+  for (const Region& region : mesh.regions)
+    if (region.name == "bottom") {
+      bottom_found = true;
+      EXPECT_EQ(0, region.entries.rows()) << "faces are not our cells";
+    }
+  EXPECT_TRUE(bottom_found);
+}
+
+TEST(CgnsPoly, NfaceWithAMissingFaceNamesTheSection) {
+  const std::string path = scratch("nface_bad.cgns").string();
+  int fn = 0, base = 0, zone = 0, index = 0, section = 0;
+  ASSERT_EQ(CG_OK, cg_open(path.c_str(), CG_MODE_WRITE, &fn));
+  cg_base_write(fn, "Base", 3, 3, &base);
+  cgsize_t size[3] = {4, 1, 0};
+  cg_zone_write(fn, base, "Zone", size, Unstructured, &zone);
+  const double x[4] = {0, 1, 0, 0}, y[4] = {0, 0, 1, 0}, z[4] = {0, 0, 0, 1};
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateX", x, &index);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateY", y, &index);
+  cg_coord_write(fn, base, zone, RealDouble, "CoordinateZ", z, &index);
+  const cgsize_t faces[] = {1, 3, 2, 1, 2, 4, 2, 3, 4, 3, 1, 4};
+  const cgsize_t face_offsets[] = {0, 3, 6, 9, 12};
+  cg_poly_section_write(fn, base, zone, "Faces", NGON_n, 1, 4, 0, faces, face_offsets, &section);
+  const cgsize_t cells[] = {1, 2, 3, 9};
+  const cgsize_t cell_offsets[] = {0, 4};
+  cg_poly_section_write(fn, base, zone, "Tet", NFACE_n, 5, 5, 0, cells, cell_offsets, &section);
+  ASSERT_EQ(CG_OK, cg_close(fn));
+  const ReadError error = expect_read_error([&] { cgns::read(path); });
+  EXPECT_NE(std::string(error.what()).find("/Base/Zone/Tet"), std::string::npos) << error.what();
+  EXPECT_NE(std::string(error.what()).find("face 9"), std::string::npos) << error.what();
+}
+
 #endif
 
 }  // namespace

@@ -218,3 +218,46 @@ TEST(Xdmf, HdfHeavyDataErrorsNameTheObjects) {
   error = expect_read_error([&] { read(dir.write("nowhere.xdmf", other_file)); });
   EXPECT_NE(std::string(error.what()).find("nowhere.h5"), std::string::npos) << error.what();
 }
+
+TEST(Xdmf, ReadsHyperSlabAndFunctionDataItems) {
+  ScratchDir dir;
+  const std::string path = dir.write("items.xdmf", R"xml(<Xdmf Version="2.0"><Domain><Grid Name="g">
+<Topology TopologyType="Triangle" NumberOfElements="1"><DataItem ItemType="HyperSlab" Dimensions="1 3">
+  <DataItem Dimensions="3 2" Format="XML">1 0 1 1 1 3</DataItem>
+  <DataItem Dimensions="2 3" NumberType="Int" Format="XML">9 9 9 0 1 2</DataItem></DataItem></Topology>
+<Geometry GeometryType="XYZ"><DataItem ItemType="Function" Function="JOIN($0, $1, 2 * $2)" Dimensions="3 3">
+  <DataItem Dimensions="3" Format="XML">0 1 0</DataItem><DataItem Dimensions="3" Format="XML">0 0 1</DataItem>
+  <DataItem Dimensions="3" Format="XML">1 2 3</DataItem></DataItem></Geometry>
+</Grid></Domain></Xdmf>)xml");
+  const Mesh mesh = read(path);
+  EXPECT_EQ(block_summary(mesh), "triangle:1");
+  EXPECT_EQ(nodes_of(mesh.cells[0]), (std::vector<std::int64_t>{0, 1, 2}));
+  ASSERT_EQ(mesh.points.shape(), (Shape{3, 3}));
+  EXPECT_EQ(mesh.points.astype(DType::float64).values<double>()[8], 6.0);
+  EXPECT_EQ(mesh.points.astype(DType::float64).values<double>()[3], 1.0);
+}
+
+TEST(Xdmf, ReadsStructuredTopologiesInVtkOrder) {
+  ScratchDir dir;
+  const std::string path = dir.write("corect.xdmf", R"xml(<Xdmf Version="2.0"><Domain><Grid Name="g">
+<Topology TopologyType="3DCoRectMesh" Dimensions="2 2 3"/>
+<Geometry GeometryType="ORIGIN_DXDYDZ"><DataItem Dimensions="3" Format="XML">5 0 0</DataItem><DataItem Dimensions="3" Format="XML">1 1 2</DataItem></Geometry>
+<Attribute Name="c" Center="Cell"><DataItem Dimensions="1 1 2" Format="XML">7 8</DataItem></Attribute>
+</Grid></Domain></Xdmf>)xml");
+  const Mesh mesh = read(path);
+  EXPECT_EQ(block_summary(mesh), "hexahedron:2");
+  EXPECT_EQ(mesh.points.shape(), (Shape{12, 3}));
+  const std::vector<std::int64_t> nodes = nodes_of(mesh.cells[0]);
+  ASSERT_EQ(nodes.size(), 16u);
+  const std::vector<std::int64_t> first(nodes.begin(), nodes.begin() + 8);
+  EXPECT_EQ(first, (std::vector<std::int64_t>{0, 1, 4, 3, 6, 7, 10, 9}));
+  EXPECT_EQ(mesh.points.values<double>()[3 * 11], 4.0);      // x of the last point: 0 + 2·2
+  EXPECT_EQ(mesh.points.values<double>()[3 * 11 + 2], 6.0);  // z: origin 5 + 1
+  EXPECT_EQ(mesh.cell_data.find("c")->front().shape(), (Shape{2}));
+  const std::string bad = dir.write("bad.xdmf", R"xml(<Xdmf Version="2.0"><Domain><Grid Name="g">
+<Topology TopologyType="3DRectMesh" Dimensions="2 2 3"/>
+<Geometry GeometryType="VXVYVZ"><DataItem Dimensions="2" Format="XML">0 1</DataItem><DataItem Dimensions="2" Format="XML">0 1</DataItem><DataItem Dimensions="2" Format="XML">0 1</DataItem></Geometry>
+</Grid></Domain></Xdmf>)xml");
+  const ReadError error = expect_read_error([&] { read(bad); });
+  EXPECT_NE(std::string(error.what()).find("Grid[@Name='g']/Geometry/DataItem"), std::string::npos) << error.what();
+}

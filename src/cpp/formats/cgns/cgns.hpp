@@ -16,7 +16,12 @@
 //   FlowSolution fields at CellCenter    → cell_data for the zone's cells of its cell dimension
 //                                          (NaN elsewhere)
 // A later solution with a field name already used is named "<solution>/<field>".
-// Not read: NGON_n/NFACE_n sections, HEXA_27/PENTA_18/PYRA_14 (node orders not converted),
+//   NGON_n sections                      → polygon blocks, unless the zone has NFACE_n sections:
+//                                          then they are only the polyhedra's faces
+//   NFACE_n sections                     → polyhedron blocks (faces from the NGON_n sections, a
+//                                          negative face number reversed); cell-centred values
+//                                          then go to the non-face elements in element order
+// Not read: HEXA_27/PENTA_18/PYRA_14 (node orders not converted),
 // zone connectivity (zones stay separate), structured BCs as cells. Rind planes (ghost layers)
 // of solutions are skipped: only the core values are read.
 #pragma once

@@ -47,6 +47,7 @@ struct Zone {
   std::vector<cgsize_t> vertex_size;  // structured: vertices per index direction
   cgsize_t num_cells = 0;             // zone size[1]: cells of the zone's cell dimension
   std::vector<SectionCells> sections;
+  bool has_face_sections = false;  // NGON_n sections that are only NFACE_n faces
 };
 
 // Sizes the file declares are checked against its length before anything is allocated; a
@@ -246,10 +247,113 @@ class Reader {
     return total;
   }
 
+  // An NGON_n section's faces: node numbers (1-based, zone-local) of face `start + i` are
+  // nodes[offsets[i] … offsets[i + 1]).
+  struct FaceSection {
+    cgsize_t start = 0, end = 0;
+    std::vector<cgsize_t> nodes, offsets;
+  };
+
+  void read_poly(int s, const Zone& zone, const std::string& where, std::int64_t count, cgsize_t data_size,
+                 std::vector<cgsize_t>& data, std::vector<cgsize_t>& offsets) {
+    const int fn = file_.id(), z = file_zone_index(zone);
+    data.assign(static_cast<std::size_t>(data_size), 0);
+    offsets.assign(static_cast<std::size_t>(count) + 1, 0);
+    file_.check(cg_poly_elements_read(fn, zone.base, z, s, data.data(), offsets.data(), nullptr), where);
+    if (offsets.front() != 0 || offsets.back() != data_size)
+      file_.fail(where + "/ElementStartOffset", "does not run from 0 to the ElementConnectivity size " + std::to_string(data_size));
+    for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+      if (offsets[i + 1] < offsets[i]) file_.fail(where + "/ElementStartOffset", "decreases at entry " + std::to_string(i + 1));
+  }
+
+  // NGON_n → a polygon block (zone-local node numbers converted to mesh points).
+  CellBlock polygon_block(const Zone& zone, const std::string& where, const std::vector<cgsize_t>& data,
+                          const std::vector<cgsize_t>& offsets) {
+    CellBlock cells;
+    cells.type = "polygon";
+    const std::int64_t count = static_cast<std::int64_t>(offsets.size()) - 1;
+    cells.connectivity = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(data.size())});
+    cells.offsets = NDArray::allocate(DType::int64, {count + 1});
+    convert_nodes(zone, where, data.data(), 1, static_cast<int>(data.size()), "polygon", cells.connectivity.data_as<std::int64_t>());
+    std::copy(offsets.begin(), offsets.end(), cells.offsets.data_as<std::int64_t>());
+    return cells;
+  }
+
+  // NFACE_n → a polyhedron block: each face number (negative: the face reversed) looked up in
+  // the zone's NGON_n sections.
+  CellBlock polyhedron_block(const Zone& zone, const std::string& where, const std::vector<cgsize_t>& data,
+                             const std::vector<cgsize_t>& offsets, const std::vector<FaceSection>& faces) {
+    CellBlock cells;
+    cells.type = "polyhedron";
+    const std::int64_t count = static_cast<std::int64_t>(offsets.size()) - 1;
+    std::vector<std::int64_t> nodes, face_offsets{0};
+    for (cgsize_t entry : data) {
+      const cgsize_t number = entry < 0 ? -entry : entry;
+      const FaceSection* section = nullptr;
+      for (const FaceSection& candidate : faces)
+        if (number >= candidate.start && number <= candidate.end) section = &candidate;
+      if (section == nullptr)
+        file_.fail(where, "face " + std::to_string(number) + " is in no NGON_n section of the zone");
+      const std::size_t i = static_cast<std::size_t>(number - section->start);
+      const cgsize_t begin = section->offsets[i], end = section->offsets[i + 1];
+      const std::size_t first = nodes.size();
+      for (cgsize_t at = begin; at < end; ++at) {
+        const cgsize_t vertex = section->nodes[static_cast<std::size_t>(at)];
+        if (vertex < 1 || vertex > zone.num_points)
+          file_.fail(where, "face " + std::to_string(number) + " refers to vertex " + std::to_string(vertex) + ", outside 1.." +
+                                std::to_string(zone.num_points));
+        nodes.push_back(zone.first_point + vertex - 1);
+      }
+      if (entry < 0) std::reverse(nodes.begin() + static_cast<std::ptrdiff_t>(first), nodes.end());
+      face_offsets.push_back(static_cast<std::int64_t>(nodes.size()));
+    }
+    cells.connectivity = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(nodes.size())});
+    std::copy(nodes.begin(), nodes.end(), cells.connectivity.data_as<std::int64_t>());
+    cells.face_offsets = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(face_offsets.size())});
+    std::copy(face_offsets.begin(), face_offsets.end(), cells.face_offsets.data_as<std::int64_t>());
+    cells.offsets = NDArray::allocate(DType::int64, {count + 1});
+    std::copy(offsets.begin(), offsets.end(), cells.offsets.data_as<std::int64_t>());
+    return cells;
+  }
+
   void read_sections(Zone& zone, Mesh& mesh) {
     const int fn = file_.id(), z = file_zone_index(zone);
     int num_sections = 0;
     file_.check(cg_nsections(fn, zone.base, z, &num_sections), node(zone));
+    // With an NFACE_n section the NGON_n sections are its faces (read first, not cells);
+    // without one they are polygon cells.
+    std::vector<FaceSection> faces;
+    bool has_nface = false;
+    for (int s = 1; s <= num_sections; ++s) {
+      char name[33] = {};
+      ElementType_t type = ElementTypeNull;
+      cgsize_t start = 0, end = 0;
+      int boundary = 0, parent_flag = 0;
+      file_.check(cg_section_read(fn, zone.base, z, s, name, &type, &start, &end, &boundary, &parent_flag),
+                  node(zone, "section " + std::to_string(s)));
+      has_nface = has_nface || type == NFACE_n;
+    }
+    if (has_nface) {
+      for (int s = 1; s <= num_sections; ++s) {
+        char name[33] = {};
+        ElementType_t type = ElementTypeNull;
+        cgsize_t start = 0, end = 0, data_size = 0;
+        int boundary = 0, parent_flag = 0;
+        file_.check(cg_section_read(fn, zone.base, z, s, name, &type, &start, &end, &boundary, &parent_flag),
+                    node(zone, "section " + std::to_string(s)));
+        if (type != NGON_n) continue;
+        const std::string where = node(zone, name);
+        if (end < start) file_.fail(where, "ElementRange ends before it starts");
+        file_.check(cg_ElementDataSize(fn, zone.base, z, s, &data_size), where);
+        if (data_size < 0) file_.fail(where, "negative ElementConnectivity size");
+        check_bound(static_cast<std::uint64_t>(data_size) * sizeof(cgsize_t), where);
+        FaceSection section;
+        section.start = start;
+        section.end = end;
+        read_poly(s, zone, where, static_cast<std::int64_t>(end) - start + 1, data_size, section.nodes, section.offsets);
+        faces.push_back(std::move(section));
+      }
+    }
     for (int s = 1; s <= num_sections; ++s) {
       char name[33] = {};
       ElementType_t type = ElementTypeNull;
@@ -266,6 +370,19 @@ class Reader {
       check_bound(static_cast<std::uint64_t>(data_size) * sizeof(cgsize_t), where);
       std::vector<cgsize_t> data(static_cast<std::size_t>(data_size));
       const std::int64_t first_cell = cells_so_far(mesh);
+      if (type == NGON_n && has_nface) {
+        zone.sections.push_back({start, end, -1, 2});  // faces of the polyhedra, not cells
+        zone.has_face_sections = true;
+        continue;
+      }
+      if (type == NGON_n || type == NFACE_n) {
+        std::vector<cgsize_t> offsets;
+        read_poly(s, zone, where, count, data_size, data, offsets);
+        mesh.cells.push_back(type == NGON_n ? polygon_block(zone, where, data, offsets)
+                                            : polyhedron_block(zone, where, data, offsets, faces));
+        zone.sections.push_back({start, end, first_cell, type == NGON_n ? 2 : 3});
+        continue;
+      }
       if (type == MIXED) {
         std::vector<cgsize_t> offsets(static_cast<std::size_t>(count) + 1);
         file_.check(cg_poly_elements_read(fn, zone.base, z, s, data.data(), offsets.data(), nullptr), where);
@@ -340,7 +457,27 @@ class Reader {
   // Block-major cell index of element `number` of the zone; nullopt when no section holds it.
   std::optional<std::int64_t> cell_of_element(const Zone& zone, cgsize_t number) const {
     for (const SectionCells& section : zone.sections)
-      if (number >= section.start && number <= section.end) return section.first_cell + (number - section.start);
+      if (number >= section.start && number <= section.end && section.first_cell >= 0)
+        return section.first_cell + (number - section.start);
+    return std::nullopt;
+  }
+
+  bool is_face_element(const Zone& zone, cgsize_t number) const {
+    for (const SectionCells& section : zone.sections)
+      if (number >= section.start && number <= section.end && section.first_cell < 0) return true;
+    return false;
+  }
+
+  // The cell of cell-centred value `i`: element i + 1, except in zones whose NGON_n sections
+  // are only the faces of NFACE_n polyhedra, where it is the i-th element of the other sections.
+  std::optional<std::int64_t> cell_of_value(const Zone& zone, std::int64_t i) const {
+    if (!zone.has_face_sections) return cell_of_element(zone, static_cast<cgsize_t>(i + 1));
+    for (const SectionCells& section : zone.sections) {  // file order (sections are written in element order)
+      if (section.first_cell < 0) continue;
+      const std::int64_t size = static_cast<std::int64_t>(section.end - section.start) + 1;
+      if (i < size) return section.first_cell + i;
+      i -= size;
+    }
     return std::nullopt;
   }
 
@@ -384,7 +521,10 @@ class Reader {
         region.kind = RegionKind::Cell;
         auto add = [&](cgsize_t number) {
           const auto cell = cell_of_element(zone, number);
-          if (!cell) file_.fail(bc_node, "element " + std::to_string(number) + " is in no section");
+          if (!cell) {
+            if (is_face_element(zone, number)) return;  // a face of NFACE_n polyhedra: no cell of ours
+            file_.fail(bc_node, "element " + std::to_string(number) + " is in no section");
+          }
           indices.push_back(*cell);
         };
         if (is_range && entries.size() == 2) {
@@ -524,7 +664,7 @@ class Reader {
     }
     // Cell-centred values belong to elements 1 … ncells (the zone's cells of its dimension).
     for (std::size_t i = 0; i < values.size(); ++i) {
-      const auto cell = cell_of_element(zone, static_cast<cgsize_t>(i + 1));
+      const auto cell = cell_of_value(zone, static_cast<std::int64_t>(i));
       if (!cell) continue;
       const std::size_t block = block_of(*cell);
       (*arrays)[block].data_as<double>()[*cell - base[block]] = values[i];
@@ -591,10 +731,54 @@ bool is_meshio_layout(const std::string& path) {
   }
 }
 
+// The CGNS library (3.4) trusts an HDF5 file's node attributes: a name/label/type string
+// without its terminating NUL, or a " data" array whose element size is not the one its type
+// names, makes it read past its buffers (a crash inside cg_open). Checked here first, through
+// the HDF5 floor; ADF files are not HDF5 and are left to the library.
+void check_hdf5_nodes(const io::hdf5::File& file, const std::string& group, int depth) {
+  if (depth > 64) file.fail(group, "CGNS nodes nested more than 64 deep");
+  for (const std::string& child : file.children(group)) {
+    const std::string path = group == "/" ? "/" + child : group + "/" + child;
+    if (file.kind(path) != io::hdf5::ObjectKind::group) continue;
+    for (const char* key : {"name", "label", "type"}) {
+      const std::size_t width = file.string_attribute_width(path, key);
+      const std::optional<std::string> value = file.string_attribute(path, key);
+      if (width == 0 || !value) file.fail(path, std::string("CGNS node without a fixed-length string attribute '") + key + "'");
+      if (value->size() >= width) file.fail(path, std::string("CGNS node attribute '") + key + "' is not NUL-terminated");
+    }
+    const std::string type = *file.string_attribute(path, "type");
+    static constexpr std::pair<std::string_view, std::size_t> kTypes[] = {
+        {"MT", 0}, {"LK", 0}, {"C1", 1}, {"B1", 1}, {"I4", 4}, {"U4", 4}, {"R4", 4}, {"I8", 8}, {"U8", 8}, {"R8", 8}, {"X4", 8}, {"X8", 16}};
+    const auto known = std::find_if(std::begin(kTypes), std::end(kTypes), [&](const auto& entry) { return entry.first == type; });
+    if (known == std::end(kTypes)) file.fail(path, "CGNS node of unknown data type '" + type + "'");
+    if (type == "LK") continue;  // a link: its target is the library's business
+    const std::string data = path + "/ data";
+    if (known->second > 0 && file.kind(data) == io::hdf5::ObjectKind::dataset) {
+      const io::hdf5::DatasetInfo info = file.dataset_info(data);
+      if (info.compound || info.string || dtype_size(info.dtype) != known->second)
+        file.fail(data, "holds " + std::string(info.compound ? "records" : info.string ? "strings" : dtype_name(info.dtype)) +
+                            ", not the " + type + " its node's type names");
+    }
+    check_hdf5_nodes(file, path, depth + 1);
+  }
+}
+
+void check_hdf5_back_end(const std::string& path) {
+  if (!io::hdf5::available()) return;
+  std::optional<io::hdf5::File> file;
+  try {
+    file.emplace(io::hdf5::File::open(path, kFormat));
+  } catch (const ReadError&) {
+    return;  // not HDF5: ADF (or not CGNS at all, which the library reports)
+  }
+  check_hdf5_nodes(*file, "/", 0);
+}
+
 }  // namespace
 
 Mesh read(const std::string& path) {
   if (is_meshio_layout(path)) return read_meshio_layout(path);
+  check_hdf5_back_end(path);
   return Reader(path).read();
 }
 

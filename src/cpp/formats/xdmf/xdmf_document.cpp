@@ -1,7 +1,9 @@
 #include "formats/xdmf/xdmf_document.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -116,8 +118,16 @@ const Document& Context::load(const std::string& path) {
 void Context::fail(const Node& node, const std::string& message) const {
   const Element& element = node.element();
   const std::string_view bytes = node.document->bytes;
-  throw ReadError(node.document->path, std::string(kFormat), message + " (in <" + std::string(element.name) + ">)",
-                  element.offset, io::line_of_offset(bytes, element.offset));
+  // The element's path, e.g. /Xdmf/Domain/Grid[@Name='mesh']/Geometry/DataItem.
+  std::string where;
+  for (std::size_t index = node.index; index != SIZE_MAX; index = node.document->elements[index].parent) {
+    const Element& step = node.document->elements[index];
+    std::string part = "/" + std::string(step.name);
+    if (const std::string* name = step.attribute("Name")) part += "[@Name='" + *name + "']";
+    where.insert(0, part);
+  }
+  throw ReadError(node.document->path, std::string(kFormat), message + " (at " + where + ")", element.offset,
+                  io::line_of_offset(bytes, element.offset));
 }
 
 Shape parse_dimensions(std::string_view text, const Context& context, const Node& node) {
@@ -341,8 +351,15 @@ const io::hdf5::File& Context::hdf5_file(const std::string& path, const Node& it
 NDArray Context::read_data_item(const Node& reference, std::optional<DType> as) {
   const Node item = resolve(reference);
   if (item.name() != "DataItem") fail(item, "expected a <DataItem>");
-  if (const std::string* item_type = item.attribute("ItemType"); item_type != nullptr && *item_type != "Uniform")
-    fail(item, "DataItem ItemType '" + *item_type + "' is not supported (only Uniform)");
+  if (const std::string* item_type = item.attribute("ItemType"); item_type != nullptr && *item_type != "Uniform") {
+    if (++include_depth_ > kMaxIncludeDepth) fail(item, "DataItems nested too deeply");
+    NDArray array;
+    if (*item_type == "HyperSlab") array = read_hyperslab(item);
+    else if (*item_type == "Function") array = read_function(item);
+    else fail(item, "DataItem ItemType '" + *item_type + "' is not supported (Uniform, HyperSlab or Function)");
+    --include_depth_;
+    return as && *as != array.dtype() ? array.astype(*as) : array;
+  }
   const std::string* dimensions = item.attribute("Dimensions");
   if (dimensions == nullptr) fail(item, "DataItem without Dimensions");
   const Shape shape = parse_dimensions(*dimensions, *this, item);
@@ -422,6 +439,290 @@ NDArray Context::read_data_item(const Node& reference, std::optional<DType> as) 
     return array.reshaped(shape);
   }
   fail(item, "unknown heavy-data Format '" + format + "' (XML, Binary or HDF)");
+}
+
+// ---- HyperSlab and Function DataItems --------------------------------------------------------
+
+NDArray Context::read_hyperslab(const Node& item) {
+  const std::vector<Node> items = children_named(item, "DataItem");
+  if (items.size() != 2) fail(item, "a HyperSlab DataItem needs two DataItems (start/stride/count, then the data)");
+  const NDArray selection = read_data_item(items[0], DType::int64);
+  const NDArray source = read_data_item(items[1]);
+  const std::size_t rank = source.ndim();
+  if (rank == 0 || selection.size() != 3 * rank)
+    fail(item, "HyperSlab selection holds " + std::to_string(selection.size()) + " values, the data has rank " +
+                   std::to_string(rank) + " (3 x rank needed)");
+  const std::int64_t* sel = selection.data_as<std::int64_t>();
+  Shape count(rank);
+  std::vector<std::int64_t> start(rank), stride(rank);
+  for (std::size_t axis = 0; axis < rank; ++axis) {
+    start[axis] = sel[axis];
+    stride[axis] = sel[rank + axis];
+    count[axis] = sel[2 * rank + axis];
+    const std::int64_t extent = source.dim(axis);
+    if (start[axis] < 0 || stride[axis] < 1 || count[axis] < 0 ||
+        (count[axis] > 0 && (start[axis] >= extent || (count[axis] - 1) > (extent - 1 - start[axis]) / stride[axis])))
+      fail(item, "HyperSlab start " + std::to_string(start[axis]) + " stride " + std::to_string(stride[axis]) +
+                     " count " + std::to_string(count[axis]) + " on axis " + std::to_string(axis) +
+                     " leaves the data (extent " + std::to_string(extent) + ")");
+  }
+  NDArray result = NDArray::allocate(source.dtype(), count);
+  const std::size_t element = dtype_size(source.dtype());
+  std::vector<std::int64_t> source_strides(rank, 1);
+  for (std::size_t axis = rank - 1; axis > 0; --axis) source_strides[axis - 1] = source_strides[axis] * source.dim(axis);
+  std::vector<std::int64_t> index(rank, 0);
+  const char* from = static_cast<const char*>(source.data());
+  char* to = static_cast<char*>(result.data());
+  for (std::size_t out = 0; out < result.size(); ++out) {
+    std::int64_t offset = 0;
+    for (std::size_t axis = 0; axis < rank; ++axis) offset += (start[axis] + index[axis] * stride[axis]) * source_strides[axis];
+    std::memcpy(to + out * element, from + static_cast<std::size_t>(offset) * element, element);
+    for (std::size_t axis = rank; axis-- > 0;) {
+      if (++index[axis] < count[axis]) break;
+      index[axis] = 0;
+    }
+  }
+  if (const std::string* dimensions = item.attribute("Dimensions")) {
+    const Shape shape = parse_dimensions(*dimensions, *this, item);
+    if (product(shape) != result.size())
+      fail(item, "HyperSlab Dimensions " + *dimensions + " but the selection holds " + std::to_string(result.size()) + " values");
+    result = result.reshaped(shape);
+  }
+  return result;
+}
+
+namespace {
+
+struct Values {
+  std::vector<double> data;
+  std::int64_t columns = 1;
+  bool integer = true;
+};
+
+class FunctionParser {
+ public:
+  FunctionParser(std::string_view text, const std::vector<NDArray>& operands, const Context& context, const Node& item)
+      : text_(text), operands_(operands), context_(context), item_(item) {}
+
+  Values parse() {
+    Values result = chain();
+    skip();
+    if (pos_ != text_.size()) error("unexpected '" + std::string(1, text_[pos_]) + "'");
+    return result;
+  }
+  bool arithmetic = false;  // anything beyond $k and JOIN: the result is computed in float64/int64
+
+ private:
+  [[noreturn]] void error(const std::string& message) const {
+    context_.fail(item_, "Function '" + std::string(text_) + "': " + message + " at column " + std::to_string(pos_ + 1));
+  }
+  void skip() {
+    while (pos_ < text_.size() && io::is_space(text_[pos_])) ++pos_;
+  }
+  bool accept(char c) {
+    skip();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  static Values join(std::vector<Values>& parts, bool interlace) {
+    Values result;
+    result.integer = std::all_of(parts.begin(), parts.end(), [](const Values& v) { return v.integer; });
+    if (!interlace) {
+      for (Values& part : parts) result.data.insert(result.data.end(), part.data.begin(), part.data.end());
+      result.columns = parts.front().columns;
+      for (const Values& part : parts)
+        if (part.columns != result.columns) result.columns = 1;
+      return result;
+    }
+    std::int64_t rows = -1, width = 0;
+    for (const Values& part : parts) {
+      const std::int64_t part_rows = static_cast<std::int64_t>(part.data.size()) / part.columns;
+      if (rows >= 0 && part_rows != rows) return Values{{}, -1, false};
+      rows = part_rows;
+      width += part.columns;
+    }
+    result.columns = width;
+    result.data.resize(static_cast<std::size_t>(rows * width));
+    std::int64_t column = 0;
+    for (const Values& part : parts) {
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 0; c < part.columns; ++c)
+          result.data[static_cast<std::size_t>(r * width + column + c)] = part.data[static_cast<std::size_t>(r * part.columns + c)];
+      column += part.columns;
+    }
+    return result;
+  }
+
+  Values combine(const Values& a, const Values& b, char op) {
+    arithmetic = true;
+    const std::size_t n = std::max(a.data.size(), b.data.size());
+    if (a.data.size() != n && a.data.size() != 1) error("operands of '" + std::string(1, op) + "' differ in size");
+    if (b.data.size() != n && b.data.size() != 1) error("operands of '" + std::string(1, op) + "' differ in size");
+    Values result;
+    result.columns = a.data.size() == n ? a.columns : b.columns;
+    result.integer = a.integer && b.integer && op != '/';
+    result.data.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = a.data[a.data.size() == 1 ? 0 : i], y = b.data[b.data.size() == 1 ? 0 : i];
+      result.data[i] = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
+    }
+    return result;
+  }
+
+  // chain := sum (('|' | '#') sum)*   (XDMF 3: '|' concatenates, '#' interlaces)
+  Values chain() {
+    Values left = sum();
+    while (true) {
+      skip();
+      if (pos_ >= text_.size() || (text_[pos_] != '|' && text_[pos_] != '#')) return left;
+      const bool interlace = text_[pos_++] == '#';
+      std::vector<Values> parts{std::move(left), sum()};
+      left = join(parts, interlace);
+      if (left.columns < 0) error("'#' of arrays of different lengths");
+    }
+  }
+  Values sum() {
+    Values left = product();
+    while (true) {
+      skip();
+      if (pos_ >= text_.size() || (text_[pos_] != '+' && text_[pos_] != '-')) return left;
+      const char op = text_[pos_++];
+      left = combine(left, product(), op);
+    }
+  }
+  Values product() {
+    Values left = unary();
+    while (true) {
+      skip();
+      if (pos_ >= text_.size() || (text_[pos_] != '*' && text_[pos_] != '/')) return left;
+      const char op = text_[pos_++];
+      left = combine(left, unary(), op);
+    }
+  }
+  Values unary() {
+    if (accept('-')) {
+      Values value = unary();
+      for (double& x : value.data) x = -x;
+      arithmetic = true;
+      return value;
+    }
+    if (accept('+')) return unary();
+    return primary();
+  }
+  Values primary() {
+    skip();
+    if (pos_ >= text_.size()) error("unexpected end");
+    const char c = text_[pos_];
+    if (c == '(') {
+      ++pos_;
+      Values inner = chain();
+      if (!accept(')')) error("')' expected");
+      return inner;
+    }
+    if (c == '$') {
+      ++pos_;
+      std::size_t index = 0;
+      const auto result = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), index);
+      if (result.ec != std::errc{}) error("'$' without an operand number");
+      pos_ = static_cast<std::size_t>(result.ptr - text_.data());
+      if (index >= operands_.size())
+        error("$" + std::to_string(index) + " but the Function has " + std::to_string(operands_.size()) + " DataItems");
+      const NDArray& array = operands_[index];
+      Values value;
+      value.integer = !dtype_is_float(array.dtype());
+      value.columns = array.ndim() >= 2 ? array.row_width() : 1;
+      if (value.columns < 1) value.columns = 1;
+      const NDArray as_double = array.dtype() == DType::float64 ? array : array.astype(DType::float64);
+      value.data.assign(as_double.data_as<double>(), as_double.data_as<double>() + as_double.size());
+      return value;
+    }
+    if ((c >= '0' && c <= '9') || c == '.') {
+      double number = 0;
+      const auto result = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), number);
+      if (result.ec != std::errc{}) error("invalid number");
+      const std::string_view digits = text_.substr(pos_, static_cast<std::size_t>(result.ptr - text_.data()) - pos_);
+      pos_ = static_cast<std::size_t>(result.ptr - text_.data());
+      arithmetic = true;
+      return Values{{number}, 1, digits.find_first_of(".eE") == std::string_view::npos};
+    }
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      const std::size_t begin = pos_;
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+      std::string name(text_.substr(begin, pos_ - begin));
+      for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      if (!accept('(')) error("'(' expected after " + name);
+      std::vector<Values> arguments{chain()};
+      std::optional<char> separator;
+      while (true) {
+        skip();
+        if (pos_ < text_.size() && (text_[pos_] == ',' || text_[pos_] == ';')) {
+          if (separator && *separator != text_[pos_]) error("JOIN mixes ',' and ';'");
+          separator = text_[pos_++];
+          arguments.push_back(chain());
+          continue;
+        }
+        break;
+      }
+      if (!accept(')')) error("')' expected");
+      if (name == "JOIN") {
+        // XDMF 2: JOIN($0, $1, $2) interlaces (one column each), JOIN($0; $1) concatenates.
+        Values joined = join(arguments, separator.value_or(',') == ',');
+        if (joined.columns < 0) error("JOIN of arrays of different lengths");
+        return joined;
+      }
+      if (arguments.size() != 1) error(name + " takes one argument");
+      Values value = std::move(arguments.front());
+      arithmetic = true;
+      double (*fn)(double) = nullptr;
+      if (name == "ABS") fn = [](double x) { return std::fabs(x); };
+      else if (name == "SQRT") fn = [](double x) { return std::sqrt(x); };
+      else if (name == "SIN") fn = [](double x) { return std::sin(x); };
+      else if (name == "COS") fn = [](double x) { return std::cos(x); };
+      else if (name == "EXP") fn = [](double x) { return std::exp(x); };
+      else if (name == "LOG") fn = [](double x) { return std::log(x); };
+      else error("unknown function " + name);
+      for (double& x : value.data) x = fn(x);
+      if (name != "ABS") value.integer = false;
+      return value;
+    }
+    error("unexpected '" + std::string(1, c) + "'");
+  }
+
+  std::string_view text_;
+  const std::vector<NDArray>& operands_;
+  const Context& context_;
+  const Node& item_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+NDArray Context::read_function(const Node& item) {
+  const std::string* function = item.attribute("Function");
+  if (function == nullptr) fail(item, "a Function DataItem without a Function attribute");
+  std::vector<NDArray> operands;
+  for (const Node& child : children_named(item, "DataItem")) operands.push_back(read_data_item(child));
+  FunctionParser parser(*function, operands, *this, item);
+  const Values values = parser.parse();
+  DType dtype = values.integer ? DType::int64 : DType::float64;
+  if (!parser.arithmetic && !operands.empty() &&
+      std::all_of(operands.begin(), operands.end(), [&](const NDArray& a) { return a.dtype() == operands.front().dtype(); }))
+    dtype = operands.front().dtype();  // a plain JOIN keeps the operands' dtype
+  Shape shape = values.columns > 1 ? Shape{static_cast<std::int64_t>(values.data.size()) / values.columns, values.columns}
+                                   : Shape{static_cast<std::int64_t>(values.data.size())};
+  if (const std::string* dimensions = item.attribute("Dimensions")) {
+    const Shape declared = parse_dimensions(*dimensions, *this, item);
+    if (product(declared) != values.data.size())
+      fail(item, "Function Dimensions " + *dimensions + " but the expression gives " + std::to_string(values.data.size()) + " values");
+    shape = declared;
+  }
+  NDArray as_double = NDArray::allocate(DType::float64, shape);
+  std::copy(values.data.begin(), values.data.end(), as_double.data_as<double>());
+  return dtype == DType::float64 ? as_double : as_double.astype(dtype);
 }
 
 }  // namespace meshioplusplus::xdmf

@@ -81,6 +81,12 @@ class Context {
   const Document& load(const std::string& path);
   std::vector<Node> evaluate_xpointer(const Node& context, std::string_view expression);
   const io::hdf5::File& hdf5_file(const std::string& path, const Node& item);
+  // ItemType="HyperSlab": rows start/stride/count (one column per axis) of the second DataItem.
+  NDArray read_hyperslab(const Node& item);
+  // ItemType="Function": $0 … the child DataItems; + - * / unary -, numbers, parentheses,
+  // JOIN(a, b, …) interlacing (columns), JOIN(a; b; …) concatenating, XDMF 3's '#' (interlace)
+  // and '|' (concatenate), ABS/SQRT/SIN/COS/EXP/LOG.
+  NDArray read_function(const Node& item);
 
   std::string path_;
   std::vector<std::unique_ptr<Document>> documents_;

@@ -1,20 +1,30 @@
 // XDMF reader. What becomes what:
 //   <Geometry> (XYZ, XY, X_Y_Z, X_Y)                    → points (n, 3) / (n, 2)
 //   <Topology> of one type                               → one cell block
+//   2D/3D SMesh, RectMesh (VXVY[VZ]), CoRectMesh         → points x fastest + one block of quads /
+//     (ORIGIN_DXDY[DZ], listed slowest axis first)         hexahedra in VTK's order; (nz, ny, nx …)
+//                                                          attributes flattened to rows
 //   <Topology Type="Mixed">                              → one block per run of equal types
 //                                                          (Polygon runs → a ragged polygon block)
 //   <Attribute Center="Node|Cell|Grid">                  → point_data / cell_data (split over the
 //                                                          blocks) / field_data
 //   <Information> holding <map key= dim=>tag</map>       → field_data[key] = [tag, dim] (meshio)
 //   Grid Collection Temporal                             → read(): the first step's mesh and data;
-//                                                          open_time_series(): every step, lazily
+//                                                          open_time_series(): every step, lazily;
+//                                                          times from each step's <Time Value> or
+//                                                          the collection's List/HyperSlab <Time>
+//   mesh grid(s) + temporal collections (DOLFINx:        → read(): the merged grids with every
+//     one per write_function, steps XIncluding the mesh)   collection's first step; series: the
+//                                                          collections with equal times joined
 //   Grid Collection Spatial, or several Uniform grids    → merged into one mesh; grids that share
 //                                                          the first grid's Geometry (DOLFINx mesh +
 //                                                          meshtags) add blocks without new points;
 //                                                          cell data a grid lacks is 0 on its blocks
-//   heavy data: inline XML, Binary (Endian, Seek), HDF ("file.h5:/path")
+//   heavy data: inline XML, Binary (Endian, Seek), HDF ("file.h5:/path"); DataItems of
+//   ItemType HyperSlab and Function (xdmf_document.hpp)
 //   XInclude (href and/or xpointer) and Reference="XML" / Reference="/xpath" are followed.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
@@ -65,11 +75,15 @@ class GridReader {
  public:
   explicit GridReader(Context& context) : context_(context) {}
 
-  NDArray read_points(const Node& geometry_reference) {
+  // `structured`: the node extents (XDMF order, slowest first) of a structured topology, which
+  // the VXVYVZ and ORIGIN_DXDYDZ geometries need.
+  NDArray read_points(const Node& geometry_reference, const std::optional<Shape>& structured = std::nullopt) {
     const Node geometry = context_.resolve(geometry_reference);
     const std::string* type_text = either_attribute(context_, geometry, "Type", "GeometryType");
     const std::string type = type_text ? *type_text : "XYZ";
     const std::vector<Node> items = context_.children_named(geometry, "DataItem");
+    if (type == "VXVYVZ" || type == "VXVY" || type == "ORIGIN_DXDYDZ" || type == "ORIGIN_DXDY")
+      return structured_points(geometry, type, items, structured);
     if (type == "XYZ" || type == "XY") {
       if (items.size() != 1) context_.fail(geometry, "expected one <DataItem> for GeometryType " + type);
       NDArray points = context_.read_data_item(items[0]);
@@ -101,17 +115,121 @@ class GridReader {
       }
       return points;
     }
-    context_.fail(geometry, "GeometryType '" + type + "' is not supported (structured grids are not read)");
+    context_.fail(geometry, "GeometryType '" + type + "' is not supported");
+  }
+
+  // Points of a rectilinear (VXVYVZ, VXVY) or regular (ORIGIN_DXDYDZ, ORIGIN_DXDY) grid, x fastest
+  // (VTK's order). ORIGIN_DXDYDZ lists origin and spacing slowest axis first (Z Y X), as the
+  // Dimensions do; VTK's Xdmf reader reads them so.
+  NDArray structured_points(const Node& geometry, const std::string& type, const std::vector<Node>& items,
+                            const std::optional<Shape>& structured) {
+    const bool three = type == "VXVYVZ" || type == "ORIGIN_DXDYDZ";
+    const std::size_t dim = three ? 3 : 2;
+    if (!structured) context_.fail(geometry, "GeometryType " + type + " needs a structured Topology (RectMesh or CoRectMesh)");
+    if (structured->size() != dim)
+      context_.fail(geometry, "GeometryType " + type + " with a Topology of " + std::to_string(structured->size()) + " dimensions");
+    std::vector<std::vector<double>> axes(dim);  // x, y, z coordinates along each axis
+    if (type.starts_with("VX")) {
+      if (items.size() != dim) context_.fail(geometry, "expected " + std::to_string(dim) + " <DataItem>s for " + type);
+      for (std::size_t axis = 0; axis < dim; ++axis) {
+        const NDArray values = context_.read_data_item(items[axis], DType::float64);
+        const std::int64_t extent = (*structured)[dim - 1 - axis];
+        if (static_cast<std::int64_t>(values.size()) != extent)
+          context_.fail(items[axis], "axis " + std::to_string(axis) + " has " + std::to_string(values.size()) +
+                                         " coordinates, the Topology's Dimensions say " + std::to_string(extent));
+        axes[axis].assign(values.data_as<double>(), values.data_as<double>() + values.size());
+      }
+    } else {
+      if (items.size() != 2) context_.fail(geometry, "expected two <DataItem>s (origin, spacing) for " + type);
+      const NDArray origin = context_.read_data_item(items[0], DType::float64);
+      const NDArray spacing = context_.read_data_item(items[1], DType::float64);
+      if (origin.size() != dim || spacing.size() != dim)
+        context_.fail(geometry, type + " needs " + std::to_string(dim) + " origin and spacing values");
+      for (std::size_t axis = 0; axis < dim; ++axis) {
+        const std::size_t slot = dim - 1 - axis;  // Z Y X order in the file
+        const std::int64_t extent = (*structured)[slot];
+        for (std::int64_t i = 0; i < extent; ++i)
+          axes[axis].push_back(origin.data_as<double>()[slot] + static_cast<double>(i) * spacing.data_as<double>()[slot]);
+      }
+    }
+    std::int64_t n = 1;
+    for (const auto& axis : axes) n *= static_cast<std::int64_t>(axis.size());
+    NDArray points = NDArray::allocate(DType::float64, {n, static_cast<std::int64_t>(dim)});
+    double* out = points.data_as<double>();
+    const std::int64_t nx = static_cast<std::int64_t>(axes[0].size()), ny = static_cast<std::int64_t>(axes[1].size());
+    for (std::int64_t p = 0; p < n; ++p) {
+      out[p * static_cast<std::int64_t>(dim)] = axes[0][static_cast<std::size_t>(p % nx)];
+      out[p * static_cast<std::int64_t>(dim) + 1] = axes[1][static_cast<std::size_t>((p / nx) % ny)];
+      if (dim == 3) out[p * 3 + 2] = axes[2][static_cast<std::size_t>(p / (nx * ny))];
+    }
+    return points;
+  }
+
+  // The node extents (slowest first) of a 2D/3D SMesh, RectMesh or CoRectMesh Topology.
+  std::optional<Shape> structured_extents(const Node& topology_reference) {
+    const Node topology = context_.resolve(topology_reference);
+    const std::string* type_text = either_attribute(context_, topology, "Type", "TopologyType");
+    std::string type = type_text ? *type_text : std::string();
+    for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!(type.ends_with("smesh") || type.ends_with("rectmesh"))) return std::nullopt;
+    const std::size_t rank = type.starts_with("3d") ? 3 : type.starts_with("2d") ? 2 : 0;
+    if (rank == 0) context_.fail(topology, "unknown TopologyType '" + *type_text + "'");
+    const std::string* dimensions = topology.attribute("Dimensions");
+    if (dimensions == nullptr) dimensions = topology.attribute("NumberOfElements");
+    if (dimensions == nullptr) context_.fail(topology, *type_text + " Topology without Dimensions");
+    const Shape extents = parse_dimensions(*dimensions, context_, topology);
+    if (extents.size() != rank)
+      context_.fail(topology, *type_text + " with Dimensions '" + *dimensions + "' (" + std::to_string(rank) + " extents needed)");
+    return extents;
+  }
+
+  // The cells of a structured grid with node extents `extents` (slowest first): hexahedra, quads,
+  // lines or vertices by how many axes have more than one node, in VTK's point and cell order.
+  static CellBlock structured_cells(const Shape& extents) {
+    std::vector<std::int64_t> n(extents.rbegin(), extents.rend());  // x, y, z
+    while (n.size() < 3) n.push_back(1);
+    std::vector<std::size_t> active;
+    for (std::size_t axis = 0; axis < 3; ++axis)
+      if (n[axis] > 1) active.push_back(axis);
+    static constexpr const char* kTypes[] = {"vertex", "line", "quad", "hexahedron"};
+    CellBlock block;
+    block.type = kTypes[active.size()];
+    const std::int64_t corners = std::int64_t{1} << active.size();
+    std::int64_t cells = 1;
+    for (std::size_t axis : active) cells *= n[axis] - 1;
+    block.connectivity = NDArray::allocate(DType::int64, {cells, corners});
+    std::int64_t* out = block.connectivity.data_as<std::int64_t>();
+    const std::int64_t stride[3] = {1, n[0], n[0] * n[1]};
+    // Corner offsets in VTK order: (0,0,0) (1,0,0) (1,1,0) (0,1,0), then the same at +z.
+    static constexpr int kCorner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    std::vector<std::int64_t> offsets;
+    for (std::int64_t c = 0; c < corners; ++c) {
+      std::int64_t offset = 0;
+      const int* corner = kCorner[c];
+      for (std::size_t a = 0; a < active.size(); ++a) offset += corner[a] * stride[active[a]];
+      offsets.push_back(offset);
+    }
+    std::vector<std::int64_t> index(active.size(), 0);
+    for (std::int64_t cell = 0; cell < cells; ++cell) {
+      std::int64_t base = 0;
+      for (std::size_t a = 0; a < active.size(); ++a) base += index[a] * stride[active[a]];
+      for (std::int64_t c = 0; c < corners; ++c) out[cell * corners + c] = base + offsets[static_cast<std::size_t>(c)];
+      for (std::size_t a = 0; a < active.size(); ++a) {
+        if (++index[a] < n[active[a]] - 1) break;
+        index[a] = 0;
+      }
+    }
+    return block;
   }
 
   std::vector<CellBlock> read_cells(const Node& topology_reference) {
     const Node topology = context_.resolve(topology_reference);
     const std::string* type_text = either_attribute(context_, topology, "Type", "TopologyType");
     if (type_text == nullptr) context_.fail(topology, "Topology without a type");
+    if (const std::optional<Shape> extents = structured_extents(topology)) return {structured_cells(*extents)};
     const std::vector<Node> items = context_.children_named(topology, "DataItem");
     if (items.size() != 1)
-      context_.fail(topology, "expected one <DataItem> in <Topology> (structured topologies are not read), found " +
-                                  std::to_string(items.size()));
+      context_.fail(topology, "expected one <DataItem> in <Topology>, found " + std::to_string(items.size()));
     NDArray data = context_.read_data_item(items[0], DType::int64);
     if (*type_text == "Mixed") return split_mixed(data, topology);
     const TopologyName* name = topology_from_xdmf(*type_text);
@@ -246,12 +364,16 @@ class GridReader {
   // What a Uniform grid holds; `with_mesh` false reads only Attributes and Time (a time step).
   Piece read_uniform(const Node& grid, bool with_mesh = true) {
     Piece piece;
-    for (const Node& child : context_.children(grid)) {
+    const std::vector<Node> children = context_.children(grid);
+    std::optional<Shape> structured;
+    for (const Node& child : children)
+      if (child.name() == "Topology" && !structured) structured = structured_extents(child);
+    for (const Node& child : children) {
       const std::string_view name = child.name();
       if (name == "Geometry") {
         if (!with_mesh) continue;
         piece.geometry = context_.resolve(child);
-        piece.mesh.points = read_points(child);
+        piece.mesh.points = read_points(child, structured);
       } else if (name == "Topology") {
         if (!with_mesh) continue;
         for (CellBlock& block : read_cells(child)) piece.mesh.cells.push_back(std::move(block));
@@ -265,12 +387,77 @@ class GridReader {
       // Set, Map, Region, Grid-level DataItems …: nothing in our model; skipped.
     }
     if (with_mesh && piece.mesh.points.empty_handle()) context_.fail(grid, "Grid without <Geometry>");
+    if (structured) flatten_structured(piece, *structured);
     return piece;
+  }
+
+  // Structured grids' attributes come as (nz, ny, nx[, components]) arrays: rows become points
+  // or cells (x fastest, as VTK and the cells above count them).
+  static void flatten_structured(Piece& piece, const Shape& extents) {
+    Shape cell_extents;
+    for (std::int64_t extent : extents)
+      if (extent > 1) cell_extents.push_back(extent - 1);
+    auto flatten = [](NDArray& array, const Shape& lead) {
+      if (lead.size() < 2 || array.ndim() < lead.size() || !std::equal(lead.begin(), lead.end(), array.shape().begin())) return;
+      std::int64_t rows = 1;
+      for (std::int64_t extent : lead) rows *= extent;
+      Shape shape{rows};
+      shape.insert(shape.end(), array.shape().begin() + static_cast<std::ptrdiff_t>(lead.size()), array.shape().end());
+      array = array.reshaped(shape);
+    };
+    NamedList<NDArray> point_data;
+    for (auto& [name, array] : piece.mesh.point_data) {
+      NDArray flat = array;
+      flatten(flat, extents);
+      point_data.set(name, std::move(flat));
+    }
+    piece.mesh.point_data = std::move(point_data);
+    for (auto& [name, array] : piece.raw_cell_data) {
+      flatten(array, cell_extents);
+      Shape all_minus_one;
+      for (std::int64_t extent : extents) all_minus_one.push_back(std::max<std::int64_t>(extent - 1, 1));
+      flatten(array, all_minus_one);
+    }
+  }
+
+  // The times a temporal collection's own <Time TimeType="List|HyperSlab"> gives its steps
+  // (HyperSlab: start, stride, count), or nothing when it has none.
+  std::optional<std::vector<double>> collection_times(const Node& collection, std::size_t steps) {
+    for (const Node& child : context_.children(collection)) {
+      if (child.name() != "Time") continue;
+      const std::string* type_text = child.attribute("TimeType");
+      if (type_text == nullptr) type_text = child.attribute("Type");
+      const std::string type = type_text ? *type_text : "Single";
+      if (type != "List" && type != "HyperSlab") return std::nullopt;
+      const std::vector<Node> items = context_.children_named(child, "DataItem");
+      if (items.size() != 1) context_.fail(child, "a " + type + " <Time> needs one <DataItem>");
+      const NDArray values = context_.read_data_item(items[0], DType::float64);
+      const double* v = values.data_as<double>();
+      std::vector<double> times;
+      if (type == "List") {
+        times.assign(v, v + values.size());
+      } else {
+        if (values.size() != 3) context_.fail(child, "a HyperSlab <Time> needs three values (start, stride, count)");
+        for (std::int64_t k = 0; k < static_cast<std::int64_t>(v[2]); ++k) times.push_back(v[0] + static_cast<double>(k) * v[1]);
+      }
+      if (times.size() != steps)
+        context_.fail(child, "the " + type + " <Time> gives " + std::to_string(times.size()) + " times for " +
+                                 std::to_string(steps) + " grids");
+      return times;
+    }
+    return std::nullopt;
   }
 
   double read_time(const Node& time) {
     const std::string* value = time.attribute("Value");
-    if (value == nullptr) context_.fail(time, "<Time> without Value (only single time values are supported)");
+    if (value == nullptr) {
+      const std::vector<Node> items = context_.children_named(time, "DataItem");
+      if (items.size() == 1) {
+        const NDArray values = context_.read_data_item(items[0], DType::float64);
+        if (values.size() == 1) return values.data_as<double>()[0];
+      }
+      context_.fail(time, "<Time> without Value (a List or HyperSlab Time belongs on the temporal collection)");
+    }
     double result = 0;
     const std::string_view text = trim(*value);
     const auto parsed = std::from_chars(text.data(), text.data() + text.size(), result);
@@ -481,8 +668,34 @@ Mesh read(const std::string& path) {
   const Node domain = domain_of(context);
   const std::vector<Node> grids = context.children_named(domain, "Grid");
   if (grids.empty()) context.fail(domain, "no <Grid> in the <Domain>");
-  for (const Node& grid : grids)  // a time series (meshio's layout keeps the mesh grid beside it)
-    if (grid_type(grid) == "Collection" && collection_type(grid) == "Temporal") return read_any_grid(reader, grid);
+  std::vector<Node> temporal, uniform;
+  for (const Node& grid : grids) {
+    if (grid_type(grid) == "Collection" && collection_type(grid) == "Temporal") temporal.push_back(grid);
+    else if (grid_type(grid) == "Uniform") uniform.push_back(grid);
+  }
+  if (!temporal.empty() && !uniform.empty()) {
+    // meshio's and DOLFINx's layout: the mesh grid (DOLFINx: + meshtags grids sharing its
+    // Geometry) beside one temporal collection per function: the mesh with every function's
+    // first step.
+    std::vector<Piece> pieces;
+    for (const Node& grid : uniform) pieces.push_back(reader.read_uniform(grid));
+    for (const Node& collection : temporal) {
+      const std::vector<Node> steps = steps_of(context, collection);
+      if (steps.empty()) continue;
+      Piece step = reader.read_uniform(steps.front(), false);
+      // Only arrays that fit the mesh grid (a collection over other geometry adds nothing).
+      std::int64_t cells = 0;
+      for (const CellBlock& block : pieces[0].mesh.cells) cells += block.num_cells();
+      for (auto& [name, array] : step.mesh.point_data)
+        if (array.rows() == pieces[0].mesh.points.rows()) pieces[0].mesh.point_data.set(name, std::move(array));
+      for (auto& entry : step.raw_cell_data)
+        if (entry.second.rows() == cells) pieces[0].raw_cell_data.push_back(std::move(entry));
+      for (auto& [name, array] : step.mesh.field_data) pieces[0].mesh.field_data.set(name, std::move(array));
+    }
+    for (Piece& piece : pieces) finish_piece(piece, path);
+    return merge(pieces, path);
+  }
+  if (!temporal.empty()) return read_any_grid(reader, temporal.front());
   if (grids.size() == 1) return read_any_grid(reader, grids.front());
   std::vector<Piece> pieces;
   for (const Node& grid : grids) pieces.push_back(piece_of(reader, grid));
@@ -497,25 +710,26 @@ class XdmfTimeSeriesReader final : public TimeSeriesReader {
  public:
   explicit XdmfTimeSeriesReader(const std::string& path) : context_(path), reader_(context_) {
     const Node domain = domain_of(context_);
-    std::optional<Node> collection;
+    std::vector<Node> collections;
     std::optional<Node> mesh_grid;
     for (const Node& grid : context_.children_named(domain, "Grid")) {
       if (grid_type(grid) == "Collection" && collection_type(grid) == "Temporal") {
-        if (!collection) collection = grid;
+        collections.push_back(grid);
       } else if (grid_type(grid) == "Uniform" && !mesh_grid) {
         mesh_grid = grid;
       }
     }
-    if (!collection) context_.fail(domain, "no temporal Grid collection: not a time series");
-    steps_ = steps_of(context_, *collection);
-    if (steps_.empty()) context_.fail(*collection, "a time series without steps");
+    if (collections.empty()) context_.fail(domain, "no temporal Grid collection: not a time series");
+    steps_ = steps_of(context_, collections.front());
+    if (steps_.empty()) context_.fail(collections.front(), "a time series without steps");
     mesh_grid_ = mesh_grid ? *mesh_grid : steps_.front();
-    for (std::size_t k = 0; k < steps_.size(); ++k) {
-      std::optional<double> time;
-      for (const Node& child : context_.children(steps_[k]))
-        if (child.name() == "Time") time = reader_.read_time(child);
-      if (!time) context_.fail(steps_[k], "time step " + std::to_string(k) + " has no <Time>");
-      times_.push_back(*time);
+    times_ = times_of(collections.front(), steps_);
+    // DOLFINx writes one temporal collection per function: those with the same times join the
+    // steps (their arrays added to each step's); others are not part of this series.
+    for (std::size_t c = 1; c < collections.size(); ++c) {
+      std::vector<Node> steps = steps_of(context_, collections[c]);
+      if (steps.size() != steps_.size() || times_of(collections[c], steps) != times_) continue;
+      extra_steps_.push_back(std::move(steps));
     }
   }
 
@@ -540,6 +754,12 @@ class XdmfTimeSeriesReader final : public TimeSeriesReader {
     check(step);
     if (!have_blocks_) read_mesh();
     Piece piece = reader_.read_uniform(steps_[step], false);
+    for (const std::vector<Node>& steps : extra_steps_) {
+      Piece extra = reader_.read_uniform(steps[step], false);
+      for (auto& [name, array] : extra.mesh.point_data) piece.mesh.point_data.set(name, std::move(array));
+      for (auto& entry : extra.raw_cell_data) piece.raw_cell_data.push_back(std::move(entry));
+      for (auto& [name, array] : extra.mesh.field_data) piece.mesh.field_data.set(name, std::move(array));
+    }
     TimeStep result;
     result.time = times_[step];
     result.point_data = std::move(piece.mesh.point_data);
@@ -550,6 +770,19 @@ class XdmfTimeSeriesReader final : public TimeSeriesReader {
   }
 
  private:
+  std::vector<double> times_of(const Node& collection, const std::vector<Node>& steps) {
+    if (auto times = reader_.collection_times(collection, steps.size())) return std::move(*times);
+    std::vector<double> times;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      std::optional<double> time;
+      for (const Node& child : context_.children(steps[k]))
+        if (child.name() == "Time") time = reader_.read_time(child);
+      if (!time) context_.fail(steps[k], "time step " + std::to_string(k) + " has no <Time>");
+      times.push_back(*time);
+    }
+    return times;
+  }
+
   void check(std::size_t step) const {
     if (step >= steps_.size())
       throw ReadError(context_.path(), std::string(kFormat),
@@ -559,6 +792,7 @@ class XdmfTimeSeriesReader final : public TimeSeriesReader {
   Context context_;
   GridReader reader_;
   std::vector<Node> steps_;
+  std::vector<std::vector<Node>> extra_steps_;  // the steps of further functions' collections
   std::vector<double> times_;
   Node mesh_grid_;
   std::vector<CellBlock> blocks_;
