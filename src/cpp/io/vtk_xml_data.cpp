@@ -809,6 +809,13 @@ class DataArrayReader::Impl {
     return mapped_view(prepare(info, static_cast<std::uint64_t>(count)), {count}, /*any_alignment=*/true);
   }
 
+  std::optional<NDArray> mapped_array(const ArrayInfo& info, const Shape& shape) const {
+    if (info.is_string()) return std::nullopt;
+    std::uint64_t count = 1;
+    for (std::int64_t extent : shape) count = checked_product(count, static_cast<std::uint64_t>(extent), info.tag_offset);
+    return mapped_view(prepare(info, count), shape, /*any_alignment=*/true);
+  }
+
   NDArray read_array(const ArrayInfo& info, Shape shape, Lifetime lifetime) const {
     std::uint64_t count = 1;
     for (std::int64_t extent : shape) count = checked_product(count, static_cast<std::uint64_t>(extent), info.tag_offset);
@@ -1057,6 +1064,10 @@ NDArray DataArrayReader::read_array_as(const ArrayInfo& info, Shape shape, DType
 
 std::optional<NDArray> DataArrayReader::mapped_values(const ArrayInfo& info, std::int64_t count) const {
   return impl_->mapped_values(info, count);
+}
+
+std::optional<NDArray> DataArrayReader::mapped_array(const ArrayInfo& info, const Shape& shape) const {
+  return impl_->mapped_array(info, shape);
 }
 
 NDArray DataArrayReader::read_integer_array(const ArrayInfo& info, std::int64_t count, Lifetime lifetime) const {

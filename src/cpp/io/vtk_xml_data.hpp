@@ -150,6 +150,9 @@ class DataArrayReader {
   // appended, host byte order): a view at any alignment, so only for code that reads values
   // through io::load_integer (the cell converter); nullopt when the values must be decoded.
   std::optional<NDArray> mapped_values(const ArrayInfo& info, std::int64_t count) const;
+  // The same for an array of any numeric dtype and shape, for code that only copies its bytes
+  // (memcpy of rows): at any alignment; nullopt when the values must be decoded.
+  std::optional<NDArray> mapped_array(const ArrayInfo& info, const Shape& shape) const;
   // Integer arrays as int64 (types, offsets, face tables).
   std::vector<std::int64_t> read_index_vector(const ArrayInfo& info, std::int64_t count) const;
   // VTK cell ids, one byte each (all VTK ids fit), scratch.

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include "io/byte_order.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -126,8 +127,11 @@ void append_cell_data(const DataArrayReader& reader, const Piece& piece, std::in
                                         " in another");
     // One selection of every row shares the array; others get copies of their rows.
     const bool whole = selections.size() == 1 && selections[0].rows.empty() && selections[0].count == num_cells;
-    const NDArray values = reader.read_array(*info, DataArrayReader::array_shape(*info, num_cells),
-                                             whole ? Lifetime::result : Lifetime::scratch);
+    // Rows copied out per block (take_rows is memcpy) can come straight from the mapped file.
+    const Shape shape = DataArrayReader::array_shape(*info, num_cells);
+    std::optional<NDArray> in_file = whole ? std::nullopt : reader.mapped_array(*info, shape);
+    const NDArray values = in_file ? std::move(*in_file)
+                                   : reader.read_array(*info, shape, whole ? Lifetime::result : Lifetime::scratch);
     std::vector<NDArray>* arrays = mesh.cell_data.find(wanted.name);
     if (arrays == nullptr) arrays = &mesh.cell_data.set(wanted.name, {});
     for (const RowSelection& selection : selections) arrays->push_back(take_rows(values, selection, whole));
