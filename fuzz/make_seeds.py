@@ -53,7 +53,64 @@ VARIANTS = [
     ("netgen", "netgen", ".vol", {}),
     ("ansys", "ansys", ".msh", {}),
     ("neuroglancer", "neuroglancer", ".neuroglancer", {}),
+    ("vtp", "vtp", ".vtp", {"binary": False}),
+    ("vtp", "vtp", ".vtp", {"binary": True, "compression": None}),
+    ("vtp", "vtp", ".vtp", {"binary": True, "compression": "zlib"}),
+    # The structured formats need structured meshes (none below): their seeds are public files
+    # and the hand-written ones of STRUCTURED_SEEDS.
+    ("xdmf", "xdmf", ".xdmf", {"data_format": "XML"}),
+    ("hmf", "hmf", ".hmf", {"compression": None}),
+    ("hmf", "hmf", ".hmf", {}),
+    ("h5m", "h5m", ".h5m", {"compression": None}),
+    ("vtkhdf", "vtkhdf", ".vtkhdf", {}),
+    ("med", "med", ".med", {}),
+    ("cgns", "cgns", ".cgns", {"backend": "hdf5"}),
+    ("cgns", "cgns", ".cgns", {"backend": "adf"}),
+    ("exodus", "exodus", ".exo", {"netcdf_format": "NETCDF3_CLASSIC"}),
+    ("exodus", "exodus", ".exo", {"netcdf_format": "NETCDF3_64BIT_OFFSET"}),
+    ("exodus", "exodus", ".exo", {}),
 ]
+
+# Small structured VTK XML files, written by hand (ascii and base64 binary; the readers accept
+# every layout the VTU reader knows).
+STRUCTURED_SEEDS = {
+    ("vti", "image-ascii.vti"): b"""<?xml version="1.0"?>
+<VTKFile type="ImageData" version="1.0" byte_order="LittleEndian" header_type="UInt64">
+  <ImageData WholeExtent="0 2 0 1 0 1" Origin="0 0 0" Spacing="1 0.5 2" Direction="1 0 0 0 1 0 0 0 1">
+    <Piece Extent="0 2 0 1 0 1">
+      <PointData Scalars="t"><DataArray type="Float64" Name="t" format="ascii">0 1 2 3 4 5 6 7 8 9 10 11</DataArray></PointData>
+      <CellData><DataArray type="Int32" Name="m" NumberOfComponents="1" format="ascii">1 2</DataArray></CellData>
+    </Piece>
+  </ImageData>
+</VTKFile>
+""",
+    ("vtr", "rectilinear-ascii.vtr"): b"""<?xml version="1.0"?>
+<VTKFile type="RectilinearGrid" version="1.0" byte_order="LittleEndian" header_type="UInt32">
+  <RectilinearGrid WholeExtent="0 2 0 1 0 0">
+    <Piece Extent="0 2 0 1 0 0">
+      <PointData><DataArray type="Float32" Name="v" NumberOfComponents="3" format="ascii">0 0 0 1 1 1 2 2 2 3 3 3 4 4 4 5 5 5</DataArray></PointData>
+      <CellData></CellData>
+      <Coordinates>
+        <DataArray type="Float64" format="ascii">0 0.5 2</DataArray>
+        <DataArray type="Float64" format="ascii">0 1</DataArray>
+        <DataArray type="Float64" format="ascii">0</DataArray>
+      </Coordinates>
+    </Piece>
+  </RectilinearGrid>
+</VTKFile>
+""",
+    ("vts", "structured-ascii.vts"): b"""<?xml version="1.0"?>
+<VTKFile type="StructuredGrid" version="0.1" byte_order="BigEndian">
+  <StructuredGrid WholeExtent="0 1 0 1 0 0">
+    <Piece Extent="0 1 0 1 0 0">
+      <PointData></PointData>
+      <CellData><DataArray type="Int64" Name="id" format="ascii">7</DataArray></CellData>
+      <Points><DataArray type="Float64" NumberOfComponents="3" format="ascii">0 0 0 1 0 0 0 1 0 1 1 0.5</DataArray></Points>
+    </Piece>
+  </StructuredGrid>
+</VTKFile>
+""",
+}
 
 TETGEN_SPLIT = b"\n%%ele%%\n"  # tests/support/fuzz_targets.hpp splits the input here
 
@@ -98,6 +155,10 @@ def main(root):
                     data = path.read_bytes()
                 (root / target / (stem + ending)).write_bytes(data)
                 written += 1
+    for (target, name), data in STRUCTURED_SEEDS.items():
+        (root / target).mkdir(parents=True, exist_ok=True)
+        (root / target / ("generated-" + name)).write_bytes(data)
+        written += 1
     print(f"make_seeds.py: {written} generated seed files under {root}")
 
 

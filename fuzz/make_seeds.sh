@@ -50,6 +50,17 @@ target_for() {
     *.mdpa) echo mdpa ;;
     *.post|*.dato) echo permas ;;
     *.vol) echo netgen ;;
+    *.vtp) echo vtp ;;
+    *.vts) echo vts ;;
+    *.vtr) echo vtr ;;
+    *.vti) echo vti ;;
+    *.xdmf|*.xmf) echo xdmf ;;
+    *.hmf) echo hmf ;;
+    *.h5m) echo h5m ;;
+    *.vtkhdf|*.hdf) echo vtkhdf ;;
+    *.med) echo med ;;
+    *.cgns) echo cgns ;;
+    *.exo|*.e|*.ex2) echo exodus ;;
     *) echo "" ;;
   esac
 }

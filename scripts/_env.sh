@@ -48,6 +48,19 @@ ensure_venv() {
   python -m pip install -q --upgrade pip
 }
 
+# The test command's install: the wheel a user gets (scripts/test_wheel.sh builds the sdist and
+# wheel, repairs it into a manylinux wheel and tests it in a fresh venv without a compiler),
+# then that same repaired wheel installed into .venv, so every Python test runs against it.
+install_repaired_wheel() {
+  echo "== wheel: python -m build, auditwheel repair, fresh venv without a compiler (scripts/test_wheel.sh)"
+  rm -rf dist
+  NO_ISOLATION=1 bash scripts/test_wheel.sh dist
+  local wheel
+  wheel="$(ls dist/*manylinux*.whl)"
+  echo "== installing $wheel into .venv"
+  python -m pip install -q --force-reinstall --no-deps "$wheel"
+}
+
 install_package() {
   echo "== building and installing meshioplusplus (C++ build: a few minutes on 2 cores; progress below)"
   python -m pip install -q nanobind scikit-build-core cmake ninja numpy

@@ -19,7 +19,9 @@ BUILD_TYPE=RelWithDebInfo bash scripts/test_cpp_package.sh build/cpp
 echo "== public headers alone, -Wall -Wextra -Wpedantic -Werror, GCC and Clang (scripts/check_headers.sh)"
 bash scripts/check_headers.sh
 
-install_package
+# The package the Python tests import is the repaired manylinux wheel a user would install
+# (scripts/test_wheel.sh also runs a subset in a fresh venv without a compiler).
+install_repaired_wheel
 
 echo "== meshio 5.3.5's own test suite, against meshio and against us (tests/meshio_suite)"
 suite_status=0
@@ -28,6 +30,10 @@ python tests/meshio_suite/run_meshio_suite.py --report build/meshio-suite/report
 echo "== Python: pytest"
 # Run from the repository root against the installed package (src/ is not on sys.path).
 python -m pytest tests -q "$@"
+
+echo "== sanitizer lane and Clang build: library, C++ tests, _core and fuzz targets with ASan+UBSan;"
+echo "   ctest, pytest against the sanitized extension, ${SANITIZE_FUZZ_SECONDS:-15} s of fuzzing per reader (scripts/sanitize.sh)"
+bash scripts/sanitize.sh "${SANITIZE_FUZZ_SECONDS:-15}"
 if [ "$suite_status" -ne 0 ]; then
   echo "== FAILED: meshio's own test suite has tests that pass for meshio and not for us (above)"
   exit "$suite_status"

@@ -228,7 +228,20 @@ TEST(NDArrayAllocator, DefaultHeapServesEverySizeAroundTheMappingThreshold) {
     }
   }
 #if defined(__linux__)
+  // Not under AddressSanitizer: its quarantine keeps freed blocks mapped, and its allocator
+  // maps its own regions, so the address space says nothing about our mappings there.
+#if defined(__SANITIZE_ADDRESS__)
+#define MESHIOPLUSPLUS_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MESHIOPLUSPLUS_TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifndef MESHIOPLUSPLUS_TEST_UNDER_ASAN
   EXPECT_LE(mapped_bytes(), mapped_before + 64 * kThreshold);  // leaking would leave 200 x 36 MiB
+#else
+  (void)mapped_before;
+#endif
 #endif
 }
 

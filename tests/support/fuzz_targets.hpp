@@ -18,8 +18,9 @@ struct FuzzTarget {
   std::string_view extension;  // file name ending (it selects variants inside a reader)
 };
 
-// Every format in the registry that can read, plus the variants a file name selects.
-inline constexpr std::array<FuzzTarget, 26> kFuzzTargets{{
+// Every format in the registry that can read, plus the variants a file name selects. The
+// HDF5, netCDF and CGNS formats read the input as a file through their library, like any other.
+inline constexpr std::array<FuzzTarget, 37> kFuzzTargets{{
     {"vtu", "vtu", ".vtu"},
     {"vtk", "vtk", ".vtk"},
     {"gmsh", "gmsh", ".msh"},
@@ -46,6 +47,17 @@ inline constexpr std::array<FuzzTarget, 26> kFuzzTargets{{
     {"netgen", "netgen", ".vol"},
     {"ansys", "ansys", ".msh"},
     {"neuroglancer", "neuroglancer", ""},  // no file name ending: the format is named
+    {"vtp", "vtp", ".vtp"},
+    {"vts", "vts", ".vts"},
+    {"vtr", "vtr", ".vtr"},
+    {"vti", "vti", ".vti"},
+    {"xdmf", "xdmf", ".xdmf"},  // heavy data inline (XML or binary); HDF5 references name other files
+    {"hmf", "hmf", ".hmf"},
+    {"h5m", "h5m", ".h5m"},
+    {"vtkhdf", "vtkhdf", ".vtkhdf"},
+    {"med", "med", ".med"},
+    {"cgns", "cgns", ".cgns"},  // ADF or HDF5, as the file's first bytes say
+    {"exodus", "exodus", ".exo"},
 }};
 
 inline const FuzzTarget* find_fuzz_target(std::string_view name) {

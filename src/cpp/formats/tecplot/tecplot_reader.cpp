@@ -100,6 +100,8 @@ class Reader {
         expect_equals();
         value();
       } else if (keyword == "VARIABLES") {
+        // The zones read so far hold one array per variable of the list they were read with.
+        if (!zones.empty()) fail_at(start, "VARIABLES after a ZONE (the variable list must come before the zones)");
         read_variables();
       } else if (keyword == "DATASETAUXDATA" || keyword == "VARAUXDATA") {
         skip_line();
