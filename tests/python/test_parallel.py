@@ -142,3 +142,19 @@ def test_gmsh_split_files_shares_without_mpi(tmp_path):
         mio.read(SAMPLE, comm=_FakeComm(0, 1))
     with pytest.raises(ValueError, match="pvtu, vtkhdf, xdmf"):
         mio.write(tmp_path / "x.msh", first, comm=_FakeComm(0, 1))
+
+
+def test_public_parallel_namespace_is_the_live_module(tmp_path):
+    """docs/parallel.md points users at ``mio.parallel`` (not the private module): it is the
+    module itself, so the reader's accounting (files_read, bytes_read) is live there."""
+    import sys
+
+    import numpy as np
+
+    import meshioplusplus as mio
+
+    assert mio.parallel is sys.modules["meshioplusplus._parallel"]
+    mesh = mio.Mesh(np.eye(3, dtype=float), [("triangle", np.array([[0, 1, 2]]))])
+    path = tmp_path / "one.pvtu"
+    mio.parallel.write_pieces(path, [mesh])
+    assert len(mio.read(path).points) == 3

@@ -38,6 +38,7 @@ from ._interop_meshes import from_pyvista, from_trimesh, to_pyvista, to_trimesh
 from ._mesh import CellBlock, Mesh
 from ._operations import SideRegionReport, derive_side_regions
 from ._parallel import device_for_rank, partition
+from . import _parallel as parallel  # partitioned I/O: write_pieces, merge, files_read, bytes_read …
 from ._mirror import DeviceMirror, PendingHostCopy
 from ._allocation import allocation_owner, allocator_installed
 from ._regions import Region, RegionKind, block_bases
@@ -85,6 +86,7 @@ __all__ = [
     "has_cupy",
     "num_nodes_per_cell",
     "device_for_rank",
+    "parallel",
     "partition",
     "pinned_reads",
     "profiling",
