@@ -4,8 +4,12 @@ through the core's time-series interface (include/meshioplusplus/time_series.hpp
 
 import os
 
+import numpy as np
+
 from .. import _core
-from .._conversion import from_core
+from .._conversion import from_core, host_array, to_core
+from .._exceptions import WriteError
+from .._mesh import Mesh
 
 
 class TimeSeriesReader:
@@ -45,3 +49,55 @@ class TimeSeriesReader:
             raise IndexError(f"time step {k} out of range (the series has {self.num_steps})")
         t, point_data, cell_data, self.field_data = self._reader.read_step(k)
         return t, point_data, cell_data
+
+
+def _cell_arrays(entry):
+    # meshio accepts {name: [per block]} and the older {name: {cell_type: values}}.
+    values = list(entry.values()) if isinstance(entry, dict) else list(entry)
+    return [host_array(np.asarray(v), "cell_data") for v in values]
+
+
+class TimeSeriesWriter:
+    """meshio's ``TimeSeriesWriter`` shape over the core's time-series writer of
+    ``format_name``: a context manager, ``write_points_cells`` once (or again, where the format
+    allows a new geometry), then ``write_data`` per step; the file is complete at ``close()``.
+    Subclasses set ``format_name`` and fill ``self.options`` (the format's write options)."""
+
+    format_name = ""
+
+    def __init__(self, filename) -> None:
+        self.filename = os.fspath(filename)
+        self.options = {}
+        self._writer = None
+        self.has_mesh = False
+
+    def __enter__(self):
+        self._writer = _core.create_time_series(self.filename, self.format_name, self.options)
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+    def close(self):
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            writer.close()
+
+    def _require_open(self):
+        if self._writer is None:
+            raise WriteError("TimeSeriesWriter: use it as a context manager (with ... as writer)")
+
+    def write_points_cells(self, points, cells):
+        self._require_open()
+        if isinstance(cells, dict):
+            cells = list(cells.items())
+        self._writer.write_mesh(to_core(Mesh(np.asarray(points), cells)))
+        self.has_mesh = True
+
+    def write_data(self, t, point_data=None, cell_data=None):
+        self._require_open()
+        if not self.has_mesh:
+            raise WriteError("write_data() before write_points_cells()")
+        point_arrays = {name: host_array(np.asarray(v), f"point_data[{name!r}]") for name, v in (point_data or {}).items()}
+        cell_arrays = {name: _cell_arrays(entry) for name, entry in (cell_data or {}).items()}
+        self._writer.write_step(float(t), point_arrays, cell_arrays)

@@ -25,13 +25,10 @@ a partitioned file (only their rows); ``mio.read(path, comm=comm)`` a rank's sha
 
 import os
 
-import numpy as np
-
 from .. import _core
-from .._conversion import from_core, host_array, to_core
-from .._exceptions import WriteError
-from .._mesh import Mesh
+from .._conversion import from_core
 from ._time_series import TimeSeriesReader as _TimeSeriesReader
+from ._time_series import TimeSeriesWriter as _TimeSeriesWriter
 
 __all__ = ["TimeSeriesReader", "TimeSeriesWriter", "read_partitions"]
 
@@ -55,52 +52,15 @@ class TimeSeriesReader(_TimeSeriesReader):
         return mesh
 
 
-def _cell_arrays(entry):
-    values = list(entry.values()) if isinstance(entry, dict) else list(entry)
-    return [host_array(np.asarray(v), "cell_data") for v in values]
+class TimeSeriesWriter(_TimeSeriesWriter):
+    format_name = "vtkhdf"
 
-
-class TimeSeriesWriter:
     def __init__(self, filename, compression=None, compression_opts=None) -> None:
-        self.filename = os.fspath(filename)
-        self.options = {}
+        super().__init__(filename)
         if compression is not None:
             self.options["compression"] = str(compression)
         if compression_opts is not None:
             self.options["compression_opts"] = str(compression_opts)
-        self._writer = None
-        self.has_mesh = False
-
-    def __enter__(self):
-        self._writer = _core.create_time_series(self.filename, "vtkhdf", self.options)
-        return self
-
-    def __exit__(self, *_):
-        self.close()
-
-    def close(self):
-        if self._writer is not None:
-            writer, self._writer = self._writer, None
-            writer.close()
-
-    def _require_open(self):
-        if self._writer is None:
-            raise WriteError("TimeSeriesWriter: use it as a context manager (with ... as writer)")
-
-    def write_points_cells(self, points, cells):
-        self._require_open()
-        if isinstance(cells, dict):
-            cells = list(cells.items())
-        self._writer.write_mesh(to_core(Mesh(np.asarray(points), cells)))
-        self.has_mesh = True
-
-    def write_data(self, t, point_data=None, cell_data=None):
-        self._require_open()
-        if not self.has_mesh:
-            raise WriteError("write_data() before write_points_cells()")
-        point_arrays = {name: host_array(np.asarray(v), f"point_data[{name!r}]") for name, v in (point_data or {}).items()}
-        cell_arrays = {name: _cell_arrays(entry) for name, entry in (cell_data or {}).items()}
-        self._writer.write_step(float(t), point_arrays, cell_arrays)
 
 
 def read_partitions(filename, first, count=1, step=0):
