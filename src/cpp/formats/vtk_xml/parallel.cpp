@@ -80,19 +80,6 @@ std::vector<std::string> read_sources(const ParallelKind& kind, const std::strin
   return sources;
 }
 
-// `array`'s rows `rows`, in that order (any dtype, any row width).
-NDArray take_rows(const NDArray& array, const std::vector<std::int64_t>& rows) {
-  Shape shape = array.shape();
-  const std::size_t row_bytes = array.rows() > 0 ? array.nbytes() / static_cast<std::size_t>(array.rows()) : 0;
-  shape[0] = static_cast<std::int64_t>(rows.size());
-  NDArray taken = NDArray::allocate(array.dtype(), shape);
-  const auto* from = static_cast<const unsigned char*>(array.data());
-  auto* to = static_cast<unsigned char*>(taken.data());
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    std::memcpy(to + r * row_bytes, from + static_cast<std::size_t>(rows[r]) * row_bytes, row_bytes);
-  return taken;
-}
-
 template <class T>
 void weld_rows(const T* xyz, std::int64_t count, std::size_t width, std::vector<std::int64_t>& new_index,
                std::vector<std::int64_t>& kept) {
@@ -122,9 +109,11 @@ void merge_duplicate_points(Mesh& mesh) {
     weld_rows(wide.data_as<double>(), count, width, new_index, kept);
   }
   if (static_cast<std::int64_t>(kept.size()) == count) return;
-  mesh.points = take_rows(mesh.points, kept);
+  RowSelection kept_rows;
+  kept_rows.rows = kept;
+  mesh.points = take_rows(mesh.points, kept_rows, false);
   NamedList<NDArray> point_data;
-  for (const auto& [name, array] : mesh.point_data) point_data.set(name, take_rows(array, kept));
+  for (const auto& [name, array] : mesh.point_data) point_data.set(name, take_rows(array, kept_rows, false));
   mesh.point_data = std::move(point_data);
   for (CellBlock& block : mesh.cells)
     for (std::int64_t& id : block.connectivity.values<std::int64_t>()) id = new_index[static_cast<std::size_t>(id)];

@@ -22,7 +22,21 @@ const ArrayInfo* find_in(const Piece& piece, std::string_view section, std::stri
   return found ? found->find(name) : nullptr;
 }
 
-// Rows of `data` picked by `selection`, as a new array (or `data` itself when it is all).
+NDArray as_dtype(const NDArray& array, DType dtype) { return array.dtype() == dtype ? array : array.astype(dtype); }
+
+NDArray concatenate_rows(const NDArray& a, const NDArray& b, DType dtype) {
+  Shape shape = a.shape();
+  shape[0] = a.rows() + b.rows();
+  NDArray joined = NDArray::allocate(dtype, shape);
+  const NDArray first = as_dtype(a, dtype), second = as_dtype(b, dtype);
+  if (first.nbytes() > 0) std::memcpy(joined.data(), first.data(), first.nbytes());
+  if (second.nbytes() > 0)
+    std::memcpy(static_cast<std::uint8_t*>(joined.data()) + first.nbytes(), second.data(), second.nbytes());
+  return joined;
+}
+
+}  // namespace
+
 NDArray take_rows(const NDArray& data, const RowSelection& selection, bool whole_is_shareable) {
   if (whole_is_shareable && selection.rows.empty() && selection.first == 0 && selection.count == data.rows())
     return data;
@@ -42,21 +56,6 @@ NDArray take_rows(const NDArray& data, const RowSelection& selection, bool whole
   }
   return part;
 }
-
-NDArray as_dtype(const NDArray& array, DType dtype) { return array.dtype() == dtype ? array : array.astype(dtype); }
-
-NDArray concatenate_rows(const NDArray& a, const NDArray& b, DType dtype) {
-  Shape shape = a.shape();
-  shape[0] = a.rows() + b.rows();
-  NDArray joined = NDArray::allocate(dtype, shape);
-  const NDArray first = as_dtype(a, dtype), second = as_dtype(b, dtype);
-  if (first.nbytes() > 0) std::memcpy(joined.data(), first.data(), first.nbytes());
-  if (second.nbytes() > 0)
-    std::memcpy(static_cast<std::uint8_t*>(joined.data()) + first.nbytes(), second.data(), second.nbytes());
-  return joined;
-}
-
-}  // namespace
 
 NDArray read_points(const DataArrayReader& reader, const std::vector<std::int64_t>& points_per_piece) {
   const auto& pieces = reader.layout().pieces;

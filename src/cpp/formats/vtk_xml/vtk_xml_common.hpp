@@ -28,6 +28,10 @@ struct RowSelection {
   std::int64_t size() const noexcept { return rows.empty() ? count : static_cast<std::int64_t>(rows.size()); }
 };
 
+// Rows of `data` picked by `selection`, as a new array (or `data` itself when it is all rows
+// and `whole_is_shareable`). Copies bytes only (memcpy), so `data` may be an unaligned view.
+NDArray take_rows(const NDArray& data, const RowSelection& selection, bool whole_is_shareable);
+
 // The Points of every piece as one (n, 3) array: float32 when every piece is, else float64.
 NDArray read_points(const DataArrayReader& reader, const std::vector<std::int64_t>& points_per_piece);
 // Every PointData array of the first piece, gathered over the pieces (dtype widened when
