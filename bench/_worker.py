@@ -85,6 +85,14 @@ OUR_WRITE_OPTIONS = dict(MESHIO_WRITE_OPTIONS, **{
     "vtu-raw": ("vtu", {"binary": True, "compression": None, "appended": True}),
     "vtu-raw-zlib": ("vtu", {"binary": True, "compression": "zlib", "appended": True}),
     "medit-binary": ("medit", {}),
+    # The rest of VTK's family (bench_vtk_family.py's structured/partitioned rows).
+    "vtp-raw": ("vtp", {"binary": True, "compression": None, "appended": True}),
+    "vtp-zlib": ("vtp", {"binary": True, "compression": "zlib"}),
+    "vts-raw": ("vts", {"binary": True, "compression": None, "appended": True}),
+    "vtr-raw": ("vtr", {"binary": True, "compression": None, "appended": True}),
+    "vti-raw": ("vti", {"binary": True, "compression": None, "appended": True}),
+    "pvtu-raw": ("pvtu", {"pieces": 4, "binary": True, "compression": None, "appended": True}),
+    "vtkhdf": ("vtkhdf", {}),
 })
 # File extension of each variant (or of its stem, the part before the first '-').
 EXTENSIONS = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf",
@@ -99,8 +107,14 @@ def extension_of(variant):
 
 
 def input_bytes(path):
-    """Bytes a read parses: TetGen's .node comes with its .ele."""
+    """Bytes a read parses: TetGen's .node comes with its .ele, a .pvtu with its pieces."""
     size = os.path.getsize(path)
+    if path.endswith(".pvtu"):
+        import xml.etree.ElementTree as ElementTree
+
+        folder = os.path.dirname(path)
+        for piece in ElementTree.parse(path).getroot().iter("Piece"):
+            size += os.path.getsize(os.path.join(folder, piece.get("Source")))
     if path.endswith(".node") and os.path.exists(path[: -len(".node")] + ".ele"):
         size += os.path.getsize(path[: -len(".node")] + ".ele")
     return size
@@ -136,31 +150,107 @@ def meshio_like(module_name):
     return read, write
 
 
-def vtk_tool():
+# VTK's reader and writer class of each file extension.
+VTK_XML_CLASSES = {
+    ".vtu": ("vtkXMLUnstructuredGridReader", "vtkXMLUnstructuredGridWriter"),
+    ".vtp": ("vtkXMLPolyDataReader", "vtkXMLPolyDataWriter"),
+    ".vts": ("vtkXMLStructuredGridReader", "vtkXMLStructuredGridWriter"),
+    ".vtr": ("vtkXMLRectilinearGridReader", "vtkXMLRectilinearGridWriter"),
+    ".vti": ("vtkXMLImageDataReader", "vtkXMLImageDataWriter"),
+    ".pvtu": ("vtkXMLPUnstructuredGridReader", "vtkXMLUnstructuredGridWriter"),
+    ".vtkhdf": ("vtkHDFReader", "vtkHDFWriter"),
+    ".vtk": ("vtkUnstructuredGridReader", "vtkUnstructuredGridWriter"),
+}
+
+
+def vtk_array_bytes(data_set):
+    """Bytes of the arrays VTK's reader returns: points (where explicit), cells (where
+    explicit) and every point/cell data array."""
     import vtk
     from vtk.util.numpy_support import vtk_to_numpy
 
-    def reader_for(path):
-        if path.endswith(".vtu"):
-            return vtk.vtkXMLUnstructuredGridReader()
-        return vtk.vtkUnstructuredGridReader()
+    total = 0
+    if isinstance(data_set, vtk.vtkPointSet) and data_set.GetPoints() is not None:
+        total += vtk_to_numpy(data_set.GetPoints().GetData()).nbytes
+    cell_arrays = [data_set.GetCells()] if isinstance(data_set, vtk.vtkUnstructuredGrid) else []
+    if isinstance(data_set, vtk.vtkPolyData):
+        cell_arrays = [data_set.GetVerts(), data_set.GetLines(), data_set.GetStrips(), data_set.GetPolys()]
+    for cells in cell_arrays:
+        if cells is not None and cells.GetNumberOfCells():
+            total += vtk_to_numpy(cells.GetConnectivityArray()).nbytes + vtk_to_numpy(cells.GetOffsetsArray()).nbytes
+    for attributes in (data_set.GetPointData(), data_set.GetCellData()):
+        for i in range(attributes.GetNumberOfArrays()):
+            total += vtk_to_numpy(attributes.GetArray(i)).nbytes
+    return total
+
+
+def vtk_tool():
+    import vtk
+
+    def vtk_class(path, which):
+        return getattr(vtk, VTK_XML_CLASSES[os.path.splitext(path)[1]][which])()
 
     def read(path):
-        reader = reader_for(path)
+        reader = vtk_class(path, 0)
         reader.SetFileName(path)
         reader.Update()
         grid = reader.GetOutput()
-        total = vtk_to_numpy(grid.GetPoints().GetData()).nbytes
-        cells = grid.GetCells()
-        total += vtk_to_numpy(cells.GetConnectivityArray()).nbytes + vtk_to_numpy(cells.GetOffsetsArray()).nbytes
-        return grid, total
+        return grid, vtk_array_bytes(grid)
+
+    def read_pieces(path):
+        """The pieces of a .pvtu, each read alone (the input of VTK's piece-wise write)."""
+        import xml.etree.ElementTree as ElementTree
+
+        folder = os.path.dirname(path)
+        grids = []
+        for piece in ElementTree.parse(path).getroot().iter("Piece"):
+            reader = vtk.vtkXMLUnstructuredGridReader()
+            reader.SetFileName(os.path.join(folder, piece.get("Source")))
+            reader.Update()
+            grids.append(reader.GetOutput())
+        return grids, sum(vtk_array_bytes(g) for g in grids)
+
+    def write_pvtu(pieces, target):
+        # vtkXMLPUnstructuredGridWriter fed one in-memory grid writes the whole grid into
+        # every piece; a serial VTK program writes its pieces with the serial writer and the
+        # small index beside them, which is what is timed here.
+        stem = os.path.splitext(os.path.basename(target))[0]
+        folder = os.path.dirname(target)
+        for k, grid in enumerate(pieces):
+            writer = vtk.vtkXMLUnstructuredGridWriter()
+            writer.SetDataModeToAppended()
+            writer.EncodeAppendedDataOff()
+            writer.SetCompressorTypeToNone()
+            writer.SetFileName(os.path.join(folder, f"{stem}_{k}.vtu"))
+            writer.SetInputData(grid)
+            writer.Write()
+        # The index is a few hundred bytes of XML; VTK has no call that writes it alone
+        # (its parallel writer writes pieces with it), so it is written here.
+        arrays = {"PPointData": pieces[0].GetPointData(), "PCellData": pieces[0].GetCellData()}
+        lines = ['<?xml version="1.0"?>',
+                 '<VTKFile type="PUnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">',
+                 '<PUnstructuredGrid GhostLevel="0">']
+        for tag, attributes in arrays.items():
+            lines.append(f"<{tag}>")
+            for i in range(attributes.GetNumberOfArrays()):
+                array = attributes.GetArray(i)
+                lines.append(f'<PDataArray type="{array.GetDataTypeAsString().title().replace(" ", "")}" '
+                             f'Name="{array.GetName()}" NumberOfComponents="{array.GetNumberOfComponents()}"/>')
+            lines.append(f"</{tag}>")
+        lines.append('<PPoints><PDataArray type="Float64" Name="Points" NumberOfComponents="3"/></PPoints>')
+        lines += [f'<Piece Source="{stem}_{k}.vtu"/>' for k in range(len(pieces))]
+        lines += ["</PUnstructuredGrid>", "</VTKFile>"]
+        with open(target, "w") as index:
+            index.write("\n".join(lines) + "\n")
 
     def write(grid, variant, target):
-        if variant.startswith("vtu"):
-            writer = vtk.vtkXMLUnstructuredGridWriter()
-            if variant == "vtu-ascii":
+        if variant.startswith("pvtu"):
+            return write_pvtu(grid, target)
+        writer = vtk_class(target, 1)
+        if variant.startswith(("vtu", "vtp", "vts", "vtr", "vti")):
+            if variant.endswith("ascii"):
                 writer.SetDataModeToAscii()
-            elif variant in ("vtu-base64", "vtu-zlib"):
+            elif variant.endswith(("base64", "zlib")):
                 writer.SetDataModeToBinary()
             else:
                 writer.SetDataModeToAppended()
@@ -169,8 +259,7 @@ def vtk_tool():
                 writer.SetCompressorTypeToZLib()
             else:
                 writer.SetCompressorTypeToNone()
-        else:
-            writer = vtk.vtkUnstructuredGridWriter()
+        elif variant.startswith("vtk-"):
             writer.SetFileVersion(51) if hasattr(writer, "SetFileVersion") else None
             if variant == "vtk-binary":
                 writer.SetFileTypeToBinary()
@@ -180,6 +269,7 @@ def vtk_tool():
         writer.SetInputData(grid)
         writer.Write()
 
+    read.pieces = read_pieces
     return read, write
 
 
@@ -210,6 +300,8 @@ READ_BY_US_FOR_WRITING = {"wkt"}
 
 
 def read_for_writing(tool, variant, path, read):
+    if tool == "vtk" and variant.startswith("pvtu"):
+        return read.pieces(path)
     if tool != "meshio" or variant not in READ_BY_US_FOR_WRITING:
         return read(path)
     import meshio

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """VTU (ascii / base64 / zlib / appended raw) and legacy VTK: meshio++ against meshio,
-VTK's own C++ readers/writers and meshio++ 17.21 from PyPI, side by side in one run.
+VTK's own C++ readers/writers and meshio++ 17.21 from PyPI, side by side in one run; then the
+rest of VTK's family (VTP, VTS, VTR, VTI, a 4-piece PVTU, VTKHDF), each on >= 1 M cells.
 
-usage: python bench/bench_vtk_family.py [CUBES_PER_SIDE=56] [--quick]
+usage: python bench/bench_vtk_family.py [CUBES_PER_SIDE=56] [--family-only | --vtu-only]
   56 cubes per side -> 1,053,696 tetrahedra, 185,193 points.
+  Family inputs: a triangulated square of 708 x 708 cells (1,002,528 triangles) for VTP;
+  100^3 hexahedra (101^3 points) for VTS/VTR/VTI; the tet box in 4 slabs for PVTU; the tet
+  box for VTKHDF. Every file carries one float64 point field and one int32 cell field.
 Input files are written by VTK (the reference producer). Each cell of the table is the
-best of several runs in a fresh process; peak RSS is measured on our read.
+best of several runs in a fresh process; peak RSS is measured on our read. meshio reads none
+of the family formats (n/a).
 """
 
 import datetime
@@ -70,6 +75,144 @@ def write_inputs(cubes):
     return paths
 
 
+FAMILY_VARIANTS = ["vtp-raw", "vtp-zlib", "vts-raw", "vtr-raw", "vti-raw", "pvtu-raw", "vtkhdf"]
+HEXES_PER_SIDE = 100
+TRIANGLE_SQUARES_PER_SIDE = 708
+PVTU_PIECES = 4
+
+
+def add_fields(data_set, temperature, material):
+    import vtk
+    from vtk.util.numpy_support import numpy_to_vtk
+
+    for attributes, name, values in ((data_set.GetPointData(), "T", temperature),
+                                     (data_set.GetCellData(), "material", material)):
+        array = numpy_to_vtk(values, deep=True)
+        array.SetName(name)
+        attributes.AddArray(array)
+    return data_set
+
+
+def vtk_surface(squares):
+    """A unit square of squares x squares cells, each cut into two triangles."""
+    import vtk
+    from vtk.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
+
+    n = squares + 1
+    x, y = np.meshgrid(np.linspace(0, 1, n), np.linspace(0, 1, n), indexing="ij")
+    points = np.column_stack([x.ravel(), y.ravel(), np.sin(3 * x.ravel()) * y.ravel()])
+    i, j = np.meshgrid(np.arange(squares), np.arange(squares), indexing="ij")
+    a = (i * n + j).ravel()
+    triangles = np.concatenate([np.column_stack([a, a + n, a + n + 1]), np.column_stack([a, a + n + 1, a + 1])])
+    surface = vtk.vtkPolyData()
+    vtk_points = vtk.vtkPoints()
+    vtk_points.SetData(numpy_to_vtk(points, deep=True))
+    surface.SetPoints(vtk_points)
+    polys = vtk.vtkCellArray()
+    polys.SetData(numpy_to_vtkIdTypeArray(np.arange(0, 3 * len(triangles) + 1, 3, dtype=np.int64), deep=True),
+                  numpy_to_vtkIdTypeArray(triangles.ravel().astype(np.int64), deep=True))
+    surface.SetPolys(polys)
+    return add_fields(surface, points[:, 0] ** 2 + points[:, 1], (np.arange(len(triangles)) % 7).astype(np.int32))
+
+
+def vtk_structured(kind, cells):
+    """vtkStructuredGrid (points bent so the grid is not rectilinear), vtkRectilinearGrid
+    (graded coordinates) or vtkImageData of cells^3 hexahedra."""
+    import vtk
+    from vtk.util.numpy_support import numpy_to_vtk
+
+    n = cells + 1
+    axis = np.linspace(0.0, 1.0, n)
+    if kind == "vti":
+        grid = vtk.vtkImageData()
+        grid.SetDimensions(n, n, n)
+        grid.SetSpacing(1.0 / cells, 1.0 / cells, 1.0 / cells)
+        grid.SetOrigin(0.0, 0.0, 0.0)
+    elif kind == "vtr":
+        grid = vtk.vtkRectilinearGrid()
+        grid.SetDimensions(n, n, n)
+        for setter, values in ((grid.SetXCoordinates, axis**2), (grid.SetYCoordinates, axis),
+                               (grid.SetZCoordinates, np.sqrt(axis))):
+            setter(numpy_to_vtk(values, deep=True))
+    else:
+        grid = vtk.vtkStructuredGrid()
+        grid.SetDimensions(n, n, n)
+        z, y, x = np.meshgrid(axis, axis, axis, indexing="ij")  # VTK order: x fastest
+        points = np.column_stack([x.ravel() + 0.1 * np.sin(3 * y.ravel()), y.ravel(), z.ravel()])
+        vtk_points = vtk.vtkPoints()
+        vtk_points.SetData(numpy_to_vtk(points, deep=True))
+        grid.SetPoints(vtk_points)
+    flat = np.arange(n**3, dtype=np.float64)
+    return add_fields(grid, np.sin(flat * 1e-3), (np.arange(cells**3) % 7).astype(np.int32))
+
+
+def write_pvtu_input(cubes, path):
+    """The tet box cut into PVTU_PIECES slabs of whole cubes along x, each piece with only the
+    points it uses, written piece by piece by VTK's serial writer plus the index."""
+    import vtk
+
+    points, tets, temperature, material = tet_box(cubes)
+    slab = np.minimum((points[tets, 0].mean(axis=1) * PVTU_PIECES).astype(int), PVTU_PIECES - 1)
+    stem = path.stem
+    for k in range(PVTU_PIECES):
+        mine = np.flatnonzero(slab == k)
+        used = np.unique(tets[mine])
+        renumber = np.full(len(points), -1, dtype=np.int64)
+        renumber[used] = np.arange(len(used))
+        piece = vtk_grid(points[used], renumber[tets[mine]], temperature[used], material[mine])
+        writer = vtk.vtkXMLUnstructuredGridWriter()
+        writer.SetDataModeToAppended()
+        writer.EncodeAppendedDataOff()
+        writer.SetCompressorTypeToNone()
+        writer.SetFileName(str(path.parent / f"{stem}_{k}.vtu"))
+        writer.SetInputData(piece)
+        writer.Write()
+    pieces = "\n".join(f'    <Piece Source="{stem}_{k}.vtu"/>' for k in range(PVTU_PIECES))
+    path.write_text(f"""<?xml version="1.0"?>
+<VTKFile type="PUnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">
+  <PUnstructuredGrid GhostLevel="0">
+    <PPointData><PDataArray type="Float64" Name="T"/></PPointData>
+    <PCellData><PDataArray type="Int32" Name="material"/></PCellData>
+    <PPoints><PDataArray type="Float64" Name="Points" NumberOfComponents="3"/></PPoints>
+{pieces}
+  </PUnstructuredGrid>
+</VTKFile>
+""")
+
+
+def write_family_inputs(cubes):
+    import vtk
+
+    DATA_DIR.mkdir(exist_ok=True)
+    extension = {"vtkhdf": "vtkhdf", "pvtu-raw": "pvtu"}
+    paths = {v: DATA_DIR / f"family{cubes}-{v}.{extension.get(v, v.split('-')[0])}" for v in FAMILY_VARIANTS}
+    for variant, path in paths.items():
+        if path.exists():
+            continue
+        if variant == "pvtu-raw":
+            write_pvtu_input(cubes, path)
+            continue
+        if variant == "vtkhdf":
+            writer = vtk.vtkHDFWriter()
+            writer.SetInputData(vtk_grid(*tet_box(cubes)))
+        else:
+            kind = variant.split("-")[0]
+            data = vtk_surface(TRIANGLE_SQUARES_PER_SIDE) if kind == "vtp" else vtk_structured(kind, HEXES_PER_SIDE)
+            writer = {"vtp": vtk.vtkXMLPolyDataWriter, "vts": vtk.vtkXMLStructuredGridWriter,
+                      "vtr": vtk.vtkXMLRectilinearGridWriter, "vti": vtk.vtkXMLImageDataWriter}[kind]()
+            writer.SetInputData(data)
+            if variant.endswith("zlib"):
+                writer.SetDataModeToBinary()
+                writer.SetCompressorTypeToZLib()
+            else:
+                writer.SetDataModeToAppended()
+                writer.EncodeAppendedDataOff()
+                writer.SetCompressorTypeToNone()
+        writer.SetFileName(str(path))
+        writer.Write()
+    return paths
+
+
 def measure(python, tool, operation, variant, path):
     """Best of 3 for every tool; the slow pure-Python VTU ascii paths get run_peer's rule."""
     if tool in ("meshio", "meshioplusplus17") and variant == "vtu-ascii":
@@ -77,38 +220,61 @@ def measure(python, tool, operation, variant, path):
     return run_worker(python, tool, operation, variant, path, 3)
 
 
+def table_row(tools, variant, operation, path):
+    results = {}
+    for tool, python in tools:
+        if operation == "write" and tool in ("meshio", "meshioplusplus17") and variant == "vtu-raw":
+            results[tool] = None  # meshio has no appended-raw writer
+            continue
+        if tool == "meshio" and variant in FAMILY_VARIANTS:
+            results[tool] = None  # meshio 5.3.5 reads none of these formats
+            continue
+        results[tool] = measure(python, tool, operation, variant, path)
+    ours = results["meshioplusplus"]
+    speed = "—"
+    memory = anonymous = "—"
+    if ours and "error" not in ours:
+        speed = f"{ours['file_bytes'] / ours['seconds'] / 1e6:.0f}" if operation == "read" else "—"
+        if operation == "read" and ours["array_bytes"]:
+            memory = f"{ours['peak_rss_over_baseline_bytes'] / ours['array_bytes']:.2f}"
+            # The input is memory-mapped: its pages count in RSS but are page cache
+            # the kernel can drop, not memory the read holds on to.
+            owned = ours['peak_rss_over_baseline_bytes'] - ours['file_bytes']
+            anonymous = f"{max(owned, 0) / ours['array_bytes']:.2f}"
+    cells = " | ".join(format_seconds(results[t]) for t, _ in tools)
+    old = results.get("meshioplusplus17")
+    versus_old = f" | {ratio(old, ours)}" if variant in FAMILY_VARIANTS else ""
+    print(f"| {variant} | {operation} | {cells} | {ratio(results['meshio'], ours)} | "
+          f"{ratio(results['vtk'], ours)}{versus_old} | {speed} | {memory} | {anonymous} |", flush=True)
+
+
 def main():
     cubes = int(next((a for a in sys.argv[1:] if a.isdigit()), 56))
-    paths = write_inputs(cubes)
     num_cells = 6 * cubes**3
-    print(f"# VTK family benchmark — {num_cells:,} tetrahedra, {(cubes + 1) ** 3:,} points")
     print(f"# {machine_description()}, {datetime.date.today()}")
     tools = [t for t in TOOLS if t[0] != "meshioplusplus17" or OLD_MPP_PYTHON.exists()]
-    header = "| variant | op | " + " | ".join(t for t, _ in tools) + " | vs meshio | vs VTK | MB/s (ours) | peak RSS / arrays | (peak − mapped file) / arrays |"
-    print(header)
-    print("|" + "---|" * (header.count("|") - 1))
-    for variant in VARIANTS:
-        for operation in ("read", "write"):
-            results = {}
-            for tool, python in tools:
-                if operation == "write" and tool in ("meshio", "meshioplusplus17") and variant == "vtu-raw":
-                    results[tool] = None  # meshio has no appended-raw writer
-                    continue
-                results[tool] = measure(python, tool, operation, variant, paths[variant])
-            ours = results["meshioplusplus"]
-            speed = "—"
-            memory = anonymous = "—"
-            if ours and "error" not in ours:
-                speed = f"{ours['file_bytes'] / ours['seconds'] / 1e6:.0f}" if operation == "read" else "—"
-                if operation == "read" and ours["array_bytes"]:
-                    memory = f"{ours['peak_rss_over_baseline_bytes'] / ours['array_bytes']:.2f}"
-                    # The input is memory-mapped: its pages count in RSS but are page cache
-                    # the kernel can drop, not memory the read holds on to.
-                    owned = ours['peak_rss_over_baseline_bytes'] - ours['file_bytes']
-                    anonymous = f"{max(owned, 0) / ours['array_bytes']:.2f}"
-            cells = " | ".join(format_seconds(results[t]) for t, _ in tools)
-            print(f"| {variant} | {operation} | {cells} | {ratio(results['meshio'], ours)} | "
-                  f"{ratio(results['vtk'], ours)} | {speed} | {memory} | {anonymous} |", flush=True)
+    columns = " | ".join(t for t, _ in tools)
+    tail = " | MB/s (ours) | peak RSS / arrays | (peak − mapped file) / arrays |"
+    if "--family-only" not in sys.argv:
+        paths = write_inputs(cubes)
+        print(f"# VTK family benchmark — {num_cells:,} tetrahedra, {(cubes + 1) ** 3:,} points")
+        header = f"| variant | op | {columns} | vs meshio | vs VTK{tail}"
+        print(header)
+        print("|" + "---|" * (header.count("|") - 1))
+        for variant in VARIANTS:
+            for operation in ("read", "write"):
+                table_row(tools, variant, operation, paths[variant])
+    if "--vtu-only" not in sys.argv:
+        paths = write_family_inputs(cubes)
+        print(f"# The rest of the family — VTP {2 * TRIANGLE_SQUARES_PER_SIDE**2:,} triangles; "
+              f"VTS/VTR/VTI {HEXES_PER_SIDE**3:,} hexahedra; PVTU ({PVTU_PIECES} pieces) and VTKHDF "
+              f"{num_cells:,} tetrahedra")
+        header = f"| variant | op | {columns} | vs meshio | vs VTK | vs meshio++ 17.21{tail}"
+        print(header)
+        print("|" + "---|" * (header.count("|") - 1))
+        for variant in FAMILY_VARIANTS:
+            for operation in ("read", "write"):
+                table_row(tools, variant, operation, paths[variant])
 
 
 if __name__ == "__main__":

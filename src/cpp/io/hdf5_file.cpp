@@ -1,6 +1,7 @@
 #include "io/hdf5_file.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
@@ -707,6 +708,51 @@ void File::write(std::string_view dataset_path, const NDArray& array, const Data
     fail(path, "cannot write the dataset");
 }
 
+void File::write_stacked(std::string_view dataset_path, const std::vector<NDArray>& pieces,
+                         const DatasetWriteOptions& options) {
+  const std::string path = absolute_object_path(dataset_path);
+  if (pieces.empty()) fail(path, "nothing to write");
+  const NDArray& first = pieces.front();
+  std::int64_t rows = 0;
+  for (const NDArray& piece : pieces) {
+    if (piece.dtype() != first.dtype() || piece.row_width() != first.row_width())
+      fail(path, "the pieces differ in dtype or row width");
+    rows += piece.ndim() == 0 ? 1 : piece.rows();
+  }
+  Shape shape = first.ndim() == 0 ? Shape{1} : first.shape();
+  shape[0] = rows;
+  if (pieces.size() == 1 && first.ndim() > 0) return write(path, first, options);
+  if (options.gzip_level >= 0 || options.as_array_type) {
+    NDArray staged = NDArray::allocate_scratch(first.dtype(), shape);
+    std::size_t offset = 0;
+    for (const NDArray& piece : pieces) {
+      if (piece.nbytes()) std::memcpy(static_cast<char*>(staged.data()) + offset, piece.data(), piece.nbytes());
+      offset += piece.nbytes();
+    }
+    return write(path, staged, options);
+  }
+  std::vector<hsize_t> dims(shape.begin(), shape.end());
+  Handle file_type = type_handle(H5Tcopy(native_type(first.dtype())));
+  Handle space = space_handle(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
+  // Every byte is written below: HDF5 need not fill the dataset first.
+  H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
+  Handle lcpl = link_creation_plist();
+  Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
+  if (!dataset.valid()) fail(path, "cannot create the dataset");
+  std::vector<hsize_t> start(dims.size(), 0), count = dims;
+  for (const NDArray& piece : pieces) {
+    count[0] = static_cast<hsize_t>(piece.ndim() == 0 ? 1 : piece.rows());
+    if (count[0] > 0) {
+      Handle memory_space = space_handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
+      if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
+          H5Dwrite(dataset.get(), file_type.get(), memory_space.get(), space.get(), H5P_DEFAULT, piece.data()) < 0)
+        fail(path, "cannot write rows " + std::to_string(start[0]) + ".." + std::to_string(start[0] + count[0]));
+    }
+    start[0] += count[0];
+  }
+}
+
 void File::write_virtual(std::string_view dataset_path, DType dtype, const Shape& row_shape,
                          const std::vector<VirtualSource>& sources) {
   const std::string path = absolute_object_path(dataset_path);
@@ -948,6 +994,9 @@ std::vector<std::string> File::attribute_names(std::string_view) const { return 
 void File::create_group(std::string_view path) { fail(path, std::string(kMissingLibrary)); }
 void File::write(std::string_view path, const NDArray&, const DatasetWriteOptions&) { fail(path, std::string(kMissingLibrary)); }
 void File::write_strings(std::string_view path, const std::vector<std::string>&, int) { fail(path, std::string(kMissingLibrary)); }
+void File::write_stacked(std::string_view path, const std::vector<NDArray>&, const DatasetWriteOptions&) {
+  fail(path, std::string(kMissingLibrary));
+}
 void File::write_virtual(std::string_view path, DType, const Shape&, const std::vector<VirtualSource>&) {
   fail(path, std::string(kMissingLibrary));
 }

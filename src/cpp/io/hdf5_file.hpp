@@ -114,6 +114,12 @@ class File {
   void create_group(std::string_view group_path);
   // Contiguous (or chunked when compressed) dataset holding `array` in its dtype and shape.
   void write(std::string_view dataset_path, const NDArray& array, const DatasetWriteOptions& options = {});
+  // One dataset whose rows are the pieces' rows in order (one dtype and row width; a 0-d
+  // piece is one row). Each piece is written from its own memory into its rows (a
+  // hyperslab), so stacking the blocks of a mesh costs no staging copy; compressed datasets
+  // stage (partial chunk writes would re-read and re-compress chunks).
+  void write_stacked(std::string_view dataset_path, const std::vector<NDArray>& pieces,
+                     const DatasetWriteOptions& options = {});
   // A virtual dataset of `dtype` whose rows are the sources' rows stacked in order; `row_shape`
   // the trailing extents ({} for 1-D, {3} for points). Sources with no rows are skipped.
   void write_virtual(std::string_view dataset_path, DType dtype, const Shape& row_shape,

@@ -647,24 +647,46 @@ std::unique_ptr<TimeSeriesReader> open_share(const std::string& path, std::int64
 
 namespace {
 
-// One geometry in VTK's arrays, ready to stack.
+// One geometry in VTK's arrays, as pieces the file stacks: each block's connectivity stays
+// the block's own array (io::cells_to_vtk_segments), and the offsets are a leading 0 before
+// the end offsets, so nothing of the size of the mesh is copied before HDF5 writes it.
 struct VtkGeometry {
   NDArray points;  // (n, 3)
-  NDArray types, offsets, connectivity;  // offsets with the leading 0
+  NDArray types;
+  std::vector<NDArray> offsets;       // {0}, then the end offsets
+  std::vector<NDArray> connectivity;  // int64, one piece per block
+  std::int64_t num_cells = 0, num_ids = 0;
 };
+
+NDArray int64_array(const std::vector<std::int64_t>& values) {
+  NDArray out = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(values.size())});
+  if (!values.empty()) std::memcpy(out.data(), values.data(), values.size() * sizeof(std::int64_t));
+  return out;
+}
 
 VtkGeometry to_vtk(const std::string& path, const Mesh& mesh) {
   for (const CellBlock& block : mesh.cells)
     if (!block.face_offsets.empty_handle() || block.type.starts_with("polyhedron"))
       throw WriteError(path, std::string(kFormat), "polyhedra are not written to VTKHDF");
-  io::VtkCellArrays cells;
+  VtkGeometry out;
   try {
-    cells = io::cells_to_vtk(mesh.cells);
+    if (auto segments = io::cells_to_vtk_segments(mesh.cells)) {
+      out.types = std::move(segments->types);
+      out.offsets = {int64_array({0}), std::move(segments->offsets)};
+      // Blocks are (cells, nodes) arrays; the dataset is one flat run of ids.
+      for (const NDArray& block : segments->connectivity) out.connectivity.push_back(block.reshaped({block.size()}));
+    } else {
+      io::VtkCellArrays cells = io::cells_to_vtk(mesh.cells);
+      out.types = std::move(cells.types);
+      out.offsets = {int64_array({0}), std::move(cells.offsets)};
+      out.connectivity = {std::move(cells.connectivity)};
+    }
   } catch (const std::invalid_argument& error) {
     throw WriteError(path, std::string(kFormat), error.what());
   }
-  VtkGeometry out;
-  const std::int64_t n = mesh.points.rows(), c = cells.types.rows();
+  out.num_cells = out.types.rows();
+  for (const NDArray& piece : out.connectivity) out.num_ids += piece.rows();
+  const std::int64_t n = mesh.points.rows();
   if (mesh.points.row_width() == 3 && mesh.points.ndim() == 2) {
     out.points = mesh.points;
   } else {  // VTK points are 3-D
@@ -675,49 +697,34 @@ VtkGeometry to_vtk(const std::string& path, const Mesh& mesh) {
       std::memcpy(static_cast<char*>(out.points.data()) + i * 3 * item,
                   static_cast<const char*>(mesh.points.data()) + i * mesh.points.row_width() * item, width * item);
   }
-  out.offsets = NDArray::allocate_scratch(DType::int64, {c + 1});
-  out.offsets.data_as<std::int64_t>()[0] = 0;
-  if (c > 0) std::memcpy(out.offsets.data_as<std::int64_t>() + 1, cells.offsets.data(), cells.offsets.nbytes());
-  out.types = cells.types;
-  out.connectivity = cells.connectivity;
   return out;
 }
 
-// Rows of arrays of one dtype and row shape, stacked.
-NDArray stack(const std::string& path, const std::string& what, const std::vector<NDArray>& arrays) {
+// The row count of arrays of one dtype and row width that are written stacked.
+std::int64_t stacked_rows(const std::string& path, const std::string& what, const std::vector<NDArray>& arrays) {
   if (arrays.empty()) throw WriteError(path, std::string(kFormat), what + ": nothing to write");
-  Shape shape = arrays[0].shape();
-  if (shape.empty()) shape = {1};
   std::int64_t rows = 0;
   for (const NDArray& array : arrays) {
     if (array.dtype() != arrays[0].dtype() || array.row_width() != arrays[0].row_width())
       throw WriteError(path, std::string(kFormat), what + " differs in dtype or width between blocks or steps");
     rows += array.ndim() == 0 ? 1 : array.rows();
   }
-  if (arrays.size() == 1 && arrays[0].ndim() > 0) return arrays[0];
-  shape[0] = rows;
-  NDArray out = NDArray::allocate_scratch(arrays[0].dtype(), shape);
-  std::size_t offset = 0;
-  for (const NDArray& array : arrays) {
-    if (array.nbytes()) std::memcpy(static_cast<char*>(out.data()) + offset, array.data(), array.nbytes());
-    offset += array.nbytes();
-  }
-  return out;
+  return rows;
 }
 
-NDArray int64_array(const std::vector<std::int64_t>& values) {
-  NDArray out = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(values.size())});
-  if (!values.empty()) std::memcpy(out.data(), values.data(), values.size() * sizeof(std::int64_t));
-  return out;
-}
-
-NDArray cell_data_rows(const std::string& path, const std::string& name, const std::vector<NDArray>& arrays,
-                       std::int64_t cells) {
-  NDArray raw = stack(path, "cell data '" + name + "'", arrays);
-  if (raw.rows() != cells)
-    throw WriteError(path, std::string(kFormat), "cell data '" + name + "' has " + std::to_string(raw.rows()) +
+// Checks that a cell data entry (one array per block) has one row per cell.
+void check_cell_data_rows(const std::string& path, const std::string& name, const std::vector<NDArray>& arrays,
+                          std::int64_t cells) {
+  const std::int64_t rows = stacked_rows(path, "cell data '" + name + "'", arrays);
+  if (rows != cells)
+    throw WriteError(path, std::string(kFormat), "cell data '" + name + "' has " + std::to_string(rows) +
                                                      " rows for " + std::to_string(cells) + " cells");
-  return raw;
+}
+
+void write_stacked(io::hdf5::File& file, const std::string& path, const std::string& dataset, const std::string& what,
+                   const std::vector<NDArray>& pieces, const io::hdf5::DatasetWriteOptions& options) {
+  stacked_rows(path, what, pieces);
+  file.write_stacked(dataset, pieces, options);
 }
 
 // The whole file: `geometries` as one partition each; without `steps` the first geometry's
@@ -732,13 +739,14 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
   std::vector<NDArray> points, types, offsets, connectivity;
   for (const VtkGeometry& geometry : geometries) {
     num_points.push_back(geometry.points.rows());
-    num_cells.push_back(geometry.types.rows());
-    num_ids.push_back(geometry.connectivity.rows());
+    num_cells.push_back(geometry.num_cells);
+    num_ids.push_back(geometry.num_ids);
     points.push_back(geometry.points);
     types.push_back(geometry.types);
-    offsets.push_back(geometry.offsets);
-    connectivity.push_back(geometry.connectivity);
+    offsets.insert(offsets.end(), geometry.offsets.begin(), geometry.offsets.end());
+    connectivity.insert(connectivity.end(), geometry.connectivity.begin(), geometry.connectivity.end());
   }
+  if (connectivity.empty()) connectivity.push_back(NDArray::allocate_scratch(DType::int64, {0}));
   io::hdf5::File file = io::hdf5::File::create(path, kFormat);
   file.create_group(kRoot);
   file.set_attribute(kRoot, "Version", std::vector<std::int64_t>{2, 0});
@@ -746,10 +754,10 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
   file.write(at("NumberOfPoints"), int64_array(num_points));
   file.write(at("NumberOfCells"), int64_array(num_cells));
   file.write(at("NumberOfConnectivityIds"), int64_array(num_ids));
-  file.write(at("Points"), stack(path, "points", points), dataset_options);
-  file.write(at("Types"), stack(path, "types", types), dataset_options);
-  file.write(at("Offsets"), stack(path, "offsets", offsets), dataset_options);
-  file.write(at("Connectivity"), stack(path, "connectivity", connectivity), dataset_options);
+  write_stacked(file, path, at("Points"), "points", points, dataset_options);
+  write_stacked(file, path, at("Types"), "types", types, dataset_options);
+  write_stacked(file, path, at("Offsets"), "offsets", offsets, dataset_options);
+  write_stacked(file, path, at("Connectivity"), "connectivity", connectivity, dataset_options);
   file.create_group(at("PointData"));
   file.create_group(at("CellData"));
   if (steps == nullptr) {
@@ -757,7 +765,8 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
     for (const auto& [name, array] : mesh.point_data) file.write(at("PointData/" + name), array, dataset_options);
     for (const auto& [name, arrays] : mesh.cell_data) {
       if (arrays.empty()) continue;
-      file.write(at("CellData/" + name), cell_data_rows(path, name, arrays, num_cells[0]), dataset_options);
+      check_cell_data_rows(path, name, arrays, num_cells[0]);
+      file.write_stacked(at("CellData/" + name), arrays, dataset_options);
     }
   } else {
     const std::int64_t n = static_cast<std::int64_t>(steps->size());
@@ -805,7 +814,7 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
           row += array->rows();
           rows.push_back(*array);
         }
-        file.write(at("PointData/" + name), stack(path, "point data '" + name + "'", rows), dataset_options);
+        write_stacked(file, path, at("PointData/" + name), "point data '" + name + "'", rows, dataset_options);
         file.write(group + "/PointDataOffsets/" + name, int64_array(at_row));
       }
       for (const auto& [name, first] : (*steps)[0].cell_data) {
@@ -815,12 +824,12 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
         for (std::int64_t k = 0; k < n; ++k) {
           const std::vector<NDArray>* arrays = (*steps)[k].cell_data.find(name);
           if (!arrays) throw WriteError(path, std::string(kFormat), "step " + std::to_string(k) + " lacks cell data '" + name + "'");
-          NDArray joined = cell_data_rows(path, name, *arrays, num_cells[step_geometry[k]]);
+          check_cell_data_rows(path, name, *arrays, num_cells[step_geometry[k]]);
           at_row.push_back(row);
-          row += joined.rows();
-          rows.push_back(joined);
+          row += num_cells[step_geometry[k]];
+          rows.insert(rows.end(), arrays->begin(), arrays->end());
         }
-        file.write(at("CellData/" + name), stack(path, "cell data '" + name + "'", rows), dataset_options);
+        write_stacked(file, path, at("CellData/" + name), "cell data '" + name + "'", rows, dataset_options);
         file.write(group + "/CellDataOffsets/" + name, int64_array(at_row));
       }
     }
