@@ -62,8 +62,9 @@ def test_under_mpirun_with_four_ranks():
     command = [mpirun, "-n", "4", "--oversubscribe"]
     if os.geteuid() == 0:
         command.append("--allow-run-as-root")
-    command += [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                os.path.join(HERE, "..", "mpi", "mpi_checks.py")]
+    # mpi_checks.py, and the MPI tests of test_parallel_gmsh.py (Gmsh partitioned files, PVTP)
+    command += [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not without_mpi",
+                os.path.join(HERE, "..", "mpi", "mpi_checks.py"), os.path.join(HERE, "test_parallel_gmsh.py")]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stdout.count("passed") >= 4
@@ -126,6 +127,7 @@ def test_gmsh_split_files_shares_without_mpi(tmp_path):
         gmsh.option.setNumber("Mesh.MeshSizeMax", 0.25)
         gmsh.model.mesh.generate(3)
         gmsh.model.mesh.partition(3)
+        gmsh.write(str(tmp_path / "whole.msh"))  # the partitioned mesh as one file: the reference
         gmsh.option.setNumber("Mesh.PartitionSplitMeshFiles", 1)
         gmsh.write(str(tmp_path / "box.msh"))
     finally:
@@ -136,11 +138,18 @@ def test_gmsh_split_files_shares_without_mpi(tmp_path):
     assert _parallel.files_read == files[:2]
     second = mio.read(tmp_path / "box.msh", comm=_FakeComm(1, 2))
     assert _parallel.files_read == files[2:]
-    total = sum(sum(len(b) for b in mio.read(f).cells) for f in files)
+    # every element once over the ranks (an element on an entity that several partitions share
+    # belongs to the lowest of them), carrying its Gmsh tag; boundary nodes once per rank. (The
+    # reference is the partitioned mesh: without physical groups gmsh also saves the elements
+    # it adds on partition interfaces, Mesh.PartitionCreateTopology.)
+    total = sum(len(b) for b in mio.read(tmp_path / "whole.msh").cells)
     assert sum(len(b) for b in first.cells) + sum(len(b) for b in second.cells) == total
+    tags = np.concatenate(first.cell_data["global_ids"] + second.cell_data["global_ids"])
+    assert len(np.unique(tags)) == total
+    assert len(np.unique(first.point_data["global_ids"])) == len(first.points)
     with pytest.raises(mio.ReadError, match="PartitionSplitMeshFiles"):
         mio.read(SAMPLE, comm=_FakeComm(0, 1))
-    with pytest.raises(ValueError, match="pvtu, vtkhdf, xdmf"):
+    with pytest.raises(ValueError, match="pvtu, vtkhdf, xdmf, pvtp"):
         mio.write(tmp_path / "x.msh", first, comm=_FakeComm(0, 1))
 
 

@@ -13,6 +13,7 @@ them (a VTK-style partition, no ghost layer added); a file that carries ``vtkGho
 as ordinary point/cell data.
 """
 
+import functools
 import os
 
 import numpy as np
@@ -29,10 +30,14 @@ files_read = []
 #: PVTU: the sizes of the files in ``files_read``).
 bytes_read = 0
 #: Formats with partitioned reads (one piece file per rank, plus an index / main file; Gmsh:
-#: the split files ``name_1.msh`` … of ``Mesh.PartitionSplitMeshFiles=1``).
-PARTITIONED_FORMATS = ("pvtu", "vtkhdf", "xdmf", "gmsh")
+#: one file with ``$PartitionedEntities``, or the split files ``name_1.msh`` … of
+#: ``Mesh.PartitionSplitMeshFiles=1``).
+PARTITIONED_FORMATS = ("pvtu", "vtkhdf", "xdmf", "gmsh", "pvtp")
 #: Formats with partitioned (collective) writes.
-PARTITIONED_WRITE_FORMATS = ("pvtu", "vtkhdf", "xdmf")
+PARTITIONED_WRITE_FORMATS = ("pvtu", "vtkhdf", "xdmf", "pvtp")
+#: The VTK XML partitioned kinds: index format → (the index's grid element, the piece format).
+#: PVTU and PVTP share one reader and writer; only these names differ.
+_VTK_XML_PIECES = {"pvtu": ("PUnstructuredGrid", "vtu"), "pvtp": ("PPolyData", "vtp")}
 
 
 # --- partitioning --------------------------------------------------------------------------
@@ -245,6 +250,7 @@ def rank_share(num_pieces, size, rank):
 def _format_of(path, file_format, writing=False):
     lower = str(os.fspath(path)).lower()
     name = file_format or ("pvtu" if lower.endswith(".pvtu") else
+                           "pvtp" if lower.endswith(".pvtp") else
                            "vtkhdf" if lower.endswith((".vtkhdf", ".hdf")) else
                            "xdmf" if lower.endswith((".xdmf", ".xmf")) else
                            "gmsh" if lower.endswith(".msh") else None)
@@ -258,25 +264,26 @@ def _format_of(path, file_format, writing=False):
     return name
 
 
-def _pvtu_pieces(path):
-    """The piece file paths an index names (absolute)."""
+def _vtk_xml_pieces(path, kind="pvtu"):
+    """The piece file paths a PVTU / PVTP index names (absolute)."""
     import xml.etree.ElementTree as ElementTree
 
     try:
         root = ElementTree.parse(path).getroot()
     except (ElementTree.ParseError, OSError) as error:
-        raise ReadError(f"{path}: not a readable PVTU index ({error})") from error
+        raise ReadError(f"{path}: not a readable {kind.upper()} index ({error})") from error
     folder = os.path.dirname(os.path.abspath(path))
-    grid = root.find("PUnstructuredGrid")
+    element = _VTK_XML_PIECES[kind][0]
+    grid = root.find(element)
     if grid is None:
-        raise ReadError(f"{path}: no PUnstructuredGrid element")
+        raise ReadError(f"{path}: no {element} element")
     return [os.path.join(folder, piece.get("Source", "")) for piece in grid.findall("Piece")]
 
 
 def read_piece(path, comm, file_format=None):
-    """This rank's share of a partitioned file (PVTU, VTKHDF, XDMF spatial collection, Gmsh
-    split files), as one Mesh (its pieces merged); reads only the index and this rank's piece
-    files."""
+    """This rank's share of a partitioned file (PVTU, PVTP, VTKHDF, XDMF spatial collection,
+    Gmsh partitioned file or split files), as one Mesh (its pieces merged); reads only the index
+    and this rank's piece files (a Gmsh single file: the file, parsed whole)."""
     from ._helpers import read
 
     global bytes_read
@@ -287,7 +294,7 @@ def read_piece(path, comm, file_format=None):
         return _read_xdmf_share(os.fspath(path), comm)
     if name == "gmsh":
         return _read_gmsh_share(os.fspath(path), comm)
-    pieces = _pvtu_pieces(os.fspath(path))
+    pieces = _vtk_xml_pieces(os.fspath(path), name)
     mine = rank_share(len(pieces), comm.Get_size(), comm.Get_rank())
     for index in mine:
         if not os.path.exists(pieces[index]):
@@ -296,7 +303,7 @@ def read_piece(path, comm, file_format=None):
     files_read.append(os.path.abspath(os.fspath(path)))
     meshes = []
     for index in mine:
-        meshes.append(read(pieces[index], "vtu"))
+        meshes.append(read(pieces[index], _VTK_XML_PIECES[name][1]))
         files_read.append(os.path.abspath(pieces[index]))
     bytes_read = sum(os.path.getsize(f) for f in files_read)
     if not meshes:
@@ -311,23 +318,25 @@ def _pvtu_array_xml(name, values):
     return f'<PDataArray type="{kind}{values.dtype.itemsize * 8}" Name="{name}" NumberOfComponents="{components}"/>'
 
 
-def _piece_paths(path, number):
+def _piece_paths(path, number, kind="pvtu"):
     """(piece file, Source attribute) of piece ``number`` of the index ``path``: VTK's own
-    layout, ``<stem>/<stem>_<number>.vtu`` beside the index."""
+    layout, ``<stem>/<stem>_<number>.vtu`` (``.vtp`` for PVTP) beside the index."""
     stem = os.path.splitext(os.path.basename(path))[0]
     folder = os.path.join(os.path.dirname(os.path.abspath(path)), stem)
-    return os.path.join(folder, f"{stem}_{number}.vtu"), f"{stem}/{stem}_{number}.vtu"
+    extension = _VTK_XML_PIECES[kind][1]
+    return os.path.join(folder, f"{stem}_{number}.{extension}"), f"{stem}/{stem}_{number}.{extension}"
 
 
-def _write_one_piece(path, number, piece, options):
-    """Writes piece ``number``; returns its layout for the index (or the error it met)."""
+def _write_one_piece(path, number, piece, options, kind="pvtu"):
+    """Writes piece ``number`` (a .vtu, or a .vtp for PVTP); returns its layout for the index
+    (or the error it met)."""
     from ._helpers import write
 
-    target, source = _piece_paths(path, number)
+    target, source = _piece_paths(path, number, kind)
     error = None
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        write(target, piece, "vtu", **options)
+        write(target, piece, _VTK_XML_PIECES[kind][1], **options)
     except Exception as caught:  # under MPI every rank must still reach the gather
         error = f"piece {number}: {caught}"
     return {
@@ -340,7 +349,7 @@ def _write_one_piece(path, number, piece, options):
     }
 
 
-def _write_pvtu_index(path, layouts):
+def _write_pvtu_index(path, layouts, kind="pvtu"):
     from xml.sax.saxutils import quoteattr
 
     errors = [entry["error"] for entry in layouts if entry["error"]]
@@ -348,18 +357,19 @@ def _write_pvtu_index(path, layouts):
         return "; ".join(errors)
     reference = layouts[0]
     point_type = np.dtype(reference["points"])
+    element = _VTK_XML_PIECES[kind][0]
     lines = ['<?xml version="1.0"?>',
-             '<VTKFile type="PUnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">',
-             '  <PUnstructuredGrid GhostLevel="0">',
+             f'<VTKFile type="{element}" version="1.0" byte_order="LittleEndian" header_type="UInt64">',
+             f'  <{element} GhostLevel="0">',
              '    <PPointData>', *("      " + x for x in reference["point_data"]), '    </PPointData>',
              '    <PCellData>', *("      " + x for x in reference["cell_data"]), '    </PCellData>',
              '    <PPoints>',
              f'      <PDataArray type="Float{point_type.itemsize * 8}" Name="Points" NumberOfComponents="3"/>',
              '    </PPoints>',
              *(f"    <Piece Source={quoteattr(entry['source'])}/>" for entry in layouts),
-             '  </PUnstructuredGrid>', '</VTKFile>', '']
+             f'  </{element}>', '</VTKFile>', '']
     stem = os.path.splitext(os.path.basename(path))[0]
-    temporary = os.path.join(os.path.dirname(os.path.abspath(path)), f".{stem}.pvtu-index")
+    temporary = os.path.join(os.path.dirname(os.path.abspath(path)), f".{stem}.{kind}-index")
     with open(temporary, "w") as handle:
         handle.write("\n".join(lines))
     os.replace(temporary, path)  # atomic: readers see the old index or the new one
@@ -379,12 +389,14 @@ def write_pieces(path, pieces, **options):
 def _writers(name):
     """(write one piece, write the index) of a partitioned write format."""
     return {"pvtu": (_write_one_piece, _write_pvtu_index),
+            "pvtp": (functools.partial(_write_one_piece, kind="pvtp"), functools.partial(_write_pvtu_index, kind="pvtp")),
             "vtkhdf": (_write_vtkhdf_partition, _write_vtkhdf_main),
             "xdmf": (_write_xdmf_piece, _write_xdmf_index)}[name]
 
 
 def write_piece(path, piece, comm, file_format=None, **options):
-    """Collective: every rank writes its piece (PVTU: ``<stem>/<stem>_<rank>.vtu``; VTKHDF:
+    """Collective: every rank writes its piece (PVTU: ``<stem>/<stem>_<rank>.vtu``, PVTP the
+    same with ``.vtp``; VTKHDF:
     ``<stem>_part<rank>.vtkhdf``; XDMF: ``<stem>_part<rank>.xdmf`` + ``.h5``); rank 0 gathers
     the pieces' layouts / outcomes and writes the index ``path`` naming all of them."""
     path = os.fspath(path)
@@ -649,13 +661,17 @@ def _read_xdmf_share(path, comm):
     return meshes[0] if len(meshes) == 1 else merge(meshes)
 
 
-# --- Gmsh split partition files --------------------------------------------------------------
-# gmsh -part N (or gmsh.model.mesh.partition(N)) with Mesh.PartitionSplitMeshFiles=1 writes
-# ``name_1.msh`` … ``name_N.msh`` for a target ``name.msh``. A read with a communicator of
-# ``name.msh`` takes the split files ``name_1.msh``, ``name_2.msh`` … (numbered from 1, up to the
-# first missing number) and gives rank r its rank_share of them. Each split file is an ordinary
-# MSH file with its own node numbering, so points on partition boundaries appear in every
-# piece that uses them.
+# --- Gmsh partitioned meshes -----------------------------------------------------------------
+# gmsh -part N (or gmsh.model.mesh.partition(N)) writes one MSH 4.1 file whose $PartitionedEntities
+# give every element block its partition, or, with Mesh.PartitionSplitMeshFiles=1, one file per
+# partition, ``name_1.msh`` … ``name_N.msh`` (no ``name.msh``). A read with a communicator of
+# ``name.msh`` takes the split files when there are any (numbered from 1, up to the first
+# missing number) and gives rank r its rank_share of them; otherwise it reads ``name.msh`` itself
+# and keeps the rank's share of its partitions. Either way the C++ reader selects: it is given
+# the partitions to keep (a ``#partitions=k`` / ``#rank_share=r/R`` suffix on the path, the one
+# channel the registry's path-only read has), allocates only their cells and the nodes they use,
+# and adds ``global_ids`` — Gmsh's node and element tags, which are global across partitions and
+# split files, so the pieces of one rank weld by them. Ghost cells are left out (gmsh.hpp).
 
 
 def gmsh_partition_files(path):
@@ -668,25 +684,41 @@ def gmsh_partition_files(path):
     return files
 
 
-def _read_gmsh_share(path, comm):
-    from ._helpers import read
+def _read_gmsh_partitions(path, selection):
+    """The partitions ``selection`` (``partitions=1,3`` or ``rank_share=r/R``) of one MSH file,
+    selected by the C++ reader (gmsh::ReadOptions)."""
+    from . import _core
+    from ._conversion import from_core
 
+    return from_core(_core.read(f"{path}#{selection}", "gmsh"))
+
+
+def _read_gmsh_share(path, comm):
     global bytes_read
+    rank, size = comm.Get_rank(), comm.Get_size()
     files = gmsh_partition_files(path)
-    if not files:
-        stem, extension = os.path.splitext(os.path.basename(path))
-        raise ReadError(f"{path}: no split partition files {stem}_1{extension}, {stem}_2{extension} … beside it: "
-                        f"a read with a communicator reads Gmsh partitions written with "
-                        f"Mesh.PartitionSplitMeshFiles=1 (one file per partition); read a single file without comm=")
-    mine = rank_share(len(files), comm.Get_size(), comm.Get_rank())
     files_read.clear()
+    if not files:
+        if not os.path.exists(path):
+            stem, extension = os.path.splitext(os.path.basename(path))
+            raise ReadError(f"{path}: no such file, and no split partition files {stem}_1{extension}, "
+                            f"{stem}_2{extension} … beside it: a read with a communicator reads a Gmsh-partitioned "
+                            f"file (gmsh -part N, $PartitionedEntities) or the split files of "
+                            f"Mesh.PartitionSplitMeshFiles=1")
+        mesh = _read_gmsh_partitions(path, f"rank_share={rank}/{size}")
+        files_read.append(os.path.abspath(path))
+        bytes_read = os.path.getsize(path)
+        return mesh
     meshes = []
-    for number in mine:
-        meshes.append(read(files[number], "gmsh"))
+    for number in rank_share(len(files), size, rank):
+        # split file name_k.msh holds partition k (and copies of entities it shares with others,
+        # which the reader leaves to their owning partition's file)
+        meshes.append(_read_gmsh_partitions(files[number], f"partitions={number + 1}"))
         files_read.append(files[number])
     bytes_read = sum(os.path.getsize(f) for f in files_read)
-    if not meshes:
-        return Mesh(np.zeros((0, 3)), [])
+    if not meshes:  # more ranks than split files: empty, with the keys of a single file's empty share
+        return Mesh(np.zeros((0, 3)), [], point_data={GLOBAL_IDS: np.zeros(0, dtype=np.int64)},
+                    cell_data={GLOBAL_IDS: []})
     return meshes[0] if len(meshes) == 1 else merge(meshes)
 
 

@@ -36,6 +36,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"
@@ -44,6 +45,43 @@ namespace meshioplusplus::gmsh {
 
 inline constexpr std::string_view kFormatName = "gmsh";  // as errors name the format
 
+// A read of some of the partitions of a MSH 4.1 file partitioned by Gmsh (gmsh -part N,
+// gmsh.model.mesh.partition(N)): one file with $PartitionedEntities, or one split file
+// name_k.msh of Mesh.PartitionSplitMeshFiles=1 (which carries the section too). The partitions
+// are Gmsh's numbers, 1 … N. Either `partitions` names them, or `ranks` > 0 asks for the
+// contiguous share of rank `rank` of `ranks` (the rule of mio.parallel.rank_share: the first
+// N % ranks ranks one partition more, ranks past N none), computed from the file's N.
+//
+// What such a read keeps (see docs/parallel.md):
+//   cells       the elements of the partitioned entities owned by the chosen partitions. An
+//               entity Gmsh lists in several partitions (curves and points on partition
+//               interfaces) is owned by the lowest of them, so every element is read by
+//               exactly one share. Ghost cells (Mesh.PartitionCreateGhostCells) are left out:
+//               in a single file they are only a $GhostElements list of other partitions'
+//               elements, in a split file the blocks of its ghost entities, and both are
+//               owned cells of another partition.
+//   points      the nodes those cells use, in file order.
+//   global_ids  point_data (int64): the nodes' Gmsh tags; cell_data (int64, per block): the
+//               elements' Gmsh tags (tags are global across partitions and split files).
+//   the rest    as the whole read gives it, restricted to the kept cells and points (regions,
+//               gmsh:physical / gmsh:geometrical, gmsh:dim_tags, $NodeData / $ElementData;
+//               data for elements of other partitions is skipped); $Periodic is left out.
+// The whole file is still parsed (MSH has no index to seek a partition by); the arrays are
+// allocated for the kept cells, the node coordinates once for all nodes and then compacted.
+// A file without $PartitionedEntities, or a partition number outside 1 … N, is a ReadError.
+struct ReadOptions {
+  std::vector<int> partitions;  // Gmsh partition numbers to keep (when ranks == 0)
+  int rank = 0;                 // with ranks > 0: keep rank_share(N, ranks, rank)
+  int ranks = 0;
+  bool partitioned() const noexcept { return ranks > 0 || !partitions.empty(); }
+};
+
+Mesh read(const std::string& path, const ReadOptions& options);
+
+// The registry's read. The registry passes a path only, so a partitioned read is also reached
+// by a suffix on it (as a URL fragment): "name.msh#partitions=1,3" or
+// "name.msh#rank_share=2/8" (rank 2 of 8) is read(name.msh, those options). A path whose
+// part after the last '#' is neither is an ordinary file name.
 Mesh read(const std::string& path);
 
 // Options: fmt_version ("4.1" default | "4.0" | "2.2"), binary ("true" default).

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -93,6 +94,7 @@ struct BlockBuild {
   NDArray connectivity;  // int64 (count, k)
   NDArray geometrical;   // 2.x int32 (count,) per element; 4.x int64, the runs' entity tags
   NDArray physical;      // 2.x int32 (count,); 4.x int64, from the entities (meshio's dtypes)
+  NDArray element_tags;  // partitioned reads: int64 (count,), the elements' Gmsh tags
 };
 
 // A block of $MeshioplusplusBlocks: its type and number of elements.
@@ -150,7 +152,8 @@ NDArray nan_array(Shape shape) {
 
 class MshReader {
  public:
-  MshReader(std::string_view document, const std::string& path) : cursor_(document, path) {}
+  MshReader(std::string_view document, const std::string& path, const ReadOptions& options)
+      : cursor_(document, path), options_(options), partitioned_(options.partitioned()) {}
 
   Mesh read() {
     read_mesh_format();
@@ -159,6 +162,7 @@ class MshReader {
       if (cursor_.at_end()) break;
       read_section();
     }
+    if (partitioned_ && !partitioned_entities_read_) fail_not_partitioned(cursor_.position());
     return assemble();
   }
 
@@ -319,25 +323,79 @@ class MshReader {
     expect_end("Entities");
   }
 
+  // A partitioned read also keeps, per partitioned entity, the partition that owns its
+  // elements (the lowest it is listed in), and the ghost entities' tags (their elements are
+  // other partitions' cells).
   void read_partitioned_entities() {
-    cursor_.size_value();  // number of partitions
+    const std::size_t section_at = cursor_.position();
+    const std::uint64_t num_partitions = cursor_.size_value();
     const std::uint64_t ghosts = cursor_.size_value();
     cursor_.check_count(ghosts, cursor_.binary() ? 8 : 4, "ghost entity");
-    cursor_.skip_values(2 * ghosts, 4);  // (tag, partition) pairs
+    for (std::uint64_t i = 0; i < ghosts; ++i) {
+      ghost_entity_tags_.insert(cursor_.int32());
+      cursor_.skip_values(1, 4);  // the partition it is a ghost in
+    }
     std::uint64_t counts[4];
     for (std::uint64_t& count : counts) count = cursor_.size_value();
     for (int dim = 0; dim < 4; ++dim) {
       cursor_.check_count(counts[dim], cursor_.binary() ? 32 : 12, "partitioned entity");
       for (std::uint64_t i = 0; i < counts[dim]; ++i) {
         const int tag = cursor_.int32();
-        cursor_.skip_values(2, 4);                        // parent dim and tag
-        cursor_.skip_values(cursor_.size_value(), 4);     // partitions
-        cursor_.skip_values(dim == 0 ? 3 : 6, 8);         // position or bounding box
+        cursor_.skip_values(2, 4);  // parent dim and tag
+        const std::size_t partitions_at = cursor_.position();
+        const std::uint64_t num_listed = cursor_.size_value();
+        cursor_.check_count(num_listed, cursor_.binary() ? 4 : 2, "entity partition");
+        int owner = std::numeric_limits<int>::max();
+        for (std::uint64_t k = 0; k < num_listed; ++k) owner = std::min(owner, cursor_.int32());
+        if (partitioned_ && (num_listed == 0 || owner < 1 || static_cast<std::uint64_t>(owner) > num_partitions))
+          cursor_.fail_at(partitions_at, "partitioned entity (" + std::to_string(dim) + ", " + std::to_string(tag) +
+                                             ") lists no partition of 1.." + std::to_string(num_partitions));
+        entity_owner_[entity_key(dim, tag)] = owner;
+        cursor_.skip_values(dim == 0 ? 3 : 6, 8);  // position or bounding box
         read_entity_physicals(dim, tag);
         if (dim > 0) cursor_.skip_values(cursor_.size_value(), 4);
       }
     }
     expect_end("PartitionedEntities");
+    if (partitioned_) choose_partitions(num_partitions, section_at);
+    partitioned_entities_read_ = true;
+  }
+
+  // The partitions a partitioned read keeps: the named ones, or the rank's share of the file's.
+  void choose_partitions(std::uint64_t num_partitions, std::size_t section_at) {
+    kept_partitions_.clear();
+    if (options_.ranks > 0) {
+      const auto ranks = static_cast<std::uint64_t>(options_.ranks);
+      const auto rank = static_cast<std::uint64_t>(options_.rank);
+      const std::uint64_t base = num_partitions / ranks, extra = num_partitions % ranks;
+      const std::uint64_t first = rank * base + std::min(rank, extra);
+      const std::uint64_t count = base + (rank < extra ? 1 : 0);
+      for (std::uint64_t k = 0; k < count; ++k) kept_partitions_.insert(static_cast<int>(first + k + 1));
+      return;
+    }
+    for (const int partition : options_.partitions) {
+      if (partition < 1 || static_cast<std::uint64_t>(partition) > num_partitions)
+        cursor_.fail_at(section_at, "partition " + std::to_string(partition) + " was asked for, but the file has " +
+                                        std::to_string(num_partitions) + " (numbered 1.." +
+                                        std::to_string(num_partitions) + ")");
+      kept_partitions_.insert(partition);
+    }
+  }
+
+  [[noreturn]] void fail_not_partitioned(std::size_t at) const {
+    cursor_.fail_at(at, "a partitioned read needs a MSH 4.1 file partitioned by Gmsh, with $PartitionedEntities "
+                        "(gmsh -part N; or split files name_1.msh … written with Mesh.PartitionSplitMeshFiles=1), "
+                        "and this file has none before its elements");
+  }
+
+  // Whether a partitioned read keeps the elements on entity (dim, tag); every read keeps all.
+  bool keeps_entity(int dim, int tag, std::size_t block_at) const {
+    if (!partitioned_) return true;
+    const auto found = entity_owner_.find(entity_key(dim, tag));
+    if (found != entity_owner_.end()) return kept_partitions_.contains(found->second);
+    if (ghost_entity_tags_.contains(tag)) return false;  // copies of other partitions' cells
+    cursor_.fail_at(block_at, "an element block lies on entity (" + std::to_string(dim) + ", " + std::to_string(tag) +
+                                  "), which $PartitionedEntities does not list: its elements belong to no partition");
   }
 
   void read_entity_physicals(int dim, int tag) {
@@ -424,6 +482,7 @@ class MshReader {
     const auto rows = static_cast<std::int64_t>(count);
     points_ = NDArray::allocate(DType::float64, {rows, 3});
     if (with_entities) dim_tags_ = NDArray::allocate(DType::int64, {rows, 2});
+    if (partitioned_) node_tags_of_points_ = NDArray::allocate(DType::int64, {rows});
     node_index_ = TagIndex(rows);
   }
 
@@ -469,8 +528,11 @@ class MshReader {
     const std::size_t stride = 3 + static_cast<std::size_t>(extra);
     if (cursor_.binary()) {
       const char* tags = cursor_.take(cursor_.checked_bytes(count, 8));
-      for (std::uint64_t i = 0; i < count; ++i)
-        node_index_.add(load<std::uint64_t>(tags + 8 * i), base + static_cast<std::int64_t>(i));
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto tag = load<std::uint64_t>(tags + 8 * i);
+        node_index_.add(tag, base + static_cast<std::int64_t>(i));
+        record_node_tag(first + i, tag);
+      }
       const char* coordinates = cursor_.take(cursor_.checked_bytes(count, 8 * stride));
       if (stride == 3) {
         if (count != 0) std::memcpy(xyz, coordinates, count * 24);  // an empty block may leave xyz null
@@ -480,7 +542,11 @@ class MshReader {
       return;
     }
     if (read_node_block_lines(first, count, extra, true)) return;
-    for (std::uint64_t i = 0; i < count; ++i) node_index_.add(cursor_.size_value(), base + static_cast<std::int64_t>(i));
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::uint64_t tag = cursor_.size_value();
+      node_index_.add(tag, base + static_cast<std::int64_t>(i));
+      record_node_tag(first + i, tag);
+    }
     for (std::uint64_t i = 0; i < count; ++i) {
       cursor_.text().next_numbers(xyz + 3 * i, 3);
       cursor_.skip_values(static_cast<std::uint64_t>(extra), 8);
@@ -540,9 +606,17 @@ class MshReader {
     }
     if (!end) return false;
     const auto base = static_cast<std::int64_t>(first);
-    for (std::uint64_t i = 0; i < count; ++i) node_index_.add(tags[i], base + static_cast<std::int64_t>(i));
+    for (std::uint64_t i = 0; i < count; ++i) {
+      node_index_.add(tags[i], base + static_cast<std::int64_t>(i));
+      record_node_tag(first + i, tags[i]);
+    }
     cursor_.seek(*end);
     return true;
+  }
+
+  // Partitioned reads keep each node's Gmsh tag: the global node number of the pieces.
+  void record_node_tag(std::uint64_t index, std::uint64_t tag) {
+    if (!node_tags_of_points_.empty_handle()) node_tags_of_points_.data_as<std::int64_t>()[index] = static_cast<std::int64_t>(tag);
   }
 
   void read_nodes_2() {
@@ -570,6 +644,7 @@ class MshReader {
   void read_elements(std::size_t start) {
     if (elements_read_) cursor_.fail_at(start, "more than one $Elements section is not supported");
     if (!nodes_read_) cursor_.fail_at(start, "$Elements comes before $Nodes");
+    if (partitioned_ && !partitioned_entities_read_) fail_not_partitioned(start);
     elements_read_ = true;
     if (version_ != Version::v2 && !cursor_.binary()) {
       const std::size_t body = cursor_.position();
@@ -689,10 +764,12 @@ class MshReader {
     std::int64_t* const connectivity = block.connectivity.data_as<std::int64_t>() + run.first_row * k;
     const std::span<const std::uint16_t> to_meshio = type.gmsh_from_meshio;
     const char* const text = cursor_.document().data();
+    std::int64_t* const element_tags = element_tags_of(run);
     const auto parse = [&](std::uint64_t e, std::size_t line, std::size_t stop) {
       io::LineValues reader{text + line, text + stop, text + cursor_.document().size()};
       std::uint64_t tag = 0;
       if (!reader.next(tag)) return false;  // the element's own tag
+      if (element_tags != nullptr) element_tags[e] = static_cast<std::int64_t>(tag);
       std::int64_t* const out = connectivity + e * static_cast<std::uint64_t>(k);
       for (int j = 0; j < k; ++j) {
         if (!reader.next(tag)) return false;
@@ -733,11 +810,12 @@ class MshReader {
       ElementRun run{&type, count, cursor_.position()};
       run.entity_dim = entity_dim;
       run.entity_tag = entity_tag;
+      const bool keep = keeps_entity(entity_dim, entity_tag, block_at);
       if (by_lines && count > 0) {
         const std::optional<std::size_t> begin = io::records_begin(cursor_.document(), cursor_.position());
         if (!begin) throw NotOnePerLine{};
         run.data_offset = *begin;
-        if (b + 1 == num_blocks) {
+        if (b + 1 == num_blocks && keep) {
           last_run_open = true;
         } else {
           const std::optional<std::size_t> end = io::skip_lines(cursor_.document(), *begin, count);
@@ -747,7 +825,7 @@ class MshReader {
       } else {
         cursor_.skip_values(count * values_per_element, tag_bytes);
       }
-      add_run(run);
+      if (keep) add_run(run);  // a partitioned read skips other partitions' element blocks
       total += count;
     }
     if (total != num_elements)
@@ -822,6 +900,7 @@ class MshReader {
       } else {
         block.geometrical = NDArray::allocate(DType::int64, {block.count});
       }
+      if (partitioned_) block.element_tags = NDArray::allocate(DType::int64, {block.count});
     }
     if (version_ == Version::v2) return;
     for (const ElementRun& run : runs_)
@@ -861,12 +940,20 @@ class MshReader {
     }
   }
 
+  // Where a partitioned read stores the run's element tags; null otherwise.
+  std::int64_t* element_tags_of(const ElementRun& run) {
+    NDArray& tags = blocks_[run.block].element_tags;
+    return tags.empty_handle() ? nullptr : tags.data_as<std::int64_t>() + run.first_row;
+  }
+
   void fill_run_4_binary(const ElementRun& run, std::int64_t* connectivity) {
     const int k = run.type->num_nodes;
     if (version_ == Version::v41) {
       const std::size_t record = 8 * (1 + static_cast<std::size_t>(k));
       const char* data = cursor_.document().data() + run.data_offset;
+      std::int64_t* const element_tags = element_tags_of(run);
       for (std::uint64_t e = 0; e < run.count; ++e) {
+        if (element_tags != nullptr) element_tags[e] = static_cast<std::int64_t>(load<std::uint64_t>(data + record * e));
         const char* nodes = data + record * e + 8;
         put_nodes(*run.type, connectivity + e * k, [&](int j) { return load<std::uint64_t>(nodes + 8 * j); },
                   run.data_offset + record * e);
@@ -886,10 +973,12 @@ class MshReader {
   void fill_run_4_ascii(const ElementRun& run, std::int64_t* connectivity) {
     const int k = run.type->num_nodes;
     node_tags_.resize(static_cast<std::size_t>(k));
+    std::int64_t* const element_tags = element_tags_of(run);
     for (std::uint64_t e = 0; e < run.count; ++e) {
       cursor_.skip_whitespace();
       const std::size_t element_at = cursor_.position();
-      cursor_.size_value();  // element tag
+      const std::uint64_t element_tag = cursor_.size_value();
+      if (element_tags != nullptr) element_tags[e] = static_cast<std::int64_t>(element_tag);
       for (int j = 0; j < k; ++j) node_tags_[j] = cursor_.size_value();
       put_nodes(*run.type, connectivity + e * k, [&](int j) { return node_tags_[j]; }, element_at);
     }
@@ -1113,6 +1202,7 @@ class MshReader {
     const TagIndex& elements = element_index();
     if (!elements_from_zero_) elements_from_zero_ = elements.find(0) >= 0;
     const std::int64_t cell = *elements_from_zero_ ? (tag == 0 ? -1 : elements.find(tag - 1)) : elements.find(tag);
+    if (cell < 0 && partitioned_) return skip_data_values(target);  // an element of another partition
     if (cell < 0)
       cursor_.fail_at(entry_at, "data for element tag " + std::to_string(tag) + ", which $Elements does not define");
     const auto block = static_cast<std::size_t>(std::upper_bound(bases_.begin(), bases_.end(), cell) - bases_.begin() - 1);
@@ -1137,6 +1227,18 @@ class MshReader {
     }
   }
 
+  // The values of an entry for an element a partitioned read left out.
+  void skip_data_values(const DataTarget& target) {
+    std::int64_t width = target.components;
+    if (target.kind == DataKind::element_node) {
+      const std::int64_t nodes = cursor_.binary() ? cursor_.raw<std::int32_t>() : cursor_.text_number<std::int64_t>();
+      if (nodes < 1 || nodes > 1024) cursor_.fail("element-node data gives " + std::to_string(nodes) + " nodes");
+      width *= nodes;
+    }
+    node_values_.resize(static_cast<std::size_t>(width));
+    read_values(node_values_.data(), width);
+  }
+
   void read_values(double* out, std::int64_t count) {
     if (cursor_.binary()) {
       std::memcpy(out, cursor_.take(cursor_.checked_bytes(static_cast<std::uint64_t>(count), 8)),
@@ -1148,6 +1250,7 @@ class MshReader {
 
   // ---- assembling the mesh -------------------------------------------------------------
   Mesh assemble() {
+    if (partitioned_) keep_only_used_nodes();
     Mesh mesh;
     mesh.points = points_.empty_handle() ? NDArray::allocate(DType::float64, {0, 3}) : points_;
     for (const BlockBuild& block : blocks_) {
@@ -1174,8 +1277,50 @@ class MshReader {
     for (const PhysicalName& name : physical_names_)
       mesh.field_data.set(name.name, NDArray::from_values<std::int64_t>({name.tag, name.dim}));
     mesh.regions = build_regions();
-    store_periodic(mesh);
+    if (partitioned_) {
+      mesh.point_data.set("global_ids", node_tags_of_points_);
+      mesh.cell_data.set("global_ids", collect(&BlockBuild::element_tags));
+    } else {
+      store_periodic(mesh);  // a partitioned read leaves the links out: their nodes span partitions
+    }
     return mesh;
+  }
+
+  // A partitioned read: only the nodes the kept cells use, in file order; connectivity, node
+  // data, gmsh:dim_tags and the node tags follow.
+  void keep_only_used_nodes() {
+    const std::int64_t all = num_points();
+    std::vector<std::int64_t> renumber(static_cast<std::size_t>(all), -1);
+    for (const BlockBuild& block : blocks_) {
+      const std::int64_t* node = block.connectivity.data_as<std::int64_t>();
+      for (std::int64_t i = 0, n = block.count * block.type->num_nodes; i < n; ++i) renumber[node[i]] = 0;
+    }
+    std::int64_t kept = 0;
+    for (std::int64_t& index : renumber)
+      if (index == 0) index = kept++;
+    const auto gather = [&](NDArray& rows, std::int64_t width) {
+      if (rows.empty_handle()) return;
+      Shape shape = rows.shape();
+      shape[0] = kept;
+      NDArray compact = NDArray::allocate(rows.dtype(), std::move(shape));
+      const std::size_t row_bytes = static_cast<std::size_t>(width) * dtype_size(rows.dtype());
+      const auto* from = static_cast<const char*>(rows.data());
+      auto* to = static_cast<char*>(compact.data());
+      for (std::int64_t i = 0; i < all; ++i)
+        if (renumber[i] >= 0) std::memcpy(to + renumber[i] * row_bytes, from + i * row_bytes, row_bytes);
+      rows = std::move(compact);
+    };
+    gather(points_, 3);
+    gather(dim_tags_, 2);
+    gather(node_tags_of_points_, 1);
+    for (DataTarget& target : targets_)
+      if (target.kind == DataKind::node) gather(target.point_values, target.components);
+    for (BlockBuild& block : blocks_) {
+      std::int64_t* node = block.connectivity.data_as<std::int64_t>();
+      for (std::int64_t i = 0, n = block.count * block.type->num_nodes; i < n; ++i) node[i] = renumber[node[i]];
+    }
+    if (points_.empty_handle()) points_ = NDArray::allocate(DType::float64, {0, 3});
+    if (node_tags_of_points_.empty_handle()) node_tags_of_points_ = NDArray::allocate(DType::int64, {0});
   }
 
   // field_data "gmsh:periodic" (int64): per link dim, tag, master tag, number of affine
@@ -1313,6 +1458,13 @@ class MshReader {
   }
 
   Cursor cursor_;
+  const ReadOptions options_;
+  const bool partitioned_;  // a read of some partitions (ReadOptions)
+  bool partitioned_entities_read_ = false;
+  std::unordered_map<std::uint64_t, int> entity_owner_;  // partitioned entity → its lowest partition
+  std::unordered_set<int> ghost_entity_tags_;
+  std::unordered_set<int> kept_partitions_;
+  NDArray node_tags_of_points_;  // partitioned reads: each point's Gmsh node tag
   Version version_ = Version::v41;
   bool binary_ = false;
   bool nodes_read_ = false;
@@ -1342,11 +1494,79 @@ class MshReader {
 
 }  // namespace
 
-Mesh read(const std::string& path) {
+Mesh read(const std::string& path, const ReadOptions& options) {
+  if (options.ranks < 0 || (options.ranks > 0 && (options.rank < 0 || options.rank >= options.ranks)))
+    throw ReadError(path, std::string(kFormatName),
+                    "rank " + std::to_string(options.rank) + " of " + std::to_string(options.ranks) +
+                        " is not a rank of a communicator of that size");
   const io::MappedFile file(path, kFormatName);
   io::reject_empty_file(file.bytes(), path, kFormatName);
-  MshReader reader(file.bytes(), path);
+  MshReader reader(file.bytes(), path, options);
   return reader.read();
+}
+
+namespace {
+
+// "1,3,4" → {1, 3, 4}; nullopt unless every item is a positive integer.
+std::optional<std::vector<int>> parse_partition_list(std::string_view text) {
+  std::vector<int> partitions;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    int value = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || error != std::errc{} || end != item.data() + item.size() || value < 1) return std::nullopt;
+    partitions.push_back(value);
+    if (comma == std::string_view::npos) return partitions;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+// "r/R" → (r, R); nullopt unless both are integers.
+std::optional<std::pair<int, int>> parse_rank_share(std::string_view text) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  int rank = 0, ranks = 0;
+  const std::string_view first = text.substr(0, slash), second = text.substr(slash + 1);
+  const auto a = std::from_chars(first.data(), first.data() + first.size(), rank);
+  const auto b = std::from_chars(second.data(), second.data() + second.size(), ranks);
+  if (first.empty() || second.empty() || a.ec != std::errc{} || b.ec != std::errc{} ||
+      a.ptr != first.data() + first.size() || b.ptr != second.data() + second.size())
+    return std::nullopt;
+  return std::pair{rank, ranks};
+}
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  constexpr std::string_view partitions_key = "partitions=", share_key = "rank_share=";
+  const std::size_t hash = path.rfind('#');
+  if (hash != std::string::npos) {
+    const std::string file = path.substr(0, hash);
+    const std::string_view fragment = std::string_view(path).substr(hash + 1);
+    ReadOptions options;
+    if (fragment.starts_with(partitions_key)) {
+      const auto partitions = parse_partition_list(fragment.substr(partitions_key.size()));
+      if (!partitions)
+        throw ReadError(file, std::string(kFormatName),
+                        "'#" + std::string(fragment) + "' does not name partitions (#partitions=1,3 …, numbered from 1)");
+      options.partitions = *partitions;
+      return read(file, options);
+    }
+    if (fragment.starts_with(share_key)) {
+      const auto share = parse_rank_share(fragment.substr(share_key.size()));
+      if (!share)
+        throw ReadError(file, std::string(kFormatName),
+                        "'#" + std::string(fragment) + "' does not name a rank share (#rank_share=rank/ranks)");
+      options.rank = share->first;
+      options.ranks = share->second;
+      if (options.ranks < 1)
+        throw ReadError(file, std::string(kFormatName), "a rank share needs at least one rank, not " +
+                                                            std::to_string(options.ranks));
+      return read(file, options);
+    }
+  }
+  return read(path, ReadOptions{});
 }
 
 }  // namespace meshioplusplus::gmsh
