@@ -132,7 +132,20 @@ def array_bytes(mesh):
     return total
 
 
-def meshio_like(module_name):
+# meshio++ 17.21 (the earlier implementation) has no appended-raw encoding and no `pieces`
+# option: its nearest settings (inline binary, uncompressed; one .pvtu piece per `part_key`).
+OLD_MPP_WRITE_OPTIONS = {
+    "vtp-raw": ("vtp", {"binary": True, "compression": None}),
+    "vtp-zlib": ("vtp", {"binary": True, "compression": "zlib"}),
+    "vts-raw": ("vts", {"binary": True, "compression": None}),
+    "vtr-raw": ("vtr", {"binary": True, "compression": None}),
+    "vti-raw": ("vti", {"binary": True, "compression": None}),
+    "pvtu-raw": ("pvtu", {"binary": True, "compression": None}),
+    "vtkhdf": ("vtkhdf", {"compression": None}),
+}
+
+
+def meshio_like(module_name, old_meshioplusplus=False):
     module = __import__(module_name)
 
     def read(path):
@@ -142,6 +155,8 @@ def meshio_like(module_name):
 
     def write(mesh, variant, target):
         options = (OUR_WRITE_OPTIONS if module_name == "meshioplusplus" else MESHIO_WRITE_OPTIONS).get(variant)
+        if old_meshioplusplus:
+            options = OLD_MPP_WRITE_OPTIONS.get(variant, options)
         if options is None:
             raise SystemExit(f"{module_name} cannot write {variant}")
         file_format, kwargs = options
@@ -184,7 +199,10 @@ def vtk_array_bytes(data_set):
     return total
 
 
-def vtk_tool():
+def vtk_tool(explicit_cells=False):
+    """VTK's readers and writers. explicit_cells: a read also turns a structured grid into an
+    unstructured one with explicit points and hexahedra (vtkAppendFilter, what PyVista's
+    cast_to_unstructured_grid does) -- the data meshio's model holds."""
     import vtk
 
     def vtk_class(path, which):
@@ -195,6 +213,11 @@ def vtk_tool():
         reader.SetFileName(path)
         reader.Update()
         grid = reader.GetOutput()
+        if explicit_cells:
+            to_unstructured = vtk.vtkAppendFilter()
+            to_unstructured.SetInputData(grid)
+            to_unstructured.Update()
+            grid = to_unstructured.GetOutput()
         return grid, vtk_array_bytes(grid)
 
     def read_pieces(path):
@@ -317,10 +340,10 @@ def main():
     repeat = int(repeat)
     if tool == "gmsh":
         read, write = gmsh_tool()
-    elif tool == "vtk":
-        read, write = vtk_tool()
+    elif tool in ("vtk", "vtk-explicit"):
+        read, write = vtk_tool(explicit_cells=tool == "vtk-explicit")
     else:
-        read, write = meshio_like({"meshioplusplus17": "meshioplusplus"}.get(tool, tool))
+        read, write = meshio_like({"meshioplusplus17": "meshioplusplus"}.get(tool, tool), tool == "meshioplusplus17")
     reset_peak_rss()
     baseline = rss_now_kib()
     best = float("inf")

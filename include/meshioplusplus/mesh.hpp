@@ -99,8 +99,13 @@ struct Mesh {
 NDArray block_bases(const std::vector<CellBlock>& blocks);
 NDArray block_bases(std::span<const std::int64_t> cell_counts);
 
+// How much of the cells validate() reads: every node index (a writer that writes them), or
+// only the blocks' types and shapes (a format whose cells are implied by its structure, like
+// VTK's structured grids, where a pass over the largest array would check nothing written).
+enum class CellCheck { node_indices, shapes_only };
+
 // Checks the invariants a writer relies on (shapes, dtypes, index ranges, data lengths).
 // Throws std::invalid_argument describing the first violation.
-void validate(const Mesh& mesh);
+void validate(const Mesh& mesh, CellCheck cell_check = CellCheck::node_indices);
 
 }  // namespace meshioplusplus

@@ -50,6 +50,9 @@ struct FormatInfo {
   // Set by formats that share an extension with another (.msh: Gmsh, ANSYS): a read without a
   // format name tries the sniffs of the formats claiming the file's extension, in table order.
   SniffFunction sniff = nullptr;
+  // Set by formats whose cells are implied by the file's structure and never written (VTK's
+  // structured grids): a write checks the cells' shapes but does not read their node indices.
+  bool cells_implied = false;
 };
 
 std::span<const FormatInfo> registered_formats() noexcept;

@@ -64,7 +64,7 @@ void check_offsets(const NDArray& offsets, std::int64_t target_size, const std::
 
 }  // namespace
 
-void validate(const Mesh& mesh) {
+void validate(const Mesh& mesh, CellCheck cell_check) {
   if (mesh.points.ndim() != 2) fail("points must be a 2-D array (n, dim)");
   if (!dtype_is_float(mesh.points.dtype())) fail("points must be float32 or float64");
   const std::int64_t num_points = mesh.num_points();
@@ -93,7 +93,7 @@ void validate(const Mesh& mesh) {
     } else if (block.connectivity.ndim() != 2 || block.connectivity.dim(1) != info->num_nodes) {
       fail(what + ": connectivity must be (n, " + std::to_string(info->num_nodes) + ")");
     }
-    check_indices(block.connectivity, num_points, what);
+    if (cell_check == CellCheck::node_indices) check_indices(block.connectivity, num_points, what);
   }
   for (const auto& [name, array] : mesh.point_data)
     if (array.rows() != num_points) fail("point_data['" + name + "'] length differs from points");

@@ -9,29 +9,38 @@
 #include <exception>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus {
 
+// True on a thread while it runs one range of a split parallel_ranges: a parallel step nested
+// in it (a writer's copy inside one of several pieces written side by side) stays on that
+// thread, since the outer split already uses every core it may.
+inline thread_local bool running_parallel_range = false;
+
 // Runs `work(begin, end)` over contiguous ranges covering [0, count): one range per
-// thread (thread_count()) when each gets at least `grain` items, a single call otherwise. After
+// thread (thread_count()) when each gets at least `grain` items, a single call otherwise
+// (always a single call inside a range of an outer split). After
 // every range has finished, the exception of the earliest failing range is rethrown, so
 // errors come out exactly as a sequential run would report them.
 template <class Work> void parallel_ranges(std::size_t count, std::size_t grain, Work&& work) {
   const std::size_t ranges = std::min<std::size_t>(thread_count(), count / std::max<std::size_t>(grain, 1));
-  if (ranges <= 1) {
+  if (ranges <= 1 || running_parallel_range) {
     work(std::size_t{0}, count);
     return;
   }
   std::vector<std::exception_ptr> errors(ranges);
   auto run = [&](std::size_t range) {
+    const bool was_running = std::exchange(running_parallel_range, true);
     try {
       work(count * range / ranges, count * (range + 1) / ranges);
     } catch (...) {
       errors[range] = std::current_exception();
     }
+    running_parallel_range = was_running;
   };
   std::vector<std::thread> threads;
   threads.reserve(ranges - 1);

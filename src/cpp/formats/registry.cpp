@@ -203,9 +203,9 @@ const std::array kFormats{
     FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write, kVtuOptions},
     FormatInfo{"vtk", kVtkExtensions, "VTK legacy", vtk::read, vtk::write, kVtkOptions},
     FormatInfo{"vtp", kVtpExtensions, "VTK XML polydata", vtp::read, vtp::write, kVtkXmlOptions},
-    FormatInfo{"vts", kVtsExtensions, "VTK XML structured grid", vts::read, vts::write, kVtkXmlOptions},
-    FormatInfo{"vtr", kVtrExtensions, "VTK XML rectilinear grid", vtr::read, vtr::write, kVtkXmlOptions},
-    FormatInfo{"vti", kVtiExtensions, "VTK XML image data", vti::read, vti::write, kVtkXmlOptions},
+    FormatInfo{"vts", kVtsExtensions, "VTK XML structured grid", vts::read, vts::write, kVtkXmlOptions, nullptr, /*cells_implied=*/true},
+    FormatInfo{"vtr", kVtrExtensions, "VTK XML rectilinear grid", vtr::read, vtr::write, kVtkXmlOptions, nullptr, /*cells_implied=*/true},
+    FormatInfo{"vti", kVtiExtensions, "VTK XML image data", vti::read, vti::write, kVtkXmlOptions, nullptr, /*cells_implied=*/true},
     FormatInfo{"pvtu", kPvtuExtensions, "VTK XML partitioned unstructured grid", pvtu::read, pvtu::write, kParallelOptions},
     FormatInfo{"pvtp", kPvtpExtensions, "VTK XML partitioned polydata", pvtp::read, pvtp::write, kParallelOptions},
     FormatInfo{"vtm", kVtmExtensions, "VTK XML multiblock (one mesh, a Cell region per dataset)", vtm::read, vtm::write, kVtkXmlOptions},
@@ -363,7 +363,7 @@ void write(const std::string& path, const Mesh& mesh, std::string_view format_na
     if (!known) throw WriteError(path, std::string(format->name), "unknown write option '" + name + "'");
   }
   try {
-    validate(mesh);
+    validate(mesh, format->cells_implied ? CellCheck::shapes_only : CellCheck::node_indices);
   } catch (const std::invalid_argument& error) {
     throw WriteError(path, std::string(format->name), error.what());
   }

@@ -32,11 +32,13 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "io/mapped_file.hpp"
+#include "io/parallel.hpp"
 #include "io/read_limits.hpp"
 #include "io/vtk_cells.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -410,7 +412,8 @@ double coordinate(const NDArray& points, std::int64_t row, std::int64_t axis) {
 
 void write_structured(const KindInfo& kind, const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   const io::vtk_xml::WriteSettings settings = io::vtk_xml::parse_write_settings(options);
-  validate(mesh);
+  // The cells are implied by the extent and not written: their node indices are not read.
+  validate(mesh, CellCheck::shapes_only);
   const NDArray extent_array = field(mesh, kWholeExtent, 6, kind.type).astype(DType::int64);
   Extent whole{};
   std::copy_n(extent_array.data_as<std::int64_t>(), 6, whole.begin());
@@ -464,15 +467,32 @@ void write_structured(const KindInfo& kind, const std::string& path, const Mesh&
       coordinates.arrays.push_back(io::vtk_xml::numeric_plan(std::string(kNames[axis]), DType::float64, 1,
                                                              {io::vtk_xml::bytes_of(values)}));
     }
-    // The points must be the product of those coordinates.
-    std::int64_t row = 0;
-    for (std::int64_t k = 0; k < dims[2]; ++k)
-      for (std::int64_t j = 0; j < dims[1]; ++j)
-        for (std::int64_t i = 0; i < dims[0]; ++i, ++row)
-          if (coordinate(mesh.points, row, 0) != axis_values[0][i] || coordinate(mesh.points, row, 1) != axis_values[1][j] ||
-              coordinate(mesh.points, row, 2) != axis_values[2][k])
+    // The points must be the product of those coordinates: one typed pass, layers on all cores.
+    const std::int64_t width = mesh.points.dim(1);
+    visit_dtype(mesh.points.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_floating_point_v<T>) {
+        const T* p = mesh.points.data_as<T>();
+        const auto off_grid = [&](std::int64_t row, std::int64_t i, std::int64_t j, std::int64_t k) {
+          const T* point = p + row * width;
+          return static_cast<double>(point[0]) != axis_values[0][i] ||
+                 (width > 1 ? static_cast<double>(point[1]) : 0.0) != axis_values[1][j] ||
+                 (width > 2 ? static_cast<double>(point[2]) : 0.0) != axis_values[2][k];
+        };
+        const auto layer_row = [&](std::int64_t layer) { return layer * dims[0]; };
+        const bool any_off = io::any_in_parallel(static_cast<std::size_t>(dims[1] * dims[2]), [&](std::size_t layer) {
+          const auto j = static_cast<std::int64_t>(layer) % dims[1], k = static_cast<std::int64_t>(layer) / dims[1];
+          bool off = false;
+          for (std::int64_t i = 0; i < dims[0]; ++i) off |= off_grid(layer_row(static_cast<std::int64_t>(layer)) + i, i, j, k);
+          return off;
+        });
+        if (!any_off) return;
+        for (std::int64_t row = 0; row < mesh.num_points(); ++row)
+          if (off_grid(row, row % dims[0], (row / dims[0]) % dims[1], row / (dims[0] * dims[1])))
             throw std::invalid_argument("the points are not a rectilinear grid (point " + std::to_string(row) +
                                         " is off the x/y/z coordinate lines); write .vts instead");
+      }
+    });
     piece.sections.push_back(std::move(coordinates));
   } else {
     std::array<double, 3> origin{}, spacing{1, 1, 1};
