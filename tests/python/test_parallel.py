@@ -65,7 +65,10 @@ def test_under_mpirun_with_four_ranks():
     # mpi_checks.py, and the MPI tests of test_parallel_gmsh.py (Gmsh partitioned files, PVTP)
     command += [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not without_mpi",
                 os.path.join(HERE, "..", "mpi", "mpi_checks.py"), os.path.join(HERE, "test_parallel_gmsh.py")]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    # A test that ran before in this process may have started MPI as a singleton (mpi4py's
+    # import): its OMPI_/PMIX_ variables would make this mpirun's ranks join that one instead.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PRTE_"))}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stdout.count("passed") >= 4
 

@@ -166,7 +166,7 @@ def test_split_files_leave_ghost_cells_out_without_mpi(gmsh_files):
         split = os.path.join(folder, f"split_{k}.msh")
         ghosts = _ghost_tags(split)
         assert ghosts, "gmsh wrote no ghost cells (Mesh.PartitionCreateGhostCells)"
-        own = _parallel._read_gmsh_partitions(split, f"partitions={k}")  # what a rank reads of it
+        own = _parallel._read_gmsh_partitions(split, [k])  # what a rank reads of it
         tags = set(int(t) for t in np.concatenate(own.cell_data["global_ids"]))
         assert not tags & ghosts
         plain = mio.read(split)  # a plain read keeps every block of the file, ghosts included
@@ -177,9 +177,13 @@ def test_wrong_partitioned_reads_are_read_errors_without_mpi(gmsh_files, tmp_pat
     folder, _, _ = gmsh_files
     path = os.path.join(folder, "single.msh")
     with pytest.raises(mio.ReadError, match=r"single\.msh.*partition 9 was asked for, but the file has 6"):
-        _parallel._read_gmsh_partitions(path, "partitions=9")
-    with pytest.raises(mio.ReadError, match=r"single\.msh.*does not name partitions"):
-        _parallel._read_gmsh_partitions(path, "partitions=1,x")
+        _parallel._read_gmsh_partitions(path, [9])
+    with pytest.raises(mio.ReadError, match=r"single\.msh.*rank 3 of 2 is not a rank"):
+        _parallel._read_gmsh_partitions(path, rank_share=(3, 2))
+    # A '#' in a file name is only a file name (no selection rides on the path).
+    assert not os.path.exists(path + "#partitions=1")
+    with pytest.raises(mio.ReadError, match=r"no such file|not found|does not exist"):
+        mio.read(path + "#partitions=1", "gmsh")
     plain = tmp_path / "plain.msh"
     mio.write(plain, mio.Mesh(np.eye(3), [("triangle", np.array([[0, 1, 2]]))]), "gmsh")
     with pytest.raises(mio.ReadError, match=r"plain\.msh.*\$PartitionedEntities.*PartitionSplitMeshFiles"):

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "allocator_shim.hpp"
+#include "formats/gmsh/gmsh.hpp"
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
 #include "io/block_codec.hpp"
@@ -454,6 +455,21 @@ nb::list read_vtm_blocks(const std::string& path) {
 // series (meshioplusplus.vtkhdf.read_partitions, mio.read(path, comm=)), and the main file of a
 // partitioned write (virtual datasets over the per-rank files).
 
+// ---- Gmsh partitions (docs/parallel.md): the given Gmsh partition numbers (from 1) of one MSH
+// file, or with ranks > 0 rank `rank`'s share of all of them.
+nb::dict read_gmsh_partitions(const std::string& path, const std::vector<int>& partitions, int rank, int ranks) {
+  mpp::gmsh::ReadOptions options;
+  options.partitions = partitions;
+  options.rank = rank;
+  options.ranks = ranks;
+  mpp::Mesh mesh;
+  {
+    nb::gil_scoped_release released;
+    mesh = mpp::gmsh::read(path, options);
+  }
+  return mesh_to_python(mesh);
+}
+
 std::unique_ptr<mpp::TimeSeriesReader> open_vtkhdf_partitions(const std::string& path, std::int64_t first,
                                                               std::int64_t count) {
   nb::gil_scoped_release released;
@@ -504,6 +520,8 @@ NB_MODULE(_core, m) {
   m.def("read_vtm_blocks", &read_vtm_blocks, nb::arg("path"));
   m.def("open_vtkhdf_partitions", &open_vtkhdf_partitions, nb::arg("path"), nb::arg("first"), nb::arg("count"));
   m.def("open_vtkhdf_share", &open_vtkhdf_share, nb::arg("path"), nb::arg("rank"), nb::arg("size"));
+  m.def("read_gmsh_partitions", &read_gmsh_partitions, nb::arg("path"), nb::arg("partitions") = std::vector<int>{},
+        nb::arg("rank") = 0, nb::arg("ranks") = 0);
   m.def("write_vtkhdf_partitioned_main", &write_vtkhdf_partitioned_main, nb::arg("path"), nb::arg("partition_files"));
   meshioplusplus::bindings::bind_allocator_shim(m);
 }

@@ -668,8 +668,8 @@ def _read_xdmf_share(path, comm):
 # ``name.msh`` takes the split files when there are any (numbered from 1, up to the first
 # missing number) and gives rank r its rank_share of them; otherwise it reads ``name.msh`` itself
 # and keeps the rank's share of its partitions. Either way the C++ reader selects: it is given
-# the partitions to keep (a ``#partitions=k`` / ``#rank_share=r/R`` suffix on the path, the one
-# channel the registry's path-only read has), allocates only their cells and the nodes they use,
+# the partitions to keep (gmsh::ReadOptions, through ``_core.read_gmsh_partitions``),
+# allocates only their cells and the nodes they use,
 # and adds ``global_ids`` — Gmsh's node and element tags, which are global across partitions and
 # split files, so the pieces of one rank weld by them. Ghost cells are left out (gmsh.hpp).
 
@@ -684,13 +684,15 @@ def gmsh_partition_files(path):
     return files
 
 
-def _read_gmsh_partitions(path, selection):
-    """The partitions ``selection`` (``partitions=1,3`` or ``rank_share=r/R``) of one MSH file,
-    selected by the C++ reader (gmsh::ReadOptions)."""
+def _read_gmsh_partitions(path, partitions=(), rank_share=None):
+    """Gmsh partitions of one MSH file, selected by the C++ reader (gmsh::ReadOptions): the
+    partition numbers ``partitions`` (from 1), or with ``rank_share=(rank, ranks)`` that rank's
+    contiguous share of all of them."""
     from . import _core
     from ._conversion import from_core
 
-    return from_core(_core.read(f"{path}#{selection}", "gmsh"))
+    rank, ranks = rank_share if rank_share is not None else (0, 0)
+    return from_core(_core.read_gmsh_partitions(os.fspath(path), list(partitions), rank, ranks))
 
 
 def _read_gmsh_share(path, comm):
@@ -705,7 +707,7 @@ def _read_gmsh_share(path, comm):
                             f"{stem}_2{extension} … beside it: a read with a communicator reads a Gmsh-partitioned "
                             f"file (gmsh -part N, $PartitionedEntities) or the split files of "
                             f"Mesh.PartitionSplitMeshFiles=1")
-        mesh = _read_gmsh_partitions(path, f"rank_share={rank}/{size}")
+        mesh = _read_gmsh_partitions(path, rank_share=(rank, size))
         files_read.append(os.path.abspath(path))
         bytes_read = os.path.getsize(path)
         return mesh
@@ -713,7 +715,7 @@ def _read_gmsh_share(path, comm):
     for number in rank_share(len(files), size, rank):
         # split file name_k.msh holds partition k (and copies of entities it shares with others,
         # which the reader leaves to their owning partition's file)
-        meshes.append(_read_gmsh_partitions(files[number], f"partitions={number + 1}"))
+        meshes.append(_read_gmsh_partitions(files[number], [number + 1]))
         files_read.append(files[number])
     bytes_read = sum(os.path.getsize(f) for f in files_read)
     if not meshes:  # more ranks than split files: empty, with the keys of a single file's empty share

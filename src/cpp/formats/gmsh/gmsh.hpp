@@ -78,10 +78,8 @@ struct ReadOptions {
 
 Mesh read(const std::string& path, const ReadOptions& options);
 
-// The registry's read. The registry passes a path only, so a partitioned read is also reached
-// by a suffix on it (as a URL fragment): "name.msh#partitions=1,3" or
-// "name.msh#rank_share=2/8" (rank 2 of 8) is read(name.msh, those options). A path whose
-// part after the last '#' is neither is an ordinary file name.
+// The registry's read: the whole file (a partitioned file's partitions are selected by
+// read(path, ReadOptions), which Python's partitioned read calls through its own binding).
 Mesh read(const std::string& path);
 
 // Options: fmt_version ("4.1" default | "4.0" | "2.2"), binary ("true" default).

@@ -1505,68 +1505,6 @@ Mesh read(const std::string& path, const ReadOptions& options) {
   return reader.read();
 }
 
-namespace {
-
-// "1,3,4" → {1, 3, 4}; nullopt unless every item is a positive integer.
-std::optional<std::vector<int>> parse_partition_list(std::string_view text) {
-  std::vector<int> partitions;
-  while (true) {
-    const std::size_t comma = text.find(',');
-    const std::string_view item = text.substr(0, comma);
-    int value = 0;
-    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || error != std::errc{} || end != item.data() + item.size() || value < 1) return std::nullopt;
-    partitions.push_back(value);
-    if (comma == std::string_view::npos) return partitions;
-    text.remove_prefix(comma + 1);
-  }
-}
-
-// "r/R" → (r, R); nullopt unless both are integers.
-std::optional<std::pair<int, int>> parse_rank_share(std::string_view text) {
-  const std::size_t slash = text.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  int rank = 0, ranks = 0;
-  const std::string_view first = text.substr(0, slash), second = text.substr(slash + 1);
-  const auto a = std::from_chars(first.data(), first.data() + first.size(), rank);
-  const auto b = std::from_chars(second.data(), second.data() + second.size(), ranks);
-  if (first.empty() || second.empty() || a.ec != std::errc{} || b.ec != std::errc{} ||
-      a.ptr != first.data() + first.size() || b.ptr != second.data() + second.size())
-    return std::nullopt;
-  return std::pair{rank, ranks};
-}
-
-}  // namespace
-
-Mesh read(const std::string& path) {
-  constexpr std::string_view partitions_key = "partitions=", share_key = "rank_share=";
-  const std::size_t hash = path.rfind('#');
-  if (hash != std::string::npos) {
-    const std::string file = path.substr(0, hash);
-    const std::string_view fragment = std::string_view(path).substr(hash + 1);
-    ReadOptions options;
-    if (fragment.starts_with(partitions_key)) {
-      const auto partitions = parse_partition_list(fragment.substr(partitions_key.size()));
-      if (!partitions)
-        throw ReadError(file, std::string(kFormatName),
-                        "'#" + std::string(fragment) + "' does not name partitions (#partitions=1,3 …, numbered from 1)");
-      options.partitions = *partitions;
-      return read(file, options);
-    }
-    if (fragment.starts_with(share_key)) {
-      const auto share = parse_rank_share(fragment.substr(share_key.size()));
-      if (!share)
-        throw ReadError(file, std::string(kFormatName),
-                        "'#" + std::string(fragment) + "' does not name a rank share (#rank_share=rank/ranks)");
-      options.rank = share->first;
-      options.ranks = share->second;
-      if (options.ranks < 1)
-        throw ReadError(file, std::string(kFormatName), "a rank share needs at least one rank, not " +
-                                                            std::to_string(options.ranks));
-      return read(file, options);
-    }
-  }
-  return read(path, ReadOptions{});
-}
+Mesh read(const std::string& path) { return read(path, ReadOptions{}); }
 
 }  // namespace meshioplusplus::gmsh
