@@ -2,6 +2,8 @@
 // One row per format that implements the interface; XDMF is the first.
 #include "meshioplusplus/time_series.hpp"
 
+#include <algorithm>
+
 #include "formats/exodus/exodus.hpp"
 #include "formats/gmsh/gmsh_time_series.hpp"
 #include "formats/med/med_time_series.hpp"
@@ -18,6 +20,17 @@ std::string time_series_format(const std::string& path, std::string_view format)
   if (!format.empty()) return std::string(format);
   const FormatInfo* info = format_for_path(path);
   return info ? std::string(info->name) : std::string();
+}
+
+// For writers whose options are exactly those of the format's write() (the registry's row).
+void check_write_options(const std::string& path, const std::string& name, const WriteOptions& options) {
+  const FormatInfo& format = format_by_name(name);
+  for (const auto& option : options.items()) {
+    const std::string& option_name = option.first;
+    const bool known = std::any_of(format.write_options.begin(), format.write_options.end(),
+                                   [&](const WriteOptionSpec& spec) { return spec.name == option_name; });
+    if (!known) throw WriteError(path, name, "unknown write option '" + option_name + "'");
+  }
 }
 
 }  // namespace
@@ -40,6 +53,9 @@ std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, st
   if (name == "xdmf") return xdmf::create_time_series(path, options);
   if (name == "pvd") return pvd::create_time_series(path, options);
   if (name == "vtkhdf") return vtkhdf::create_time_series(path, options);
+  if (name == "gmsh" || name == "med") check_write_options(path, name, options);
+  if (name == "gmsh") return gmsh::create_time_series(path, options);
+  if (name == "med") return med::create_time_series(path, options);
   throw WriteError(path, name, name.empty() ? "cannot tell the format from the file name"
                                             : "format '" + name + "' has no time-series writer (xdmf has)");
 }

@@ -13,13 +13,23 @@
 //               absent from it. Cell data is split over the blocks read_mesh() gives.
 // MSH sections are not indexed: opening reads the whole file once (as gmsh::read), and steps
 // are served from memory.
+//
+// The writer streams into a temporary file beside the target (MshStream, the pieces of
+// gmsh_writer.cpp): write_mesh() the mesh sections as gmsh::write writes them, write_step()
+// one data section per array — point data $NodeData, cell data $ElementData (equal widths) or
+// $ElementNodeData ((n, nodes per cell, c)) — with the array's name as view name, the step's
+// time as real tag and the step index (0, 1, …: the write_step() count) as first integer tag,
+// then the component count, the record count and the partition 0. close() renames the file
+// over the target. Step field_data has no place in MSH and is not written.
 #include "formats/gmsh/gmsh_time_series.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -28,6 +38,7 @@
 
 #include "formats/gmsh/gmsh.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/mesh.hpp"
 
 namespace meshioplusplus::gmsh {
 namespace {
@@ -122,10 +133,109 @@ class SeriesReader : public TimeSeriesReader {
   std::vector<std::pair<std::int64_t, double>> steps_;
 };
 
+class SeriesWriter : public TimeSeriesWriter {
+ public:
+  SeriesWriter(std::string path, const WriteOptions& options) : path_(std::move(path)) {
+    try {
+      stream_ = std::make_unique<MshStream>(path_, options);
+    } catch (const std::invalid_argument& problem) {
+      fail(problem.what());
+    }
+  }
+
+  void write_mesh(const Mesh& mesh) override {
+    usable("write_points_cells()");
+    if (has_mesh_) fail("write_points_cells() called twice: an MSH file holds one mesh");
+    try {
+      validate(mesh);
+      guarded([&] { stream_->write_mesh(mesh); });
+    } catch (const std::invalid_argument& problem) {
+      fail(problem.what());
+    }
+    block_sizes_ = stream_->block_sizes();
+    has_mesh_ = true;
+  }
+
+  // Every array is checked before the step's first section is written.
+  void write_step(const TimeStep& step) override {
+    usable("write_data()");
+    if (!has_mesh_) fail("write_data() before write_points_cells()");
+    const std::string at = "step " + std::to_string(steps_) + ": ";
+    for (const auto& [name, array] : step.point_data) {
+      if (array.ndim() < 1 || array.rows() != stream_->num_points() || array.row_width() < 1)
+        fail(at + "point data '" + name + "' has " + shape_text(array) + ", not one row per point (" +
+             std::to_string(stream_->num_points()) + ")");
+    }
+    for (const auto& [name, arrays] : step.cell_data) {
+      if (arrays.size() != block_sizes_.size())
+        fail(at + "cell data '" + name + "' has " + std::to_string(arrays.size()) + " arrays for " +
+             std::to_string(block_sizes_.size()) + " cell blocks");
+      for (std::size_t b = 0; b < arrays.size(); ++b)
+        if (arrays[b].ndim() < 1 || arrays[b].rows() != block_sizes_[b])
+          fail(at + "cell data '" + name + "' block " + std::to_string(b) + " has " + shape_text(arrays[b]) + " for " +
+               std::to_string(block_sizes_[b]) + " cells");
+      if (!stream_->fits_element_data(arrays))
+        fail(at + "cell data '" + name + "' has neither equal widths in every block ($ElementData) nor (nodes per cell) × c values per cell ($ElementNodeData)");
+    }
+    const auto index = static_cast<std::int64_t>(steps_);
+    guarded([&] {
+      for (const auto& [name, array] : step.point_data) stream_->write_node_data(name, index, step.time, array);
+      for (const auto& [name, arrays] : step.cell_data) stream_->write_element_data(name, index, step.time, arrays);
+    });
+    ++steps_;
+  }
+
+  void close() override {
+    if (closed_) return;
+    usable("close()");
+    if (!has_mesh_) fail("close() before write_points_cells(): an MSH file needs its mesh");
+    guarded([&] { stream_->commit(); });
+    closed_ = true;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormatName), message); }
+
+  void usable(const std::string& call) const {
+    if (closed_) fail(call + " after close()");
+    if (broken_) fail(call + " after a failed write (the file is not complete; nothing was written to the target)");
+  }
+
+  // A failure while bytes are being written leaves the temporary file incomplete: the writer
+  // refuses everything after it, and close() never puts it in place. (std::invalid_argument
+  // comes before any byte: a mesh Gmsh cannot hold.)
+  template <class Fn> void guarded(Fn&& fn) {
+    try {
+      fn();
+    } catch (const std::invalid_argument&) {
+      throw;
+    } catch (...) {
+      broken_ = true;
+      throw;
+    }
+  }
+
+  static std::string shape_text(const NDArray& array) {
+    std::string text = "shape (";
+    for (std::size_t i = 0; i < array.shape().size(); ++i) text += (i ? ", " : "") + std::to_string(array.shape()[i]);
+    return text + ")";
+  }
+
+  std::string path_;
+  std::unique_ptr<MshStream> stream_;
+  std::vector<std::int64_t> block_sizes_;
+  std::size_t steps_ = 0;
+  bool has_mesh_ = false, closed_ = false, broken_ = false;
+};
+
 }  // namespace
 
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) {
   return std::make_unique<SeriesReader>(path);
+}
+
+std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options) {
+  return std::make_unique<SeriesWriter>(path, options);
 }
 
 }  // namespace meshioplusplus::gmsh

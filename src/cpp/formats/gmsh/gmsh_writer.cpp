@@ -20,6 +20,7 @@
 
 #include "formats/gmsh/gmsh.hpp"
 #include "formats/gmsh/gmsh_element_types.hpp"
+#include "formats/gmsh/gmsh_time_series.hpp"
 #include "io/atomic_file.hpp"
 #include "io/parallel.hpp"
 
@@ -731,12 +732,168 @@ std::string quoted(std::string_view name) {
 
 std::string number_text(std::int64_t value) { return std::to_string(value); }
 
+// ---- $NodeData / $ElementData / $ElementNodeData ---------------------------------------
+// One section per view step: the view name (string tag), the time (real tag), then as integer
+// tags the time-step index, the component count, the number of records and — for the
+// time-series writer — the partition (0: the whole model, as Gmsh reads a missing one).
+// Shared by write() and MshStream (the time-series writer).
+
+struct DataStep {
+  std::string view;
+  std::int64_t step = 0;
+  double time = 0;
+  bool named_step = false;  // write(): the array was named "view[step k…]"
+};
+
+class DataSectionWriter {
+ public:
+  DataSectionWriter(ValueWriter& out, const std::vector<BlockPlan>& blocks, bool partition_tag)
+      : out_(out), blocks_(blocks), partition_tag_(partition_tag) {}
+
+  // $NodeData: one record per point that has a value (all-NaN rows are left out).
+  void node_data(const DataStep& step, const NDArray& array) {
+    header("NodeData", step, array.row_width(), count_rows(array));
+    write_rows(array, 1, array.row_width());
+    out_.end_section("NodeData");
+  }
+
+  // One array per block, rows matching the blocks (the caller checks). Equal widths in every
+  // block: $ElementData. Widths of (nodes of the block's type) × c for one c, as the reader
+  // makes from $ElementNodeData: $ElementNodeData again. Other widths: nothing, false.
+  bool element_data(const DataStep& step, const std::vector<NDArray>& arrays) {
+    if (!fits(blocks_, arrays)) return false;
+    std::int64_t count = 0;
+    for (const NDArray& array : arrays) count += count_rows(array);
+    if (const std::int64_t width = common_width(arrays); width > 0) {
+      header("ElementData", step, width, count);
+      for (std::size_t b = 0; b < arrays.size(); ++b) write_rows(arrays[b], blocks_[b].base + 1, width);
+      out_.end_section("ElementData");
+      return true;
+    }
+    if (const std::int64_t components = per_node_components(blocks_, arrays); components > 0) {
+      header("ElementNodeData", step, components, count);
+      for (std::size_t b = 0; b < arrays.size(); ++b)
+        write_rows(arrays[b], blocks_[b].base + 1, components, blocks_[b].type);
+      out_.end_section("ElementNodeData");
+      return true;
+    }
+    return false;
+  }
+
+  // Whether element_data() can write `arrays` (one per block, at least one block).
+  static bool fits(const std::vector<BlockPlan>& blocks, const std::vector<NDArray>& arrays) {
+    return common_width(arrays) > 0 || per_node_components(blocks, arrays) > 0;
+  }
+
+ private:
+  static std::int64_t common_width(const std::vector<NDArray>& arrays) {
+    for (const NDArray& array : arrays)
+      if (array.row_width() != arrays.front().row_width()) return 0;
+    return arrays.front().row_width();
+  }
+
+  static std::int64_t per_node_components(const std::vector<BlockPlan>& blocks, const std::vector<NDArray>& arrays) {
+    const std::int64_t components = arrays.front().row_width() / blocks.front().type->num_nodes;
+    for (std::size_t b = 0; b < arrays.size(); ++b)
+      if (components == 0 || arrays[b].row_width() != blocks[b].type->num_nodes * components) return 0;
+    return components;
+  }
+
+  void header(std::string_view section, const DataStep& step, std::int64_t components, std::int64_t count) {
+    out_.begin_section(section);
+    out_.text_line("1");
+    out_.text_line(quoted(step.view));
+    out_.text_line("1");
+    char time[32];
+    const auto result = std::to_chars(time, time + sizeof time, step.time);
+    out_.text_line(std::string_view(time, static_cast<std::size_t>(result.ptr - time)));
+    out_.text_line(partition_tag_ ? "4" : "3");
+    out_.text_line(number_text(step.step));
+    out_.text_line(number_text(components));
+    out_.text_line(number_text(count));
+    if (partition_tag_) out_.text_line("0");
+  }
+
+  // A row the reader would have made from no entry (all NaN) is left out again.
+  template <class T> static bool has_values(const T* row, std::int64_t width) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::any_of(row, row + width, [](T value) { return value == value; });
+    } else {
+      return width > 0;
+    }
+  }
+
+  // Writes the rows of `array` as data records tagged first_tag, first_tag + 1, ….
+  // `type` given: element-node records (tag, node count, values per node in Gmsh node
+  // order) for elements of `type`.
+  void write_rows(const NDArray& array, std::int64_t first_tag, std::int64_t components,
+                  const GmshElementType* type = nullptr) {
+    visit_dtype(array.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      const T* values = array.data_as<T>();
+      const std::int64_t width = array.row_width();
+      std::vector<double> row(static_cast<std::size_t>(width));
+      for (std::int64_t r = 0; r < array.rows(); ++r) {
+        const T* in = values + r * width;
+        if (!has_values(in, width)) continue;
+        if (type == nullptr) {
+          for (std::int64_t c = 0; c < width; ++c) row[static_cast<std::size_t>(c)] = static_cast<double>(in[c]);
+        } else {
+          const std::span<const std::uint16_t> order = type->gmsh_from_meshio;
+          for (int j = 0; j < type->num_nodes; ++j) {
+            const std::int64_t from = order.empty() ? j : order[static_cast<std::size_t>(j)];
+            for (std::int64_t c = 0; c < components; ++c)
+              row[static_cast<std::size_t>(j * components + c)] = static_cast<double>(in[from * components + c]);
+          }
+        }
+        write_record(first_tag + r, type ? type->num_nodes : 0, row);
+      }
+    });
+  }
+
+  void write_record(std::int64_t tag, int node_count, const std::vector<double>& row) {
+    if (out_.binary()) {
+      const auto tag32 = static_cast<std::int32_t>(tag);
+      out_.out().bytes(&tag32, 4);
+      if (node_count > 0) out_.out().bytes(&node_count, 4);
+      out_.out().bytes(row.data(), row.size() * 8);
+      return;
+    }
+    out_.size(static_cast<std::uint64_t>(tag));
+    if (node_count > 0) out_.int32(node_count);
+    for (const double value : row) out_.real(value);
+    out_.end_record();
+  }
+
+  static std::int64_t count_rows(const NDArray& array) {
+    std::int64_t count = 0;
+    visit_dtype(array.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      const T* values = array.data_as<T>();
+      const std::int64_t width = array.row_width();
+      for (std::int64_t r = 0; r < array.rows(); ++r) count += has_values(values + r * width, width) ? 1 : 0;
+    });
+    return count;
+  }
+
+  ValueWriter& out_;
+  const std::vector<BlockPlan>& blocks_;
+  bool partition_tag_;
+};
+
 class MshWriter {
  public:
   MshWriter(io::OutputBuffer& out, const Mesh& mesh, const WritePlan& plan, const Options& options)
-      : out_(out, options.binary), mesh_(mesh), plan_(plan), options_(options) {}
+      : out_(out, options.binary), mesh_(mesh), plan_(plan), options_(options), data_(out_, plan_.blocks, false) {}
 
   void write() {
+    write_mesh_sections();
+    write_point_data();
+    write_cell_data();
+  }
+
+  // Everything but the data sections (MshStream writes those step by step).
+  void write_mesh_sections() {
     write_mesh_format();
     write_block_marker();
     write_physical_names();
@@ -749,8 +906,6 @@ class MshWriter {
       write_elements_22();
     }
     write_periodic();
-    write_point_data();
-    write_cell_data();
   }
 
  private:
@@ -1139,13 +1294,6 @@ class MshWriter {
   // The reader names the steps of a view read as steps "view[step k]" or "view[step k,
   // time t]" (t when it is not k) and shows the last step plainly as "view" too, sharing its
   // arrays: the steps are written back as steps of "view", the plain alias not again.
-  struct DataStep {
-    std::string view;
-    std::int64_t step = 0;
-    double time = 0;
-    bool named_step = false;
-  };
-
   static DataStep parse_data_name(const std::string& name) {
     const DataStep plain{name};
     const std::size_t open = name.rfind("[step ");
@@ -1194,96 +1342,17 @@ class MshWriter {
     return step;
   }
 
-  void write_data_header(std::string_view section, const DataStep& step, std::int64_t components, std::int64_t count) {
-    out_.begin_section(section);
-    out_.text_line("1");
-    out_.text_line(quoted(step.view));
-    out_.text_line("1");
-    char time[32];
-    const auto result = std::to_chars(time, time + sizeof time, step.time);
-    out_.text_line(std::string_view(time, static_cast<std::size_t>(result.ptr - time)));
-    out_.text_line("3");
-    out_.text_line(number_text(step.step));
-    out_.text_line(number_text(components));
-    out_.text_line(number_text(count));
-  }
-
-  // A row the reader would have made from no entry (all NaN) is left out again.
-  template <class T> static bool has_values(const T* row, std::int64_t width) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::any_of(row, row + width, [](T value) { return value == value; });
-    } else {
-      return width > 0;
-    }
-  }
-
-  // Writes `count` rows of `array` as data records tagged first_tag, first_tag + 1, ….
-  // `node_count` > 0 writes element-node records (tag, node count, values per node in Gmsh
-  // node order) for elements of `type`.
-  void write_rows(const NDArray& array, std::int64_t first_tag, std::int64_t components,
-                  const GmshElementType* type = nullptr) {
-    visit_dtype(array.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      const T* values = array.data_as<T>();
-      const std::int64_t width = array.row_width();
-      std::vector<double> row(static_cast<std::size_t>(width));
-      for (std::int64_t r = 0; r < array.rows(); ++r) {
-        const T* in = values + r * width;
-        if (!has_values(in, width)) continue;
-        if (type == nullptr) {
-          for (std::int64_t c = 0; c < width; ++c) row[static_cast<std::size_t>(c)] = static_cast<double>(in[c]);
-        } else {
-          const std::span<const std::uint16_t> order = type->gmsh_from_meshio;
-          for (int j = 0; j < type->num_nodes; ++j) {
-            const std::int64_t from = order.empty() ? j : order[static_cast<std::size_t>(j)];
-            for (std::int64_t c = 0; c < components; ++c)
-              row[static_cast<std::size_t>(j * components + c)] = static_cast<double>(in[from * components + c]);
-          }
-        }
-        write_data_record(first_tag + r, type ? type->num_nodes : 0, row);
-      }
-    });
-  }
-
-  void write_data_record(std::int64_t tag, int node_count, const std::vector<double>& row) {
-    if (out_.binary()) {
-      const auto tag32 = static_cast<std::int32_t>(tag);
-      out_.out().bytes(&tag32, 4);
-      if (node_count > 0) out_.out().bytes(&node_count, 4);
-      out_.out().bytes(row.data(), row.size() * 8);
-      return;
-    }
-    out_.size(static_cast<std::uint64_t>(tag));
-    if (node_count > 0) out_.int32(node_count);
-    for (const double value : row) out_.real(value);
-    out_.end_record();
-  }
-
-  static std::int64_t count_rows(const NDArray& array) {
-    std::int64_t count = 0;
-    visit_dtype(array.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      const T* values = array.data_as<T>();
-      const std::int64_t width = array.row_width();
-      for (std::int64_t r = 0; r < array.rows(); ++r) count += has_values(values + r * width, width) ? 1 : 0;
-    });
-    return count;
-  }
-
   void write_point_data() {
     for (const auto& [name, array] : mesh_.point_data) {
       if (name == "gmsh:dim_tags" || array.rows() != num_points() || array.row_width() == 0) continue;
       // Init-captures: a lambda may not capture a structured binding itself before C++20's P1091 (Clang 14).
       if (is_step_alias(mesh_.point_data, name, [&array = array](const NDArray& other) { return same_bytes(other, array); }))
         continue;
-      write_data_header("NodeData", data_step_of(mesh_.point_data, name), array.row_width(), count_rows(array));
-      write_rows(array, 1, array.row_width());
-      out_.end_section("NodeData");
+      data_.node_data(data_step_of(mesh_.point_data, name), array);
     }
   }
 
-  // Equal widths in every block: $ElementData. Widths of (nodes of the block's type) × c
-  // for one c, as the reader makes from $ElementNodeData: $ElementNodeData again.
+  // Arrays that fit neither $ElementData nor $ElementNodeData are left out.
   void write_cell_data() {
     for (const auto& [name, arrays] : mesh_.cell_data) {
       if (name == "gmsh:physical" || name == "gmsh:geometrical" || arrays.size() != plan_.blocks.size()) continue;
@@ -1292,19 +1361,7 @@ class MshWriter {
         return other.size() == arrays.size() && std::equal(other.begin(), other.end(), arrays.begin(), same_bytes);
       };
       if (is_step_alias(mesh_.cell_data, name, same_arrays)) continue;
-      const DataStep step = data_step_of(mesh_.cell_data, name);
-      std::int64_t count = 0;
-      for (const NDArray& array : arrays) count += count_rows(array);
-      if (const std::int64_t width = common_width(arrays); width > 0) {
-        write_data_header("ElementData", step, width, count);
-        for (std::size_t b = 0; b < arrays.size(); ++b) write_rows(arrays[b], plan_.blocks[b].base + 1, width);
-        out_.end_section("ElementData");
-      } else if (const std::int64_t components = per_node_components(arrays); components > 0) {
-        write_data_header("ElementNodeData", step, components, count);
-        for (std::size_t b = 0; b < arrays.size(); ++b)
-          write_rows(arrays[b], plan_.blocks[b].base + 1, components, plan_.blocks[b].type);
-        out_.end_section("ElementNodeData");
-      }
+      data_.element_data(data_step_of(mesh_.cell_data, name), arrays);
     }
   }
 
@@ -1314,24 +1371,11 @@ class MshWriter {
     return true;
   }
 
-  static std::int64_t common_width(const std::vector<NDArray>& arrays) {
-    for (const NDArray& array : arrays)
-      if (array.row_width() != arrays.front().row_width()) return 0;
-    return arrays.front().row_width();
-  }
-
-  std::int64_t per_node_components(const std::vector<NDArray>& arrays) const {
-    const std::int64_t nodes = plan_.blocks.front().type->num_nodes;
-    const std::int64_t components = arrays.front().row_width() / nodes;
-    for (std::size_t b = 0; b < arrays.size(); ++b)
-      if (components == 0 || arrays[b].row_width() != plan_.blocks[b].type->num_nodes * components) return 0;
-    return components;
-  }
-
   ValueWriter out_;
   const Mesh& mesh_;
   const WritePlan& plan_;
   Options options_;
+  DataSectionWriter data_;
 };
 
 }  // namespace
@@ -1344,6 +1388,61 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   MshWriter(out, mesh, plan, parsed).write();
   out.flush();
   file.commit();
+}
+
+// ---- MshStream (gmsh_time_series.hpp): the pieces above, one step at a time ------------------
+
+struct MshStream::State {
+  State(const std::string& path, const Options& parsed) : options(parsed), file(path, kFormatName), out(file) {}
+  Options options;
+  io::AtomicFile file;
+  io::OutputBuffer out;
+  std::vector<BlockPlan> blocks;  // type, base and count per block (no cells: the mesh may be gone)
+  std::int64_t num_points = 0;
+};
+
+MshStream::MshStream(const std::string& path, const WriteOptions& options) {
+  const Options parsed = parse_options(options);  // bad options fail before a file is created
+  state_ = std::make_unique<State>(path, parsed);
+}
+
+MshStream::~MshStream() = default;
+
+void MshStream::write_mesh(const Mesh& mesh) {
+  const WritePlan plan = PlanBuilder(mesh, state_->options).build();
+  MshWriter(state_->out, mesh, plan, state_->options).write_mesh_sections();
+  state_->blocks = plan.blocks;
+  for (BlockPlan& block : state_->blocks) block.cells = nullptr;
+  state_->num_points = mesh.num_points();
+}
+
+std::int64_t MshStream::num_points() const { return state_->num_points; }
+
+std::vector<std::int64_t> MshStream::block_sizes() const {
+  std::vector<std::int64_t> sizes;
+  for (const BlockPlan& block : state_->blocks) sizes.push_back(block.count);
+  return sizes;
+}
+
+void MshStream::write_node_data(std::string_view view, std::int64_t step, double time, const NDArray& values) {
+  ValueWriter out(state_->out, state_->options.binary);
+  DataSectionWriter(out, state_->blocks, true).node_data({std::string(view), step, time}, values);
+}
+
+bool MshStream::write_element_data(std::string_view view, std::int64_t step, double time,
+                                   const std::vector<NDArray>& per_block) {
+  if (per_block.empty()) return true;  // a mesh without blocks: nothing to write
+  ValueWriter out(state_->out, state_->options.binary);
+  return DataSectionWriter(out, state_->blocks, true).element_data({std::string(view), step, time}, per_block);
+}
+
+bool MshStream::fits_element_data(const std::vector<NDArray>& per_block) const {
+  return per_block.empty() || DataSectionWriter::fits(state_->blocks, per_block);
+}
+
+void MshStream::commit() {
+  state_->out.flush();
+  state_->file.commit();
 }
 
 }  // namespace meshioplusplus::gmsh

@@ -11,12 +11,22 @@
 //                cell data split over the blocks (NaN where the field does not cover a block).
 // The arrays come from med::read (one pass over the file, made on the first read_mesh() or
 // read_step() and kept), which names them "<name>[<i>] - <time>" when a field has several steps.
+//
+// The writer (MedStream, the pieces of med_writer.cpp) writes the mesh as med::write does on
+// write_mesh(), then per write_step() one computation step in each field the step has:
+// /CHA/<name>/<NDT as %020d><NOR as %020d> with NDT = the step index (0, 1, …), NOR = -1 (no
+// iteration, MED_NO_IT), PDT = the time, RDT/ROR = -1 (the mesh's own step) — the group names
+// the MED library gives, sorted by NDT as meshio and this reader sort them. The HDF5 file
+// grows step by step beside the target and replaces it on close(). Step field_data has no
+// place in MED and is not written.
 #include "formats/med/med_time_series.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +34,7 @@
 #include "formats/med/med.hpp"
 #include "io/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/mesh.hpp"
 
 namespace meshioplusplus::med {
 namespace {
@@ -120,10 +131,73 @@ class SeriesReader : public TimeSeriesReader {
   std::optional<Mesh> mesh_;
 };
 
+class SeriesWriter : public TimeSeriesWriter {
+ public:
+  explicit SeriesWriter(std::string path) : path_(std::move(path)), stream_(std::make_unique<MedStream>(path_)) {}
+
+  void write_mesh(const Mesh& mesh) override {
+    usable("write_points_cells()");
+    if (has_mesh_) fail("write_points_cells() called twice: this writer's MED file holds one mesh");
+    try {
+      validate(mesh);
+    } catch (const std::invalid_argument& problem) {
+      fail(problem.what());
+    }
+    stream_->check_mesh(mesh);
+    guarded([&] { stream_->write_mesh(mesh); });
+    has_mesh_ = true;
+  }
+
+  void write_step(const TimeStep& step) override {
+    usable("write_data()");
+    if (!has_mesh_) fail("write_data() before write_points_cells()");
+    stream_->check_fields(step.point_data, step.cell_data, "step " + std::to_string(steps_) + ": ");
+    const ComputationStep at{static_cast<std::int64_t>(steps_), -1, step.time};
+    guarded([&] { stream_->write_fields(step.point_data, step.cell_data, at); });
+    ++steps_;
+  }
+
+  void close() override {
+    if (closed_) return;
+    usable("close()");
+    if (!has_mesh_) fail("close() before write_points_cells(): a MED file needs its mesh");
+    guarded([&] { stream_->commit(); });
+    closed_ = true;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
+
+  void usable(const std::string& call) const {
+    if (closed_) fail(call + " after close()");
+    if (broken_) fail(call + " after a failed write (the file is not complete; nothing was written to the target)");
+  }
+
+  // A failure while the file is being written leaves it incomplete: the writer refuses
+  // everything after it, and close() never puts it in place.
+  template <class Fn> void guarded(Fn&& fn) {
+    try {
+      fn();
+    } catch (...) {
+      broken_ = true;
+      throw;
+    }
+  }
+
+  std::string path_;
+  std::unique_ptr<MedStream> stream_;
+  std::size_t steps_ = 0;
+  bool has_mesh_ = false, closed_ = false, broken_ = false;
+};
+
 }  // namespace
 
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) {
   return std::make_unique<SeriesReader>(path);
+}
+
+std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions&) {
+  return std::make_unique<SeriesWriter>(path);
 }
 
 }  // namespace meshioplusplus::med

@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/med/med.hpp"
 #include "formats/med/med_types.hpp"
+#include "formats/med/med_time_series.hpp"
 #include "io/hdf5_file.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -99,23 +103,46 @@ NDArray fortran_order(const NDArray& array, DType dtype, std::int64_t offset = 0
   return out;
 }
 
+// MED names a computation-step group by its NDT and NOR, each printed as "%020ld" (a negative
+// number as "-" and 19 digits), as the MED library does.
+std::string step_group_name(std::int64_t ndt, std::int64_t nor) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%020lld%020lld", static_cast<long long>(ndt), static_cast<long long>(nor));
+  return text;
+}
+
+// meshio's single step of every field: NDT 1, NOR 1, time 0.
+constexpr ComputationStep kMeshioStep{1, 1, 0.0};
+
+}  // namespace
+
+// The MED file being written: the mesh once, then fields one computation step at a time.
 class Writer {
  public:
-  Writer(const std::string& path, const Mesh& mesh) : path_(path), mesh_(mesh), file_(File::create(path, kFormat)) {}
+  explicit Writer(std::string path) : path_(std::move(path)), file_(File::create(path_, kFormat)) {}
 
-  void write() {
-    for (std::size_t a = 0; a < mesh_.cells.size(); ++a) {
-      if (med_of_cell_type(mesh_.cells[a].type).empty())
-        fail("cell type '" + mesh_.cells[a].type + "' has no MED type");
+  const std::string& path() const noexcept { return path_; }
+  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
+
+  // What MED cannot hold, before anything is written.
+  void check_mesh(const Mesh& mesh) const {
+    for (std::size_t a = 0; a < mesh.cells.size(); ++a) {
+      if (med_of_cell_type(mesh.cells[a].type).empty())
+        fail("cell type '" + mesh.cells[a].type + "' has no MED type");
       for (std::size_t b = 0; b < a; ++b)
-        if (mesh_.cells[a].type == mesh_.cells[b].type) fail("MED files cannot have two blocks of the same cell type");
+        if (mesh.cells[a].type == mesh.cells[b].type) fail("MED files cannot have two blocks of the same cell type");
     }
+  }
+
+  void write_mesh(const Mesh& mesh) {
+    check_mesh(mesh);
+    mesh_ = &mesh;
     file_.create_group("/INFOS_GENERALES");
     // MED 3.0.0: any later version is refused by SALOME 8.3 (meshio's observation).
     file_.set_int32_attribute("/INFOS_GENERALES", "MAJ", 3);
     file_.set_int32_attribute("/INFOS_GENERALES", "MIN", 0);
     file_.set_int32_attribute("/INFOS_GENERALES", "REL", 0);
-    const auto dim = static_cast<std::int32_t>(mesh_.points.dim(1));
+    const auto dim = static_cast<std::int32_t>(mesh.points.dim(1));
     const std::string mesh_path = "/ENS_MAA/" + std::string(kMeshName);
     file_.create_group("/ENS_MAA");
     file_.create_group(mesh_path);
@@ -130,7 +157,7 @@ class Writer {
     file_.set_fixed_string_attribute(mesh_path, "NOM", axes);
     file_.set_fixed_string_attribute(mesh_path, "DES", "Mesh created with meshio++");
     file_.set_int32_attribute(mesh_path, "TYP", 0);
-    const std::string step = mesh_path + "/-0000000000000000001-0000000000000000001";
+    const std::string step = mesh_path + "/" + step_group_name(-1, -1);  // the mesh has no time step
     file_.create_group(step);
     file_.set_int32_attribute(step, "CGT", 1);
     file_.set_int32_attribute(step, "NDT", -1);
@@ -139,12 +166,98 @@ class Writer {
     write_nodes(step);
     write_cells(step);
     write_families();
-    write_fields();
-    file_.commit();
+    num_points_ = mesh.num_points();
+    blocks_.clear();
+    for (const CellBlock& cells : mesh.cells) blocks_.push_back({cells.type, cells.num_cells()});
+    mesh_ = nullptr;
   }
 
+  std::int64_t num_points() const noexcept { return num_points_; }
+  const std::vector<std::pair<std::string, std::int64_t>>& blocks() const noexcept { return blocks_; }
+
+  // The fields of one computation step, checked whole before anything is written: point data
+  // (n,) / (n, c) on nodes (NOE), cell data per block (n,) / (n, c) on cells (MAI.<type>) or
+  // (n, nodes per cell, c) on cell nodes (NOE.<type>). A field keeps its component count (NCO)
+  // over supports and steps. `strict`: anything else is a WriteError (the time series);
+  // otherwise other cell arrays (values at Gauss points) are skipped, as meshio skips them.
+  // `context` starts each message (e.g. "step 3: ").
+  void check_fields(const NamedList<NDArray>& point_data, const NamedList<std::vector<NDArray>>& cell_data,
+                    bool strict, const std::string& context = {}) const {
+    const auto fail = [&](const std::string& message) { this->fail(context + message); };
+    std::map<std::string, std::int64_t> components = components_;
+    const auto claim = [&](const std::string& name, std::int64_t count) {
+      const auto [found, added] = components.try_emplace(name, count);
+      if (!added && found->second != count)
+        fail("field '" + name + "' has " + std::to_string(count) + " components here and " +
+             std::to_string(found->second) + " elsewhere (a MED field has one component count)");
+    };
+    for (const auto& [name, data] : point_data) {
+      if (strict && (data.ndim() < 1 || data.ndim() > 2 || data.rows() != num_points_))
+        fail("point data '" + name + "' has " + shape_text(data) + ", not (" + std::to_string(num_points_) +
+             ",) or (" + std::to_string(num_points_) + ", components)");
+      claim(name, data.ndim() == 1 ? 1 : data.shape().back());
+    }
+    for (const auto& [name, per_block] : cell_data) {
+      if (strict && per_block.size() != blocks_.size())
+        fail("cell data '" + name + "' has " + std::to_string(per_block.size()) + " arrays for " +
+             std::to_string(blocks_.size()) + " cell blocks");
+      for (std::size_t b = 0; b < per_block.size() && b < blocks_.size(); ++b) {
+        const NDArray& data = per_block[b];
+        if (strict && (data.ndim() < 1 || data.rows() != blocks_[b].second))
+          fail("cell data '" + name + "' block " + std::to_string(b) + " has " + shape_text(data) + " for " +
+               std::to_string(blocks_[b].second) + " cells");
+        const Support support = support_of(b, data);
+        if (support == Support::none && strict)
+          fail("cell data '" + name + "' block " + std::to_string(b) + " has " + shape_text(data) +
+               ": MED takes (cells,), (cells, components) or (cells, nodes per cell, components)");
+        if (support != Support::none) claim(name, data.ndim() == 1 ? 1 : data.shape().back());
+      }
+    }
+  }
+
+  void write_fields(const NamedList<NDArray>& point_data, const NamedList<std::vector<NDArray>>& cell_data,
+                    const ComputationStep& at, bool strict) {
+    check_fields(point_data, cell_data, strict);
+    if (!file_.exists("/CHA")) file_.create_group("/CHA");
+    for (const auto& [name, data] : point_data) {
+      const std::string step = field_step(name, data.ndim() == 1 ? 1 : data.shape().back(), at);
+      write_support(step + "/NOE", data, 1);
+    }
+    for (const auto& [name, per_block] : cell_data) {
+      for (std::size_t b = 0; b < per_block.size() && b < blocks_.size(); ++b) {
+        const NDArray& data = per_block[b];
+        const std::string med_type(med_of_cell_type(blocks_[b].first));
+        switch (support_of(b, data)) {
+          case Support::cells:
+            write_support(field_step(name, data.ndim() == 1 ? 1 : data.dim(1), at) + "/MAI." + med_type, data, 1);
+            break;
+          case Support::cell_nodes:
+            write_support(field_step(name, data.dim(2), at) + "/NOE." + med_type, data, data.dim(1));
+            break;
+          case Support::none:  // values at Gauss points of unknown position (ELGA): not written, as in meshio
+            break;
+        }
+      }
+    }
+  }
+
+  void commit() { file_.commit(); }
+
  private:
-  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
+  enum class Support { cells, cell_nodes, none };
+
+  Support support_of(std::size_t block, const NDArray& data) const {
+    if (data.ndim() >= 1 && data.ndim() <= 2) return Support::cells;
+    const CellTypeInfo* info = find_cell_type(blocks_[block].first);
+    if (data.ndim() == 3 && info && data.dim(1) == info->num_nodes) return Support::cell_nodes;  // ELNO
+    return Support::none;
+  }
+
+  static std::string shape_text(const NDArray& array) {
+    std::string text = "shape (";
+    for (std::size_t i = 0; i < array.shape().size(); ++i) text += (i ? ", " : "") + std::to_string(array.shape()[i]);
+    return text + (array.shape().size() == 1 ? ",)" : ")");
+  }
 
   void write_dataset(const std::string& path, const NDArray& array, std::int64_t count) {
     file_.write(path, array);
@@ -153,44 +266,46 @@ class Writer {
   }
 
   void write_nodes(const std::string& step) {
+    const Mesh& mesh = *mesh_;
     const std::string noe = step + "/NOE";
     file_.create_group(noe);
     file_.set_int32_attribute(noe, "CGT", 1);
     file_.set_int32_attribute(noe, "CGS", 1);
     file_.set_fixed_string_attribute(noe, "PFL", kNoProfile);
-    write_dataset(noe + "/COO", fortran_order(mesh_.points, DType::float64), mesh_.num_points());
+    write_dataset(noe + "/COO", fortran_order(mesh.points, DType::float64), mesh.num_points());
     const std::vector<const Region*> regions = regions_of(RegionKind::Point);
-    if (const NDArray* tags = mesh_.point_data.find("point_tags")) {
-      write_dataset(noe + "/FAM", tags->astype(DType::int32), mesh_.num_points());
-      if (const auto* table = mesh_.string_field_data.find("med:point_tags")) node_families_ = parse_family_table(*table);
+    if (const NDArray* tags = mesh.point_data.find("point_tags")) {
+      write_dataset(noe + "/FAM", tags->astype(DType::int32), mesh.num_points());
+      if (const auto* table = mesh.string_field_data.find("med:point_tags")) node_families_ = parse_family_table(*table);
     } else if (!regions.empty()) {
-      write_dataset(noe + "/FAM", families_from_regions(regions, mesh_.num_points(), 1, node_families_), mesh_.num_points());
+      write_dataset(noe + "/FAM", families_from_regions(regions, mesh.num_points(), 1, node_families_), mesh.num_points());
     }
   }
 
   std::vector<const Region*> regions_of(RegionKind kind) const {
     std::vector<const Region*> regions;
-    for (const Region& region : mesh_.regions)
+    for (const Region& region : mesh_->regions)
       if (region.kind == kind) regions.push_back(&region);
     return regions;
   }
 
   void write_cells(const std::string& step) {
+    const Mesh& mesh = *mesh_;
     const std::string mai = step + "/MAI";
     file_.create_group(mai);
     file_.set_int32_attribute(mai, "CGT", 1);
-    const std::vector<NDArray>* tags = mesh_.cell_data.find("cell_tags");
+    const std::vector<NDArray>* tags = mesh.cell_data.find("cell_tags");
     NDArray derived;
     const std::vector<const Region*> regions = regions_of(RegionKind::Cell);
     if (tags != nullptr) {
-      if (const auto* table = mesh_.string_field_data.find("med:cell_tags")) cell_families_ = parse_family_table(*table);
+      if (const auto* table = mesh.string_field_data.find("med:cell_tags")) cell_families_ = parse_family_table(*table);
     } else if (!regions.empty()) {
-      derived = families_from_regions(regions, mesh_.num_cells(), -1, cell_families_);
+      derived = families_from_regions(regions, mesh.num_cells(), -1, cell_families_);
     }
-    const bool index_fits = mesh_.num_points() < std::numeric_limits<std::int32_t>::max();
+    const bool index_fits = mesh.num_points() < std::numeric_limits<std::int32_t>::max();
     std::int64_t first = 0;
-    for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
-      const CellBlock& cells = mesh_.cells[b];
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+      const CellBlock& cells = mesh.cells[b];
       const std::string group = mai + "/" + std::string(med_of_cell_type(cells.type));
       file_.create_group(group);
       file_.set_int32_attribute(group, "CGT", 1);
@@ -241,23 +356,27 @@ class Writer {
     if (!cell_families_.empty()) write_family_group(fas + "/ELEME", cell_families_);
   }
 
-  // A CHA field group (created once) and its single step 1; returns the step's path.
-  std::string field_step(const std::string& name, std::int64_t components) {
+  // A CHA field group (created once, with its component count) and its computation step `at`
+  // (created once); returns the step's path.
+  std::string field_step(const std::string& name, std::int64_t components, const ComputationStep& at) {
     const std::string field = "/CHA/" + name;
-    const std::string step = field + "/0000000000000000000100000000000000000001";
-    if (file_.exists(field)) return step;
-    file_.create_group(field);
-    file_.set_fixed_string_attribute(field, "MAI", kMeshName);
-    file_.set_int32_attribute(field, "TYP", 6);  // MED_FLOAT64
-    file_.set_fixed_string_attribute(field, "UNI", "");
-    file_.set_fixed_string_attribute(field, "UNT", "");
-    file_.set_int32_attribute(field, "NCO", static_cast<std::int32_t>(components));
-    file_.set_fixed_string_attribute(field, "NOM", std::string(static_cast<std::size_t>(16 * components), ' '));
+    const std::string step = field + "/" + step_group_name(at.ndt, at.nor);
+    if (!file_.exists(field)) {
+      file_.create_group(field);
+      file_.set_fixed_string_attribute(field, "MAI", kMeshName);
+      file_.set_int32_attribute(field, "TYP", 6);  // MED_FLOAT64
+      file_.set_fixed_string_attribute(field, "UNI", "");
+      file_.set_fixed_string_attribute(field, "UNT", "");
+      file_.set_int32_attribute(field, "NCO", static_cast<std::int32_t>(components));
+      file_.set_fixed_string_attribute(field, "NOM", std::string(static_cast<std::size_t>(16 * components), ' '));
+      components_[name] = components;
+    }
+    if (file_.exists(step)) return step;
     file_.create_group(step);
-    file_.set_int32_attribute(step, "NDT", 1);
-    file_.set_int32_attribute(step, "NOR", 1);
-    file_.set_attribute(step, "PDT", 0.0);
-    file_.set_int32_attribute(step, "RDT", -1);
+    file_.set_int32_attribute(step, "NDT", static_cast<std::int32_t>(at.ndt));
+    file_.set_int32_attribute(step, "NOR", static_cast<std::int32_t>(at.nor));
+    file_.set_attribute(step, "PDT", at.time);
+    file_.set_int32_attribute(step, "RDT", -1);  // the mesh's NDT and NOR
     file_.set_int32_attribute(step, "ROR", -1);
     return step;
   }
@@ -274,39 +393,42 @@ class Writer {
     file_.write(profile + "/CO", fortran_order(data, DType::float64));
   }
 
-  void write_fields() {
-    file_.create_group("/CHA");
-    for (const auto& [name, data] : mesh_.point_data) {
-      if (name == "point_tags") continue;  // the families, written under NOE/FAM
-      const std::string step = field_step(name, data.ndim() == 1 ? 1 : data.shape().back());
-      write_support(step + "/NOE", data, 1);
-    }
-    for (const auto& [name, per_block] : mesh_.cell_data) {
-      if (name == "cell_tags") continue;
-      for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
-        const NDArray& data = per_block.at(b);
-        const std::string med_type(med_of_cell_type(mesh_.cells[b].type));
-        const CellTypeInfo* info = find_cell_type(mesh_.cells[b].type);
-        if (data.ndim() <= 2) {
-          const std::string step = field_step(name, data.ndim() == 1 ? 1 : data.dim(1));
-          write_support(step + "/MAI." + med_type, data, 1);
-        } else if (data.ndim() == 3 && info && data.dim(1) == info->num_nodes) {  // ELNO
-          const std::string step = field_step(name, data.dim(2));
-          write_support(step + "/NOE." + med_type, data, data.dim(1));
-        }
-        // Values at Gauss points of unknown position (ELGA) are not written, as in meshio.
-      }
-    }
-  }
-
-  const std::string& path_;
-  const Mesh& mesh_;
+  std::string path_;
   File file_;
+  const Mesh* mesh_ = nullptr;  // during write_mesh() only
+  std::int64_t num_points_ = 0;
+  std::vector<std::pair<std::string, std::int64_t>> blocks_;  // cell type and count per block
+  std::map<std::string, std::int64_t> components_;             // NCO of each field written
   std::vector<Family> node_families_, cell_families_;
 };
 
-}  // namespace
+// ---- MedStream (med_time_series.hpp) ---------------------------------------------------------
 
-void write(const std::string& path, const Mesh& mesh, const WriteOptions&) { Writer(path, mesh).write(); }
+MedStream::MedStream(const std::string& path) : writer_(std::make_unique<Writer>(path)) {}
+MedStream::~MedStream() = default;
+void MedStream::check_mesh(const Mesh& mesh) const { writer_->check_mesh(mesh); }
+void MedStream::write_mesh(const Mesh& mesh) { writer_->write_mesh(mesh); }
+void MedStream::check_fields(const NamedList<NDArray>& point_data, const NamedList<std::vector<NDArray>>& cell_data,
+                             const std::string& context) const {
+  writer_->check_fields(point_data, cell_data, true, context);
+}
+void MedStream::write_fields(const NamedList<NDArray>& point_data, const NamedList<std::vector<NDArray>>& cell_data,
+                             const ComputationStep& step) {
+  writer_->write_fields(point_data, cell_data, step, true);
+}
+void MedStream::commit() { writer_->commit(); }
+
+void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
+  Writer writer(path);
+  writer.write_mesh(mesh);
+  NamedList<NDArray> point_data;  // the families are written under NOE/FAM and MAI/<type>/FAM
+  for (const auto& [name, data] : mesh.point_data)
+    if (name != "point_tags") point_data.set(name, data);
+  NamedList<std::vector<NDArray>> cell_data;
+  for (const auto& [name, per_block] : mesh.cell_data)
+    if (name != "cell_tags") cell_data.set(name, per_block);
+  writer.write_fields(point_data, cell_data, kMeshioStep, false);
+  writer.commit();
+}
 
 }  // namespace meshioplusplus::med

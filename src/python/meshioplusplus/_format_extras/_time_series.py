@@ -75,17 +75,29 @@ class TimeSeriesWriter:
         self._writer = _core.create_time_series(self.filename, self.format_name, self.options)
         return self
 
-    def __exit__(self, *_):
-        self.close()
+    def __exit__(self, exc_type, *_):
+        if exc_type is None:
+            self.close()
+            return
+        try:
+            self.close()
+        except WriteError:
+            pass  # the error that ended the with-block is the one to see
 
     def close(self):
         if self._writer is not None:
             writer, self._writer = self._writer, None
             writer.close()
 
+    def _error(self, message):
+        # As the core's WriteError: the message starts with the file, path/format are set.
+        error = WriteError(f"{self.filename}: {self.format_name}: {message}")
+        error.path, error.format = self.filename, self.format_name
+        return error
+
     def _require_open(self):
         if self._writer is None:
-            raise WriteError("TimeSeriesWriter: use it as a context manager (with ... as writer)")
+            raise self._error("TimeSeriesWriter: use it as a context manager (with ... as writer)")
 
     def write_points_cells(self, points, cells):
         self._require_open()
@@ -97,7 +109,7 @@ class TimeSeriesWriter:
     def write_data(self, t, point_data=None, cell_data=None):
         self._require_open()
         if not self.has_mesh:
-            raise WriteError("write_data() before write_points_cells()")
+            raise self._error("write_data() before write_points_cells()")
         point_arrays = {name: host_array(np.asarray(v), f"point_data[{name!r}]") for name, v in (point_data or {}).items()}
         cell_arrays = {name: _cell_arrays(entry) for name, entry in (cell_data or {}).items()}
         self._writer.write_step(float(t), point_arrays, cell_arrays)

@@ -1,21 +1,41 @@
-"""Every time step of the post-processing views of a Gmsh MSH file ($NodeData, $ElementData,
-$ElementNodeData with several steps), read through the core's time-series interface — the same
-reader shape as ``meshioplusplus.xdmf.TimeSeriesReader``:
+"""Gmsh MSH time series: the steps of post-processing views ($NodeData, $ElementData,
+$ElementNodeData), read and written through the core's time-series interface — the same
+shapes as ``meshioplusplus.xdmf.TimeSeriesReader`` / ``TimeSeriesWriter``:
+
+    with meshioplusplus.gmsh.TimeSeriesWriter("result.msh") as writer:   # fmt_version="4.1", binary=True
+        writer.write_points_cells(points, cells)
+        for t in times:
+            writer.write_data(t, point_data={"temperature": T}, cell_data={"p": [p_per_block]})
 
     with meshioplusplus.gmsh.TimeSeriesReader("result.msh") as reader:
         points, cells = reader.read_points_cells()
         for k in range(reader.num_steps):
             t, point_data, cell_data = reader.read_data(k)   # {"temperature": ...}
 
-Steps are the views' time-step indices (ascending), ``reader.times`` their times; a step's
-arrays are keyed by view name. ``meshioplusplus.read`` gives the same arrays as
-``"view[step k, time t]"`` keys. The file is read once when the reader opens.
+The writer writes the mesh once, then per step one data section per array: the array's name
+is the view name, the step's time the real tag, the step index (0, 1, …) the first integer tag
+— Gmsh opens the file as one view per name with one time step per ``write_data``. The file
+appears (atomically) on ``close()``. Steps are the views' time-step indices (ascending),
+``reader.times`` their times; a step's arrays are keyed by view name. ``meshioplusplus.read``
+gives the same arrays as ``"view[step k, time t]"`` keys. The file is read once when the reader
+opens.
 """
 
 from ._time_series import TimeSeriesReader as _TimeSeriesReader
+from ._time_series import TimeSeriesWriter as _TimeSeriesWriter
 
-__all__ = ["TimeSeriesReader"]
+__all__ = ["TimeSeriesReader", "TimeSeriesWriter"]
 
 
 class TimeSeriesReader(_TimeSeriesReader):
     format_name = "gmsh"
+
+
+class TimeSeriesWriter(_TimeSeriesWriter):
+    """``fmt_version`` "4.1" (default), "4.0" or "2.2" and ``binary`` as ``meshioplusplus.gmsh.write``."""
+
+    format_name = "gmsh"
+
+    def __init__(self, filename, fmt_version: str = "4.1", binary: bool = True) -> None:
+        super().__init__(filename)
+        self.options = {"fmt_version": str(fmt_version), "binary": "true" if binary else "false"}
