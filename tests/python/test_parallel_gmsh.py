@@ -173,6 +173,109 @@ def test_split_files_leave_ghost_cells_out_without_mpi(gmsh_files):
         assert sum(len(b) for b in plain.cells) >= len(tags) + len(ghosts)
 
 
+def _ghost_elements(path):
+    """Gmsh's $GhostElements of an ASCII file: {element tag: (owner partition, {partitions it is
+    a ghost in})}."""
+    text = open(path).read()
+    body = text.split("$GhostElements\n", 1)[1].split("$EndGhostElements", 1)[0].split("\n")
+    ghosts = {}
+    for line in body[1:]:
+        if line.strip():
+            values = [int(v) for v in line.split()]
+            ghosts[values[0]] = (values[1], set(values[3:3 + values[2]]))
+    return ghosts
+
+
+def _owned_only(share):
+    """The share without its ghost cells (vtkGhostType 1)."""
+    return _parallel._keep_cells(share, [np.asarray(g) == 0 for g in share.cell_data["vtkGhostType"]])
+
+
+def _check_ghost_shares(shares, ranks_partitions, ghosts, elements, nodes):
+    """Owned cells (vtkGhostType 0) partition the mesh once; each share's ghost cells are the
+    elements gmsh lists as ghosts of its partitions owned elsewhere, with their nodes; every node
+    is owned (point vtkGhostType 0) by exactly one share: the one owning the lowest partition
+    whose owned cells use it."""
+    _check_union([_owned_only(share) for share in shares], elements, nodes)
+    point_owner, lowest_user = {}, {}
+    for rank, (share, mine) in enumerate(zip(shares, ranks_partitions)):
+        assert share.point_data["vtkGhostType"].dtype == np.uint8
+        cells, count = _cells_by_tag(share)
+        assert len(cells) == count, "a cell twice in one share"
+        flags = np.concatenate(share.cell_data["vtkGhostType"]) if share.cells else np.zeros(0, np.uint8)
+        assert flags.dtype == np.uint8 and set(np.unique(flags)) <= {0, 1}
+        tags = list(cells)  # in block order, as the flags
+        ghost_tags = {tag for tag, flag in zip(tags, flags) if flag == 1}
+        assert ghost_tags == {tag for tag, (owner, where) in ghosts.items() if where & mine and owner not in mine}
+        for tag in ghost_tags:
+            assert cells[tag] == elements[tag]
+        ids = share.point_data["global_ids"]
+        for node in ids[share.point_data["vtkGhostType"] == 0]:
+            assert int(node) not in point_owner, "a node owned by two shares"
+            point_owner[int(node)] = rank
+        for tag, flag in zip(tags, flags):
+            if flag == 0:
+                for node in cells[tag][1]:
+                    lowest_user[node] = min(lowest_user.get(node, rank), rank)
+    assert point_owner == lowest_user
+
+
+@pytest.mark.parametrize("name", ["single.msh", "binary.msh", "split.msh"])
+@pytest.mark.parametrize("size", [1, 4, 6, 7])
+def test_ghost_cells_flagged_like_vtk_without_mpi(gmsh_files, name, size):
+    folder, elements, nodes = gmsh_files
+    path = os.path.join(folder, name)
+    ghosts = _ghost_elements(os.path.join(folder, "single.msh"))
+    assert ghosts, "gmsh wrote no ghost cells (Mesh.PartitionCreateGhostCells)"
+    shares, ranks_partitions = [], []
+    for rank in range(size):
+        share = mio.read(path, comm=_FakeComm(rank, size), ghost_cells=True)
+        mine = {k + 1 for k in _parallel.rank_share(NUM_PARTITIONS, size, rank)}
+        # the default read is unchanged: the owned cells, in the same order, and no flags
+        plain = mio.read(path, comm=_FakeComm(rank, size))
+        assert "vtkGhostType" not in plain.point_data and "vtkGhostType" not in plain.cell_data
+        owned = _owned_only(share)
+        plain_ids = np.concatenate(plain.cell_data["global_ids"]) if plain.cells else np.zeros(0)
+        owned_ids = np.concatenate(owned.cell_data["global_ids"]) if owned.cells else np.zeros(0)
+        np.testing.assert_array_equal(np.sort(owned_ids), np.sort(plain_ids))
+        shares.append(share)
+        ranks_partitions.append(mine)
+    _check_ghost_shares(shares, ranks_partitions, ghosts, elements, nodes)
+    if size == 1:  # one rank owns everything: nothing is a ghost
+        assert not any(np.any(g) for g in shares[0].cell_data["vtkGhostType"])
+
+
+def test_ghost_cells_when_elements_are_not_one_per_line_without_mpi(gmsh_files, tmp_path):
+    """An ASCII file whose element records span lines takes the reader's sequential route; the
+    ghosts it picks are the same."""
+    folder, _, _ = gmsh_files
+    text = open(os.path.join(folder, "single.msh")).read()
+    head, rest = text.split("$Elements\n", 1)
+    body, tail = rest.split("$EndElements\n", 1)
+    lines = [line.split(" ", 1) for line in body.split("\n")]
+    wrapped = "\n".join(parts[0] + "\n" + parts[1] if len(parts) == 2 and len(parts[1].split()) == 4 else " ".join(parts)
+                        for parts in lines)
+    path = tmp_path / "wrapped.msh"
+    path.write_text(head + "$Elements\n" + wrapped + "$EndElements\n" + tail)
+    for rank in range(3):
+        ours = _parallel._read_gmsh_partitions(path, rank_share=(rank, 3), ghost_cells=True)
+        gmshs = _parallel._read_gmsh_partitions(os.path.join(folder, "single.msh"), rank_share=(rank, 3), ghost_cells=True)
+        for name in ("global_ids", "vtkGhostType"):
+            for a, b in zip(ours.cell_data[name], gmshs.cell_data[name]):
+                np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(ours.point_data[name], gmshs.point_data[name])
+
+
+def test_ghost_cells_need_a_gmsh_partitioned_read_without_mpi(gmsh_files, tmp_path):
+    folder, _, _ = gmsh_files
+    with pytest.raises(ValueError, match=r"ghost_cells=True.*needs a communicator"):
+        mio.read(os.path.join(folder, "single.msh"), ghost_cells=True)
+    pieces = mio.partition(_surface(4), 2, method="geometric")
+    mio.parallel.write_pieces(tmp_path / "s.pvtu", pieces)
+    with pytest.raises(ValueError, match=r"ghost_cells=True is offered for Gmsh.*not for pvtu"):
+        mio.read(tmp_path / "s.pvtu", comm=_FakeComm(0, 2), ghost_cells=True)
+
+
 def test_wrong_partitioned_reads_are_read_errors_without_mpi(gmsh_files, tmp_path):
     folder, _, _ = gmsh_files
     path = os.path.join(folder, "single.msh")
@@ -263,6 +366,17 @@ def test_mpi_gmsh_shares(world, name):
     shares = comm.gather(mine, root=0)
     if comm.Get_rank() == 0:
         _check_union(shares, elements, nodes)
+
+
+@pytest.mark.parametrize("name", ["single.msh", "split.msh"])
+def test_mpi_gmsh_ghost_cells(world, name):
+    comm, folder, (elements, nodes) = world
+    mine = mio.read(os.path.join(folder, name), comm=comm, ghost_cells=True)
+    partitions = {k + 1 for k in _parallel.rank_share(NUM_PARTITIONS, comm.Get_size(), comm.Get_rank())}
+    shares, ranks_partitions = comm.gather(mine, root=0), comm.gather(partitions, root=0)
+    if comm.Get_rank() == 0:
+        ghosts = _ghost_elements(os.path.join(folder, "single.msh"))
+        _check_ghost_shares(shares, ranks_partitions, ghosts, elements, nodes)
 
 
 def test_mpi_pvtp_collective_write_and_read(world):

@@ -457,11 +457,13 @@ nb::list read_vtm_blocks(const std::string& path) {
 
 // ---- Gmsh partitions (docs/parallel.md): the given Gmsh partition numbers (from 1) of one MSH
 // file, or with ranks > 0 rank `rank`'s share of all of them.
-nb::dict read_gmsh_partitions(const std::string& path, const std::vector<int>& partitions, int rank, int ranks) {
+nb::dict read_gmsh_partitions(const std::string& path, const std::vector<int>& partitions, int rank, int ranks,
+                              bool ghost_cells) {
   mpp::gmsh::ReadOptions options;
   options.partitions = partitions;
   options.rank = rank;
   options.ranks = ranks;
+  options.ghost_cells = ghost_cells;
   mpp::Mesh mesh;
   {
     nb::gil_scoped_release released;
@@ -521,7 +523,7 @@ NB_MODULE(_core, m) {
   m.def("open_vtkhdf_partitions", &open_vtkhdf_partitions, nb::arg("path"), nb::arg("first"), nb::arg("count"));
   m.def("open_vtkhdf_share", &open_vtkhdf_share, nb::arg("path"), nb::arg("rank"), nb::arg("size"));
   m.def("read_gmsh_partitions", &read_gmsh_partitions, nb::arg("path"), nb::arg("partitions") = std::vector<int>{},
-        nb::arg("rank") = 0, nb::arg("ranks") = 0);
+        nb::arg("rank") = 0, nb::arg("ranks") = 0, nb::arg("ghost_cells") = false);
   m.def("write_vtkhdf_partitioned_main", &write_vtkhdf_partitioned_main, nb::arg("path"), nb::arg("partition_files"));
   meshioplusplus::bindings::bind_allocator_shim(m);
 }

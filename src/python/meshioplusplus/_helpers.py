@@ -172,22 +172,27 @@ def _spool_suffix(format_name):
 
 def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optional[str] = None,
          max_bytes: Optional[int] = None, comm: Any = None, piece: Optional[int] = None,
-         merge_points: bool = False) -> Mesh:
+         merge_points: bool = False, ghost_cells: bool = False) -> Mesh:
     """Read a mesh. ``file_format`` is deduced from the file name when omitted (for ``.msh``
     from the content too: Gmsh or ANSYS).
 
     Arrays in the result adopt the C++ buffers (zero-copy, writeable). ``max_bytes`` caps the
     size of any one array a header may make a reader allocate (see docs/errors.md). With an
-    mpi4py communicator ``comm``, a partitioned file gives this rank's piece (docs/parallel.md).
+    mpi4py communicator ``comm``, a partitioned file gives this rank's piece (docs/parallel.md);
+    for a Gmsh-partitioned file ``ghost_cells=True`` adds the ghost cells of the rank's
+    partitions, flagged by ``vtkGhostType`` point and cell data.
     For .pvtu/.pvtp, ``piece=k`` reads only piece k and ``merge_points=True`` welds the points
     that pieces share (docs/vtk-xml.md).
     """
+    if ghost_cells and comm is None:
+        raise ValueError("ghost_cells=True asks for the ghost cells of this rank's partitions, so it needs a "
+                         "communicator: read(path, comm=comm, ghost_cells=True) on a Gmsh-partitioned file")
     if piece is not None or merge_points:
         return _read_partitioned(filename, file_format, piece, merge_points, max_bytes)
     if comm is not None:
         from ._parallel import read_piece
 
-        return read_piece(filename, comm, file_format)
+        return read_piece(filename, comm, file_format, ghost_cells=ghost_cells)
     if max_bytes is not None:
         return _with_array_limit(max_bytes, read, filename, file_format)
     if _is_buffer(filename):

@@ -280,20 +280,24 @@ def _vtk_xml_pieces(path, kind="pvtu"):
     return [os.path.join(folder, piece.get("Source", "")) for piece in grid.findall("Piece")]
 
 
-def read_piece(path, comm, file_format=None):
+def read_piece(path, comm, file_format=None, ghost_cells=False):
     """This rank's share of a partitioned file (PVTU, PVTP, VTKHDF, XDMF spatial collection,
     Gmsh partitioned file or split files), as one Mesh (its pieces merged); reads only the index
-    and this rank's piece files (a Gmsh single file: the file, parsed whole)."""
+    and this rank's piece files (a Gmsh single file: the file, parsed whole). ``ghost_cells``
+    (Gmsh only) adds the ghost cells of the rank's partitions, flagged by ``vtkGhostType``."""
     from ._helpers import read
 
     global bytes_read
     name = _format_of(path, file_format)
+    if ghost_cells and name != "gmsh":
+        raise ValueError(f"ghost_cells=True is offered for Gmsh-partitioned files (.msh) only, not for {name} "
+                         f"({os.fspath(path)!r}); pieces of the other formats keep the vtkGhostType they carry")
     if name == "vtkhdf":
         return _read_vtkhdf_share(os.fspath(path), comm)
     if name == "xdmf":
         return _read_xdmf_share(os.fspath(path), comm)
     if name == "gmsh":
-        return _read_gmsh_share(os.fspath(path), comm)
+        return _read_gmsh_share(os.fspath(path), comm, ghost_cells)
     pieces = _vtk_xml_pieces(os.fspath(path), name)
     mine = rank_share(len(pieces), comm.Get_size(), comm.Get_rank())
     for index in mine:
@@ -671,7 +675,9 @@ def _read_xdmf_share(path, comm):
 # the partitions to keep (gmsh::ReadOptions, through ``_core.read_gmsh_partitions``),
 # allocates only their cells and the nodes they use,
 # and adds ``global_ids`` — Gmsh's node and element tags, which are global across partitions and
-# split files, so the pieces of one rank weld by them. Ghost cells are left out (gmsh.hpp).
+# split files, so the pieces of one rank weld by them. Ghost cells are left out (gmsh.hpp) unless
+# ``ghost_cells=True``: then they come too, flagged by ``vtkGhostType`` (0 owned, 1 ghost /
+# duplicate point), and a rank holding several split files keeps each cell once (owned wins).
 
 
 def gmsh_partition_files(path):
@@ -684,18 +690,71 @@ def gmsh_partition_files(path):
     return files
 
 
-def _read_gmsh_partitions(path, partitions=(), rank_share=None):
+def _read_gmsh_partitions(path, partitions=(), rank_share=None, ghost_cells=False):
     """Gmsh partitions of one MSH file, selected by the C++ reader (gmsh::ReadOptions): the
     partition numbers ``partitions`` (from 1), or with ``rank_share=(rank, ranks)`` that rank's
-    contiguous share of all of them."""
+    contiguous share of all of them; ``ghost_cells`` adds their ghost cells (vtkGhostType)."""
     from . import _core
     from ._conversion import from_core
 
     rank, ranks = rank_share if rank_share is not None else (0, 0)
-    return from_core(_core.read_gmsh_partitions(os.fspath(path), list(partitions), rank, ranks))
+    return from_core(_core.read_gmsh_partitions(os.fspath(path), list(partitions), rank, ranks, ghost_cells))
 
 
-def _read_gmsh_share(path, comm):
+GHOST_TYPE = "vtkGhostType"
+
+
+def _keep_cells(mesh, keep):
+    """``mesh`` with only the cells where the per-block masks ``keep`` are true (blocks, cell
+    data, Cell and Side regions follow; points stay)."""
+    renumber = np.full(sum(len(m) for m in keep), -1, dtype=np.int64)
+    flat = np.concatenate(keep) if keep else np.zeros(0, dtype=bool)
+    renumber[flat] = np.arange(int(flat.sum()))
+    cells = [CellBlock(block.type, np.asarray(block.data)[mask]) for block, mask in zip(mesh.cells, keep)]
+    cell_data = {name: [np.asarray(values)[mask] for values, mask in zip(per_block, keep)]
+                 for name, per_block in mesh.cell_data.items()}
+    regions = []
+    for region in mesh.regions:
+        entries = np.asarray(region.entries, dtype=np.int64)
+        if region.kind == RegionKind.CELL:
+            entries = renumber[entries]
+            entries = entries[entries >= 0]
+        elif region.kind != RegionKind.POINT and len(entries):
+            mapped = renumber[entries[:, 0]]
+            entries = np.column_stack([mapped, entries[:, 1]])[mapped >= 0]
+        regions.append(Region(region.name, region.kind, region.dim, region.tag, entries))
+    return Mesh(mesh.points, cells, point_data=dict(mesh.point_data), cell_data=cell_data,
+                field_data=dict(mesh.field_data), regions=regions)
+
+
+def _merge_with_ghosts(meshes):
+    """One rank's split files merged, each cell once: a ghost in one file that another of the
+    rank's files owns (or that an earlier file has as a ghost too) is dropped; a point is owned
+    (vtkGhostType 0) when any file owns it — its owner partition is one of the rank's."""
+    owned = np.concatenate([np.concatenate(m.cell_data[GLOBAL_IDS])[np.concatenate(m.cell_data[GHOST_TYPE]) == 0]
+                            if m.cells else np.zeros(0, dtype=np.int64) for m in meshes])
+    seen_ghosts = np.zeros(0, dtype=np.int64)
+    kept = []
+    for mesh in meshes:
+        keep = []
+        for ids, ghost in zip(mesh.cell_data[GLOBAL_IDS], mesh.cell_data[GHOST_TYPE]):
+            ids, ghost = np.asarray(ids), np.asarray(ghost)
+            drop = (ghost != 0) & (np.isin(ids, owned) | np.isin(ids, seen_ghosts))
+            keep.append(~drop)
+            seen_ghosts = np.concatenate([seen_ghosts, ids[ghost != 0]])
+        kept.append(_keep_cells(mesh, keep))
+    merged = merge(kept)
+    # merge takes each welded point's data from its first piece; owned anywhere means owned
+    ids = np.asarray(merged.point_data[GLOBAL_IDS])
+    ghost_type = np.ones(len(ids), dtype=np.uint8)
+    for mesh in meshes:
+        mine = np.asarray(mesh.point_data[GLOBAL_IDS])[np.asarray(mesh.point_data[GHOST_TYPE]) == 0]
+        ghost_type[np.isin(ids, mine)] = 0
+    merged.point_data[GHOST_TYPE] = ghost_type
+    return merged
+
+
+def _read_gmsh_share(path, comm, ghost_cells=False):
     global bytes_read
     rank, size = comm.Get_rank(), comm.Get_size()
     files = gmsh_partition_files(path)
@@ -707,7 +766,7 @@ def _read_gmsh_share(path, comm):
                             f"{stem}_2{extension} … beside it: a read with a communicator reads a Gmsh-partitioned "
                             f"file (gmsh -part N, $PartitionedEntities) or the split files of "
                             f"Mesh.PartitionSplitMeshFiles=1")
-        mesh = _read_gmsh_partitions(path, rank_share=(rank, size))
+        mesh = _read_gmsh_partitions(path, rank_share=(rank, size), ghost_cells=ghost_cells)
         files_read.append(os.path.abspath(path))
         bytes_read = os.path.getsize(path)
         return mesh
@@ -715,13 +774,17 @@ def _read_gmsh_share(path, comm):
     for number in rank_share(len(files), size, rank):
         # split file name_k.msh holds partition k (and copies of entities it shares with others,
         # which the reader leaves to their owning partition's file)
-        meshes.append(_read_gmsh_partitions(files[number], [number + 1]))
+        meshes.append(_read_gmsh_partitions(files[number], [number + 1], ghost_cells=ghost_cells))
         files_read.append(files[number])
     bytes_read = sum(os.path.getsize(f) for f in files_read)
     if not meshes:  # more ranks than split files: empty, with the keys of a single file's empty share
-        return Mesh(np.zeros((0, 3)), [], point_data={GLOBAL_IDS: np.zeros(0, dtype=np.int64)},
-                    cell_data={GLOBAL_IDS: []})
-    return meshes[0] if len(meshes) == 1 else merge(meshes)
+        point_data, cell_data = {GLOBAL_IDS: np.zeros(0, dtype=np.int64)}, {GLOBAL_IDS: []}
+        if ghost_cells:
+            point_data[GHOST_TYPE], cell_data[GHOST_TYPE] = np.zeros(0, dtype=np.uint8), []
+        return Mesh(np.zeros((0, 3)), [], point_data=point_data, cell_data=cell_data)
+    if len(meshes) == 1:
+        return meshes[0]
+    return _merge_with_ghosts(meshes) if ghost_cells else merge(meshes)
 
 
 def device_for_rank(comm, device_count=None):

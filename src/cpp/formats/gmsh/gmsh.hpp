@@ -56,7 +56,8 @@ inline constexpr std::string_view kFormatName = "gmsh";  // as errors name the f
 //   cells       the elements of the partitioned entities owned by the chosen partitions. An
 //               entity Gmsh lists in several partitions (curves and points on partition
 //               interfaces) is owned by the lowest of them, so every element is read by
-//               exactly one share. Ghost cells (Mesh.PartitionCreateGhostCells) are left out:
+//               exactly one share. Ghost cells (Mesh.PartitionCreateGhostCells) are left out
+//               unless ghost_cells asks for them (below):
 //               in a single file they are only a $GhostElements list of other partitions'
 //               elements, in a split file the blocks of its ghost entities, and both are
 //               owned cells of another partition.
@@ -69,10 +70,28 @@ inline constexpr std::string_view kFormatName = "gmsh";  // as errors name the f
 // The whole file is still parsed (MSH has no index to seek a partition by); the arrays are
 // allocated for the kept cells, the node coordinates once for all nodes and then compacted.
 // A file without $PartitionedEntities, or a partition number outside 1 … N, is a ReadError.
+//
+// With ghost_cells, the share also holds the ghost cells of its partitions, flagged as VTK
+// flags them:
+//   cells       also the elements Gmsh made ghosts of a kept partition (Mesh.PartitionCreate-
+//               GhostCells): in a single file those $GhostElements lists with a kept ghost
+//               partition and an owner that is not kept (the section follows $Elements; it is
+//               found by a search of the mapped bytes after the element blocks, so the element pass
+//               can keep them), in a split file the blocks of its ghost entities. They come as
+//               blocks of their own, in file order.
+//   points      also the nodes the ghost cells use.
+//   cell_data   "vtkGhostType" uint8 per block: 0 owned, 1 ghost (VTK's DUPLICATECELL).
+//   point_data  "vtkGhostType" uint8: 0 on the share that owns the node, 1 (DUPLICATEPOINT) on
+//               the others. A node's owner is the lowest partition of the partitioned entity it
+//               is classified on (Gmsh lists every partition that meets at an interface entity),
+//               the rule of the elements, so every node is owned by exactly one partition. A
+//               node on an entity $PartitionedEntities does not list is owned where an owned
+//               cell uses it.
 struct ReadOptions {
   std::vector<int> partitions;  // Gmsh partition numbers to keep (when ranks == 0)
   int rank = 0;                 // with ranks > 0: keep rank_share(N, ranks, rank)
   int ranks = 0;
+  bool ghost_cells = false;     // also the kept partitions' ghost cells, with vtkGhostType
   bool partitioned() const noexcept { return ranks > 0 || !partitions.empty(); }
 };
 

@@ -37,6 +37,12 @@ namespace {
 
 enum class Version { v2, v40, v41 };
 
+// vtkGhostType values (vtkDataSetAttributes): a cell / point another piece owns.
+constexpr std::uint8_t kDuplicateCell = 1;
+constexpr std::uint8_t kDuplicatePoint = 1;
+constexpr std::uint8_t kUnlistedPoint = 0xff;  // point_ghost_types' "not decided yet"
+
+
 std::uint64_t entity_key(int dim, int tag) noexcept {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dim)) << 32) | static_cast<std::uint32_t>(tag);
 }
@@ -82,6 +88,11 @@ struct ElementRun {
   int entity_tag = 0;
   std::size_t block = 0;        // our cell block
   std::int64_t first_row = 0;   // the run's first row in it
+  bool ghost = false;           // ghost_cells reads: the run holds ghost cells (vtkGhostType 1)
+  // Ghost cells picked out of another partition's element block (single files, whose ghosts
+  // are only a $GhostElements list): the offsets of the chosen element records, in file
+  // order; `count` is their number. Empty for runs read whole.
+  std::vector<std::size_t> selected_records{};
 };
 
 // One cell block under construction: arrays allocated once, filled in pass two. Blocks are
@@ -95,6 +106,7 @@ struct BlockBuild {
   NDArray geometrical;   // 2.x int32 (count,) per element; 4.x int64, the runs' entity tags
   NDArray physical;      // 2.x int32 (count,); 4.x int64, from the entities (meshio's dtypes)
   NDArray element_tags;  // partitioned reads: int64 (count,), the elements' Gmsh tags
+  NDArray ghost_type;    // ghost_cells reads: uint8 (count,), VTK's vtkGhostType (1 = ghost)
 };
 
 // A block of $MeshioplusplusBlocks: its type and number of elements.
@@ -153,7 +165,10 @@ NDArray nan_array(Shape shape) {
 class MshReader {
  public:
   MshReader(std::string_view document, const std::string& path, const ReadOptions& options)
-      : cursor_(document, path), options_(options), partitioned_(options.partitioned()) {}
+      : cursor_(document, path),
+        options_(options),
+        partitioned_(options.partitioned()),
+        ghost_cells_(partitioned_ && options.ghost_cells) {}
 
   Mesh read() {
     read_mesh_format();
@@ -186,7 +201,7 @@ class MshReader {
     if (name == "Nodes") return read_nodes(start);
     if (name == "Elements") return read_elements(start);
     if (name == "Periodic" && version_ != Version::v40) return read_periodic(start);
-    if (name == "GhostElements" && version_ == Version::v41) return skip_ghost_elements_41();
+    if (name == "GhostElements" && version_ == Version::v41) return read_ghost_elements_41();
     if (name == "NodeData") return read_data(DataKind::node, start);
     if (name == "ElementData") return read_data(DataKind::element, start);
     if (name == "ElementNodeData") return read_data(DataKind::element_node, start);
@@ -324,16 +339,18 @@ class MshReader {
   }
 
   // A partitioned read also keeps, per partitioned entity, the partition that owns its
-  // elements (the lowest it is listed in), and the ghost entities' tags (their elements are
-  // other partitions' cells).
+  // elements (the lowest it is listed in), and the ghost entities' tags with the partition
+  // each is a ghost in (their elements are other partitions' cells). A ghost_cells read keeps
+  // every partition an entity lists: the blocks that may hold a kept partition's ghosts are
+  // those on entities of the partitions owning them.
   void read_partitioned_entities() {
     const std::size_t section_at = cursor_.position();
     const std::uint64_t num_partitions = cursor_.size_value();
     const std::uint64_t ghosts = cursor_.size_value();
     cursor_.check_count(ghosts, cursor_.binary() ? 8 : 4, "ghost entity");
     for (std::uint64_t i = 0; i < ghosts; ++i) {
-      ghost_entity_tags_.insert(cursor_.int32());
-      cursor_.skip_values(1, 4);  // the partition it is a ghost in
+      const int tag = cursor_.int32();
+      ghost_entity_partition_[tag] = cursor_.int32();
     }
     std::uint64_t counts[4];
     for (std::uint64_t& count : counts) count = cursor_.size_value();
@@ -346,7 +363,12 @@ class MshReader {
         const std::uint64_t num_listed = cursor_.size_value();
         cursor_.check_count(num_listed, cursor_.binary() ? 4 : 2, "entity partition");
         int owner = std::numeric_limits<int>::max();
-        for (std::uint64_t k = 0; k < num_listed; ++k) owner = std::min(owner, cursor_.int32());
+        std::vector<int>* listed = ghost_cells_ ? &entity_partitions_[entity_key(dim, tag)] : nullptr;
+        for (std::uint64_t k = 0; k < num_listed; ++k) {
+          const int partition = cursor_.int32();
+          owner = std::min(owner, partition);
+          if (listed != nullptr) listed->push_back(partition);
+        }
         if (partitioned_ && (num_listed == 0 || owner < 1 || static_cast<std::uint64_t>(owner) > num_partitions))
           cursor_.fail_at(partitions_at, "partitioned entity (" + std::to_string(dim) + ", " + std::to_string(tag) +
                                              ") lists no partition of 1.." + std::to_string(num_partitions));
@@ -388,14 +410,26 @@ class MshReader {
                         "and this file has none before its elements");
   }
 
-  // Whether a partitioned read keeps the elements on entity (dim, tag); every read keeps all.
-  bool keeps_entity(int dim, int tag, std::size_t block_at) const {
-    if (!partitioned_) return true;
+  enum class Keep { none, owned, ghost };
+
+  // Whether a partitioned read keeps the elements on entity (dim, tag), and as what; every
+  // read keeps all, as owned.
+  Keep keeps_entity(int dim, int tag, std::size_t block_at) const {
+    if (!partitioned_) return Keep::owned;
     const auto found = entity_owner_.find(entity_key(dim, tag));
-    if (found != entity_owner_.end()) return kept_partitions_.contains(found->second);
-    if (ghost_entity_tags_.contains(tag)) return false;  // copies of other partitions' cells
+    if (found != entity_owner_.end()) return kept_partitions_.contains(found->second) ? Keep::owned : Keep::none;
+    // A ghost entity's elements are copies of other partitions' cells (split files).
+    if (const auto ghost = ghost_entity_partition_.find(tag); ghost != ghost_entity_partition_.end())
+      return ghost_cells_ && kept_partitions_.contains(ghost->second) ? Keep::ghost : Keep::none;
     cursor_.fail_at(block_at, "an element block lies on entity (" + std::to_string(dim) + ", " + std::to_string(tag) +
                                   "), which $PartitionedEntities does not list: its elements belong to no partition");
+  }
+
+  // Whether entity (dim, tag) is listed in one of `partitions` (ghost_cells reads).
+  bool entity_in_any(int dim, int tag, const std::unordered_set<int>& partitions) const {
+    const auto found = entity_partitions_.find(entity_key(dim, tag));
+    if (found == entity_partitions_.end()) return false;
+    return std::any_of(found->second.begin(), found->second.end(), [&](int p) { return partitions.contains(p); });
   }
 
   void read_entity_physicals(int dim, int tag) {
@@ -451,17 +485,99 @@ class MshReader {
     expect_end("Periodic");
   }
 
-  // ---- $GhostElements (4.1): parsed to be skipped safely in binary ---------------------
-
-  void skip_ghost_elements_41() {
+  // ---- $GhostElements (4.1): per element its tag, owner and the partitions it is a ghost in
+  // Parsed (so that it is skipped safely in binary) and, when a ghost_cells read has not taken
+  // the list yet, kept: the tags of the elements that are ghosts of a kept partition and owned
+  // by a partition that is not kept (those are owned cells here), and their owners.
+  void read_ghost_elements_41() {
+    const bool keep = ghost_cells_ && partitioned_entities_read_ && !ghost_list_read_;
     const std::uint64_t count = cursor_.size_value();
     cursor_.check_count(count, cursor_.binary() ? 20 : 6, "ghost element");
     for (std::uint64_t i = 0; i < count; ++i) {
-      cursor_.skip_values(1, 8);                       // element tag
-      cursor_.skip_values(1, 4);                       // partition
-      cursor_.skip_values(cursor_.size_value(), 4);    // ghost partitions
+      const std::uint64_t tag = cursor_.size_value();
+      const int owner = cursor_.int32();
+      const std::uint64_t num_ghost_partitions = cursor_.size_value();
+      cursor_.check_count(num_ghost_partitions, cursor_.binary() ? 4 : 2, "ghost partition");
+      bool ghost_here = false;
+      for (std::uint64_t k = 0; k < num_ghost_partitions; ++k) ghost_here |= kept_partitions_.contains(cursor_.int32());
+      if (keep && ghost_here && !kept_partitions_.contains(owner)) {
+        ghost_element_tags_.insert(tag);
+        ghost_owners_.insert(owner);
+      }
     }
     expect_end("GhostElements");
+    if (keep) ghost_list_read_ = true;
+  }
+
+  // A single file lists its ghosts in $GhostElements, which Gmsh writes after $Elements: the
+  // element pass needs the list before it allocates, so it looks ahead for the section header
+  // in the mapped bytes from `from` (the end of the element scan) instead of reading the file
+  // twice. The header must stand on a line of its own; in binary files a match inside payload
+  // bytes is possible in principle, so a match whose section does not parse is passed over.
+  // No section: no ghosts. Leaves the cursor where it was.
+  void look_ahead_for_ghost_elements(std::size_t from) {
+    constexpr std::string_view header = "$GhostElements";
+    const std::string_view document = cursor_.document();
+    const std::size_t resume = cursor_.position();
+    for (std::size_t at = document.find(header, from); at != std::string_view::npos && !ghost_list_read_;
+         at = document.find(header, at + 1)) {
+      const std::size_t after = at + header.size();
+      if ((at != 0 && document[at - 1] != '\n') || (after != document.size() && !io::is_space(document[after])))
+        continue;
+      cursor_.seek(after);
+      try {
+        if (cursor_.binary()) cursor_.end_text_line();
+        read_ghost_elements_41();
+      } catch (const ReadError&) {
+        if (!cursor_.binary()) throw;  // text cannot hold the header by chance: a broken section
+        ghost_element_tags_.clear();
+        ghost_owners_.clear();
+      }
+    }
+    ghost_list_read_ = true;  // found or not: looked once
+    cursor_.seek(resume);
+  }
+
+  // ghost_cells reads of a single file: runs of the ghost cells of the kept partitions, picked
+  // out of the element blocks that were not kept (only blocks on entities of the partitions
+  // owning such ghosts are walked). They join the kept runs in file order. Split files carry
+  // their ghosts as whole blocks on ghost entities (kept by the scan) and need none of this.
+  void add_ghost_element_runs() {
+    if (!ghost_cells_ || ghost_blocks_kept_ || ghost_candidates_.empty()) return;
+    const std::size_t resume = cursor_.position();
+    if (!ghost_list_read_) look_ahead_for_ghost_elements(resume);
+    bool added = false;
+    for (ElementRun& run : ghost_candidates_) {
+      if (ghost_element_tags_.empty()) break;
+      if (!entity_in_any(run.entity_dim, run.entity_tag, ghost_owners_)) continue;
+      const auto k = static_cast<std::uint64_t>(run.type->num_nodes);
+      if (cursor_.binary()) {  // 4.1 records: tag and node tags, 8 bytes each
+        const std::size_t record = 8 * (1 + k);
+        for (std::uint64_t e = 0; e < run.count; ++e) {
+          const std::size_t at = run.data_offset + record * e;
+          if (ghost_element_tags_.contains(load<std::uint64_t>(cursor_.document().data() + at)))
+            run.selected_records.push_back(at);
+        }
+      } else {
+        cursor_.seek(run.data_offset);
+        for (std::uint64_t e = 0; e < run.count; ++e) {
+          cursor_.skip_whitespace();
+          const std::size_t at = cursor_.position();
+          if (ghost_element_tags_.contains(cursor_.size_value())) run.selected_records.push_back(at);
+          cursor_.skip_values(k, 8);
+        }
+      }
+      if (run.selected_records.empty()) continue;
+      run.count = run.selected_records.size();
+      run.ghost = true;
+      runs_.push_back(std::move(run));
+      added = true;
+    }
+    ghost_candidates_.clear();
+    cursor_.seek(resume);
+    if (added)
+      std::stable_sort(runs_.begin(), runs_.end(),
+                       [](const ElementRun& a, const ElementRun& b) { return a.data_offset < b.data_offset; });
   }
 
   // ---- $Nodes --------------------------------------------------------------------------
@@ -656,6 +772,7 @@ class MshReader {
     if (version_ == Version::v2) scan_elements_2();
     else scan_elements_4();
     expect_end("Elements");
+    add_ghost_element_runs();
     const std::size_t section_end = cursor_.position();
     allocate_blocks();
     for (const ElementRun& run : runs_) fill_run(run);
@@ -736,9 +853,22 @@ class MshReader {
     } catch (const NotOnePerLine&) {
       return false;
     }
+    try {
+      add_ghost_element_runs();  // these runs are walked token by token, whatever the layout
+    } catch (const ReadError&) {
+      return false;
+    }
     std::size_t section_end = cursor_.position();
     allocate_blocks();
     for (const ElementRun& run : runs_) {
+      if (!run.selected_records.empty()) {  // ghosts picked out of a block: never the open run
+        try {
+          fill_selected_run(run);
+        } catch (const ReadError&) {
+          return false;
+        }
+        continue;
+      }
       const std::optional<std::size_t> run_end = fill_run_4_lines(run);
       if (!run_end) return false;
       if (last_run_open) section_end = *run_end;  // the last run's, in the end
@@ -795,6 +925,8 @@ class MshReader {
     cursor_.check_count(num_blocks, cursor_.binary() ? 20 : 8, "element block");
     std::uint64_t total = 0;
     bool last_run_open = false;
+    ghost_candidates_.clear();  // a scan by lines that gave up leaves its own
+    ghost_blocks_kept_ = false;
     for (std::uint64_t b = 0; b < num_blocks; ++b) {
       const std::size_t block_at = cursor_.position();
       int entity_dim = cursor_.int32();
@@ -810,12 +942,12 @@ class MshReader {
       ElementRun run{&type, count, cursor_.position()};
       run.entity_dim = entity_dim;
       run.entity_tag = entity_tag;
-      const bool keep = keeps_entity(entity_dim, entity_tag, block_at);
+      const Keep keep = keeps_entity(entity_dim, entity_tag, block_at);
       if (by_lines && count > 0) {
         const std::optional<std::size_t> begin = io::records_begin(cursor_.document(), cursor_.position());
         if (!begin) throw NotOnePerLine{};
         run.data_offset = *begin;
-        if (b + 1 == num_blocks && keep) {
+        if (b + 1 == num_blocks && keep != Keep::none) {
           last_run_open = true;
         } else {
           const std::optional<std::size_t> end = io::skip_lines(cursor_.document(), *begin, count);
@@ -825,7 +957,15 @@ class MshReader {
       } else {
         cursor_.skip_values(count * values_per_element, tag_bytes);
       }
-      if (keep) add_run(run);  // a partitioned read skips other partitions' element blocks
+      // A partitioned read skips other partitions' element blocks; a ghost_cells read may pick
+      // ghosts out of them once it has the $GhostElements list (add_ghost_element_runs).
+      if (keep != Keep::none) {
+        run.ghost = keep == Keep::ghost;
+        ghost_blocks_kept_ |= run.ghost;
+        add_run(run);
+      } else if (ghost_cells_ && count > 0 && entity_owner_.contains(entity_key(entity_dim, entity_tag))) {
+        ghost_candidates_.push_back(run);
+      }
       total += count;
     }
     if (total != num_elements)
@@ -901,7 +1041,16 @@ class MshReader {
         block.geometrical = NDArray::allocate(DType::int64, {block.count});
       }
       if (partitioned_) block.element_tags = NDArray::allocate(DType::int64, {block.count});
+      if (ghost_cells_) {
+        block.ghost_type = NDArray::allocate(DType::uint8, {block.count});
+        std::fill_n(block.ghost_type.data_as<std::uint8_t>(), block.count, std::uint8_t{0});
+      }
     }
+    if (ghost_cells_)
+      for (const ElementRun& run : runs_)
+        if (run.ghost)
+          std::fill_n(blocks_[run.block].ghost_type.data_as<std::uint8_t>() + run.first_row, run.count,
+                      kDuplicateCell);
     if (version_ == Version::v2) return;
     for (const ElementRun& run : runs_)
       std::fill_n(blocks_[run.block].geometrical.data_as<std::int64_t>() + run.first_row, run.count,
@@ -928,6 +1077,7 @@ class MshReader {
     const GmshElementType& type = *run.type;
     const int k = type.num_nodes;
     std::int64_t* connectivity = block.connectivity.data_as<std::int64_t>() + run.first_row * k;
+    if (!run.selected_records.empty()) return fill_selected_run(run);
     cursor_.seek(run.data_offset);
     if (version_ == Version::v2) {
       std::int32_t* geometrical = block.geometrical.data_as<std::int32_t>() + run.first_row;
@@ -937,6 +1087,22 @@ class MshReader {
     } else {
       if (cursor_.binary()) fill_run_4_binary(run, connectivity);
       else fill_run_4_ascii(run, connectivity);
+    }
+  }
+
+  // Ghost cells picked out of a block (4.1, either encoding): one record at each offset.
+  void fill_selected_run(const ElementRun& run) {
+    const int k = run.type->num_nodes;
+    std::int64_t* const connectivity = blocks_[run.block].connectivity.data_as<std::int64_t>() + run.first_row * k;
+    std::int64_t* const element_tags = element_tags_of(run);
+    node_tags_.resize(static_cast<std::size_t>(k));
+    for (std::size_t e = 0; e < run.selected_records.size(); ++e) {
+      const std::size_t at = run.selected_records[e];
+      cursor_.seek(at);
+      const std::uint64_t element_tag = cursor_.size_value();
+      if (element_tags != nullptr) element_tags[e] = static_cast<std::int64_t>(element_tag);
+      for (int j = 0; j < k; ++j) node_tags_[j] = cursor_.size_value();
+      put_nodes(*run.type, connectivity + e * k, [&](int j) { return node_tags_[j]; }, at);
     }
   }
 
@@ -1032,6 +1198,7 @@ class MshReader {
     for (const ElementRun& run : runs_) {
       cursor_.seek(run.data_offset);
       for (std::uint64_t e = 0; e < run.count; ++e) {
+        if (!run.selected_records.empty()) cursor_.seek(run.selected_records[e]);
         if (e > 0) cursor_.take(run.header_bytes);
         element_index_->add(next_element_tag(run), bases_[run.block] + next_row[run.block]++);
       }
@@ -1280,6 +1447,10 @@ class MshReader {
     if (partitioned_) {
       mesh.point_data.set("global_ids", node_tags_of_points_);
       mesh.cell_data.set("global_ids", collect(&BlockBuild::element_tags));
+      if (ghost_cells_) {
+        mesh.point_data.set("vtkGhostType", point_ghost_types());
+        mesh.cell_data.set("vtkGhostType", collect(&BlockBuild::ghost_type));
+      }
     } else {
       store_periodic(mesh);  // a partitioned read leaves the links out: their nodes span partitions
     }
@@ -1321,6 +1492,43 @@ class MshReader {
     }
     if (points_.empty_handle()) points_ = NDArray::allocate(DType::float64, {0, 3});
     if (node_tags_of_points_.empty_handle()) node_tags_of_points_ = NDArray::allocate(DType::int64, {0});
+  }
+
+  // ghost_cells reads: vtkGhostType of the kept points, 0 where a kept partition owns the node,
+  // else DUPLICATEPOINT. The owner is the lowest partition of the partitioned entity the node
+  // is classified on (gmsh:dim_tags): an interface entity lists every partition meeting there,
+  // so this is the partition the elements' rule gives shared entities, it is decided alike on
+  // every rank, and each node is owned by exactly one. A node on an entity the file does not
+  // list in $PartitionedEntities is owned where an owned cell uses it.
+  NDArray point_ghost_types() const {
+    const std::int64_t count = num_points();
+    NDArray types = NDArray::allocate(DType::uint8, {count});
+    std::uint8_t* type = types.data_as<std::uint8_t>();
+    const std::int64_t* dim_tags = dim_tags_.empty_handle() ? nullptr : dim_tags_.data_as<std::int64_t>();
+    bool unlisted = false;
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto owner = dim_tags == nullptr ? entity_owner_.end()
+                                             : entity_owner_.find(entity_key(static_cast<int>(dim_tags[2 * i]),
+                                                                             static_cast<int>(dim_tags[2 * i + 1])));
+      if (owner == entity_owner_.end()) {
+        type[i] = kUnlistedPoint;
+        unlisted = true;
+      } else {
+        type[i] = kept_partitions_.contains(owner->second) ? std::uint8_t{0} : kDuplicatePoint;
+      }
+    }
+    if (!unlisted) return types;
+    for (const BlockBuild& block : blocks_) {
+      const std::int64_t* node = block.connectivity.data_as<std::int64_t>();
+      const std::uint8_t* ghost = block.ghost_type.data_as<std::uint8_t>();
+      const int k = block.type->num_nodes;
+      for (std::int64_t row = 0; row < block.count; ++row)
+        if (ghost[row] == 0)
+          for (int j = 0; j < k; ++j)
+            if (type[node[row * k + j]] == kUnlistedPoint) type[node[row * k + j]] = 0;
+    }
+    std::replace(type, type + count, kUnlistedPoint, kDuplicatePoint);
+    return types;
   }
 
   // field_data "gmsh:periodic" (int64): per link dim, tag, master tag, number of affine
@@ -1462,8 +1670,18 @@ class MshReader {
   const bool partitioned_;  // a read of some partitions (ReadOptions)
   bool partitioned_entities_read_ = false;
   std::unordered_map<std::uint64_t, int> entity_owner_;  // partitioned entity → its lowest partition
-  std::unordered_set<int> ghost_entity_tags_;
+  std::unordered_map<int, int> ghost_entity_partition_;  // ghost entity tag → the partition it is a ghost in
   std::unordered_set<int> kept_partitions_;
+  // ghost_cells reads (single files): the partitions each partitioned entity lists, the runs
+  // of blocks not kept (ghosts may be picked out of them), the $GhostElements list (tags of
+  // the kept partitions' ghosts, their owners) and whether it was taken.
+  const bool ghost_cells_;
+  std::unordered_map<std::uint64_t, std::vector<int>> entity_partitions_;
+  std::vector<ElementRun> ghost_candidates_;
+  std::unordered_set<std::uint64_t> ghost_element_tags_;
+  std::unordered_set<int> ghost_owners_;
+  bool ghost_list_read_ = false;
+  bool ghost_blocks_kept_ = false;  // split files: ghost-entity blocks were kept whole
   NDArray node_tags_of_points_;  // partitioned reads: each point's Gmsh node tag
   Version version_ = Version::v41;
   bool binary_ = false;
