@@ -105,6 +105,10 @@ endforeach()
 if(MESHIOPLUSPLUS_WITH_HDF5 AND HDF5_FOUND)
   list(APPEND MESHIOPLUSPLUS_FEATURES HDF5)
 endif()
+# So is libdeflate's (src/cpp/io/zlib_codec.cpp).
+if(MESHIOPLUSPLUS_WITH_LIBDEFLATE AND LIBDEFLATE_INCLUDE_DIR AND LIBDEFLATE_LIBRARY)
+  list(APPEND MESHIOPLUSPLUS_FEATURES LIBDEFLATE)
+endif()
 
 install(TARGETS meshioplusplus_core meshioplusplus_shared
   EXPORT meshioplusplusTargets

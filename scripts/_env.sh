@@ -9,13 +9,15 @@ cd "$repo_root"
 export CCACHE_BASEDIR="$repo_root" CCACHE_NOHASHDIR=1
 
 # The optional format libraries (found by CMake, each compiled out when absent): zlib, liblzma
-# and liblz4 (VTK XML compressors), HDF5 (XDMF, VTKHDF, MED, HMF, H5M), netCDF (Exodus II),
+# and liblz4 (VTK XML compressors), libdeflate (compressed HDF5 chunks), HDF5 (XDMF, VTKHDF,
+# MED, HMF, H5M), netCDF (Exodus II),
 # CGNS (ADF and HDF5 back ends), METIS (mio.partition). Open MPI serves the MPI tests.
 install_system_packages() {
   local missing=()
   [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
   [ -f /usr/include/lzma.h ] || missing+=(liblzma-dev)
   [ -f /usr/include/lz4.h ] || missing+=(liblz4-dev)
+  [ -f /usr/include/libdeflate.h ] || missing+=(libdeflate-dev)
   [ -d /usr/include/hdf5/serial ] || missing+=(libhdf5-dev)
   [ -f /usr/include/netcdf.h ] || missing+=(libnetcdf-dev)
   [ -f /usr/include/cgnslib.h ] || missing+=(libcgns-dev)

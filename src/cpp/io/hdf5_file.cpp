@@ -4,10 +4,14 @@
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
 #include <system_error>
 #include <utility>
 
+#include "core/parallel_ranges.hpp"
+#include "io/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 
 #ifdef MESHIOPLUSPLUS_HAVE_HDF5
 #include <hdf5.h>
@@ -449,6 +453,291 @@ std::optional<std::string> storage_problem(hid_t dataset, hid_t file_type, const
   return std::nullopt;
 }
 
+// ---- compressed datasets: deflate chunks compressed and inflated on every core ----
+//
+// HDF5's deflate filter runs zlib on one thread inside H5Dwrite/H5Dread. For the layout our
+// writer gives compressed datasets (and h5py's chunks of whole rows): chunks of whole rows,
+// the deflate filter alone, elements in native byte order — we compress the chunks ourselves
+// on all cores (libdeflate when built with it) and store them with H5Dwrite_chunk, and read
+// them back with H5Dread_chunk, inflating each straight into the destination array. The file
+// is exactly what the deflate filter writes: any HDF5 reader inflates the chunks as usual.
+// Every other layout (shuffle, fletcher32, szip, chunks that split rows, big-endian data)
+// stays on H5Dwrite/H5Dread.
+
+// A chunk we inflate ourselves is at most this large (HDF5 allows up to 4 GiB; our writer
+// uses ~1 MiB); larger ones go through H5Dread.
+constexpr std::uint64_t kMaxOwnChunkBytes = std::uint64_t{1} << 28;
+
+// Without HDF5's thread-safe build, its calls from our worker threads take this lock.
+std::mutex& hdf5_call_lock() {
+  static std::mutex lock;
+  return lock;
+}
+
+bool hdf5_threadsafe() {
+  static const bool threadsafe = [] {
+    hbool_t value = 0;
+    return H5is_library_threadsafe(&value) >= 0 && value;
+  }();
+  return threadsafe;
+}
+
+template <class Call> auto locked_hdf5_call(Call&& call) {
+  if (hdf5_threadsafe()) return call();
+  std::lock_guard<std::mutex> guard(hdf5_call_lock());
+  return call();
+}
+
+struct DeflateChunks {
+  std::vector<std::uint64_t> dims;   // the dataspace's extents
+  std::vector<std::uint64_t> chunk;  // the chunk's extents (same rank)
+  std::size_t element_bytes = 0;     // one dataspace element in the file (an array type's whole array)
+  std::size_t base_bytes = 0;        // one number of the file dtype
+  std::vector<unsigned char> fill;   // one number's fill value; empty when all zero
+  std::uint64_t chunk_elements() const {
+    std::uint64_t count = 1;
+    for (std::uint64_t extent : chunk) count *= extent;
+    return count;
+  }
+  bool whole_rows() const {
+    for (std::size_t i = 1; i < dims.size(); ++i)
+      if (chunk[i] != dims[i]) return false;
+    return true;
+  }
+};
+
+// The deflate-only chunked layout of `dataset`, or nullopt when HDF5 must read it.
+std::optional<DeflateChunks> deflate_chunks_layout(hid_t dataset, hid_t file_type, DType file_dtype,
+                                                   const Shape& space_extent, const Shape& trailing) {
+  if (!zlib_fast_available() || space_extent.empty() || space_extent.size() > 32) return std::nullopt;
+  for (std::int64_t extent : space_extent)
+    if (extent <= 0) return std::nullopt;
+  for (std::int64_t extent : trailing)
+    if (extent <= 0) return std::nullopt;
+  Handle plist = plist_handle(H5Dget_create_plist(dataset));
+  if (!plist.valid() || H5Pget_layout(plist.get()) != H5D_CHUNKED || H5Pget_nfilters(plist.get()) != 1) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  unsigned flags = 0, config = 0, values[8] = {};
+  std::size_t value_count = 8;
+  char name[64] = {};
+  if (H5Pget_filter2(plist.get(), 0, &flags, &value_count, values, sizeof name, name, &config) != H5Z_FILTER_DEFLATE) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  const int rank = static_cast<int>(space_extent.size());
+  std::vector<hsize_t> chunk(space_extent.size(), 0);
+  if (H5Pget_chunk(plist.get(), rank, chunk.data()) != rank) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  Handle native = memory_type(file_dtype, trailing);
+  if (!native.valid() || H5Tequal(file_type, native.get()) <= 0) {  // byte order or layout differ: HDF5 converts
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  DeflateChunks layout;
+  layout.element_bytes = H5Tget_size(file_type);
+  layout.base_bytes = dtype_size(file_dtype);
+  if (layout.element_bytes == 0 || layout.element_bytes % layout.base_bytes != 0) return std::nullopt;
+  std::uint64_t chunk_bytes = layout.element_bytes;
+  for (std::size_t i = 0; i < chunk.size(); ++i) {
+    if (chunk[i] == 0 || chunk[i] > kMaxOwnChunkBytes) return std::nullopt;
+    chunk_bytes *= chunk[i];
+    if (chunk_bytes > kMaxOwnChunkBytes) return std::nullopt;
+    layout.dims.push_back(static_cast<std::uint64_t>(space_extent[i]));
+    layout.chunk.push_back(chunk[i]);
+  }
+  H5D_fill_value_t fill_status = H5D_FILL_VALUE_DEFAULT;
+  if (H5Pfill_value_defined(plist.get(), &fill_status) >= 0 && fill_status == H5D_FILL_VALUE_USER_DEFINED) {
+    std::vector<unsigned char> value(layout.element_bytes, 0);
+    if (H5Pget_fill_value(plist.get(), native.get(), value.data()) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return std::nullopt;
+    }
+    if (std::any_of(value.begin(), value.end(), [](unsigned char byte) { return byte != 0; }))
+      layout.fill = std::move(value);
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return layout;
+}
+
+// Whether static_cast from `from` to `to` gives exactly what HDF5's conversion gives for every
+// value (widening only); other conversions stay with HDF5 (it clamps, we would not).
+bool exact_conversion(DType from, DType to) {
+  if (from == to) return true;
+  const std::size_t from_size = dtype_size(from), to_size = dtype_size(to);
+  if (dtype_is_float(from)) return from == DType::float32 && to == DType::float64;
+  if (dtype_is_float(to)) return from_size <= (to == DType::float64 ? 4u : 2u);
+  if (dtype_is_signed_int(from)) return dtype_is_signed_int(to) && to_size >= from_size;
+  return dtype_is_unsigned_int(to) ? to_size >= from_size : to_size > from_size;
+}
+
+void convert_elements(const void* source, DType from, void* target, DType to, std::size_t count) {
+  visit_dtype(from, [&](auto from_tag) {
+    using From = decltype(from_tag);
+    visit_dtype(to, [&](auto to_tag) {
+      using To = decltype(to_tag);
+      const From* in = static_cast<const From*>(source);
+      To* out = static_cast<To*>(target);
+      for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<To>(in[i]);
+    });
+  });
+}
+
+// Rows [first, first + count) of a deflate-chunked dataset into `destination` (`count` rows of
+// `target`, already allocated): the chunks those rows touch are read raw (H5Dread_chunk) and
+// inflated on all cores, each into scratch and copied (converted) into its box of the
+// destination — or, for a chunk of whole rows in the file's dtype, straight into place.
+void inflate_rows(const File& file, const std::string& path, hid_t dataset, const DeflateChunks& layout,
+                  DType file_dtype, DType target, std::uint64_t first, std::uint64_t count, void* destination,
+                  std::uint64_t file_size) {
+  if (count == 0) return;
+  const std::size_t rank = layout.dims.size();
+  // The chunk grid: rows of chunks [first_chunk, end_chunk) along axis 0, every chunk of the others.
+  std::vector<std::uint64_t> grid(rank);
+  for (std::size_t k = 0; k < rank; ++k) grid[k] = (layout.dims[k] + layout.chunk[k] - 1) / layout.chunk[k];
+  const std::uint64_t first_chunk = first / layout.chunk[0];
+  const std::uint64_t end_chunk = (first + count - 1) / layout.chunk[0] + 1;
+  std::uint64_t per_chunk_row = 1;
+  for (std::size_t k = 1; k < rank; ++k) per_chunk_row *= grid[k];
+  const std::uint64_t chunks = (end_chunk - first_chunk) * per_chunk_row;
+  const std::size_t chunk_bytes = static_cast<std::size_t>(layout.chunk_elements() * layout.element_bytes);
+  const std::size_t numbers_per_element = layout.element_bytes / layout.base_bytes;
+  const std::size_t target_element_bytes = numbers_per_element * dtype_size(target);
+  // Destination strides in elements: row-major over the dataspace, `count` rows.
+  std::vector<std::uint64_t> stride(rank, 1);
+  for (std::size_t k = rank - 1; k > 0; --k) stride[k - 1] = stride[k] * layout.dims[k];
+  std::vector<std::uint64_t> chunk_stride(rank, 1);
+  for (std::size_t k = rank - 1; k > 0; --k) chunk_stride[k - 1] = chunk_stride[k] * layout.chunk[k];
+  const bool whole_rows = layout.whole_rows();
+  auto* out = static_cast<unsigned char*>(destination);
+  // Chunks are taken in order, a contiguous range per thread; a thread for fewer than four
+  // chunks (h5py's are ~64 KiB, ours ~1 MiB) is not worth starting.
+  parallel_ranges(static_cast<std::size_t>(chunks), 4, [&](std::size_t begin, std::size_t end) {
+    silence_error_printing();
+    std::vector<unsigned char> compressed, scratch;
+    std::vector<hsize_t> offset(rank, 0);
+    std::vector<std::uint64_t> extent(rank), index(rank);
+    for (std::size_t linear = begin; linear < end; ++linear) {
+      std::uint64_t rest = linear;
+      for (std::size_t k = rank; k-- > 1;) {
+        offset[k] = static_cast<hsize_t>((rest % grid[k]) * layout.chunk[k]);
+        rest /= grid[k];
+      }
+      offset[0] = static_cast<hsize_t>((first_chunk + rest) * layout.chunk[0]);
+      for (std::size_t k = 0; k < rank; ++k) extent[k] = std::min<std::uint64_t>(layout.chunk[k], layout.dims[k] - offset[k]);
+      const std::uint64_t lo = std::max<std::uint64_t>(first, offset[0]);
+      const std::uint64_t hi = std::min<std::uint64_t>(first + count, offset[0] + extent[0]);
+      std::string where = "the chunk at (";
+      for (std::size_t k = 0; k < rank; ++k) where += (k ? ", " : "") + std::to_string(offset[k]);
+      where += ")";
+      hsize_t stored = 0;
+      if (locked_hdf5_call([&] { return H5Dget_chunk_storage_size(dataset, offset.data(), &stored); }) < 0)
+        file.fail(path, "cannot find " + where);
+      // Straight into place: all the chunk's rows wanted, whole rows, not an edge chunk (edge
+      // chunks are stored full size, larger than the rows they hold), the file's dtype.
+      const bool direct = whole_rows && target == file_dtype && lo == offset[0] && hi == offset[0] + layout.chunk[0];
+      unsigned char* inflated = nullptr;
+      if (direct) {
+        inflated = out + (lo - first) * stride[0] * target_element_bytes;
+      } else {
+        scratch.resize(chunk_bytes);
+        inflated = scratch.data();
+      }
+      if (stored == 0) {  // never written: the fill value
+        if (layout.fill.empty()) {
+          std::memset(inflated, 0, chunk_bytes);
+        } else {
+          for (std::size_t at = 0; at + layout.element_bytes <= chunk_bytes; at += layout.element_bytes)
+            std::memcpy(inflated + at, layout.fill.data(), layout.element_bytes);
+        }
+      } else {
+        if (stored > file_size)
+          file.fail(path, where + " claims " + std::to_string(stored) + " stored bytes but the file has only " +
+                              std::to_string(file_size));
+        compressed.resize(static_cast<std::size_t>(stored));
+        std::uint32_t mask = 0;
+        if (locked_hdf5_call([&] { return H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &mask, compressed.data()); }) < 0)
+          file.fail(path, "cannot read " + where);
+        if (mask & 1u) {  // stored without the filter (HDF5 skips deflate when it cannot shrink a chunk)
+          if (stored != chunk_bytes)
+            file.fail(path, where + " is stored unfiltered with " + std::to_string(stored) + " bytes, expected " +
+                                std::to_string(chunk_bytes));
+          std::memcpy(inflated, compressed.data(), chunk_bytes);
+        } else if (!zlib_decompress_fast(compressed.data(), compressed.size(), inflated, chunk_bytes)) {
+          file.fail(path, where + ": corrupt deflate stream, or it does not inflate to the chunk's " +
+                              std::to_string(chunk_bytes) + " bytes");
+        }
+      }
+      if (direct) continue;
+      // Copy the box rows [lo, hi) x extent[1..] in runs along the last axis.
+      const std::size_t run = static_cast<std::size_t>(rank == 1 ? hi - lo : extent[rank - 1]);
+      std::fill(index.begin(), index.end(), 0);
+      index[0] = lo - offset[0];
+      const std::uint64_t box_rows = hi - offset[0];
+      while (true) {
+        std::uint64_t from = 0, to = (offset[0] + index[0] - first) * stride[0];
+        for (std::size_t k = 0; k < rank; ++k) from += index[k] * chunk_stride[k];
+        for (std::size_t k = 1; k < rank; ++k) to += (offset[k] + index[k]) * stride[k];
+        const unsigned char* source = inflated + from * layout.element_bytes;
+        unsigned char* into = out + to * target_element_bytes;
+        if (target == file_dtype)
+          std::memcpy(into, source, run * layout.element_bytes);
+        else
+          convert_elements(source, file_dtype, into, target, run * numbers_per_element);
+        if (rank == 1) break;
+        // Next run: the odometer over axes rank-2 … 0 of the box.
+        std::size_t k = rank - 1;
+        while (k-- > 0) {
+          if (++index[k] < (k == 0 ? box_rows : extent[k])) break;
+          if (k == 0) break;
+          index[k] = 0;
+        }
+        if (index[0] >= box_rows) break;
+      }
+    }
+  });
+}
+
+// Writes `rows` rows of `row_bytes` each as deflate chunks of `chunk_rows` rows, compressed on
+// all cores (a batch at a time, to bound memory) and stored in order with H5Dwrite_chunk. The
+// last chunk is padded with zeros to full size, as HDF5 stores edge chunks. Every chunk is
+// compressed on its own, so the bytes do not depend on the thread count.
+void write_deflate_rows(const File& file, const std::string& path, hid_t dataset, const void* data,
+                        std::uint64_t rows, std::size_t row_bytes, std::uint64_t chunk_rows, int rank, int level) {
+  const std::uint64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
+  const std::size_t chunk_bytes = static_cast<std::size_t>(chunk_rows * row_bytes);
+  const std::uint64_t batch = std::max<std::uint64_t>(1, std::uint64_t{thread_count()} * 8);
+  std::vector<std::vector<std::uint8_t>> compressed(static_cast<std::size_t>(std::min(batch, chunks)));
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  std::vector<hsize_t> offset(static_cast<std::size_t>(rank), 0);
+  for (std::uint64_t start = 0; start < chunks; start += batch) {
+    const std::size_t in_batch = static_cast<std::size_t>(std::min(batch, chunks - start));
+    parallel_ranges(in_batch, 2, [&](std::size_t begin, std::size_t end) {
+      std::vector<unsigned char> padded;
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::uint64_t chunk = start + i;
+        const std::uint64_t first_row = chunk * chunk_rows;
+        const std::uint64_t chunk_rows_here = std::min(chunk_rows, rows - first_row);
+        const unsigned char* source = bytes + first_row * row_bytes;
+        if (chunk_rows_here < chunk_rows) {
+          padded.assign(chunk_bytes, 0);
+          std::memcpy(padded.data(), source, static_cast<std::size_t>(chunk_rows_here * row_bytes));
+          source = padded.data();
+        }
+        zlib_compress_fast(source, chunk_bytes, level, compressed[i]);
+      }
+    });
+    for (std::size_t i = 0; i < in_batch; ++i) {
+      offset[0] = static_cast<hsize_t>((start + i) * chunk_rows);
+      if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, offset.data(), compressed[i].size(), compressed[i].data()) < 0)
+        file.fail(path, "cannot write the chunk at row " + std::to_string(offset[0]));
+    }
+  }
+}
+
 }  // namespace
 
 NDArray File::read(std::string_view dataset_path) const {
@@ -470,6 +759,14 @@ NDArray File::read(std::string_view dataset_path, DType dtype) const {
   shape.insert(shape.end(), open.element.trailing.begin(), open.element.trailing.end());
   NDArray array = NDArray::allocate(dtype, shape);
   if (array.size() == 0) return array;
+  if (exact_conversion(*open.element.dtype, dtype)) {
+    if (auto layout = deflate_chunks_layout(open.dataset.get(), open.type.get(), *open.element.dtype, open.space_shape,
+                                          open.element.trailing)) {
+      inflate_rows(*this, path, open.dataset.get(), *layout, *open.element.dtype, dtype, 0, layout->dims[0], array.data(),
+                   file_size_);
+      return array;
+    }
+  }
   Handle memtype = memory_type(dtype, open.element.trailing);
   if (H5Dread(open.dataset.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, array.data()) < 0)
     fail(path, "cannot read the dataset");
@@ -497,6 +794,14 @@ NDArray File::read_rows(std::string_view dataset_path, std::int64_t first, std::
   const DType target = dtype.value_or(*open.element.dtype);
   NDArray array = NDArray::allocate(target, full);
   if (array.size() == 0) return array;
+  if (exact_conversion(*open.element.dtype, target)) {
+    if (auto layout = deflate_chunks_layout(open.dataset.get(), open.type.get(), *open.element.dtype, extent,
+                                          open.element.trailing)) {
+      inflate_rows(*this, path, open.dataset.get(), *layout, *open.element.dtype, target,
+                   static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count), array.data(), file_size_);
+      return array;
+    }
+  }
   std::vector<hsize_t> start(extent.size(), 0), counts(shape.begin(), shape.end());
   start[0] = static_cast<hsize_t>(first);
   if (H5Sselect_hyperslab(open.space.get(), H5S_SELECT_SET, start.data(), nullptr, counts.data(), nullptr) < 0)
@@ -521,6 +826,14 @@ void File::read_into(std::string_view dataset_path, NDArray& out) const {
                                      file_size_))
     fail(path, *problem);
   if (out.size() == 0) return;
+  if (exact_conversion(*open.element.dtype, out.dtype())) {
+    if (auto layout = deflate_chunks_layout(open.dataset.get(), open.type.get(), *open.element.dtype, open.space_shape,
+                                          open.element.trailing)) {
+      inflate_rows(*this, path, open.dataset.get(), *layout, *open.element.dtype, out.dtype(), 0, layout->dims[0],
+                   out.data(), file_size_);
+      return;
+    }
+  }
   Handle memtype = memory_type(out.dtype(), open.element.trailing);
   if (H5Dread(open.dataset.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
     fail(path, "cannot read the dataset");
@@ -691,20 +1004,28 @@ void File::write(std::string_view dataset_path, const NDArray& array, const Data
   Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
   const bool compress = options.gzip_level >= 0 && !dims.empty() &&
                         std::all_of(dims.begin(), dims.end(), [](hsize_t d) { return d > 0; });
+  std::vector<hsize_t> chunk = dims;
+  std::size_t row_bytes = 0;
+  const int level = std::min(options.gzip_level, 9);
   if (compress) {
     // Chunks of whole rows, about 1 MiB each: large enough for deflate, small enough to stream.
-    std::vector<hsize_t> chunk = dims;
-    const std::size_t row_bytes = std::max<std::size_t>(1, H5Tget_size(file_type.get()) *
-                                                               static_cast<std::size_t>(element_count(Shape(space_extent.begin() + 1, space_extent.end()))));
+    row_bytes = std::max<std::size_t>(1, H5Tget_size(file_type.get()) *
+                                             static_cast<std::size_t>(element_count(Shape(space_extent.begin() + 1, space_extent.end()))));
     chunk[0] = std::clamp<hsize_t>((std::size_t{1} << 20) / row_bytes, 1, dims[0]);
     H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data());
-    H5Pset_deflate(dcpl.get(), static_cast<unsigned>(std::min(options.gzip_level, 9)));
+    H5Pset_deflate(dcpl.get(), static_cast<unsigned>(level));
   }
   Handle lcpl = link_creation_plist();
   Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
   if (!dataset.valid()) fail(path, "cannot create the dataset");
-  if (array.size() > 0 &&
-      H5Dwrite(dataset.get(), file_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, array.data()) < 0)
+  if (array.size() == 0) return;
+  // The same deflate chunks HDF5's filter would write, compressed on every core.
+  if (compress && zlib_fast_available() && static_cast<std::uint64_t>(chunk[0]) * row_bytes <= kMaxOwnChunkBytes) {
+    write_deflate_rows(*this, path, dataset.get(), array.data(), dims[0], row_bytes, chunk[0],
+                       static_cast<int>(dims.size()), level);
+    return;
+  }
+  if (H5Dwrite(dataset.get(), file_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, array.data()) < 0)
     fail(path, "cannot write the dataset");
 }
 
@@ -783,6 +1104,23 @@ void File::write_virtual(std::string_view dataset_path, DType dtype, const Shape
   Handle lcpl = link_creation_plist();
   Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
   if (!dataset.valid()) fail(path, "cannot create the virtual dataset");
+}
+
+std::vector<std::uint8_t> File::stored_chunk(std::string_view dataset_path, const std::vector<std::int64_t>& offset,
+                                             std::uint32_t* filter_mask) const {
+  const std::string path = absolute_object_path(dataset_path);
+  MESHIOPLUSPLUS_OPEN_DATASET(open, path);
+  if (offset.size() != open.space_shape.size()) fail(path, "the chunk offset's rank differs from the dataset's");
+  std::vector<hsize_t> start(offset.begin(), offset.end());
+  hsize_t stored = 0;
+  if (H5Dget_chunk_storage_size(open.dataset.get(), start.data(), &stored) < 0) fail(path, "no such chunk");
+  if (stored > file_size_ && mode_ == Mode::read) fail(path, "the chunk claims more bytes than the file has");
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(stored));
+  std::uint32_t mask = 0;
+  if (stored > 0 && H5Dread_chunk(open.dataset.get(), H5P_DEFAULT, start.data(), &mask, bytes.data()) < 0)
+    fail(path, "cannot read the chunk");
+  if (filter_mask != nullptr) *filter_mask = mask;
+  return bytes;
 }
 
 std::vector<VirtualSource> File::virtual_sources(std::string_view dataset_path) const {
@@ -1001,6 +1339,10 @@ void File::write_virtual(std::string_view path, DType, const Shape&, const std::
   fail(path, std::string(kMissingLibrary));
 }
 std::vector<VirtualSource> File::virtual_sources(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
+std::vector<std::uint8_t> File::stored_chunk(std::string_view path, const std::vector<std::int64_t>&,
+                                             std::uint32_t*) const {
+  fail(path, std::string(kMissingLibrary));
+}
 void File::set_attribute(std::string_view path, std::string_view, std::string_view) { fail(path, std::string(kMissingLibrary)); }
 void File::set_attribute(std::string_view path, std::string_view, std::int64_t) { fail(path, std::string(kMissingLibrary)); }
 void File::set_attribute(std::string_view path, std::string_view, std::uint64_t) { fail(path, std::string(kMissingLibrary)); }

@@ -3,6 +3,13 @@
 // through this one class, so handle lifetimes, error-stack silencing, dtype mapping, size
 // checks and "dataset → NDArray through the allocator hook" live in one place.
 //
+// Compressed datasets (gzip_level >= 0) are chunked in whole rows with HDF5's deflate filter;
+// we compress those chunks on every core (libdeflate when the build has it, zlib otherwise)
+// and store them with H5Dwrite_chunk. Reads of a dataset whose only filter is deflate read the
+// chunks' raw bytes (H5Dread_chunk) and inflate them on every core into the final array; any
+// other filter pipeline (shuffle, fletcher32, szip …) is read through H5Dread. The files are
+// what HDF5's own deflate filter writes: h5py, HDF5's tools, VTK and meshio read them as usual.
+//
 // Errors: every failure throws ReadError (files opened for reading) or WriteError (files
 // being written) naming the file and the HDF5 object path, with HDF5's innermost error
 // message when it has one. HDF5's own printing of its error stack to stderr is switched off.
@@ -91,6 +98,11 @@ class File {
   // Into memory the caller owns; `out` must have the dataset's shape (element count) and
   // any numeric dtype (HDF5 converts).
   void read_into(std::string_view dataset_path, NDArray& out) const;
+  // The bytes one chunk of a chunked dataset stores (as its filters left them, e.g. a zlib
+  // stream), the chunk whose first element is at `offset`; `filter_mask` gets the chunk's
+  // mask (bit i set: filter i skipped). Empty for a chunk never written. For tests and tools.
+  std::vector<std::uint8_t> stored_chunk(std::string_view dataset_path, const std::vector<std::int64_t>& offset,
+                                         std::uint32_t* filter_mask = nullptr) const;
   // The row blocks a virtual dataset maps, in row order (empty for an ordinary dataset).
   std::vector<VirtualSource> virtual_sources(std::string_view dataset_path) const;
   // A dataset of strings (fixed or variable length), one entry per element.

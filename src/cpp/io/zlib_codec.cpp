@@ -11,6 +11,11 @@
 #ifdef MESHIOPLUSPLUS_HAVE_ZLIB
 #include <zlib.h>
 #endif
+#ifdef MESHIOPLUSPLUS_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+
+#include <memory>
+#endif
 
 namespace meshioplusplus::io {
 
@@ -191,6 +196,66 @@ GzipWriter::~GzipWriter() = default;
 void GzipWriter::deflate_into_file(int) {}
 void GzipWriter::write(std::string_view) {}
 void GzipWriter::finish() {}
+
+#endif
+
+// ---- zlib streams for HDF5 chunks: libdeflate when built with it, zlib otherwise ----
+
+#ifdef MESHIOPLUSPLUS_HAVE_LIBDEFLATE
+
+namespace {
+
+struct CompressorFree {
+  void operator()(libdeflate_compressor* compressor) const noexcept { libdeflate_free_compressor(compressor); }
+};
+struct DecompressorFree {
+  void operator()(libdeflate_decompressor* decompressor) const noexcept { libdeflate_free_decompressor(decompressor); }
+};
+
+// One compressor per thread and level (allocating one costs more than a small chunk).
+libdeflate_compressor* thread_compressor(int level) {
+  thread_local std::unique_ptr<libdeflate_compressor, CompressorFree> compressors[10];
+  auto& compressor = compressors[level];
+  if (!compressor) compressor.reset(libdeflate_alloc_compressor(level));
+  return compressor.get();
+}
+
+}  // namespace
+
+std::string_view zlib_fast_library() noexcept { return "libdeflate"; }
+
+void zlib_compress_fast(const void* data, std::size_t size, int level, std::vector<std::uint8_t>& out) {
+  libdeflate_compressor* compressor = thread_compressor(std::clamp(level, 0, 9));
+  if (compressor == nullptr) throw std::runtime_error("libdeflate: cannot allocate a compressor");
+  out.resize(libdeflate_zlib_compress_bound(compressor, size));
+  const std::size_t written = libdeflate_zlib_compress(compressor, data, size, out.data(), out.size());
+  if (written == 0) throw std::runtime_error("libdeflate compression failed");
+  out.resize(written);
+}
+
+bool zlib_decompress_fast(const void* input, std::size_t input_size, void* output,
+                          std::size_t output_size) noexcept {
+  thread_local std::unique_ptr<libdeflate_decompressor, DecompressorFree> decompressor;
+  if (!decompressor) decompressor.reset(libdeflate_alloc_decompressor());
+  if (!decompressor) return false;
+  // A null actual-size pointer: success only when the stream fills exactly output_size bytes.
+  return libdeflate_zlib_decompress(decompressor.get(), input, input_size, output, output_size, nullptr) ==
+         LIBDEFLATE_SUCCESS;
+}
+
+#else
+
+std::string_view zlib_fast_library() noexcept { return zlib_available() ? "zlib" : ""; }
+
+void zlib_compress_fast(const void* data, std::size_t size, int level, std::vector<std::uint8_t>& out) {
+  out.clear();
+  zlib_compress_append(data, size, std::clamp(level, 0, 9), out);
+}
+
+bool zlib_decompress_fast(const void* input, std::size_t input_size, void* output,
+                          std::size_t output_size) noexcept {
+  return zlib_decompress(input, input_size, output, output_size);
+}
 
 #endif
 
