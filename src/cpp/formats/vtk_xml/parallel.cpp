@@ -29,6 +29,7 @@
 
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
+#include "io/parallel.hpp"
 #include "formats/vtu/vtu.hpp"
 #include "io/atomic_file.hpp"
 #include "io/coordinate_welder.hpp"
@@ -181,17 +182,22 @@ void write_parallel(const ParallelKind& kind, const std::string& path, const Mes
 
   const std::string stem = stem_path(path);
   const std::int64_t total = mesh.num_cells();
-  std::vector<std::string> sources;
-  for (int p = 0; p < pieces; ++p) {
-    const std::int64_t first = total * p / pieces, last = total * (p + 1) / pieces;
-    std::vector<std::int64_t> cells(static_cast<std::size_t>(last - first));
-    for (std::int64_t c = first; c < last; ++c) cells[static_cast<std::size_t>(c - first)] = c;
-    // One piece of the whole mesh keeps every point (also those no cell uses).
-    const Mesh piece = pieces == 1 ? Mesh{} : extract_cells(mesh, cells);
-    const std::string piece_path = stem + "_" + std::to_string(p) + std::string(kind.piece_extension);
-    kind.write_piece(piece_path, pieces == 1 ? mesh : piece, piece_options);
-    sources.push_back(file_name(piece_path));
-  }
+  std::vector<std::string> sources(static_cast<std::size_t>(pieces));
+  // Pieces are independent files: they are cut and written side by side on all cores (each
+  // piece's own copies then stay on its thread). Errors come out as from a sequential loop.
+  parallel_ranges(static_cast<std::size_t>(pieces), 1, [&](std::size_t first_piece, std::size_t last_piece) {
+    for (std::size_t p = first_piece; p < last_piece; ++p) {
+      const std::int64_t first = total * static_cast<std::int64_t>(p) / pieces;
+      const std::int64_t last = total * static_cast<std::int64_t>(p + 1) / pieces;
+      std::vector<std::int64_t> cells(static_cast<std::size_t>(last - first));
+      for (std::int64_t c = first; c < last; ++c) cells[static_cast<std::size_t>(c - first)] = c;
+      // One piece of the whole mesh keeps every point (also those no cell uses).
+      const Mesh piece = pieces == 1 ? Mesh{} : extract_cells(mesh, cells);
+      const std::string piece_path = stem + "_" + std::to_string(p) + std::string(kind.piece_extension);
+      kind.write_piece(piece_path, pieces == 1 ? mesh : piece, piece_options);
+      sources[p] = file_name(piece_path);
+    }
+  });
 
   // The index names every array as the pieces hold it (cell data widened as the writer does).
   std::vector<std::pair<std::string, const NDArray*>> point_arrays, cell_arrays;

@@ -246,7 +246,7 @@ Mesh extract_cells(const Mesh& mesh, std::span<const std::int64_t> cells) {
   const auto take = [](const NDArray& data, const std::vector<std::int64_t>& picked) {
     Shape shape = data.shape();
     shape[0] = static_cast<std::int64_t>(picked.size());
-    NDArray out = NDArray::allocate(data.dtype(), shape);
+    NDArray out = NDArray::allocate_scratch(data.dtype(), shape);
     const std::size_t row_bytes = static_cast<std::size_t>(data.row_width()) * dtype_size(data.dtype());
     for (std::size_t r = 0; r < picked.size(); ++r)
       std::memcpy(static_cast<std::uint8_t*>(out.data()) + r * row_bytes,
@@ -265,7 +265,7 @@ Mesh extract_cells(const Mesh& mesh, std::span<const std::int64_t> cells) {
     out.type = block.type;
     if (!block.is_ragged()) {
       const std::int64_t width = block.connectivity.row_width();
-      out.connectivity = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(rows[b].size()), width});
+      out.connectivity = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(rows[b].size()), width});
       std::int64_t* target = out.connectivity.data_as<std::int64_t>();
       for (std::int64_t row : rows[b])
         for (std::int64_t k = 0; k < width; ++k) *target++ = new_index[static_cast<std::size_t>(ids[row * width + k])];
@@ -287,7 +287,7 @@ Mesh extract_cells(const Mesh& mesh, std::span<const std::int64_t> cells) {
         }
       }
       const auto to_array = [](const std::vector<std::int64_t>& values) {
-        NDArray array = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(values.size())});
+        NDArray array = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(values.size())});
         if (!values.empty()) std::memcpy(array.data(), values.data(), values.size() * sizeof(std::int64_t));
         return array;
       };

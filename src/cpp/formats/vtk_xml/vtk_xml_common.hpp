@@ -62,6 +62,8 @@ void merge_piece(Mesh& into, Mesh piece, const std::string& index_path, const st
 
 // The cells `cells` (ascending block-major indices) with the points they use, renumbered in
 // their original order; point and cell data sliced to match, field data kept.
+// For writers (pieces, blocks): the arrays are scratch, not from the allocator hook, so pieces
+// may be cut on several threads.
 Mesh extract_cells(const Mesh& mesh, std::span<const std::int64_t> cells);
 
 // XML text for an index file: "<?xml ...?>\n<VTKFile type=... version=... byte_order=...>".
