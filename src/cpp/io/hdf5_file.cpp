@@ -633,9 +633,16 @@ void inflate_rows(const File& file, const std::string& path, hid_t dataset, cons
       std::string where = "the chunk at (";
       for (std::size_t k = 0; k < rank; ++k) where += (k ? ", " : "") + std::to_string(offset[k]);
       where += ")";
+      // Where the chunk lies (HADDR_UNDEF, size 0: never written). H5Dget_chunk_storage_size
+      // fails on unallocated chunks in HDF5 1.10; this one says so.
+      unsigned info_mask = 0;
+      haddr_t address = HADDR_UNDEF;
       hsize_t stored = 0;
-      if (locked_hdf5_call([&] { return H5Dget_chunk_storage_size(dataset, offset.data(), &stored); }) < 0)
+      if (locked_hdf5_call([&] {
+            return H5Dget_chunk_info_by_coord(dataset, offset.data(), &info_mask, &address, &stored);
+          }) < 0)
         file.fail(path, "cannot find " + where);
+      if (address == HADDR_UNDEF) stored = 0;
       // Straight into place: all the chunk's rows wanted, whole rows, not an edge chunk (edge
       // chunks are stored full size, larger than the rows they hold), the file's dtype.
       const bool direct = whole_rows && target == file_dtype && lo == offset[0] && hi == offset[0] + layout.chunk[0];
@@ -654,9 +661,9 @@ void inflate_rows(const File& file, const std::string& path, hid_t dataset, cons
             std::memcpy(inflated + at, layout.fill.data(), layout.element_bytes);
         }
       } else {
-        if (stored > file_size)
-          file.fail(path, where + " claims " + std::to_string(stored) + " stored bytes but the file has only " +
-                              std::to_string(file_size));
+        if (stored > file_size || address > file_size - stored)
+          file.fail(path, where + " claims " + std::to_string(stored) + " bytes at offset " + std::to_string(address) +
+                              " but the file has only " + std::to_string(file_size));
         compressed.resize(static_cast<std::size_t>(stored));
         std::uint32_t mask = 0;
         if (locked_hdf5_call([&] { return H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &mask, compressed.data()); }) < 0)
@@ -1112,8 +1119,12 @@ std::vector<std::uint8_t> File::stored_chunk(std::string_view dataset_path, cons
   MESHIOPLUSPLUS_OPEN_DATASET(open, path);
   if (offset.size() != open.space_shape.size()) fail(path, "the chunk offset's rank differs from the dataset's");
   std::vector<hsize_t> start(offset.begin(), offset.end());
+  unsigned info_mask = 0;
+  haddr_t address = HADDR_UNDEF;
   hsize_t stored = 0;
-  if (H5Dget_chunk_storage_size(open.dataset.get(), start.data(), &stored) < 0) fail(path, "no such chunk");
+  if (H5Dget_chunk_info_by_coord(open.dataset.get(), start.data(), &info_mask, &address, &stored) < 0)
+    fail(path, "no such chunk");
+  if (address == HADDR_UNDEF) stored = 0;
   if (stored > file_size_ && mode_ == Mode::read) fail(path, "the chunk claims more bytes than the file has");
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(stored));
   std::uint32_t mask = 0;
