@@ -43,9 +43,11 @@ def test_collective_write_then_read_own_piece(world):
     assert sequence(mine) == sequence(expected)
     np.testing.assert_array_equal(np.concatenate(mine.cell_data["global_ids"]),
                                   np.concatenate(expected.cell_data["global_ids"]))
-    # the reader's own accounting: the index and this rank's one piece file, nothing else
-    assert _parallel.files_read == [os.path.abspath(target),
-                                    os.path.abspath(os.path.join(folder, "bracket", f"bracket_{rank}.vtu"))]
+    # the reader's own accounting: this rank's one piece file, nothing else — and on rank 0 the
+    # index, which rank 0 alone reads (and broadcasts)
+    own = [os.path.abspath(os.path.join(folder, "bracket", f"bracket_{rank}.vtu"))]
+    assert _parallel.files_read == ([os.path.abspath(target)] if rank == 0 else []) + own
+    assert _parallel.bytes_read == sum(os.path.getsize(f) for f in _parallel.files_read)
 
 
 def test_one_rank_reads_the_whole_mesh_back(world):
@@ -188,10 +190,9 @@ def test_xdmf_collective_write_then_read_own_share(world):
     assert _sequence(mine) == _sequence(expected)  # a Mixed topology joins blocks of one type
     np.testing.assert_array_equal(np.concatenate(mine.cell_data["global_ids"]),
                                   np.concatenate(expected.cell_data["global_ids"]))
-    # the index, this rank's grid file and its heavy data, nothing else
-    assert _parallel.files_read == [os.path.abspath(target),
-                                    os.path.join(folder, f"bracket_part{rank}.xdmf"),
-                                    os.path.join(folder, f"bracket_part{rank}.h5")]
+    # this rank's grid file and its heavy data, nothing else; the index on rank 0 only
+    assert _parallel.files_read == ([os.path.abspath(target)] if rank == 0 else []) + [
+        os.path.join(folder, f"bracket_part{rank}.xdmf"), os.path.join(folder, f"bracket_part{rank}.h5")]
     assert _parallel.bytes_read == sum(os.path.getsize(f) for f in _parallel.files_read)
 
 
@@ -239,7 +240,7 @@ def test_xdmf_inline_grids_collection(world):
     mine = mio.read(target, comm=comm)
     np.testing.assert_array_equal(mine.points, pieces[rank].points)
     assert _sequence(mine) == _sequence(pieces[rank])
-    assert _parallel.files_read == [target, os.path.join(folder, f"bracket_part{rank}.h5")]
+    assert _parallel.files_read == ([target] if rank == 0 else []) + [os.path.join(folder, f"bracket_part{rank}.h5")]
     comm.Barrier()
     if rank == 0:
         _check_union(mio.read(target, comm=MPI.COMM_SELF), mesh)
@@ -319,6 +320,27 @@ def test_wrong_use_is_explained(world, tmp_path):
     if comm.Get_rank() == 0:
         os.remove(os.path.join(folder, "bracket", f"bracket_{comm.Get_size() - 1}.vtu"))
     comm.Barrier()
+    # the read is collective (rank 0 broadcasts the index): every rank calls it, only the rank
+    # whose piece is missing fails, naming the index, the piece file and itself
     if comm.Get_rank() == comm.Get_size() - 1:
-        with pytest.raises(mio.ReadError, match=f"rank {comm.Get_rank()}"):
+        with pytest.raises(mio.ReadError, match=rf"bracket\.pvtu: piece {comm.Get_rank()} \(.*bracket_"
+                                                rf"{comm.Get_rank()}\.vtu\) for rank {comm.Get_rank()} is missing"):
             mio.read(os.path.join(folder, "bracket.pvtu"), comm=comm)
+    else:
+        mio.read(os.path.join(folder, "bracket.pvtu"), comm=comm)
+
+
+@pytest.mark.parametrize("name", ["broken.pvtu", "broken.pvtp", "broken.xdmf"])
+def test_a_bad_index_fails_alike_on_every_rank(world, name):
+    """Rank 0 alone reads the index; when it cannot, it broadcasts the failure, and every rank
+    raises the same ReadError naming the file (none hangs in the bcast)."""
+    comm, folder, _, _ = world
+    target = os.path.join(folder, name)
+    if comm.Get_rank() == 0:
+        with open(target, "w") as handle:
+            handle.write("<VTKFile type='PUnstructuredGrid'><truncated")
+    comm.Barrier()
+    with pytest.raises(mio.ReadError, match=rf"{name}: not a readable") as caught:
+        mio.read(target, comm=comm)
+    messages = comm.allgather(str(caught.value))
+    assert len(set(messages)) == 1, messages

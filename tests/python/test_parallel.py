@@ -87,17 +87,110 @@ def test_one_gpu_per_rank_pattern():
         assert cp.log.count_of("to_device") == len(list(gpu.named_arrays()))
 
 
-class _FakeComm:
-    """The two calls a partitioned read makes on a communicator (no MPI needed)."""
+class _FakeWorld:
+    """Every rank of a communicator of ``size``, one after the other in one process (no MPI
+    needed): ``comm(rank)`` is that rank's communicator, with the calls a partitioned read makes.
+    A ``bcast`` on rank 0 records its value (pickled, as MPI sends it); the other ranks' ``bcast``
+    deliver rank 0's values in call order — so run rank 0 first, as the tests here do."""
 
-    def __init__(self, rank, size):
-        self.rank, self.size = rank, size
+    def __init__(self, size):
+        self.size, self.sent = size, []
+
+    def comm(self, rank):
+        return _FakeComm(self, rank)
+
+
+class _FakeComm:
+    def __init__(self, world, rank):
+        self.world, self.rank, self.received = world, rank, 0
 
     def Get_rank(self):
         return self.rank
 
     def Get_size(self):
-        return self.size
+        return self.world.size
+
+    def bcast(self, value, root=0):
+        import pickle
+
+        assert root == 0
+        if self.rank == 0:
+            self.world.sent.append(pickle.dumps(value))
+            return value
+        assert value is None, "only rank 0's value is broadcast"
+        message = self.world.sent[self.received]
+        self.received += 1
+        return pickle.loads(message)
+
+
+def _shares_reading_the_index_once(path, size, gone=None):
+    """The shares of ``size`` ranks (rank 0 first) and each rank's files_read / bytes_read. After
+    rank 0's read the index (and ``gone``, any other files) is moved away: the other ranks must
+    not need it."""
+    world, shares, accounting = _FakeWorld(size), [], []
+    for rank in range(size):
+        shares.append(mio.read(path, comm=world.comm(rank)))
+        accounting.append((list(mio.parallel.files_read), mio.parallel.bytes_read))
+        if rank == 0:
+            for moved in [path, *(gone or [])]:
+                os.rename(moved, f"{moved}.away")
+    for moved in [path, *(gone or [])]:
+        os.rename(f"{moved}.away", moved)
+    return shares, accounting
+
+
+@pytest.mark.parametrize("kind", ["pvtu", "pvtp"])
+def test_vtk_xml_index_is_read_by_rank_zero_only_without_mpi(tmp_path, kind):
+    if kind == "pvtu":
+        mesh = mio.read(SAMPLE)
+    else:  # polydata: a triangulated square
+        x, y = np.meshgrid(np.linspace(0, 1, 9), np.linspace(0, 1, 9), indexing="ij")
+        index = np.arange(81).reshape(9, 9)
+        a, b, c, d = (index[:-1, :-1].ravel(), index[1:, :-1].ravel(), index[1:, 1:].ravel(),
+                      index[:-1, 1:].ravel())
+        mesh = mio.Mesh(np.column_stack([x.ravel(), y.ravel(), np.zeros(81)]),
+                        [("triangle", np.concatenate([np.column_stack([a, b, c]), np.column_stack([a, c, d])]))])
+    pieces = mio.partition(mesh, 5, method="geometric")
+    target = tmp_path / f"b.{kind}"
+    mio.parallel.write_pieces(target, pieces)
+    piece_file = [str(tmp_path / "b" / f"b_{i}.{kind[1:]}") for i in range(5)]
+    shares, accounting = _shares_reading_the_index_once(str(target), 3)
+    for rank, (files, size) in enumerate(accounting):
+        own = [piece_file[i] for i in rank_share(5, 3, rank)]
+        assert files == ([str(target)] if rank == 0 else []) + own
+        assert size == sum(os.path.getsize(f) for f in files)
+    whole = merge(shares)  # the union of the shares is the mesh
+    order = np.argsort(whole.point_data["global_ids"])
+    np.testing.assert_array_equal(whole.point_data["global_ids"][order], np.arange(len(mesh.points)))
+    np.testing.assert_array_equal(whole.points[order], mesh.points)
+    assert sorted(np.concatenate(whole.cell_data["global_ids"])) == list(range(sum(len(b) for b in mesh.cells)))
+
+
+def test_a_bad_index_fails_alike_on_every_rank_without_mpi(tmp_path):
+    pieces = mio.partition(mio.read(SAMPLE), 2, method="geometric")
+    for name in ("b.pvtu", "b.pvtp", "b.xdmf"):
+        target = tmp_path / name
+        target.write_text("<VTKFile type='PUnstructuredGrid'><truncated")
+        world, messages = _FakeWorld(3), []
+        for rank in range(3):
+            with pytest.raises(mio.ReadError, match=rf"{name}: not a readable") as caught:
+                mio.read(target, comm=world.comm(rank))
+            messages.append(str(caught.value))
+        assert messages[0] == messages[1] == messages[2]
+    # the index missing altogether: the same ReadError on every rank, naming it
+    world, messages = _FakeWorld(2), []
+    for rank in range(2):
+        with pytest.raises(mio.ReadError, match=r"gone\.pvtu") as caught:
+            mio.read(tmp_path / "gone.pvtu", comm=world.comm(rank))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    # a missing piece: a ReadError on the rank that reads it, naming the index, the piece, the rank
+    mio.parallel.write_pieces(tmp_path / "p.pvtu", pieces)
+    os.remove(tmp_path / "p" / "p_1.vtu")
+    world = _FakeWorld(2)
+    assert len(mio.read(tmp_path / "p.pvtu", comm=world.comm(0)).points) == len(pieces[0].points)
+    with pytest.raises(mio.ReadError, match=r"p\.pvtu: piece 1 \(.*p_1\.vtu\) for rank 1 is missing"):
+        mio.read(tmp_path / "p.pvtu", comm=world.comm(1))
 
 
 def test_xdmf_spatial_collection_shares_without_mpi(tmp_path):
@@ -107,8 +200,12 @@ def test_xdmf_spatial_collection_shares_without_mpi(tmp_path):
     pieces = mio.partition(mesh, 3, method="geometric")
     _parallel.write_pieces(tmp_path / "b.xdmf", pieces)
     assert "CollectionType=\"Spatial\"" in (tmp_path / "b.xdmf").read_text()
-    shares = [mio.read(tmp_path / "b.xdmf", comm=_FakeComm(r, 2)) for r in range(2)]
-    assert _parallel.files_read == [str(tmp_path / n) for n in ("b.xdmf", "b_part2.xdmf", "b_part2.h5")]
+    shares, accounting = _shares_reading_the_index_once(str(tmp_path / "b.xdmf"), 2)
+    # rank 0: the index and its grids' files; rank 1: its grid's files only (the index was gone)
+    assert accounting[0][0] == [str(tmp_path / n) for n in ("b.xdmf", "b_part0.xdmf", "b_part0.h5",
+                                                            "b_part1.xdmf", "b_part1.h5")]
+    assert accounting[1][0] == [str(tmp_path / n) for n in ("b_part2.xdmf", "b_part2.h5")]
+    assert accounting[1][1] == sum(os.path.getsize(f) for f in accounting[1][0])
     assert sum(sum(len(b) for b in s.cells) for s in shares) == sum(len(b) for b in mesh.cells)
     whole = merge(shares)
     order = np.argsort(whole.point_data["global_ids"])
@@ -137,9 +234,10 @@ def test_gmsh_split_files_shares_without_mpi(tmp_path):
         gmsh.finalize()
     files = _parallel.gmsh_partition_files(tmp_path / "box.msh")
     assert files == [str(tmp_path / f"box_{i}.msh") for i in (1, 2, 3)]
-    first = mio.read(tmp_path / "box.msh", comm=_FakeComm(0, 2))
+    world = _FakeWorld(2)
+    first = mio.read(tmp_path / "box.msh", comm=world.comm(0))
     assert _parallel.files_read == files[:2]
-    second = mio.read(tmp_path / "box.msh", comm=_FakeComm(1, 2))
+    second = mio.read(tmp_path / "box.msh", comm=world.comm(1))
     assert _parallel.files_read == files[2:]
     # every element once over the ranks (an element on an entity that several partitions share
     # belongs to the lowest of them), carrying its Gmsh tag; boundary nodes once per rank. (The
@@ -151,9 +249,9 @@ def test_gmsh_split_files_shares_without_mpi(tmp_path):
     assert len(np.unique(tags)) == total
     assert len(np.unique(first.point_data["global_ids"])) == len(first.points)
     with pytest.raises(mio.ReadError, match="PartitionSplitMeshFiles"):
-        mio.read(SAMPLE, comm=_FakeComm(0, 1))
+        mio.read(SAMPLE, comm=_FakeWorld(1).comm(0))
     with pytest.raises(ValueError, match="pvtu, vtkhdf, xdmf, pvtp"):
-        mio.write(tmp_path / "x.msh", first, comm=_FakeComm(0, 1))
+        mio.write(tmp_path / "x.msh", first, comm=_FakeWorld(1).comm(0))
 
 
 def test_public_parallel_namespace_is_the_live_module(tmp_path):

@@ -4,7 +4,8 @@ MPI rank (``read(path, comm=comm)``, ``write(path, piece, comm=comm)``) through 
 mpi4py is imported only when a communicator is given; the C++ core stays MPI-free: each rank runs
 the ordinary reader on its own piece files, so a rank reads only its own bytes. The collective
 steps are small: rank 0 writes the index file after gathering the pieces' array layouts (one
-``gather``), and every rank learns the piece count from the index it reads itself.
+``gather``), and on a read rank 0 alone reads the index (PVTU, PVTP, XDMF) and broadcasts the
+piece list, or its failure, to the others (one ``bcast``).
 
 Pieces carry their global numbers: ``point_data["global_ids"]`` and ``cell_data["global_ids"]``
 (int64), the point and cell numbers of the mesh they were cut from; ``partition`` sets them and
@@ -24,10 +25,11 @@ from ._regions import Region, RegionKind, block_bases
 
 GLOBAL_IDS = "global_ids"
 #: The files the last partitioned read on this process opened (the index, then its pieces):
-#: the reader's own accounting, so a test can check that a rank touched only its own bytes.
+#: the reader's own accounting, so a test can check that a rank touched only its own bytes. The
+#: PVTU / PVTP / XDMF index is read by rank 0 only (and broadcast), so it is listed on rank 0 only.
 files_read = []
 #: The bytes the last partitioned read on this process read (VTKHDF: the rows of its hyperslabs;
-#: PVTU: the sizes of the files in ``files_read``).
+#: PVTU, PVTP, XDMF: the sizes of the files in ``files_read``).
 bytes_read = 0
 #: Formats with partitioned reads (one piece file per rank, plus an index / main file; Gmsh:
 #: one file with ``$PartitionedEntities``, or the split files ``name_1.msh`` … of
@@ -264,27 +266,50 @@ def _format_of(path, file_format, writing=False):
     return name
 
 
-def _vtk_xml_pieces(path, kind="pvtu"):
-    """The piece file paths a PVTU / PVTP index names (absolute)."""
+def _vtk_xml_sources(path, kind="pvtu"):
+    """The Source attributes of the pieces a PVTU / PVTP index names (relative to its folder)."""
     import xml.etree.ElementTree as ElementTree
 
     try:
         root = ElementTree.parse(path).getroot()
     except (ElementTree.ParseError, OSError) as error:
         raise ReadError(f"{path}: not a readable {kind.upper()} index ({error})") from error
-    folder = os.path.dirname(os.path.abspath(path))
     element = _VTK_XML_PIECES[kind][0]
     grid = root.find(element)
     if grid is None:
         raise ReadError(f"{path}: no {element} element")
-    return [os.path.join(folder, piece.get("Source", "")) for piece in grid.findall("Piece")]
+    return [piece.get("Source", "") for piece in grid.findall("Piece")]
+
+
+def _index_from_root(comm, path, parse):
+    """Collective: rank 0 alone runs ``parse()`` (reads the index, once) and broadcasts its
+    result, or its failure, to every rank (one ``bcast``, which every rank reaches whatever
+    happened on rank 0, so none hangs). Returns the result on every rank, or raises the same
+    ReadError, naming the index, on every rank. The result must be picklable."""
+    message = cause = None
+    if comm.Get_rank() == 0:
+        try:
+            message = (None, parse())
+        except ReadError as error:
+            message, cause = (str(error), None), error
+        except Exception as error:  # anything else must still reach the bcast
+            message = (f"{path}: the index could not be read ({type(error).__name__}: {error})", None)
+            cause = error
+    message = comm.bcast(message, root=0)
+    if not isinstance(message, tuple) or len(message) != 2:
+        raise RuntimeError(f"{path}: the communicator's bcast did not deliver rank 0's index ({message!r})")
+    failure, result = message
+    if failure is not None:
+        raise ReadError(failure) from cause
+    return result
 
 
 def read_piece(path, comm, file_format=None, ghost_cells=False):
     """This rank's share of a partitioned file (PVTU, PVTP, VTKHDF, XDMF spatial collection,
-    Gmsh partitioned file or split files), as one Mesh (its pieces merged); reads only the index
-    and this rank's piece files (a Gmsh single file: the file, parsed whole). ``ghost_cells``
-    (Gmsh only) adds the ghost cells of the rank's partitions, flagged by ``vtkGhostType``."""
+    Gmsh partitioned file or split files), as one Mesh (its pieces merged); reads only this
+    rank's piece files (a Gmsh single file: the file, parsed whole). PVTU, PVTP and XDMF reads
+    are collective: rank 0 alone reads the index and broadcasts its piece list (or its failure).
+    ``ghost_cells`` (Gmsh only) adds the ghost cells of the rank's partitions (``vtkGhostType``)."""
     from ._helpers import read
 
     global bytes_read
@@ -298,13 +323,18 @@ def read_piece(path, comm, file_format=None, ghost_cells=False):
         return _read_xdmf_share(os.fspath(path), comm)
     if name == "gmsh":
         return _read_gmsh_share(os.fspath(path), comm, ghost_cells)
-    pieces = _vtk_xml_pieces(os.fspath(path), name)
+    path = os.fspath(path)
+    # rank 0 reads the index; the others get its piece list (Source attributes) by bcast
+    sources = _index_from_root(comm, path, functools.partial(_vtk_xml_sources, path, name))
+    folder = os.path.dirname(os.path.abspath(path))
+    pieces = [os.path.join(folder, source) for source in sources]
     mine = rank_share(len(pieces), comm.Get_size(), comm.Get_rank())
     for index in mine:
         if not os.path.exists(pieces[index]):
             raise ReadError(f"{path}: piece {index} ({pieces[index]}) for rank {comm.Get_rank()} is missing")
     files_read.clear()
-    files_read.append(os.path.abspath(os.fspath(path)))
+    if comm.Get_rank() == 0:
+        files_read.append(os.path.abspath(path))
     meshes = []
     for index in mine:
         meshes.append(read(pieces[index], _VTK_XML_PIECES[name][1]))
@@ -644,17 +674,34 @@ def _read_xdmf_grid(path, number, element):
     return mesh, _xdmf_heavy_files(element, folder)
 
 
+def _xdmf_piece_texts(path):
+    """The pieces of ``path`` (``_xdmf_pieces``) as XML text, for the bcast: an XInclude element
+    or an inline Grid, each a self-contained element (namespaces declared on it)."""
+    import xml.etree.ElementTree as ElementTree
+
+    texts = []
+    for grid in _xdmf_pieces(path):
+        grid.tail = None  # the text after the element is not part of it
+        texts.append(ElementTree.tostring(grid, encoding="unicode"))
+    return texts
+
+
 def _read_xdmf_share(path, comm):
-    """This rank's share (rank_share) of the grids of the top spatial collection, merged."""
+    """This rank's share (rank_share) of the grids of the top spatial collection, merged.
+    Rank 0 reads the index and broadcasts its pieces (XInclude elements or inline grids, as
+    XML text); every rank parses only its own and reads only their files."""
+    import xml.etree.ElementTree as ElementTree
+
     global bytes_read
-    grids = _xdmf_pieces(path)
+    grids = _index_from_root(comm, path, functools.partial(_xdmf_piece_texts, path))
     mine = rank_share(len(grids), comm.Get_size(), comm.Get_rank())
     files_read.clear()
-    files_read.append(os.path.abspath(path))
+    if comm.Get_rank() == 0:
+        files_read.append(os.path.abspath(path))
     meshes = []
     for number in mine:
         try:
-            mesh, files = _read_xdmf_grid(path, number, grids[number])
+            mesh, files = _read_xdmf_grid(path, number, ElementTree.fromstring(grids[number]))
         except ReadError as error:
             raise ReadError(f"{error} (rank {comm.Get_rank()})") from error
         meshes.append(mesh)
