@@ -20,10 +20,12 @@ NUM_PARTITIONS = 6
 
 class _FakeComm:
     """The calls a partitioned read and write make on a communicator, for one rank of ``size``
-    (no MPI needed). gather/bcast behave as on a communicator of one rank."""
+    (no MPI needed). gather behaves as on a communicator of one rank; bcast on rank 0 records its
+    value in ``sent`` and on the other ranks delivers rank 0's values in order (give the ranks of
+    one read the same ``sent`` and run rank 0 first)."""
 
-    def __init__(self, rank, size):
-        self.rank, self.size = rank, size
+    def __init__(self, rank, size, sent=None):
+        self.rank, self.size, self.sent = rank, size, [] if sent is None else sent
 
     def Get_rank(self):
         return self.rank
@@ -35,7 +37,10 @@ class _FakeComm:
         return [value]
 
     def bcast(self, value, root=0):
-        return value
+        if self.rank == root:
+            self.sent.append(value)
+            return value
+        return self.sent.pop(0)
 
 
 def _write_gmsh_files(folder):
@@ -328,8 +333,9 @@ def test_pvtp_shares_without_mpi(tmp_path):
     mio.parallel.write_pieces(target, pieces)
     assert sorted(os.listdir(tmp_path / "surface")) == [f"surface_{i}.vtp" for i in range(5)]
     assert "PPolyData" in target.read_text()
-    shares = [mio.read(target, comm=_FakeComm(rank, 2)) for rank in range(2)]
-    assert _parallel.files_read == [str(target)] + [str(tmp_path / "surface" / f"surface_{i}.vtp") for i in (3, 4)]
+    sent = []  # rank 0 reads the index and broadcasts its piece list to rank 1
+    shares = [mio.read(target, comm=_FakeComm(rank, 2, sent)) for rank in range(2)]
+    assert _parallel.files_read == [str(tmp_path / "surface" / f"surface_{i}.vtp") for i in (3, 4)]
     whole = _parallel.merge(shares)
     order = np.argsort(whole.point_data["global_ids"])
     np.testing.assert_array_equal(whole.points[order], mesh.points)
@@ -390,7 +396,7 @@ def test_mpi_pvtp_collective_write_and_read(world):
     mine = mio.read(target, comm=comm)
     np.testing.assert_array_equal(mine.points, pieces[rank].points)
     np.testing.assert_array_equal(mine.point_data["global_ids"], pieces[rank].point_data["global_ids"])
-    assert _parallel.files_read == [target, os.path.join(folder, "surface", f"surface_{rank}.vtp")]
+    assert _parallel.files_read == ([target] if rank == 0 else []) + [os.path.join(folder, "surface", f"surface_{rank}.vtp")]
     comm.Barrier()
     if rank == 0:
         _check_vtk_reads_pvtp(target, len(mesh.cells[0]), sum(len(p.points) for p in pieces))
