@@ -22,9 +22,11 @@ std::string time_series_format(const std::string& path, std::string_view format)
   return info ? std::string(info->name) : std::string();
 }
 
-// For writers whose options are exactly those of the format's write() (the registry's row).
-void check_write_options(const std::string& path, const std::string& name, const WriteOptions& options) {
-  const FormatInfo& format = format_by_name(name);
+// For writers whose options are exactly those of a format's write() (the registry's row of
+// `options_of`: the format's own, or for PVD the .vtu files it writes).
+void check_write_options(const std::string& path, const std::string& name, const WriteOptions& options,
+                         const std::string& options_of) {
+  const FormatInfo& format = format_by_name(options_of);
   for (const auto& option : options.items()) {
     const std::string& option_name = option.first;
     const bool known = std::any_of(format.write_options.begin(), format.write_options.end(),
@@ -51,9 +53,12 @@ std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, st
                                                      const WriteOptions& options) {
   const std::string name = time_series_format(path, format);
   if (name == "xdmf") return xdmf::create_time_series(path, options);
-  if (name == "pvd") return pvd::create_time_series(path, options);
+  if (name == "pvd") {
+    check_write_options(path, name, options, "vtu");
+    return pvd::create_time_series(path, options);
+  }
   if (name == "vtkhdf") return vtkhdf::create_time_series(path, options);
-  if (name == "gmsh" || name == "med") check_write_options(path, name, options);
+  if (name == "gmsh" || name == "med") check_write_options(path, name, options, name);
   if (name == "gmsh") return gmsh::create_time_series(path, options);
   if (name == "med") return med::create_time_series(path, options);
   throw WriteError(path, name, name.empty() ? "cannot tell the format from the file name"

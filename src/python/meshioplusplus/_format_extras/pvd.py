@@ -7,12 +7,34 @@ same reader shape as ``meshioplusplus.xdmf.TimeSeriesReader``:
             t, point_data, cell_data = reader.read_data(k)
 
 ``read_data(k)`` reads only the files of step k; ``reader.times`` lists every step's time.
+
+And written with the XDMF writer's shape: one complete ``.vtu`` per step (``<stem>/<stem>_<k>.vtu``,
+written as the step arrives) and the ``.pvd`` collection on ``close()``:
+
+    with meshioplusplus.pvd.TimeSeriesWriter("run.pvd", compression="zlib") as writer:
+        writer.write_points_cells(points, cells)
+        for t in times:
+            writer.write_data(t, point_data={"phi": phi})
 """
 
+from .._helpers import _option_text
 from ._time_series import TimeSeriesReader as _TimeSeriesReader
+from ._time_series import TimeSeriesWriter as _TimeSeriesWriter
 
-__all__ = ["TimeSeriesReader"]
+__all__ = ["TimeSeriesReader", "TimeSeriesWriter"]
 
 
 class TimeSeriesReader(_TimeSeriesReader):
     format_name = "pvd"
+
+
+class TimeSeriesWriter(_TimeSeriesWriter):
+    """The step files take ``meshioplusplus.vtu.write``'s options (``binary``, ``compression``,
+    ``appended`` …), e.g. ``TimeSeriesWriter("run.pvd", binary=True, compression=None)``."""
+
+    format_name = "pvd"
+
+    def __init__(self, filename, **vtu_options) -> None:
+        super().__init__(filename)
+        self.options = {name: text for name, value in vtu_options.items()
+                        if (text := _option_text(name, value, "x")) is not None}
