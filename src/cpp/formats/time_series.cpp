@@ -58,9 +58,10 @@ std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, st
     return pvd::create_time_series(path, options);
   }
   if (name == "vtkhdf") return vtkhdf::create_time_series(path, options);
-  if (name == "gmsh" || name == "med") check_write_options(path, name, options, name);
+  if (name == "gmsh" || name == "med" || name == "exodus") check_write_options(path, name, options, name);
   if (name == "gmsh") return gmsh::create_time_series(path, options);
   if (name == "med") return med::create_time_series(path, options);
+  if (name == "exodus") return exodus::create_time_series(path, options);
   throw WriteError(path, name, name.empty() ? "cannot tell the format from the file name"
                                             : "format '" + name + "' has no time-series writer (xdmf has)");
 }

@@ -53,4 +53,12 @@ std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path);
 // NETCDF3_64BIT_OFFSET, NETCDF3_64BIT_DATA or NETCDF3_CLASSIC.
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 
+// The time-series writer (time_series.hpp), options as write(): the mesh once, then one
+// record per step along the unlimited time_step dimension — time_whole, the nodal
+// (vals_nod_var<i>), element (vals_elem_var<i>eb<j>) and global (vals_glo_var, from a step's
+// scalar field_data) variables in write()'s layout. The first step declares the variables;
+// every later step must have the same names, dtypes and trailing shapes. The file is written
+// beside the target and replaces it on close(). See docs/time-series.md.
+std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options);
+
 }  // namespace meshioplusplus::exodus

@@ -7,10 +7,17 @@
 // Arrays: scalar point/cell data is one Exodus variable; (n, 3) point data is three, named
 // <name>X/Y/Z (meshio and VTK join them again); any other shape is one variable with extra
 // dimensions (meshio's layout, read back by meshio and by us).
+//
+// The time-series writer (create_time_series, at the end) drives the same Writer: the first
+// step's arrays are written as write() writes a mesh's, later steps as more records of the
+// unlimited time_step dimension.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/exodus/exodus.hpp"
@@ -46,11 +53,16 @@ struct WrittenBlock {
 
 // A variable to fill once definitions end: `source` (rows, …) into `variable`, one column of
 // it when `component` >= 0.
+// Time-dependent ones also say where a later step's array comes from (the series writer):
+// point_data[name], or cell_data[name][block] when `cell`.
 struct Pending {
   int variable;
   const NDArray* source;
   int component = -1;
   bool time_dependent = true;
+  std::string name = {};
+  bool cell = false;
+  std::size_t block = 0;
 };
 
 class Writer {
@@ -59,14 +71,44 @@ class Writer {
       : path_(path), mesh_(mesh), out_(path, kFormat, kind_from(options.get("netcdf_format", ""), path)) {}
 
   void write() {
+    begin();
+    out_.commit();
+  }
+
+  // The series writer's pieces: begin() writes the mesh and the mesh's point/cell/field data as
+  // step 0 at `time` (and time_whole even when there is no variable); write_step() adds step
+  // `index` with the same variables (the caller checks names, shapes and dtypes); commit()
+  // puts the file in place.
+  void begin_series(double time) {
+    series_ = true;
+    time_ = time;
+    begin();
+  }
+
+  void write_step(std::size_t index, const TimeStep& step) {
+    const std::size_t start[1] = {index}, count[1] = {1};
+    out_.write(time_whole_, DType::float64, &step.time, start, count);
+    for (const Pending& pending : pending_) {
+      if (!pending.time_dependent) continue;
+      const NDArray& array = pending.cell ? step.cell_data.find(pending.name)->at(pending.block)
+                                          : *step.point_data.find(pending.name);
+      write_pending(pending, array, index);
+    }
+    std::vector<const NDArray*> globals;
+    for (const std::string& name : global_names_) globals.push_back(step.field_data.find(name));
+    write_globals(index, globals);
+  }
+
+  void commit() { out_.commit(); }
+
+ private:
+  void begin() {
     plan();
     define();
     out_.end_definitions();
     fill();
-    out_.commit();
   }
 
- private:
   [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
 
   void plan() {
@@ -202,7 +244,7 @@ class Writer {
     define_element_variables(time_step, len_name, blocks_dim);
     define_global_variables(time_step, len_name);
     define_records(len_string, len_line, four);
-    has_step_ = !nodal_names_.empty() || !element_names_.empty() || !global_names_.empty();
+    has_step_ = series_ || !nodal_names_.empty() || !element_names_.empty() || !global_names_.empty();
   }
 
   struct SetVariables {
@@ -230,13 +272,14 @@ class Writer {
 
   // A time-dependent variable (time_step, rows, extra…) for `array`, or for one of its columns.
   int define_values(const std::string& name, int time_step, int rows_dim, const NDArray& array, int component,
-                    const std::string& extra_prefix) {
+                    const std::string& extra_prefix, const std::string& source_name, bool cell = false,
+                    std::size_t block = 0) {
     std::vector<int> dims{time_step, rows_dim};
     if (component < 0)
       for (std::size_t axis = 1; axis < array.ndim(); ++axis)
         dims.push_back(out_.define_dimension(extra_prefix + std::to_string(axis), static_cast<std::size_t>(array.dim(axis))));
     const int variable = out_.define_variable(name, stored(array.dtype()), dims);
-    pending_.push_back({variable, &array, component, true});
+    pending_.push_back({variable, &array, component, true, source_name, cell, block});
     return variable;
   }
 
@@ -247,12 +290,12 @@ class Writer {
       if (vector3) {
         for (int c = 0; c < 3; ++c) {
           nodal_names_.push_back(name + "XYZ"[c]);
-          define_values("vals_nod_var" + std::to_string(nodal_names_.size()), time_step, nodes_dim, array, c, "");
+          define_values("vals_nod_var" + std::to_string(nodal_names_.size()), time_step, nodes_dim, array, c, "", name);
         }
       } else {
         nodal_names_.push_back(name);
         const std::string index = std::to_string(nodal_names_.size());
-        define_values("vals_nod_var" + index, time_step, nodes_dim, array, -1, "num_comp_nod_var" + index + "_");
+        define_values("vals_nod_var" + index, time_step, nodes_dim, array, -1, "num_comp_nod_var" + index + "_", name);
       }
     }
     const int count = out_.define_dimension("num_nod_var", nodal_names_.size());
@@ -268,7 +311,7 @@ class Writer {
         const NDArray& array = per_block.at(blocks_[k].mesh_index);
         const std::string b = std::to_string(k + 1);
         define_values("vals_elem_var" + v + "eb" + b, time_step, block_count_dim(k), array, -1,
-                      "num_comp_elem_var" + v + "eb" + b + "_");
+                      "num_comp_elem_var" + v + "eb" + b + "_", name, true, blocks_[k].mesh_index);
       }
     }
     const int count = out_.define_dimension("num_elem_var", element_names_.size());
@@ -309,11 +352,10 @@ class Writer {
     static const std::string kAxes[3] = {"X", "Y", "Z"};
     out_.write_strings(coor_names_, std::span<const std::string>(kAxes, num_dim));
     if (has_step_) {
-      const double zero = 0.0;
       const std::size_t start[1] = {0}, count[1] = {1};
-      out_.write(time_whole_, DType::float64, &zero, start, count);
+      out_.write(time_whole_, DType::float64, &time_, start, count);
     }
-    for (const Pending& pending : pending_) write_pending(pending);
+    for (const Pending& pending : pending_) write_pending(pending, *pending.source, 0);
     fill_blocks();
     fill_sets(node_sets_, node_set_vars_, true);
     fill_sets(element_sets_, element_set_vars_, true);
@@ -326,20 +368,26 @@ class Writer {
     }
     if (!global_names_.empty()) {
       out_.write_strings(name_glo_var_, global_names_);
-      std::vector<double> values;
-      for (const NDArray* array : global_sources_) values.push_back(array->astype(DType::float64).data_as<double>()[0]);
-      const std::size_t start[2] = {0, 0}, count[2] = {1, values.size()};
-      out_.write(vals_glo_var_, DType::float64, values.data(), start, count);
+      write_globals(0, global_sources_);
     }
     if (qa_records_) out_.write_strings(qa_variable_, *qa_records_);
     if (info_records_) out_.write_strings(info_variable_, *info_records_);
   }
 
-  void write_pending(const Pending& pending) {
-    const NDArray& array = *pending.source;
+  void write_globals(std::size_t time_index, const std::vector<const NDArray*>& sources) {
+    if (sources.empty()) return;
+    std::vector<double> values;
+    for (const NDArray* array : sources) values.push_back(array->astype(DType::float64).data_as<double>()[0]);
+    const std::size_t start[2] = {time_index, 0}, count[2] = {1, values.size()};
+    out_.write(vals_glo_var_, DType::float64, values.data(), start, count);
+  }
+
+  // `array` (the pending source, or a later step's array of the same shape) into the variable,
+  // at step `time_index` when it is time-dependent.
+  void write_pending(const Pending& pending, const NDArray& array, std::size_t time_index) {
     const auto rows = static_cast<std::size_t>(array.rows());
     std::vector<std::size_t> start, count;
-    if (pending.time_dependent) start.push_back(0), count.push_back(1);
+    if (pending.time_dependent) start.push_back(time_index), count.push_back(1);
     start.push_back(0);
     count.push_back(rows);
     if (pending.component < 0) {
@@ -460,13 +508,203 @@ class Writer {
   int time_whole_ = -1, coor_names_ = -1, eb_status_ = -1, eb_prop1_ = -1, eb_names_ = -1;
   int name_nod_var_ = -1, name_elem_var_ = -1, elem_var_tab_ = -1, name_glo_var_ = -1, vals_glo_var_ = -1;
   int qa_variable_ = -1, info_variable_ = -1;
-  bool has_step_ = false;
+  bool has_step_ = false, series_ = false;
+  double time_ = 0.0;
+};
+
+// The time-series writer (time_series.hpp) on the Writer above: the mesh is kept until the
+// first step, whose variables are the ones Exodus declares (once, in the header); that step
+// defines and writes the whole file — mesh, variables, step 0 — through Writer, and every later
+// step adds one record along the unlimited time_step dimension. The netCDF file grows beside
+// the target and replaces it on close(); no close(), no file.
+class SeriesWriter final : public TimeSeriesWriter {
+ public:
+  SeriesWriter(std::string path, WriteOptions options) : path_(std::move(path)), options_(std::move(options)) {
+    kind_from(options_.get("netcdf_format", ""), path_);  // a bad value fails here, not at the first step
+  }
+
+  void write_mesh(const Mesh& mesh) override {
+    usable("write_points_cells()");
+    if (has_mesh_) fail("write_points_cells() called twice: an Exodus file holds one mesh");
+    try {
+      validate(mesh);
+    } catch (const std::invalid_argument& problem) {
+      fail(problem.what());
+    }
+    for (const CellBlock& cells : mesh.cells) {
+      if (cells.type == "polyhedron") fail("polyhedra (Exodus NFACED blocks) are not written");
+      if (exodus_name_for(cells.type).empty()) fail("cell type '" + cells.type + "' has no Exodus element");
+    }
+    // Kept until the first step: views of the caller's memory (Python's arrays) become copies.
+    mesh_ = mesh;
+    mesh_.point_data = {};
+    mesh_.cell_data = {};
+    mesh_.field_data = {};
+    own(mesh_.points);
+    for (CellBlock& cells : mesh_.cells) own(cells.connectivity), own(cells.offsets), own(cells.face_offsets);
+    for (Region& region : mesh_.regions) own(region.entries);
+    has_mesh_ = true;
+  }
+
+  void write_step(const TimeStep& step) override {
+    usable("write_data()");
+    if (!has_mesh_) fail("write_data() before write_points_cells()");
+    const std::string where = "step " + std::to_string(steps_) + ": ";
+    check_rows(step, where);
+    NamedList<NDArray> globals;
+    for (const auto& [name, array] : step.field_data)
+      if (array.size() == 1) globals.set(name, array);
+    if (!writer_) {
+      for (const auto& [name, array] : step.point_data) layout_.point_data.set(name, placeholder(array));
+      for (const auto& [name, arrays] : step.cell_data) {
+        std::vector<NDArray> per_block;
+        for (const NDArray& array : arrays) per_block.push_back(placeholder(array));
+        layout_.cell_data.set(name, std::move(per_block));
+      }
+      for (const auto& [name, array] : globals) layout_.field_data.set(name, placeholder(array));
+      mesh_.point_data = step.point_data;
+      mesh_.cell_data = step.cell_data;
+      mesh_.field_data = globals;
+      guarded([&] {
+        writer_ = std::make_unique<Writer>(path_, mesh_, options_);
+        writer_->begin_series(step.time);
+      });
+      // The arrays may be views of the caller's memory: keep none past this call.
+      mesh_.point_data = {};
+      mesh_.cell_data = {};
+      mesh_.field_data = {};
+    } else {
+      check_same_variables(step, globals, where);
+      TimeStep scalars{step.time, step.point_data, step.cell_data, globals};
+      guarded([&] { writer_->write_step(steps_, scalars); });
+    }
+    ++steps_;
+  }
+
+  void close() override {
+    if (closed_) return;
+    usable("close()");
+    if (!has_mesh_) fail("close() before write_points_cells(): an Exodus file needs its mesh");
+    guarded([&] {
+      if (writer_) {
+        writer_->commit();
+      } else {
+        Writer(path_, mesh_, options_).write();  // the mesh alone, no time step
+      }
+    });
+    closed_ = true;
+  }
+
+ private:
+  static void own(NDArray& array) {
+    if (!array.empty_handle() && !array.owns_data()) array = array.copy();
+  }
+
+  // dtype and trailing shape of a step-0 array, without its rows: what later steps must match.
+  static NDArray placeholder(const NDArray& array) {
+    Shape shape(array.shape().begin(), array.shape().end());
+    if (!shape.empty()) shape[0] = 0;
+    return NDArray::allocate(array.dtype(), shape);
+  }
+
+  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
+
+  void usable(const std::string& call) const {
+    if (closed_) fail(call + " after close()");
+    if (broken_) fail(call + " after a failed write (the file is not complete; nothing was written to the target)");
+  }
+
+  template <class Fn> void guarded(Fn&& fn) {
+    try {
+      fn();
+    } catch (...) {
+      broken_ = true;
+      throw;
+    }
+  }
+
+  static std::string shape_text(const NDArray& array) {
+    std::string text = "(";
+    for (std::size_t axis = 0; axis < array.ndim(); ++axis) text += (axis ? ", " : "") + std::to_string(array.dim(axis));
+    return text + (array.ndim() == 1 ? ",)" : ")");
+  }
+
+  void check_rows(const TimeStep& step, const std::string& where) const {
+    const std::int64_t num_points = mesh_.num_points();
+    for (const auto& [name, array] : step.point_data)
+      if (array.ndim() < 1 || array.rows() != num_points)
+        fail(where + "point data '" + name + "' has shape " + shape_text(array) + ", the mesh has " +
+             std::to_string(num_points) + " points");
+    for (const auto& [name, arrays] : step.cell_data) {
+      if (arrays.size() != mesh_.cells.size())
+        fail(where + "cell data '" + name + "' has " + std::to_string(arrays.size()) + " arrays for " +
+             std::to_string(mesh_.cells.size()) + " cell blocks");
+      for (std::size_t b = 0; b < arrays.size(); ++b)
+        if (arrays[b].ndim() < 1 || arrays[b].rows() != mesh_.cells[b].num_cells())
+          fail(where + "cell data '" + name + "' block " + std::to_string(b) + " has shape " + shape_text(arrays[b]) +
+               ", the block has " + std::to_string(mesh_.cells[b].num_cells()) + " cells");
+    }
+  }
+
+  static std::string names_of(const std::vector<std::string>& names) {
+    std::string text = "{";
+    for (std::size_t i = 0; i < names.size(); ++i) text += (i ? ", '" : "'") + names[i] + "'";
+    return text + "}";
+  }
+
+  template <class List> static std::vector<std::string> sorted_names(const List& list) {
+    std::vector<std::string> names;
+    for (const auto& entry : list) names.push_back(entry.first);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  template <class List> void same_names(const List& now, const std::vector<std::string>& before, const char* what,
+                                        const std::string& where) const {
+    const std::vector<std::string> names = sorted_names(now);
+    if (names != before)
+      fail(where + what + " " + names_of(names) + " differs from step 0's " + names_of(before) +
+           ": Exodus declares its variables once, every step must have the same ones");
+  }
+
+  void same_layout(const NDArray& now, const NDArray& before, const std::string& what, const std::string& where) const {
+    bool same = now.dtype() == before.dtype() && now.ndim() == before.ndim();
+    for (std::size_t axis = 1; same && axis < now.ndim(); ++axis) same = now.dim(axis) == before.dim(axis);
+    if (!same)
+      fail(where + what + " has dtype " + std::string(dtype_name(now.dtype())) + " and shape " + shape_text(now) +
+           ", step 0 had " + std::string(dtype_name(before.dtype())) + " and shape " + shape_text(before) +
+           " (Exodus declares each variable once)");
+  }
+
+  void check_same_variables(const TimeStep& step, const NamedList<NDArray>& globals, const std::string& where) const {
+    same_names(step.point_data, sorted_names(layout_.point_data), "point data", where);
+    same_names(step.cell_data, sorted_names(layout_.cell_data), "cell data", where);
+    same_names(globals, sorted_names(layout_.field_data), "global variables (scalar field data)", where);
+    for (const auto& [name, array] : step.point_data)
+      same_layout(array, *layout_.point_data.find(name), "point data '" + name + "'", where);
+    for (const auto& [name, arrays] : step.cell_data)
+      for (std::size_t b = 0; b < arrays.size(); ++b)
+        same_layout(arrays[b], layout_.cell_data.find(name)->at(b),
+                    "cell data '" + name + "' block " + std::to_string(b), where);
+  }
+
+  std::string path_;
+  WriteOptions options_;
+  Mesh mesh_;
+  Mesh layout_;  // step 0's arrays as 0-row placeholders of the same dtype and trailing shape
+  std::unique_ptr<Writer> writer_;
+  std::size_t steps_ = 0;
+  bool has_mesh_ = false, closed_ = false, broken_ = false;
 };
 
 }  // namespace
 
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   Writer(path, mesh, options).write();
+}
+
+std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options) {
+  return std::make_unique<SeriesWriter>(path, options);
 }
 
 }  // namespace meshioplusplus::exodus
