@@ -8,14 +8,21 @@
 // io::guarded_read). The contract under test: a file either reads or raises ReadError. Any other
 // exception escapes and libFuzzer reports it, as it reports crashes, sanitizer findings, leaks,
 // timeouts and out-of-memory. tests/io/test_fuzz_regressions.cpp replays saved inputs the same way.
+//
+// The collection targets (pvtu, pvtp, vtm, pvd) read an index naming other files: the scratch
+// folder then holds fixed piece files and hostile neighbours (a folder, FIFOs, symbolic links,
+// other index files naming the input back), laid out once at start
+// (fuzzing::prepare_fuzz_directory), and each input is written as idx/input<extension> there.
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "io/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -36,11 +43,13 @@ namespace fuzzing = meshioplusplus::fuzzing;
 
 const fuzzing::FuzzTarget* g_target = nullptr;
 std::string g_directory;
+std::string g_stem;  // where each input is written (plus the target's file name ending)
+// MESHIOPLUSPLUS_FUZZ_VERBOSE=1: say what each input read as (replaying saved inputs by hand).
+bool g_verbose = false;
 
 void remove_scratch() {
-  for (const char* ending : {".node", ".ele"}) std::remove((g_directory + "/input" + ending).c_str());
-  std::remove((g_directory + "/input" + std::string(g_target->extension)).c_str());
-  ::rmdir(g_directory.c_str());
+  std::error_code ignored;
+  std::filesystem::remove_all(g_directory, ignored);
 }
 
 }  // namespace
@@ -60,6 +69,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   }
   g_directory = pattern;
   std::atexit(remove_scratch);
+  g_stem = fuzzing::prepare_fuzz_directory(*g_target, g_directory);
+  g_verbose = std::getenv("MESHIOPLUSPLUS_FUZZ_VERBOSE") != nullptr;
   // Fuzz inputs are small: one thread keeps executions cheap and reproducible.
   meshioplusplus::set_thread_count(1);
 #ifdef MESHIOPLUSPLUS_FUZZ_HAVE_LIMITS
@@ -73,11 +84,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = fuzzing::materialize_fuzz_input(
-      *g_target, g_directory + "/input", std::string_view(reinterpret_cast<const char*>(data), size));
+      *g_target, g_stem, std::string_view(reinterpret_cast<const char*>(data), size));
   try {
-    (void)meshioplusplus::io::guarded_read([&] { return meshioplusplus_fuzz_read(path); });
-  } catch (const meshioplusplus::ReadError&) {
+    const meshioplusplus::Mesh mesh = meshioplusplus::io::guarded_read([&] { return meshioplusplus_fuzz_read(path); });
+    if (g_verbose) std::fprintf(stderr, "read: %lld points, %lld cells\n", static_cast<long long>(mesh.num_points()),
+                                static_cast<long long>(mesh.num_cells()));
+  } catch (const meshioplusplus::ReadError& error) {
     // The promised outcome for malformed input.
+    if (g_verbose) std::fprintf(stderr, "ReadError: %s\n", error.what());
   }
   return 0;
 }

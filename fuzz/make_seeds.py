@@ -8,6 +8,7 @@ fuzz/make_seeds.sh calls it and adds the public sample files.
 """
 
 import pathlib
+import re
 import sys
 import tempfile
 
@@ -114,6 +115,62 @@ STRUCTURED_SEEDS = {
 
 TETGEN_SPLIT = b"\n%%ele%%\n"  # tests/support/fuzz_targets.hpp splits the input here
 
+# The collection targets read their input as an index in a folder of fixed piece files
+# (tests/support/fuzz_targets.hpp, prepare_fuzz_directory): the writers' index files are kept
+# with the piece names they wrote replaced by those files', in turn.
+COLLECTION_VARIANTS = [
+    ("pvtu", "pvtu", ".pvtu", {"pieces": "1"}, ["piece.vtu", "sub/piece.vtu", "../outside.vtu"]),
+    ("pvtu", "pvtu", ".pvtu", {"pieces": "3", "binary": True}, ["piece.vtu", "sub/piece.vtu", "link.vtu"]),
+    ("pvtp", "pvtp", ".pvtp", {"pieces": "2"}, ["piece.vtp", "piece.vtp"]),
+    ("vtm", "vtm", ".vtm", {}, ["piece.vtu", "piece.vtp", "piece.vts", "piece.vti", "part.pvtu", "steps.pvd"]),
+    ("pvd", "pvd", ".pvd", {"time": "0.25"}, ["piece.vtu", "piece.vtp", "all.vtm", "part.pvtu"]),
+]
+COLLECTION_SEEDS = {
+    ("vtm", "blocks.vtm"): b"""<?xml version="1.0"?>
+<VTKFile type="vtkMultiBlockDataSet" version="1.0" byte_order="LittleEndian">
+  <vtkMultiBlockDataSet>
+    <Block index="0" name="a">
+      <DataSet index="0" name="u" file="piece.vtu"/>
+      <Block index="1"><DataSet index="0" file="sub/piece.vtu"/><DataSet index="1" file=""/></Block>
+    </Block>
+    <DataSet index="1" name="p" file="piece.vtp"/>
+    <DataSet index="2" name="s" file="piece.vts"/>
+    <DataSet index="3" name="i" file="piece.vti"/>
+    <DataSet index="4" name="o" file="other.vtu"/>
+    <DataSet index="5" name="series" file="steps.pvd"/>
+  </vtkMultiBlockDataSet>
+</VTKFile>
+""",
+    ("vtm", "partitioned.vtm"): b"""<?xml version="1.0"?>
+<VTKFile type="vtkPartitionedDataSetCollection" version="1.0">
+  <vtkPartitionedDataSetCollection>
+    <Partitions index="0" name="x"><DataSet index="0" file="part.pvtu"/><DataSet index="1" file="back.vtm"/></Partitions>
+  </vtkPartitionedDataSetCollection>
+</VTKFile>
+""",
+    ("pvd", "series.pvd"): b"""<?xml version="1.0"?>
+<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">
+  <Collection>
+    <DataSet timestep="-1.5" group="g" part="0" file="piece.vtu"/>
+    <DataSet timestep="-1.5" group="g" part="1" file="other.vtu"/>
+    <DataSet timestep="2" group="g" part="0" file="sub/piece.vtu"/>
+    <DataSet timestep="3" part="0" file="cross.vtm"/>
+  </Collection>
+</VTKFile>
+""",
+    ("pvtp", "pieces.pvtp"): b"""<?xml version="1.0"?>
+<VTKFile type="PPolyData" version="0.1" byte_order="LittleEndian">
+  <PPolyData GhostLevel="0">
+    <PPointData Scalars="t"><PDataArray type="Float64" Name="t"/></PPointData>
+    <PCellData><PDataArray type="Int32" Name="m"/></PCellData>
+    <PPoints><PDataArray type="Float32" NumberOfComponents="3"/></PPoints>
+    <Piece Source="piece.vtp"/>
+    <Piece Source="./piece.vtp"/>
+  </PPolyData>
+</VTKFile>
+""",
+}
+
 
 def meshes():
     triangles = mio.Mesh(
@@ -155,6 +212,23 @@ def main(root):
                     data = path.read_bytes()
                 (root / target / (stem + ending)).write_bytes(data)
                 written += 1
+        for number, (target, file_format, ending, options, pieces) in enumerate(COLLECTION_VARIANTS):
+            (root / target).mkdir(parents=True, exist_ok=True)
+            for index, mesh in enumerate(meshes()):
+                path = scratch / f"collection-{number}-{index}" / ("index" + ending)
+                path.parent.mkdir()
+                try:
+                    mio.write(str(path), mesh, file_format=file_format, **options)
+                except (mio.WriteError, ValueError, TypeError):
+                    continue
+                names = iter(pieces * 8)
+                text = re.sub(rb'(Source|file)="[^"]*"', lambda m: m.group(1) + b'="' + next(names).encode() + b'"', path.read_bytes())
+                (root / target / f"generated-{number}-{index}{ending}").write_bytes(text)
+                written += 1
+    for (target, name), data in COLLECTION_SEEDS.items():
+        (root / target).mkdir(parents=True, exist_ok=True)
+        (root / target / ("generated-" + name)).write_bytes(data)
+        written += 1
     for (target, name), data in STRUCTURED_SEEDS.items():
         (root / target).mkdir(parents=True, exist_ok=True)
         (root / target / ("generated-" + name)).write_bytes(data)

@@ -54,6 +54,10 @@ target_for() {
     *.vts) echo vts ;;
     *.vtr) echo vtr ;;
     *.vti) echo vti ;;
+    *.pvtu) echo pvtu ;;
+    *.pvtp) echo pvtp ;;
+    *.vtm) echo vtm ;;
+    *.pvd) echo pvd ;;
     *.xdmf|*.xmf) echo xdmf ;;
     *.hmf) echo hmf ;;
     *.h5m) echo h5m ;;
@@ -82,7 +86,7 @@ add_public_files() {
     mkdir -p "$seeds_dir/$target"
     cp "$file" "$seeds_dir/$target/public-$(echo "$file" | md5sum | cut -c1-12)-$(basename "$file")"
     copied=$((copied + 1))
-  done < <(find "$root" -type f -print0)
+  done < <(find "$root" -path '*/fuzz-regressions' -prune -o -type f -print0)  # those: below
   # TetGen pairs: X.node + marker + X.ele, as fuzz_targets.hpp splits them.
   while IFS= read -r -d '' node; do
     local ele="${node%.node}.ele"

@@ -4,7 +4,8 @@
 # Environment: FUZZ_BUILD_DIR (build/fuzz-asan), FUZZ_JOBS (targets run side by side, 1),
 #              FUZZ_RSS_MB (2048), FUZZ_TIMEOUT_S (per input, 10), FUZZ_MAX_LEN (input bytes,
 #              8192: small inputs run fast; longer seeds are cut; at least 64 KiB for the HDF5,
-#              netCDF and CGNS formats, whose smallest files are 8-40 KiB), FUZZ_SKIP_BUILD=1.
+#              netCDF and CGNS formats, whose smallest files are 8-40 KiB; at most 4 KiB for the
+#              collection indexes), FUZZ_SKIP_BUILD=1.
 # Corpora grow in build/fuzz-corpus/<target>/ (kept between runs); findings (crashes, sanitizer
 # reports, leaks, timeouts, out-of-memory, exceptions other than ReadError) are saved to
 # build/fuzz-findings/<target>/ and make the script exit non-zero. Keep a finding as a
@@ -56,8 +57,14 @@ run_one() {
   local dict=()
   [ -f "fuzz/dict/$target.dict" ] && dict=(-dict="fuzz/dict/$target.dict")
   [ -f "fuzz/dict/${target%%_*}.dict" ] && [ ${#dict[@]} -eq 0 ] && dict=(-dict="fuzz/dict/${target%%_*}.dict")
-  case "$target" in vtp|vts|vtr|vti) dict=(-dict="fuzz/dict/vtk_xml.dict") ;; esac
+  case "$target" in
+    vtp|vts|vtr|vti) dict=(-dict="fuzz/dict/vtk_xml.dict") ;;
+    pvtu|pvtp|vtm|pvd) dict=(-dict="fuzz/dict/vtk_collection.dict") ;;
+  esac
   local length="$max_len" leaks=() asan_options="$ASAN_OPTIONS"
+  # A collection index of 8 KiB lists hundreds of piece files, each read in full: 4 KiB (still
+  # ~150 pieces) doubles the executions; tests/data/fuzz-regressions keeps the longer lists.
+  case "$target" in pvtu|pvtp|vtm|pvd) [ "$length" -le 4096 ] || length=4096 ;; esac
   if is_library_target "$target"; then
     # A file cut at 8 KiB only exercises the library's refusal. HDF5 and CGNS leak on the error
     # paths of some corrupt files (their own allocations, freed by nothing): leak checks off

@@ -3,7 +3,9 @@
 // read or raise ReadError — never crash, raise anything else, or take unbounded time. A file
 // whose own name ends in an extension of that format is read in place (so files it names,
 // e.g. an Abaqus *INCLUDE, are found beside it); any other file is written out exactly as the
-// fuzz target writes its input.
+// fuzz target writes its input. A collection target's inputs (pvtu, pvtp, vtm, pvd) are always
+// written out so: as idx/input<extension> in the folder of piece files and hostile neighbours
+// that its fuzzer reads them in (fuzzing::prepare_fuzz_directory), whatever the saved file's name.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,8 +78,10 @@ TEST_P(FuzzRegression, ReadsOrRaisesReadError) {
   ScratchDir dir;
   std::string path = input.file.string();
   const mpp::FormatInfo* own = mpp::format_for_path(input.file.filename().string());
-  if (own == nullptr || own->name != target.format)
-    path = mpp::fuzzing::materialize_fuzz_input(target, dir.file("input"), read_file(input.file));
+  if (mpp::fuzzing::is_collection_target(target) || own == nullptr || own->name != target.format) {
+    const std::string stem = mpp::fuzzing::prepare_fuzz_directory(target, dir.path().string());
+    path = mpp::fuzzing::materialize_fuzz_input(target, stem, read_file(input.file));
+  }
 #ifdef MESHIOPLUSPLUS_REPLAY_HAVE_LIMITS
   mpp::set_max_array_bytes(std::uint64_t{256} << 20);  // as under the fuzzer
 #endif
@@ -101,3 +105,46 @@ TEST_P(FuzzRegression, ReadsOrRaisesReadError) {
 
 INSTANTIATE_TEST_SUITE_P(Saved, FuzzRegression, ::testing::ValuesIn(saved_inputs()), test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FuzzRegression);
+
+// The piece files of the collection targets' folder must themselves read, or the fuzzer and
+// the replay would only ever see piece errors.
+TEST(FuzzCollectionFolder, PieceFilesRead) {
+  const mpp::fuzzing::FuzzTarget* target = mpp::fuzzing::find_fuzz_target("vtm");
+  ASSERT_NE(target, nullptr);
+  ScratchDir dir;
+  const std::string stem = mpp::fuzzing::prepare_fuzz_directory(*target, dir.path().string());
+  const fs::path folder = fs::path(stem).parent_path();
+  for (const char* name : {"piece.vtu", "other.vtu", "piece.vtp", "piece.vts", "piece.vti", "sub/piece.vtu",
+                           "../outside.vtu", "link.vtu", "part.pvtu", "all.vtm", "steps.pvd"}) {
+    SCOPED_TRACE(name);
+    EXPECT_NO_THROW((void)mpp::read((folder / name).string()));
+  }
+  // The indexes naming the input back read when the input is a valid index without a cycle.
+  (void)mpp::fuzzing::materialize_fuzz_input(*target, stem, read_file(folder / "all.vtm"));
+  EXPECT_NO_THROW((void)mpp::read((folder / "back.vtm").string()));
+  EXPECT_NO_THROW((void)mpp::read((folder / "cross.pvd").string()));
+}
+
+// Collections nested deeper than 16 (distinct files, each listing the next) end in a ReadError,
+// as a cycle does; the fuzzer's folder cannot hold such a chain.
+TEST(FuzzCollectionFolder, DeepNestingIsAReadError) {
+  ScratchDir dir;
+  write_file(dir.path() / "piece.vtu", mpp::fuzzing::kFixtureVtu);
+  const auto chain = [&](int depth) {
+    for (int n = 0; n < depth; ++n) {
+      const std::string next = n + 1 < depth ? "a" + std::to_string(n + 1) + ".vtm" : "piece.vtu";
+      write_file(dir.path() / ("a" + std::to_string(n) + ".vtm"),
+                 "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\">"
+                 "<vtkMultiBlockDataSet><DataSet index=\"0\" file=\"" + next +
+                     "\"/></vtkMultiBlockDataSet></VTKFile>\n");
+    }
+    return dir.file("a0.vtm");
+  };
+  EXPECT_EQ(mpp::read(chain(16)).num_cells(), 2);
+  try {
+    (void)mpp::read(chain(17));
+    ADD_FAILURE() << "17 nested collections read";
+  } catch (const mpp::ReadError& error) {
+    EXPECT_NE(std::string(error.what()).find("nested more than 16 deep"), std::string::npos) << error.what();
+  }
+}

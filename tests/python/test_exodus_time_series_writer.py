@@ -250,3 +250,25 @@ def test_unknown_options(tmp_path):
     with pytest.raises(TypeError):
         mio.exodus.TimeSeriesWriter(path, binary=True)
     assert not os.path.exists(path)
+
+
+def test_global_variables_from_field_data(tmp_path):
+    """A step's scalar field_data become Exodus global variables, read back per step (the
+    reader puts them in field_data) and seen by netCDF as name_glo_var / vals_glo_var."""
+    path = tmp_path / "globals.e"
+    energies = [1.5, 2.25, -0.125]
+    with mio.exodus.TimeSeriesWriter(path) as writer:
+        writer.write_points_cells(POINTS, CELLS)
+        for k, t in enumerate(TIMES):
+            writer.write_data(t, *step_arrays(k), field_data={"energy": np.array([energies[k]])})
+    with mio.exodus.TimeSeriesReader(path) as reader:
+        reader.read_points_cells()
+        for k in range(reader.num_steps):
+            reader.read_data(k)
+            np.testing.assert_array_equal(np.ravel(reader.field_data["energy"]), [energies[k]])
+    netCDF4 = pytest.importorskip("netCDF4", reason="netCDF4 is in requirements-test.txt")
+    with netCDF4.Dataset(path) as dataset:
+        dataset.set_auto_mask(False)
+        names = ["".join(c.decode() for c in row if c) for row in dataset.variables["name_glo_var"][:]]
+        assert names == ["energy"]
+        np.testing.assert_array_equal(dataset.variables["vals_glo_var"][:, 0], energies)

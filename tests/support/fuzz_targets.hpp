@@ -4,11 +4,16 @@
 // tests/data/fuzz-regressions/<target name>/<any file name>.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <array>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <utility>
 
 namespace meshioplusplus::fuzzing {
 
@@ -20,7 +25,7 @@ struct FuzzTarget {
 
 // Every format in the registry that can read, plus the variants a file name selects. The
 // HDF5, netCDF and CGNS formats read the input as a file through their library, like any other.
-inline constexpr std::array<FuzzTarget, 37> kFuzzTargets{{
+inline constexpr std::array<FuzzTarget, 41> kFuzzTargets{{
     {"vtu", "vtu", ".vtu"},
     {"vtk", "vtk", ".vtk"},
     {"gmsh", "gmsh", ".msh"},
@@ -58,12 +63,23 @@ inline constexpr std::array<FuzzTarget, 37> kFuzzTargets{{
     {"med", "med", ".med"},
     {"cgns", "cgns", ".cgns"},  // ADF or HDF5, as the file's first bytes say
     {"exodus", "exodus", ".exo"},
+    // Collections: the input is the index, written into a folder of fixed piece files
+    // (prepare_fuzz_directory below).
+    {"pvtu", "pvtu", ".pvtu"},
+    {"pvtp", "pvtp", ".pvtp"},
+    {"vtm", "vtm", ".vtm"},
+    {"pvd", "pvd", ".pvd"},
 }};
 
 inline const FuzzTarget* find_fuzz_target(std::string_view name) {
   for (const FuzzTarget& target : kFuzzTargets)
     if (target.name == name) return &target;
   return nullptr;
+}
+
+// The formats whose file is an index naming other files.
+inline bool is_collection_target(const FuzzTarget& target) {
+  return target.format == "pvtu" || target.format == "pvtp" || target.format == "vtm" || target.format == "pvd";
 }
 
 // TetGen reads a pair: the input splits at the first marker into X.node and X.ele.
@@ -89,6 +105,194 @@ inline std::string materialize_fuzz_input(const FuzzTarget& target, const std::s
   const std::string path = stem + std::string(target.extension);
   write_whole_file(path, input);
   return path;
+}
+
+}  // namespace meshioplusplus::fuzzing
+
+namespace meshioplusplus::fuzzing {
+
+// ---- the folder a collection index is read in ------------------------------------------------
+// Small valid piece files (ASCII: the binary encodings are the piece targets' business), other
+// index files, and the things a hostile index may name instead of a piece: a folder, FIFOs (an
+// open that waits for a writer would hang), symbolic links (one to itself), a hard link to the
+// input, an empty and a malformed file, a file reached only through "..". Every index input is
+// written as <root>/idx/input<extension>, so an index can name itself ("input.vtm"),
+// back.vtm/back.pvd name it back (a cycle of two) and cross.vtm/cross.pvd make a cycle through
+// both formats.
+
+inline constexpr std::string_view kFixtureVtu = R"(<?xml version="1.0"?>
+<VTKFile type="UnstructuredGrid" version="0.1" byte_order="LittleEndian">
+  <UnstructuredGrid>
+    <Piece NumberOfPoints="4" NumberOfCells="2">
+      <PointData Scalars="t"><DataArray type="Float64" Name="t" format="ascii">1 2 3 4</DataArray></PointData>
+      <CellData><DataArray type="Int32" Name="m" format="ascii">7 8</DataArray></CellData>
+      <Points><DataArray type="Float64" NumberOfComponents="3" format="ascii">0 0 0 1 0 0 0 1 0 0 0 1</DataArray></Points>
+      <Cells>
+        <DataArray type="Int64" Name="connectivity" format="ascii">0 1 2 0 1 2 3</DataArray>
+        <DataArray type="Int64" Name="offsets" format="ascii">3 7</DataArray>
+        <DataArray type="UInt8" Name="types" format="ascii">5 10</DataArray>
+      </Cells>
+    </Piece>
+  </UnstructuredGrid>
+</VTKFile>
+)";
+
+// Other arrays than piece.vtu (float32 points, a two-component "t", no cell data): merging the
+// two disagrees.
+inline constexpr std::string_view kFixtureOtherVtu = R"(<?xml version="1.0"?>
+<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">
+  <UnstructuredGrid>
+    <Piece NumberOfPoints="3" NumberOfCells="2">
+      <PointData><DataArray type="Float32" Name="t" NumberOfComponents="2" format="ascii">1 1 2 2 3 3</DataArray></PointData>
+      <Points><DataArray type="Float32" NumberOfComponents="3" format="ascii">0 0 0 2 0 0 2 2 0</DataArray></Points>
+      <Cells>
+        <DataArray type="Int32" Name="connectivity" format="ascii">0 1 1 2</DataArray>
+        <DataArray type="Int32" Name="offsets" format="ascii">2 4</DataArray>
+        <DataArray type="UInt8" Name="types" format="ascii">3 3</DataArray>
+      </Cells>
+    </Piece>
+  </UnstructuredGrid>
+</VTKFile>
+)";
+
+inline constexpr std::string_view kFixtureVtp = R"(<?xml version="1.0"?>
+<VTKFile type="PolyData" version="0.1" byte_order="LittleEndian">
+  <PolyData>
+    <Piece NumberOfPoints="4" NumberOfVerts="1" NumberOfLines="1" NumberOfStrips="0" NumberOfPolys="1">
+      <PointData><DataArray type="Float64" Name="t" format="ascii">1 2 3 4</DataArray></PointData>
+      <CellData><DataArray type="Int32" Name="m" format="ascii">1 2 3</DataArray></CellData>
+      <Points><DataArray type="Float32" NumberOfComponents="3" format="ascii">0 0 0 1 0 0 1 1 0 0 1 0</DataArray></Points>
+      <Verts><DataArray type="Int64" Name="connectivity" format="ascii">3</DataArray><DataArray type="Int64" Name="offsets" format="ascii">1</DataArray></Verts>
+      <Lines><DataArray type="Int32" Name="connectivity" format="ascii">0 2</DataArray><DataArray type="Int32" Name="offsets" format="ascii">2</DataArray></Lines>
+      <Polys><DataArray type="Int32" Name="connectivity" format="ascii">0 1 2 3</DataArray><DataArray type="Int32" Name="offsets" format="ascii">4</DataArray></Polys>
+    </Piece>
+  </PolyData>
+</VTKFile>
+)";
+
+inline constexpr std::string_view kFixtureVts = R"(<?xml version="1.0"?>
+<VTKFile type="StructuredGrid" version="0.1" byte_order="BigEndian">
+  <StructuredGrid WholeExtent="0 1 0 1 0 0">
+    <Piece Extent="0 1 0 1 0 0">
+      <PointData><DataArray type="Float64" Name="t" format="ascii">1 2 3 4</DataArray></PointData>
+      <CellData><DataArray type="Int64" Name="id" format="ascii">7</DataArray></CellData>
+      <Points><DataArray type="Float64" NumberOfComponents="3" format="ascii">0 0 0 1 0 0 0 1 0 1 1 0.5</DataArray></Points>
+    </Piece>
+  </StructuredGrid>
+</VTKFile>
+)";
+
+inline constexpr std::string_view kFixtureVti = R"(<?xml version="1.0"?>
+<VTKFile type="ImageData" version="1.0" byte_order="LittleEndian" header_type="UInt64">
+  <ImageData WholeExtent="0 2 0 1 0 1" Origin="0 0 0" Spacing="1 0.5 2">
+    <Piece Extent="0 2 0 1 0 1">
+      <PointData><DataArray type="Float64" Name="t" format="ascii">0 1 2 3 4 5 6 7 8 9 10 11</DataArray></PointData>
+    </Piece>
+  </ImageData>
+</VTKFile>
+)";
+
+inline constexpr std::string_view kFixturePvtu = R"(<?xml version="1.0"?>
+<VTKFile type="PUnstructuredGrid" version="0.1" byte_order="LittleEndian">
+  <PUnstructuredGrid GhostLevel="0">
+    <PPointData><PDataArray type="Float64" Name="t"/></PPointData>
+    <PCellData><PDataArray type="Int32" Name="m"/></PCellData>
+    <PPoints><PDataArray type="Float64" NumberOfComponents="3"/></PPoints>
+    <Piece Source="piece.vtu"/>
+    <Piece Source="sub/piece.vtu"/>
+  </PUnstructuredGrid>
+</VTKFile>
+)";
+
+inline constexpr std::string_view kFixtureBackVtm = R"(<?xml version="1.0"?>
+<VTKFile type="vtkMultiBlockDataSet" version="1.0" byte_order="LittleEndian">
+  <vtkMultiBlockDataSet>
+    <DataSet index="0" name="piece" file="piece.vtu"/>
+    <Block index="1" name="back"><DataSet index="0" file="input.vtm"/></Block>
+  </vtkMultiBlockDataSet>
+</VTKFile>
+)";
+
+inline constexpr std::string_view kFixtureAllVtm = R"(<?xml version="1.0"?>
+<VTKFile type="vtkMultiBlockDataSet" version="1.0" byte_order="LittleEndian">
+  <vtkMultiBlockDataSet>
+    <Block index="0" name="unstructured">
+      <DataSet index="0" file="piece.vtu"/>
+      <DataSet index="1" file="part.pvtu"/>
+    </Block>
+    <DataSet index="1" name="poly" file="piece.vtp"/>
+    <DataSet index="2" name="grid" file="piece.vts"/>
+    <DataSet index="3" name="image" file="piece.vti"/>
+  </vtkMultiBlockDataSet>
+</VTKFile>
+)";
+
+inline constexpr std::string_view kFixtureBackPvd = R"(<?xml version="1.0"?>
+<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">
+  <Collection>
+    <DataSet timestep="0" group="" part="0" file="input.pvd"/>
+    <DataSet timestep="1" group="" part="0" file="piece.vtu"/>
+  </Collection>
+</VTKFile>
+)";
+
+// A cycle through both collection formats: cross.vtm lists input.pvd, cross.pvd lists input.vtm.
+inline constexpr std::string_view kFixtureCrossVtm = R"(<?xml version="1.0"?>
+<VTKFile type="vtkMultiBlockDataSet" version="1.0" byte_order="LittleEndian">
+  <vtkMultiBlockDataSet><DataSet index="0" name="series" file="input.pvd"/></vtkMultiBlockDataSet>
+</VTKFile>
+)";
+
+inline constexpr std::string_view kFixtureCrossPvd = R"(<?xml version="1.0"?>
+<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">
+  <Collection><DataSet timestep="0" file="input.vtm"/></Collection>
+</VTKFile>
+)";
+
+inline constexpr std::string_view kFixtureStepsPvd = R"(<?xml version="1.0"?>
+<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">
+  <Collection>
+    <DataSet timestep="0" group="a" part="0" file="piece.vtu"/>
+    <DataSet timestep="0" group="a" part="1" file="sub/piece.vtu"/>
+    <DataSet timestep="0.5" group="a" part="0" file="all.vtm"/>
+  </Collection>
+</VTKFile>
+)";
+
+// Lays out the folder for `target`'s inputs under `root` (an existing, empty folder) and returns
+// the stem to pass to materialize_fuzz_input: <root>/idx/input for a collection, <root>/input
+// for any other target. Deterministic; a FIFO or link the file system refuses is left out.
+inline std::string prepare_fuzz_directory(const FuzzTarget& target, const std::string& root) {
+  if (!is_collection_target(target)) return root + "/input";
+  namespace fs = std::filesystem;
+  const fs::path base(root), index = base / "idx";
+  fs::create_directories(index / "sub");
+  fs::create_directories(index / "dir.vtu");
+  const std::pair<const char*, std::string_view> files[] = {
+      {"piece.vtu", kFixtureVtu},   {"other.vtu", kFixtureOtherVtu},
+      {"piece.vtp", kFixtureVtp},   {"piece.vts", kFixtureVts},
+      {"piece.vti", kFixtureVti},   {"sub/piece.vtu", kFixtureVtu},
+      {"part.pvtu", kFixturePvtu},  {"back.vtm", kFixtureBackVtm},
+      {"all.vtm", kFixtureAllVtm},  {"back.pvd", kFixtureBackPvd},
+      {"steps.pvd", kFixtureStepsPvd},  {"cross.vtm", kFixtureCrossVtm},
+      {"cross.pvd", kFixtureCrossPvd},
+      {"empty.vtu", ""},            {"bad.vtu", kFixtureVtu.substr(0, kFixtureVtu.size() / 2)},
+  };
+  for (const auto& [name, bytes] : files) write_whole_file((index / name).string(), bytes);
+  write_whole_file((base / "outside.vtu").string(), kFixtureVtu);  // "../outside.vtu"
+  for (const char* fifo : {"fifo.vtu", "fifo.msh", "fifo.vtm", "fifo.pvd"})
+    (void)::mkfifo((index / fifo).c_str(), 0600);
+  std::error_code ignored;
+  fs::create_symlink("piece.vtu", index / "link.vtu", ignored);
+  fs::create_symlink("loop.vtu", index / "loop.vtu", ignored);
+  fs::create_symlink("nowhere.vtu", index / "dangling.vtu", ignored);
+  const std::string input = "input" + std::string(target.extension);
+  fs::create_symlink(input, index / ("link" + std::string(target.extension)), ignored);
+  // A hard link to the input: each input is written over the same inode (truncated, not
+  // replaced), so hard.<ext> always holds the current input.
+  write_whole_file((index / input).string(), "");
+  fs::create_hard_link(index / input, index / ("hard" + std::string(target.extension)), ignored);
+  return (index / "input").string();
 }
 
 }  // namespace meshioplusplus::fuzzing

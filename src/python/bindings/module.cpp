@@ -379,7 +379,7 @@ void bind_time_series(nb::module_& m) {
         writer.write_mesh(mesh);
       }, nb::arg("mesh"))
       .def("write_step", [](mpp::TimeSeriesWriter& writer, double time, const nb::dict& point_data,
-                            const nb::dict& cell_data) {
+                            const nb::dict& cell_data, const nb::dict& field_data) {
         mpp::TimeStep step;
         step.time = time;
         for (auto [name, array] : point_data) {
@@ -392,9 +392,15 @@ void bind_time_series(nb::module_& m) {
           for (nb::handle array : nb::iter(arrays)) per_block.push_back(view_of(array, "cell_data['" + key + "']"));
           step.cell_data.set(key, std::move(per_block));
         }
+        // A step's own field data (Exodus global variables); formats without a place for it
+        // leave it out, as their docs say.
+        for (auto [name, array] : field_data) {
+          const std::string key = nb::cast<std::string>(name);
+          step.field_data.set(key, view_of(array, "field_data['" + key + "']"));
+        }
         nb::gil_scoped_release released;
         writer.write_step(step);
-      }, nb::arg("time"), nb::arg("point_data"), nb::arg("cell_data"))
+      }, nb::arg("time"), nb::arg("point_data"), nb::arg("cell_data"), nb::arg("field_data") = nb::dict())
       .def("close", [](mpp::TimeSeriesWriter& writer) {
         nb::gil_scoped_release released;
         writer.close();

@@ -23,7 +23,10 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
@@ -52,13 +55,54 @@ std::string attribute_or(const io::XmlTag& tag, std::string_view name, std::stri
   return value ? io::decode_xml_entities(*value) : fallback;
 }
 
-// Reads one listed dataset, naming the index and the entry when its file is missing.
+// The collection files (.vtm, .pvd) being read on this thread, outermost first, by device and
+// inode. A listed dataset is read through meshioplusplus::read, so it may be a collection
+// itself: one naming itself, or two naming each other, would be read again and again until the
+// stack overflows. Nesting is also capped (distinct files, each listing the next).
+thread_local std::vector<std::pair<dev_t, ino_t>> t_open_collections;
+constexpr std::size_t kMaxCollectionNesting = 16;
+
+std::optional<std::pair<dev_t, ino_t>> file_identity(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return std::pair<dev_t, ino_t>(info.st_dev, info.st_ino);
+}
+
+// Marks `path` as being read for its lifetime.
+class CollectionScope {
+ public:
+  CollectionScope(const std::string& path, std::string_view format) {
+    if (t_open_collections.size() >= kMaxCollectionNesting)
+      throw ReadError(path, std::string(format),
+                      "collections nested more than " + std::to_string(kMaxCollectionNesting) +
+                          " deep (each listing the next)");
+    if (const auto identity = file_identity(path)) {
+      t_open_collections.push_back(*identity);
+      pushed_ = true;
+    }
+  }
+  ~CollectionScope() {
+    if (pushed_) t_open_collections.pop_back();
+  }
+  CollectionScope(const CollectionScope&) = delete;
+  CollectionScope& operator=(const CollectionScope&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
+// Reads one listed dataset (`resolved`: `file` against the index's folder), naming the index
+// and the entry when its file is missing, not a regular file, or a collection being read.
 Mesh read_listed(const std::string& index_path, std::string_view format, const std::string& file,
-                 const std::string& entry) {
-  const std::string resolved = resolve_beside(index_path, file);
-  if (!std::filesystem::exists(resolved))
-    throw ReadError(index_path, std::string(format),
-                    entry + ": file '" + file + "' not found (looked at " + resolved + ")");
+                 const std::string& resolved, const std::string& entry) {
+  check_listed_file(index_path, format, entry, file, resolved);
+  if (const auto identity = file_identity(resolved)) {
+    if (!t_open_collections.empty() && t_open_collections.back() == *identity)
+      throw ReadError(index_path, std::string(format), entry + ": file '" + file + "' is this file itself");
+    if (std::find(t_open_collections.begin(), t_open_collections.end(), *identity) != t_open_collections.end())
+      throw ReadError(index_path, std::string(format),
+                      entry + ": file '" + file + "' is a collection that lists this one (a cycle)");
+  }
   return meshioplusplus::read(resolved);
 }
 
@@ -123,6 +167,7 @@ std::pair<std::string, std::string> leaf_file(const std::string& index_path, std
 namespace vtm {
 
 Mesh read(const std::string& path) {
+  const CollectionScope scope(path, "vtm");
   std::vector<Leaf> leaves;
   {
     const io::MappedFile file(path, "vtm");
@@ -133,7 +178,7 @@ Mesh read(const std::string& path) {
   std::vector<Region> regions;
   for (std::size_t n = 0; n < leaves.size(); ++n) {
     const std::string entry = "dataset " + std::to_string(n) + " ('" + leaves[n].name + "')";
-    Mesh leaf = read_listed(path, "vtm", leaves[n].file, entry);
+    Mesh leaf = read_listed(path, "vtm", leaves[n].file, resolve_beside(path, leaves[n].file), entry);
     const std::int64_t first_cell = n == 0 ? 0 : mesh.num_cells();
     const std::size_t first_block = n == 0 ? 0 : mesh.cells.size();
     std::vector<Region> leaf_regions = std::move(leaf.regions);
@@ -209,6 +254,7 @@ void write_blocks(const std::string& path, const std::vector<std::pair<std::stri
 }
 
 std::vector<std::pair<std::string, Mesh>> read_blocks(const std::string& path) {
+  const CollectionScope scope(path, "vtm");
   std::vector<Leaf> leaves;
   {
     const io::MappedFile file(path, "vtm");
@@ -218,7 +264,8 @@ std::vector<std::pair<std::string, Mesh>> read_blocks(const std::string& path) {
   std::vector<std::pair<std::string, Mesh>> blocks;
   for (std::size_t n = 0; n < leaves.size(); ++n) {
     const std::string entry = "dataset " + std::to_string(n) + " ('" + leaves[n].name + "')";
-    blocks.emplace_back(leaves[n].name, read_listed(path, "vtm", leaves[n].file, entry));
+    const std::string resolved = resolve_beside(path, leaves[n].file);
+    blocks.emplace_back(leaves[n].name, read_listed(path, "vtm", leaves[n].file, resolved, entry));
   }
   return blocks;
 }
@@ -243,7 +290,8 @@ std::vector<Step> read_entries(const std::string& path) {
       Step step;
       const std::string time = attribute_or(*tag, "timestep", "0");
       const auto [end, error] = std::from_chars(time.data(), time.data() + time.size(), step.time);
-      if (error != std::errc{} || end != time.data() + time.size())
+      // NaN equals no time, so its step could be listed but never read.
+      if (error != std::errc{} || end != time.data() + time.size() || std::isnan(step.time))
         xml.fail_at(tag->begin, "timestep=\"" + time + "\" is not a number");
       const std::string part = attribute_or(*tag, "part", "0");
       const auto [part_end, part_error] = std::from_chars(part.data(), part.data() + part.size(), step.part);
@@ -271,15 +319,15 @@ std::vector<std::pair<double, std::string>> read_steps(const std::string& path) 
 }
 
 Mesh read_at_time(const std::string& path, double time) {
+  const CollectionScope scope(path, "pvd");
   const std::vector<Step> entries = read_entries(path);
   Mesh mesh;
   bool first = true;
   for (std::size_t n = 0; n < entries.size(); ++n) {
     if (entries[n].time != time) continue;
     const std::string entry = "DataSet " + std::to_string(n) + " (timestep " + number_text(entries[n].time) + ")";
-    if (!std::filesystem::exists(entries[n].file))
-      throw ReadError(path, "pvd", entry + ": file '" + entries[n].file + "' not found");
-    merge_piece(mesh, meshioplusplus::read(entries[n].file), path, entry, "pvd", first, false);
+    Mesh part = read_listed(path, "pvd", entries[n].file, entries[n].file, entry);
+    merge_piece(mesh, std::move(part), path, entry, "pvd", first, false);
     first = false;
   }
   if (first) throw ReadError(path, "pvd", "no DataSet has timestep " + number_text(time));

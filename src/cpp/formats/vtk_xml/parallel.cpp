@@ -22,7 +22,6 @@
 #include <cmath>
 #include <cstring>
 #include <system_error>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -143,9 +142,7 @@ Mesh read_parallel(const ParallelKind& kind, const std::string& path, const Part
   Mesh mesh;
   for (std::size_t p = first; p < last; ++p) {
     const std::string piece_path = resolve_beside(path, sources[p]);
-    if (!std::filesystem::exists(piece_path))
-      throw ReadError(path, std::string(kind.format),
-                      "piece " + std::to_string(p) + ": file '" + sources[p] + "' not found (looked at " + piece_path + ")");
+    check_listed_file(path, kind.format, "piece " + std::to_string(p), sources[p], piece_path);
     // Bad bytes in a piece: the piece reader's ReadError names the piece file.
     merge_piece(mesh, kind.read_piece(piece_path), path, "piece " + std::to_string(p) + " (" + sources[p] + ")", kind.format,
                 p == first, true);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <system_error>
 
 #include "io/byte_order.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -151,6 +152,21 @@ std::string resolve_beside(const std::string& index_path, std::string_view file)
   const std::filesystem::path relative{std::string(file)};
   if (relative.is_absolute()) return relative.string();
   return (std::filesystem::path(index_path).parent_path() / relative).string();
+}
+
+void check_listed_file(const std::string& index_path, std::string_view format, const std::string& entry,
+                       const std::string& listed, const std::string& resolved) {
+  const auto fail = [&](const std::string& what) {
+    throw ReadError(index_path, std::string(format), entry + ": file '" + listed + "' " + what);
+  };
+  // The error_code overload: the throwing one raises filesystem_error for a name too long, a
+  // link loop or a folder it may not search.
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(resolved, error);
+  if (status.type() == std::filesystem::file_type::not_found) fail("not found (looked at " + resolved + ")");
+  if (error) fail("cannot be looked up (" + resolved + "): " + error.message());
+  if (status.type() == std::filesystem::file_type::directory) fail("is a directory (" + resolved + ")");
+  if (status.type() != std::filesystem::file_type::regular) fail("is not a regular file (" + resolved + ")");
 }
 
 std::string stem_path(const std::string& path) {

@@ -49,6 +49,13 @@ std::int64_t piece_count(const DataArrayReader& reader, const Piece& piece, std:
 
 // `file` (as an index file names it) against the folder of `index_path`.
 std::string resolve_beside(const std::string& index_path, std::string_view file);
+// Checks a file an index lists (`listed` as written, `resolved` as resolve_beside made it)
+// before any reader opens it: one that is missing, cannot be looked up (a name too long, a
+// symbolic link loop, no permission) or is not a regular file (a directory; a FIFO, whose open
+// would wait for a writer; a device) is a ReadError naming `index_path` and `entry`
+// ("<entry>: file '<listed>' not found (looked at <resolved>)" …).
+void check_listed_file(const std::string& index_path, std::string_view format, const std::string& entry,
+                       const std::string& listed, const std::string& resolved);
 // "<folder of path>/<stem>" for piece files written beside an index; the stem is the file
 // name without its last extension.
 std::string stem_path(const std::string& path);

@@ -106,10 +106,13 @@ class TimeSeriesWriter:
         self._writer.write_mesh(to_core(Mesh(np.asarray(points), cells)))
         self.has_mesh = True
 
-    def write_data(self, t, point_data=None, cell_data=None):
+    def write_data(self, t, point_data=None, cell_data=None, field_data=None):
+        """One step. ``field_data``: the step's own values (Exodus global variables, one scalar
+        each); formats without a place for them leave them out (docs/time-series.md)."""
         self._require_open()
         if not self.has_mesh:
             raise self._error("write_data() before write_points_cells()")
         point_arrays = {name: host_array(np.asarray(v), f"point_data[{name!r}]") for name, v in (point_data or {}).items()}
         cell_arrays = {name: _cell_arrays(entry) for name, entry in (cell_data or {}).items()}
-        self._writer.write_step(float(t), point_arrays, cell_arrays)
+        field_arrays = {name: host_array(np.asarray(v), f"field_data[{name!r}]") for name, v in (field_data or {}).items()}
+        self._writer.write_step(float(t), point_arrays, cell_arrays, field_arrays)
