@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <new>
 #include <stdexcept>
@@ -300,6 +301,10 @@ const FormatInfo* format_for_file(const std::string& path) {
     if (std::find(format.extensions.begin(), format.extensions.end(), extension) != format.extensions.end())
       claimants.push_back(&format);
   if (claimants.size() < 2) return by_name;
+  // Only a regular file is sniffed: opening a FIFO would wait for a writer. Anything else goes
+  // to the reader, which refuses what is not a regular file with a ReadError.
+  std::error_code status_error;
+  if (!std::filesystem::is_regular_file(path, status_error)) return by_name;
   std::ifstream file(path, std::ios::binary);
   if (!file) return by_name;
   std::string head(kSniffBytes, '\0');
