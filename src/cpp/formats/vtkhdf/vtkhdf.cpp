@@ -674,7 +674,7 @@ VtkGeometry to_vtk(const std::string& path, const Mesh& mesh) {
       out.types = std::move(segments->types);
       out.offsets = {int64_array({0}), std::move(segments->offsets)};
       // Blocks are (cells, nodes) arrays; the dataset is one flat run of ids.
-      for (const NDArray& block : segments->connectivity) out.connectivity.push_back(block.reshaped({block.size()}));
+      for (const NDArray& block : segments->connectivity) out.connectivity.push_back(block.reshaped({static_cast<std::int64_t>(block.size())}));
     } else {
       io::VtkCellArrays cells = io::cells_to_vtk(mesh.cells);
       out.types = std::move(cells.types);
