@@ -50,8 +50,9 @@ struct ParallelKind {
   void (*write_piece)(const std::string&, const Mesh&, const WriteOptions&);
 };
 
-const ParallelKind kPvtu{"pvtu", "PUnstructuredGrid", ".vtu", vtu::read, vtu::write};
-const ParallelKind kPvtp{"pvtp", "PPolyData", ".vtp", vtp::read, vtp::write};
+// Pieces are written by the *_validated writers: write_parallel validates the whole mesh once.
+const ParallelKind kPvtu{"pvtu", "PUnstructuredGrid", ".vtu", vtu::read, vtu::write_validated};
+const ParallelKind kPvtp{"pvtp", "PPolyData", ".vtp", vtp::read, vtp::write_validated};
 
 // The Source of every <Piece> of the index, in order.
 std::vector<std::string> read_sources(const ParallelKind& kind, const std::string& path) {

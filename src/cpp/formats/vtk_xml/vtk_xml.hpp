@@ -18,6 +18,8 @@ namespace meshioplusplus {
 namespace vtp {
 Mesh read(const std::string& path);
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+// For a mesh already validated (the pieces of a .pvtp): its indices are not checked again.
+void write_validated(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 }  // namespace vtp
 
 // Structured grids: points + line/quad/hexahedron cells in VTK's point order; the extent

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <system_error>
+#include <type_traits>
 
 #include "io/byte_order.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -264,9 +265,27 @@ Mesh extract_cells(const Mesh& mesh, std::span<const std::int64_t> cells) {
     shape[0] = static_cast<std::int64_t>(picked.size());
     NDArray out = NDArray::allocate_scratch(data.dtype(), shape);
     const std::size_t row_bytes = static_cast<std::size_t>(data.row_width()) * dtype_size(data.dtype());
-    for (std::size_t r = 0; r < picked.size(); ++r)
-      std::memcpy(static_cast<std::uint8_t*>(out.data()) + r * row_bytes,
-                  static_cast<const std::uint8_t*>(data.data()) + static_cast<std::size_t>(picked[r]) * row_bytes, row_bytes);
+    auto* to = static_cast<std::uint8_t*>(out.data());
+    const auto* from = static_cast<const std::uint8_t*>(data.data());
+    if (picked.empty()) return out;
+    // A run of consecutive rows (a piece of a contiguous cell range) is one copy.
+    if (static_cast<std::size_t>(picked.back() - picked.front()) + 1 == picked.size()) {
+      std::memcpy(to, from + static_cast<std::size_t>(picked.front()) * row_bytes, picked.size() * row_bytes);
+      return out;
+    }
+    // Otherwise row by row, with the common row sizes known to the compiler (inlined copies).
+    const auto copy_rows = [&](auto bytes) {
+      for (std::size_t r = 0; r < picked.size(); ++r)
+        std::memcpy(to + r * bytes, from + static_cast<std::size_t>(picked[r]) * bytes, bytes);
+    };
+    switch (row_bytes) {
+      case 4: copy_rows(std::integral_constant<std::size_t, 4>{}); break;
+      case 8: copy_rows(std::integral_constant<std::size_t, 8>{}); break;
+      case 12: copy_rows(std::integral_constant<std::size_t, 12>{}); break;
+      case 16: copy_rows(std::integral_constant<std::size_t, 16>{}); break;
+      case 24: copy_rows(std::integral_constant<std::size_t, 24>{}); break;
+      default: copy_rows(row_bytes); break;
+    }
     return out;
   };
   part.points = take(mesh.points, used);

@@ -258,8 +258,13 @@ Mesh read(const std::string& path) {
 }
 
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
-  const io::vtk_xml::WriteSettings settings = io::vtk_xml::parse_write_settings(options);
+  io::vtk_xml::parse_write_settings(options);  // bad options fail first
   validate(mesh);
+  write_validated(path, mesh, options);
+}
+
+void write_validated(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  const io::vtk_xml::WriteSettings settings = io::vtk_xml::parse_write_settings(options);
   DocumentPlan plan;
   plan.type = "PolyData";
   io::vtk_xml::plan_field_data(mesh, plan, plan.field_data);

@@ -19,10 +19,15 @@
 namespace meshioplusplus::vtu {
 
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
-  namespace xml = io::vtk_xml;
-  const xml::WriteSettings settings = xml::parse_write_settings(options);
+  io::vtk_xml::parse_write_settings(options);  // bad options fail first
   // The registry validates too, but this entry point is public and must not trust its input.
   validate(mesh);
+  write_validated(path, mesh, options);
+}
+
+void write_validated(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  namespace xml = io::vtk_xml;
+  const xml::WriteSettings settings = xml::parse_write_settings(options);
   xml::DocumentPlan plan;
   plan.type = "UnstructuredGrid";
   xml::plan_field_data(mesh, plan, plan.field_data);
