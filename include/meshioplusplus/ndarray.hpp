@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -100,6 +101,9 @@ class Buffer {
 };
 
 using Shape = std::vector<std::int64_t>;
+
+// A shape as numpy prints it, for messages: "(5,)", "(5, 3)", "()".
+std::string shape_text(const Shape& shape);
 
 // A runtime-typed row-major array: either owning (shares a Buffer) or a non-owning view
 // over memory someone else keeps alive. Copying an NDArray object shares the buffer;

@@ -300,4 +300,10 @@ void NDArray::throw_type_mismatch(DType requested) const {
                          std::string(dtype_name(requested)));
 }
 
+std::string shape_text(const Shape& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
 }  // namespace meshioplusplus

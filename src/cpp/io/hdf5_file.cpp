@@ -207,15 +207,6 @@ std::uint64_t element_count(const Shape& shape) {
   return count;
 }
 
-std::string shape_text(const Shape& shape) {
-  std::string text = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i) text += ", ";
-    text += std::to_string(shape[i]);
-  }
-  return text + (shape.size() == 1 ? ",)" : ")");
-}
-
 // Generous ratio for what a compressed chunk may expand to (deflate tops out near 1032:1).
 constexpr std::uint64_t kMaxExpansion = 1100;
 constexpr std::uint64_t kUnstoredSlack = std::uint64_t{64} << 20;

@@ -23,6 +23,7 @@
 #include "formats/exodus/exodus.hpp"
 #include "formats/exodus/exodus_types.hpp"
 #include "io/netcdf_file.hpp"
+#include "io/series_writer_state.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/side_regions.hpp"
@@ -517,9 +518,10 @@ class Writer {
 // defines and writes the whole file — mesh, variables, step 0 — through Writer, and every later
 // step adds one record along the unlimited time_step dimension. The netCDF file grows beside
 // the target and replaces it on close(); no close(), no file.
-class SeriesWriter final : public TimeSeriesWriter {
+class SeriesWriter final : public TimeSeriesWriter, private io::SeriesWriterState {
  public:
-  SeriesWriter(std::string path, WriteOptions options) : path_(std::move(path)), options_(std::move(options)) {
+  SeriesWriter(std::string path, WriteOptions options)
+      : SeriesWriterState(path, kFormat), path_(std::move(path)), options_(std::move(options)) {
     kind_from(options_.get("netcdf_format", ""), path_);  // a bad value fails here, not at the first step
   }
 
@@ -607,33 +609,11 @@ class SeriesWriter final : public TimeSeriesWriter {
     return NDArray::allocate(array.dtype(), shape);
   }
 
-  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
-
-  void usable(const std::string& call) const {
-    if (closed_) fail(call + " after close()");
-    if (broken_) fail(call + " after a failed write (the file is not complete; nothing was written to the target)");
-  }
-
-  template <class Fn> void guarded(Fn&& fn) {
-    try {
-      fn();
-    } catch (...) {
-      broken_ = true;
-      throw;
-    }
-  }
-
-  static std::string shape_text(const NDArray& array) {
-    std::string text = "(";
-    for (std::size_t axis = 0; axis < array.ndim(); ++axis) text += (axis ? ", " : "") + std::to_string(array.dim(axis));
-    return text + (array.ndim() == 1 ? ",)" : ")");
-  }
-
   void check_rows(const TimeStep& step, const std::string& where) const {
     const std::int64_t num_points = mesh_.num_points();
     for (const auto& [name, array] : step.point_data)
       if (array.ndim() < 1 || array.rows() != num_points)
-        fail(where + "point data '" + name + "' has shape " + shape_text(array) + ", the mesh has " +
+        fail(where + "point data '" + name + "' has shape " + shape_text(array.shape()) + ", the mesh has " +
              std::to_string(num_points) + " points");
     for (const auto& [name, arrays] : step.cell_data) {
       if (arrays.size() != mesh_.cells.size())
@@ -641,7 +621,7 @@ class SeriesWriter final : public TimeSeriesWriter {
              std::to_string(mesh_.cells.size()) + " cell blocks");
       for (std::size_t b = 0; b < arrays.size(); ++b)
         if (arrays[b].ndim() < 1 || arrays[b].rows() != mesh_.cells[b].num_cells())
-          fail(where + "cell data '" + name + "' block " + std::to_string(b) + " has shape " + shape_text(arrays[b]) +
+          fail(where + "cell data '" + name + "' block " + std::to_string(b) + " has shape " + shape_text(arrays[b].shape()) +
                ", the block has " + std::to_string(mesh_.cells[b].num_cells()) + " cells");
     }
   }
@@ -671,8 +651,8 @@ class SeriesWriter final : public TimeSeriesWriter {
     bool same = now.dtype() == before.dtype() && now.ndim() == before.ndim();
     for (std::size_t axis = 1; same && axis < now.ndim(); ++axis) same = now.dim(axis) == before.dim(axis);
     if (!same)
-      fail(where + what + " has dtype " + std::string(dtype_name(now.dtype())) + " and shape " + shape_text(now) +
-           ", step 0 had " + std::string(dtype_name(before.dtype())) + " and shape " + shape_text(before) +
+      fail(where + what + " has dtype " + std::string(dtype_name(now.dtype())) + " and shape " + shape_text(now.shape()) +
+           ", step 0 had " + std::string(dtype_name(before.dtype())) + " and shape " + shape_text(before.shape()) +
            " (Exodus declares each variable once)");
   }
 
@@ -694,7 +674,7 @@ class SeriesWriter final : public TimeSeriesWriter {
   Mesh layout_;  // step 0's arrays as 0-row placeholders of the same dtype and trailing shape
   std::unique_ptr<Writer> writer_;
   std::size_t steps_ = 0;
-  bool has_mesh_ = false, closed_ = false, broken_ = false;
+  bool has_mesh_ = false;
 };
 
 }  // namespace

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "formats/gmsh/gmsh.hpp"
+#include "io/series_writer_state.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 
@@ -133,9 +134,12 @@ class SeriesReader : public TimeSeriesReader {
   std::vector<std::pair<std::int64_t, double>> steps_;
 };
 
-class SeriesWriter : public TimeSeriesWriter {
+class SeriesWriter : public TimeSeriesWriter, private io::SeriesWriterState {
  public:
-  SeriesWriter(std::string path, const WriteOptions& options) : path_(std::move(path)) {
+  // std::invalid_argument comes before any byte (a mesh Gmsh cannot hold): it does not break
+  // the writer.
+  SeriesWriter(std::string path, const WriteOptions& options)
+      : SeriesWriterState(path, kFormatName, /*invalid_argument_writes_nothing=*/true), path_(std::move(path)) {
     try {
       stream_ = std::make_unique<MshStream>(path_, options);
     } catch (const std::invalid_argument& problem) {
@@ -163,7 +167,7 @@ class SeriesWriter : public TimeSeriesWriter {
     const std::string at = "step " + std::to_string(steps_) + ": ";
     for (const auto& [name, array] : step.point_data) {
       if (array.ndim() < 1 || array.rows() != stream_->num_points() || array.row_width() < 1)
-        fail(at + "point data '" + name + "' has " + shape_text(array) + ", not one row per point (" +
+        fail(at + "point data '" + name + "' has shape " + shape_text(array.shape()) + ", not one row per point (" +
              std::to_string(stream_->num_points()) + ")");
     }
     for (const auto& [name, arrays] : step.cell_data) {
@@ -172,7 +176,7 @@ class SeriesWriter : public TimeSeriesWriter {
              std::to_string(block_sizes_.size()) + " cell blocks");
       for (std::size_t b = 0; b < arrays.size(); ++b)
         if (arrays[b].ndim() < 1 || arrays[b].rows() != block_sizes_[b])
-          fail(at + "cell data '" + name + "' block " + std::to_string(b) + " has " + shape_text(arrays[b]) + " for " +
+          fail(at + "cell data '" + name + "' block " + std::to_string(b) + " has shape " + shape_text(arrays[b].shape()) + " for " +
                std::to_string(block_sizes_[b]) + " cells");
       if (!stream_->fits_element_data(arrays))
         fail(at + "cell data '" + name + "' has neither equal widths in every block ($ElementData) nor (nodes per cell) × c values per cell ($ElementNodeData)");
@@ -194,38 +198,11 @@ class SeriesWriter : public TimeSeriesWriter {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormatName), message); }
-
-  void usable(const std::string& call) const {
-    if (closed_) fail(call + " after close()");
-    if (broken_) fail(call + " after a failed write (the file is not complete; nothing was written to the target)");
-  }
-
-  // A failure while bytes are being written leaves the temporary file incomplete: the writer
-  // refuses everything after it, and close() never puts it in place. (std::invalid_argument
-  // comes before any byte: a mesh Gmsh cannot hold.)
-  template <class Fn> void guarded(Fn&& fn) {
-    try {
-      fn();
-    } catch (const std::invalid_argument&) {
-      throw;
-    } catch (...) {
-      broken_ = true;
-      throw;
-    }
-  }
-
-  static std::string shape_text(const NDArray& array) {
-    std::string text = "shape (";
-    for (std::size_t i = 0; i < array.shape().size(); ++i) text += (i ? ", " : "") + std::to_string(array.shape()[i]);
-    return text + ")";
-  }
-
   std::string path_;
   std::unique_ptr<MshStream> stream_;
   std::vector<std::int64_t> block_sizes_;
   std::size_t steps_ = 0;
-  bool has_mesh_ = false, closed_ = false, broken_ = false;
+  bool has_mesh_ = false;
 };
 
 }  // namespace

@@ -33,6 +33,7 @@
 
 #include "formats/med/med.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/series_writer_state.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 
@@ -131,9 +132,10 @@ class SeriesReader : public TimeSeriesReader {
   std::optional<Mesh> mesh_;
 };
 
-class SeriesWriter : public TimeSeriesWriter {
+class SeriesWriter : public TimeSeriesWriter, private io::SeriesWriterState {
  public:
-  explicit SeriesWriter(std::string path) : path_(std::move(path)), stream_(std::make_unique<MedStream>(path_)) {}
+  explicit SeriesWriter(std::string path)
+      : SeriesWriterState(path, kFormat), path_(std::move(path)), stream_(std::make_unique<MedStream>(path_)) {}
 
   void write_mesh(const Mesh& mesh) override {
     usable("write_points_cells()");
@@ -166,28 +168,10 @@ class SeriesWriter : public TimeSeriesWriter {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& message) const { throw WriteError(path_, std::string(kFormat), message); }
-
-  void usable(const std::string& call) const {
-    if (closed_) fail(call + " after close()");
-    if (broken_) fail(call + " after a failed write (the file is not complete; nothing was written to the target)");
-  }
-
-  // A failure while the file is being written leaves it incomplete: the writer refuses
-  // everything after it, and close() never puts it in place.
-  template <class Fn> void guarded(Fn&& fn) {
-    try {
-      fn();
-    } catch (...) {
-      broken_ = true;
-      throw;
-    }
-  }
-
   std::string path_;
   std::unique_ptr<MedStream> stream_;
   std::size_t steps_ = 0;
-  bool has_mesh_ = false, closed_ = false, broken_ = false;
+  bool has_mesh_ = false;
 };
 
 }  // namespace

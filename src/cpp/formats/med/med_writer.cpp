@@ -193,7 +193,7 @@ class Writer {
     };
     for (const auto& [name, data] : point_data) {
       if (strict && (data.ndim() < 1 || data.ndim() > 2 || data.rows() != num_points_))
-        fail("point data '" + name + "' has " + shape_text(data) + ", not (" + std::to_string(num_points_) +
+        fail("point data '" + name + "' has shape " + shape_text(data.shape()) + ", not (" + std::to_string(num_points_) +
              ",) or (" + std::to_string(num_points_) + ", components)");
       claim(name, data.ndim() == 1 ? 1 : data.shape().back());
     }
@@ -204,11 +204,11 @@ class Writer {
       for (std::size_t b = 0; b < per_block.size() && b < blocks_.size(); ++b) {
         const NDArray& data = per_block[b];
         if (strict && (data.ndim() < 1 || data.rows() != blocks_[b].second))
-          fail("cell data '" + name + "' block " + std::to_string(b) + " has " + shape_text(data) + " for " +
+          fail("cell data '" + name + "' block " + std::to_string(b) + " has shape " + shape_text(data.shape()) + " for " +
                std::to_string(blocks_[b].second) + " cells");
         const Support support = support_of(b, data);
         if (support == Support::none && strict)
-          fail("cell data '" + name + "' block " + std::to_string(b) + " has " + shape_text(data) +
+          fail("cell data '" + name + "' block " + std::to_string(b) + " has shape " + shape_text(data.shape()) +
                ": MED takes (cells,), (cells, components) or (cells, nodes per cell, components)");
         if (support != Support::none) claim(name, data.ndim() == 1 ? 1 : data.shape().back());
       }
@@ -251,12 +251,6 @@ class Writer {
     const CellTypeInfo* info = find_cell_type(blocks_[block].first);
     if (data.ndim() == 3 && info && data.dim(1) == info->num_nodes) return Support::cell_nodes;  // ELNO
     return Support::none;
-  }
-
-  static std::string shape_text(const NDArray& array) {
-    std::string text = "shape (";
-    for (std::size_t i = 0; i < array.shape().size(); ++i) text += (i ? ", " : "") + std::to_string(array.shape()[i]);
-    return text + (array.shape().size() == 1 ? ",)" : ")");
   }
 
   void write_dataset(const std::string& path, const NDArray& array, std::int64_t count) {
