@@ -5,7 +5,8 @@
 #              FUZZ_RSS_MB (2048), FUZZ_TIMEOUT_S (per input, 10), FUZZ_MAX_LEN (input bytes,
 #              8192: small inputs run fast; longer seeds are cut; at least 64 KiB for the HDF5,
 #              netCDF and CGNS formats, whose smallest files are 8-40 KiB; at most 4 KiB for the
-#              collection indexes), FUZZ_SKIP_BUILD=1.
+#              collection indexes), FUZZ_SKIP_BUILD=1, FUZZ_SEED (libFuzzer's -seed; unset: a
+#              random one. The CI smoke sets one so that a red run replays the same way).
 # Corpora grow in build/fuzz-corpus/<target>/ (kept between runs); findings (crashes, sanitizer
 # reports, leaks, timeouts, out-of-memory, exceptions other than ReadError) are saved to
 # build/fuzz-findings/<target>/ and make the script exit non-zero. Keep a finding as a
@@ -22,6 +23,7 @@ jobs="${FUZZ_JOBS:-1}"
 rss_mb="${FUZZ_RSS_MB:-2048}"
 input_timeout="${FUZZ_TIMEOUT_S:-10}"
 max_len="${FUZZ_MAX_LEN:-8192}"
+fuzz_seed="${FUZZ_SEED:-}"
 
 if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
   launcher=()
@@ -78,7 +80,7 @@ run_one() {
   # docs/reliability.md (wall time on shared cores says little).
   cpu="$( { TIMEFORMAT='%U %S'; time ASAN_OPTIONS="$asan_options" "$binary" "$corpus" "$seeds_root/$target" "${dict[@]}" \
     -max_total_time="$seconds" -timeout="$input_timeout" -rss_limit_mb="$rss_mb" -max_len="$length" \
-    -print_final_stats=1 "${leaks[@]}" -artifact_prefix="$findings/$run_id-" > "$logs_root/$target.log" 2>&1; \
+    -print_final_stats=1 "${leaks[@]}" ${fuzz_seed:+-seed="$fuzz_seed"} -artifact_prefix="$findings/$run_id-" > "$logs_root/$target.log" 2>&1; \
     echo "rc=$?" >&2; } 2>&1 )"
   rc="$(echo "$cpu" | grep -o 'rc=[0-9]*' | cut -d= -f2)"
   cpu="$(echo "$cpu" | grep -v 'rc=' | awk '{printf "%.0f", $1 + $2}')"
@@ -98,7 +100,7 @@ finding_origin() {
 
 run_id="$(date +%Y%m%d-%H%M%S)"
 export -f run_one is_library_target
-export max_len run_id build_dir seeds_root corpus_root findings_root logs_root seconds input_timeout rss_mb
+export max_len run_id build_dir seeds_root corpus_root findings_root logs_root seconds input_timeout rss_mb fuzz_seed
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}
 
 failed=0

@@ -73,6 +73,17 @@ TEST(Base64, ReportsTheFirstBadCharacter) {
   EXPECT_FALSE(io::base64_decode("QUJ", out.data(), &bad).has_value());  // truncated quantum
 }
 
+TEST(Base64, PaddingRunsAcrossQuantaAreRejectedWithoutOverflow) {
+  // Fuzz finding (vtp, sanitizer lane): '=' after a padded quantum counted on into the next
+  // one, and the decoder shifted a 32-bit accumulator by 6 * 6 bits before rejecting it.
+  std::vector<std::uint8_t> out(32);
+  std::size_t bad = 0;
+  EXPECT_FALSE(io::base64_decode("QQ======", out.data(), &bad).has_value());
+  EXPECT_EQ(bad, 7u);
+  EXPECT_FALSE(io::base64_decode("QQ==A===", out.data(), &bad).has_value());
+  EXPECT_FALSE(io::base64_decode("====", out.data(), &bad).has_value());
+}
+
 TEST(TextScanner, ParsesNumbersLocaleFreeAndBitExact) {
   const std::string path = "numbers.txt";
   const double values[] = {0.1, -1e-310, 1.7976931348623157e308, 3.0, 5e-324, -0.0};

@@ -53,11 +53,13 @@ std::optional<std::size_t> base64_decode(std::string_view text, std::uint8_t* ou
         out[written++] = static_cast<std::uint8_t>(accumulator >> 8);
         out[written++] = static_cast<std::uint8_t>(accumulator);
       } else {
-        accumulator <<= 6 * padding;
+        // Check before shifting: runs of '=' across quanta can count past 3, and a
+        // shift by 6 * padding >= 32 would be undefined.
         if (padding > 2) {
           if (bad_offset) *bad_offset = i;
           return std::nullopt;
         }
+        accumulator <<= 6 * padding;
         out[written++] = static_cast<std::uint8_t>(accumulator >> 16);
         if (padding == 1) out[written++] = static_cast<std::uint8_t>(accumulator >> 8);
       }
