@@ -213,6 +213,64 @@ TEST(Hdf5File, TruncatedFilesAreReadErrors) {
   }
 }
 
+// Datasets of 4 MiB and more, contiguous, in native order and the dtype asked for, are read as
+// raw bytes at H5Dget_offset on every core. Everything else about them must stay as HDF5 does
+// it: row ranges, array types, stacking, conversions.
+TEST(Hdf5File, LargeUncompressedDatasetsReadAsRawBytes) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  const std::string path = dir.file("large.h5");
+  const NDArray points = ramp(DType::float64, {400000, 3});      // 9.6 MB
+  const NDArray tagged = ramp(DType::int32, {300000, 4});        // 4.8 MB, as an array type
+  const std::vector<NDArray> pieces{ramp(DType::int64, {150000, 2}), ramp(DType::int64, {1, 2}),
+                                    ramp(DType::int64, {250001, 2})};  // 6.4 MB stacked
+  {
+    hdf5::File file = hdf5::File::create(path, "test");
+    file.write("/points", points);
+    file.write("/tagged", tagged, {.as_array_type = true});
+    file.write_stacked("/stacked", pieces);
+    file.commit();
+  }
+  hdf5::File file = hdf5::File::open(path, "test");
+  EXPECT_TRUE(same_bits(file.read("/points"), points));
+  EXPECT_EQ(file.dataset_info("/tagged").shape, (Shape{300000, 4}));
+  EXPECT_TRUE(same_bits(file.read("/tagged"), tagged));
+  const NDArray stacked = file.read("/stacked");
+  ASSERT_EQ(stacked.shape(), (Shape{400002, 2}));
+  const auto values = stacked.values<std::int64_t>();
+  std::size_t at = 0;
+  for (const NDArray& piece : pieces)
+    for (std::int64_t value : piece.values<std::int64_t>()) ASSERT_EQ(values[at++], value) << at;
+  // Rows from the middle, large enough for the raw path, and a small range (HDF5's path).
+  const NDArray rows = file.read_rows("/points", 100001, 250000);
+  ASSERT_EQ(rows.shape(), (Shape{250000, 3}));
+  for (std::size_t i = 0; i < rows.size(); i += 997)
+    ASSERT_EQ(rows.values<double>()[i], points.values<double>()[300003 + i]);
+  EXPECT_EQ(file.read_rows("/points", 7, 2).values<double>()[0], points.values<double>()[21]);
+  NDArray into = NDArray::allocate(DType::float64, {400000, 3});
+  file.read_into("/points", into);
+  EXPECT_TRUE(same_bits(into, points));
+  // A conversion is HDF5's, not a raw copy.
+  const NDArray widened = file.read("/tagged", DType::int64);
+  EXPECT_EQ(widened.values<std::int64_t>()[13], tagged.values<std::int32_t>()[13]);
+}
+
+TEST(Hdf5File, FileCutAfterOpeningIsAReadErrorOnTheRawPath) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  const std::string path = dir.file("shrinks.h5");
+  {
+    hdf5::File file = hdf5::File::create(path, "test");
+    file.write("/points", ramp(DType::float64, {400000, 3}));
+    file.commit();
+  }
+  hdf5::File file = hdf5::File::open(path, "test");
+  fs::resize_file(path, fs::file_size(path) / 2);  // another process truncates it meanwhile
+  const ReadError error = expect_read_error([&] { file.read("/points"); });
+  EXPECT_NE(error.reason().find("/points"), std::string::npos) << error.what();
+  EXPECT_NE(error.reason().find("ends inside the dataset"), std::string::npos) << error.what();  // the raw read
+}
+
 TEST(Hdf5File, AbandonedWriteLeavesTheOldFile) {
   SKIP_WITHOUT_HDF5();
   ScratchDir dir;

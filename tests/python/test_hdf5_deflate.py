@@ -3,7 +3,12 @@ with H5Dwrite_chunk, and inflates deflate-only chunks itself (H5Dread_chunk). He
 h5py both ways: gzip files h5py writes (h5py's own chunk shapes, which split rows; chunks
 never written, with a fill value; shuffle + gzip and big-endian data, which take HDF5's own
 path) read by us, files we write read by h5py as ordinary deflate chunks, and the thread
-count changing nothing. C++ side: tests/io/test_hdf5_deflate.cpp."""
+count changing nothing. C++ side: tests/io/test_hdf5_deflate.cpp.
+
+Large uncompressed datasets take a sibling path on reads: their bytes are read with pread at
+H5Dget_offset on every core. Here: h5py files in every variant read right (native contiguous
+ones by that path; big-endian data, a user block, int32 cells, chunks by HDF5's), whatever the
+thread count, and h5py reads the large datasets we write. C++ side: tests/io/test_hdf5_file.cpp."""
 
 import numpy as np
 import pytest
@@ -31,11 +36,12 @@ def tet_data(n=20000, m=60000, seed=3):
     return points, cells, temperature
 
 
-def write_xdmf(folder, arrays, **dataset_kwargs):
-    """An XDMF file whose heavy data h5py writes with `dataset_kwargs` (per name, or for all)."""
+def write_xdmf(folder, arrays, file_kwargs=None, **dataset_kwargs):
+    """An XDMF file whose heavy data h5py writes with `dataset_kwargs` (per name, or for all)
+    into a file h5py opens with `file_kwargs`."""
     points, cells, temperature = arrays
     per_name = {name: dataset_kwargs.pop(name, {}) for name in ("points", "cells", "T")}
-    with h5py.File(folder / "heavy.h5", "w") as f:
+    with h5py.File(folder / "heavy.h5", "w", **(file_kwargs or {})) as f:
         for name, data in (("points", points), ("cells", cells), ("T", temperature)):
             f.create_dataset(name, data=data, **{**dataset_kwargs, **per_name[name]})
     (folder / "mesh.xdmf").write_text(
@@ -159,3 +165,55 @@ def test_corrupt_chunk_in_an_h5py_file_is_a_read_error(tmp_path):
     (tmp_path / "heavy.h5").write_bytes(bytes(raw))
     with pytest.raises(mio.ReadError, match="cells"):
         mio.read(path)
+
+
+# ---- large uncompressed datasets: read as raw bytes at H5Dget_offset, on every core ----
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {},  # contiguous, native order: the raw path
+        {"points": {"dtype": ">f8"}, "cells": {"dtype": ">i8"}},  # big-endian: HDF5 swaps
+        {"file_kwargs": {"userblock_size": 512}},  # offsets after a user block: HDF5's path
+        {"cells": {"dtype": "<i4"}},  # int32 cells: read as they are
+        {"points": {"chunks": (4096, 3)}},  # chunked without a filter: HDF5's path
+    ],
+    ids=["native", "big-endian", "userblock", "int32", "chunked"],
+)
+def test_we_read_large_uncompressed_h5py_files(tmp_path, variant):
+    points, cells, temperature = tet_data(n=200000, m=200000)  # 4.8 and 6.4 MB
+    variant = dict(variant)
+    path = write_xdmf(tmp_path, (points, cells, temperature), **variant)
+    for threads in (1, 3):
+        _core.set_thread_count(threads)
+        try:
+            mesh = mio.read(path)
+        finally:
+            _core.set_thread_count(0)
+        check(mesh, points, cells, temperature)
+
+
+def test_h5py_reads_the_large_contiguous_datasets_we_write(tmp_path):
+    points, cells, temperature = tet_data(n=200000, m=300000)
+    mesh = mio.Mesh(points, [("tetra", cells)], point_data={"T": temperature})
+    path = tmp_path / "out.xdmf"
+    mio.write(path, mesh, compression=None)
+    vtkhdf = tmp_path / "out.vtkhdf"
+    mio.write(vtkhdf, mesh)
+    with h5py.File(path.with_suffix(".h5"), "r") as f:
+        big = [f[key] for key in f if isinstance(f[key], h5py.Dataset) and f[key].nbytes >= 4 << 20]
+        assert len(big) == 2  # points and cells: what the raw read path reads back
+        for dataset in big:
+            assert dataset.chunks is None and dataset.compression is None  # contiguous
+            assert dataset.id.get_offset() is not None
+            expected = points if dataset.shape == points.shape else cells
+            np.testing.assert_array_equal(dataset[()], expected)
+    with h5py.File(vtkhdf, "r") as f:
+        np.testing.assert_array_equal(f["VTKHDF/Points"][()], points)
+        assert f["VTKHDF/Connectivity"].chunks is None
+        np.testing.assert_array_equal(f["VTKHDF/Connectivity"][()], cells.ravel())
+    for written in (path, vtkhdf):
+        back = mio.read(written)
+        np.testing.assert_array_equal(back.points, points)
+        np.testing.assert_array_equal(back.cells[0].data, cells)

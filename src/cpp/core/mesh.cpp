@@ -40,16 +40,10 @@ namespace {
 
 void check_indices(const NDArray& indices, std::int64_t limit, const std::string& what) {
   if (indices.dtype() != DType::int64) fail(what + " must be int64");
-  // Every write checks every index: one branch-free pass (a negative index is a huge unsigned
-  // one), and the offending value is looked for only when there is one.
+  // Every write checks every index (first_index_outside: one vectorised pass).
   const std::span<const std::int64_t> values = indices.values<std::int64_t>();
-  const auto bound = static_cast<std::uint64_t>(std::max<std::int64_t>(limit, 0));
-  const std::int64_t* data = values.data();
-  if (!any_in_parallel(values.size(), [data, bound](std::size_t i) { return static_cast<std::uint64_t>(data[i]) >= bound; }))
-    return;
-  for (const std::int64_t index : values)
-    if (index < 0 || index >= limit)
-      fail(what + " holds index " + std::to_string(index) + " outside [0, " + std::to_string(limit) + ")");
+  if (const std::size_t bad = first_index_outside(values, limit); bad != values.size())
+    fail(what + " holds index " + std::to_string(values[bad]) + " outside [0, " + std::to_string(limit) + ")");
 }
 
 void check_offsets(const NDArray& offsets, std::int64_t target_size, const std::string& what) {

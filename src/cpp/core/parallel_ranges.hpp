@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <span>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -67,6 +69,29 @@ template <class IsBad> bool any_in_parallel(std::size_t count, IsBad&& is_bad) {
     if (bad) found.store(true, std::memory_order_relaxed);
   });
   return found.load();
+}
+
+// The position of the first index outside [0, limit) in `indices`, or indices.size(): the
+// check that every cell names a point of the mesh (readers and writers alike). The pass over
+// all values is branch-free and vectorises with SSE2 alone: x is outside iff x's sign bit is
+// set or that of x - limit is clear (a 64-bit compare would need SSE4.2); only when something
+// is outside is the first offender searched for.
+inline std::size_t first_index_outside(std::span<const std::int64_t> indices, std::int64_t limit) {
+  const auto bound = static_cast<std::uint64_t>(std::max<std::int64_t>(limit, 0));
+  const std::int64_t* data = indices.data();
+  std::atomic<bool> found{false};
+  parallel_ranges(indices.size(), std::size_t{1} << 20, [&](std::size_t first, std::size_t last) {
+    std::uint64_t flags = 0;
+    for (std::size_t i = first; i < last; ++i) {
+      const auto x = static_cast<std::uint64_t>(data[i]);
+      flags |= x | ~(x - bound);
+    }
+    if (flags >> 63) found.store(true, std::memory_order_relaxed);
+  });
+  if (!found.load()) return indices.size();
+  for (std::size_t i = 0; i < indices.size(); ++i)
+    if (static_cast<std::uint64_t>(data[i]) >= bound) return i;
+  return indices.size();
 }
 
 }  // namespace meshioplusplus

@@ -27,6 +27,7 @@ namespace meshioplusplus::io {
 
 // The core's splitting of work over threads (floor 1), used by every reader and writer.
 using meshioplusplus::any_in_parallel;
+using meshioplusplus::first_index_outside;
 using meshioplusplus::parallel_ranges;
 
 // Below this a copy or a pass over values stays on one thread: a thread costs tens of µs.

@@ -194,12 +194,11 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
       CellBlock block;
       block.type = std::string(info->name);
       if (count == n && permutation == nullptr && can_share_connectivity(stream, nodes)) {
-        // One branch-free pass over every index; the offending one is looked for only if any.
+        // One vectorised pass over every index; the offending one is reported only if any.
         const auto* ids = stream.connectivity.data_as<std::int64_t>();
-        const auto bound = static_cast<std::uint64_t>(stream.num_points);
-        if (any_in_parallel(static_cast<std::size_t>(n * nodes),
-                            [ids, bound](std::size_t i) { return static_cast<std::uint64_t>(ids[i]) >= bound; }))
-          for (std::int64_t i = 0; i < n * nodes; ++i) checked_index(ids[i], stream.num_points);
+        const auto total = static_cast<std::size_t>(n * nodes);
+        if (const std::size_t bad = first_index_outside({ids, total}, stream.num_points); bad != total)
+          checked_index(ids[bad], stream.num_points);
         block.connectivity = stream.connectivity.reshaped({n, nodes});
       } else {
         block.connectivity = NDArray::allocate(DType::int64, {count, nodes});

@@ -193,6 +193,10 @@ TEST(Xdmf, BadInputIsAReadErrorWithTheLine) {
       {"<Geometry><DataItem Dimensions=\"1 3\" Format=\"XML\">0 0 0</DataItem></Geometry><Topology TopologyType=\"Triangle\"><DataItem Dimensions=\"4\" Format=\"XML\">0 1 2 3</DataItem></Topology>", "whole"},
       {"<Geometry><DataItem Dimensions=\"1 3\" Format=\"XML\">0 0 0</DataItem></Geometry><Topology TopologyType=\"Mixed\"><DataItem Dimensions=\"3\" Format=\"XML\">4 0 1</DataItem></Topology>", "ends inside"},
       {"<Geometry><DataItem Dimensions=\"1 3\" Format=\"Text\">0 0 0</DataItem></Geometry>", "Format"},
+      // A cell naming a point the grid does not have (before or after the Geometry).
+      {"<Geometry><DataItem Dimensions=\"3 3\" Format=\"XML\">0 0 0 1 0 0 0 1 0</DataItem></Geometry><Topology TopologyType=\"Triangle\"><DataItem Dimensions=\"1 3\" Format=\"XML\">0 1 7</DataItem></Topology>", "node index 7 (entry 2) outside the grid's 3 points"},
+      {"<Topology TopologyType=\"Triangle\"><DataItem Dimensions=\"1 3\" Format=\"XML\">0 -1 2</DataItem></Topology><Geometry><DataItem Dimensions=\"3 3\" Format=\"XML\">0 0 0 1 0 0 0 1 0</DataItem></Geometry>", "node index -1"},
+      {"<Geometry><DataItem Dimensions=\"3 3\" Format=\"XML\">0 0 0 1 0 0 0 1 0</DataItem></Geometry><Topology TopologyType=\"Mixed\"><DataItem Dimensions=\"4\" Format=\"XML\">4 0 1 3</DataItem></Topology>", "node index 3"},
   };
   int k = 0;
   for (const auto& [body, needle] : cases) {

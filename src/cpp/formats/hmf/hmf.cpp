@@ -12,6 +12,7 @@
 
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_options.hpp"
+#include "io/parallel.hpp"
 #include "io/xdmf_cell_types.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -66,9 +67,9 @@ Mesh read(const std::string& path) {
     const std::int64_t nodes = cell_type(block.type).num_nodes;
     if (block.connectivity.ndim() != 2 || block.connectivity.dim(1) != nodes)
       file.expect_shape(object, block.connectivity.shape(), {-1, nodes});
-    for (std::int64_t index : block.connectivity.values<std::int64_t>())
-      if (index < 0 || index >= mesh.points.rows())
-        file.fail(object, "node index " + std::to_string(index) + " outside the " + std::to_string(mesh.points.rows()) + " points");
+    const std::span<const std::int64_t> indices = block.connectivity.values<std::int64_t>();
+    if (const std::size_t bad = io::first_index_outside(indices, mesh.points.rows()); bad != indices.size())
+      file.fail(object, "node index " + std::to_string(indices[bad]) + " outside the " + std::to_string(mesh.points.rows()) + " points");
     mesh.cells.push_back(std::move(block));
   }
 
@@ -92,6 +93,11 @@ Mesh read(const std::string& path) {
       if (raw.rows() != total)
         file.fail(object, std::to_string(raw.rows()) + " rows for " + std::to_string(total) + " cells");
       std::vector<NDArray> per_block;
+      if (mesh.cells.size() == 1) {  // the array is the block's data as it is
+        per_block.push_back(raw);
+        mesh.cell_data.set(name, std::move(per_block));
+        continue;
+      }
       const std::size_t row_bytes = static_cast<std::size_t>(raw.row_width()) * dtype_size(raw.dtype());
       std::int64_t row = 0;
       for (const CellBlock& block : mesh.cells) {

@@ -32,6 +32,7 @@
 #include "formats/xdmf/xdmf.hpp"
 #include "formats/xdmf/xdmf_document.hpp"
 #include "io/xdmf_cell_types.hpp"
+#include "io/parallel.hpp"
 #include "io/text_scanner.hpp"
 #include "io/xml_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -368,6 +369,7 @@ class GridReader {
     std::optional<Shape> structured;
     for (const Node& child : children)
       if (child.name() == "Topology" && !structured) structured = structured_extents(child);
+    std::optional<Node> topology;  // the last <Topology> read, for errors about its indices
     for (const Node& child : children) {
       const std::string_view name = child.name();
       if (name == "Geometry") {
@@ -376,6 +378,7 @@ class GridReader {
         piece.mesh.points = read_points(child, structured);
       } else if (name == "Topology") {
         if (!with_mesh) continue;
+        topology = child;
         for (CellBlock& block : read_cells(child)) piece.mesh.cells.push_back(std::move(block));
       } else if (name == "Attribute") {
         read_attribute(child, piece);
@@ -387,6 +390,14 @@ class GridReader {
       // Set, Map, Region, Grid-level DataItems …: nothing in our model; skipped.
     }
     if (with_mesh && piece.mesh.points.empty_handle()) context_.fail(grid, "Grid without <Geometry>");
+    // Every cell names points of this grid (the Topology may come before the Geometry).
+    if (topology && !structured)
+      for (const CellBlock& block : piece.mesh.cells) {
+        const std::span<const std::int64_t> indices = block.connectivity.values<std::int64_t>();
+        if (const std::size_t bad = io::first_index_outside(indices, piece.mesh.points.rows()); bad != indices.size())
+          context_.fail(*topology, "node index " + std::to_string(indices[bad]) + " (entry " + std::to_string(bad) +
+                                       ") outside the grid's " + std::to_string(piece.mesh.points.rows()) + " points");
+      }
     if (structured) flatten_structured(piece, *structured);
     return piece;
   }
