@@ -6,7 +6,10 @@
 #              8192: small inputs run fast; longer seeds are cut; at least 64 KiB for the HDF5,
 #              netCDF and CGNS formats, whose smallest files are 8-40 KiB; at most 4 KiB for the
 #              collection indexes), FUZZ_SKIP_BUILD=1, FUZZ_SEED (libFuzzer's -seed; unset: a
-#              random one. The CI smoke sets one so that a red run replays the same way).
+#              random one. The CI smoke sets one so that a red run replays the same way),
+#              FUZZ_LIBRARY_FORK=1 (the HDF5/netCDF/CGNS targets run in libFuzzer's fork mode,
+#              past the libraries' own findings; each saved input is then replayed, at most
+#              FUZZ_REPLAY_MAX (20), and the origins listed in build/fuzz-logs/<target>.origins).
 # Corpora grow in build/fuzz-corpus/<target>/ (kept between runs); findings (crashes, sanitizer
 # reports, leaks, timeouts, out-of-memory, exceptions other than ReadError) are saved to
 # build/fuzz-findings/<target>/ and make the script exit non-zero. Keep a finding as a
@@ -75,13 +78,15 @@ run_one() {
     extra_options=(-detect_leaks=0)
     asan_options="$asan_options:detect_leaks=0"
     # libhdf5 mallocs sizes read from the file before our code sees a byte (H5C_protect asks
-    # for 2^40-2^62 bytes given a forged metadata size) and handles a NULL as an error. Let
-    # malloc return NULL for those instead of stopping the run at the library's first such input
-    # (which kept these targets at seconds of fuzzing): allocator_may_return_null=1 and
-    # libFuzzer's malloc limit out of the way. operator new (our code) still reports a failed
-    # allocation, and the RSS limit still bounds the memory actually used.
+    # for 2^40-2^62 bytes given a forged metadata size) and handles a NULL as an error: sizes
+    # past ASan's largest allocation return NULL (allocator_may_return_null=1) instead of
+    # stopping the run. operator new (our code) still reports a failed allocation; libFuzzer's
+    # malloc limit (= the RSS limit) still reports any malloc above 2 GiB, with its stack.
     asan_options="${asan_options//allocator_may_return_null=0/}:allocator_may_return_null=1"
-    extra_options+=(-malloc_limit_mb=1048576)
+    # FUZZ_LIBRARY_FORK=1: libFuzzer's fork mode goes on past findings (libhdf5 1.10's own
+    # use-after-free and SEGV bugs otherwise end a run within seconds); the summary below then
+    # replays every saved input to tell the library's findings from ours.
+    [ "${FUZZ_LIBRARY_FORK:-0}" = 1 ] && extra_options+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   fi
   local start=$SECONDS rc cpu
   # bash's time keyword: the CPU seconds (user + system) the fuzzer used, the number recorded in
@@ -102,8 +107,25 @@ is_library_target() { case "$1" in hmf|h5m|vtkhdf|med|cgns|exodus) return 0 ;; *
 # frame that is not the sanitizer's, libFuzzer's or an allocation function), else "ours".
 finding_origin() {
   local frame
-  frame="$(grep -E '^ *#[0-9]+ 0x' "$1" | grep -vE ' in (malloc|calloc|realloc|free|operator new|__interceptor_|__asan|__sanitizer|__lsan|fuzzer::)|libclang_rt|/libc\.so|/sysdeps/|nptl/|assert/|stdlib/|signal/' | head -1)"
+  # Frames of the sanitizers, libFuzzer and libc are skipped, and so are frames in the fuzz
+  # binary without a source location: its ASan interceptors (strdup, memcpy …); our own code
+  # is built with -g and shows as file:line.
+  frame="$(grep -E '^ *#[0-9]+ 0x' "$1" | grep -vE ' in (malloc|calloc|realloc|free|operator new|__interceptor_|__asan|__sanitizer|__lsan|fuzzer::)|libclang_rt|/libc\.so|/sysdeps/|nptl/|assert/|stdlib/|signal/' |
+    grep -vE '\(/[^ ]*/fuzz_[a-z0-9_]+\+0x[0-9a-f]+\)' | head -1)"
   case "$frame" in *libhdf5*|*libnetcdf*|*libcgns*) echo library ;; *) echo ours ;; esac
+}
+
+# Replays a saved input of a library target and prints where its report points: ours,
+# library, or none when it does not reproduce. The replay's malloc limit is the RSS limit, so
+# that an out-of-memory (which has no useful stack) shows the allocation that caused it.
+replay_origin() {
+  local target="$1" artifact="$2" binary="$build_dir/fuzz/fuzz_$1"
+  [ -x "$binary" ] || binary="$build_dir/fuzz_$target"
+  local replay_log="$logs_root/$target.replay.$(basename "$artifact").log"
+  ASAN_OPTIONS="${ASAN_OPTIONS//allocator_may_return_null=0/}:detect_leaks=0:allocator_may_return_null=1" \
+    timeout 300 "$binary" -timeout="$input_timeout" -rss_limit_mb="$rss_mb" -malloc_limit_mb="$rss_mb" \
+    "$artifact" > "$replay_log" 2>&1
+  if grep -qE 'ERROR: |runtime error:' "$replay_log"; then finding_origin "$replay_log"; else echo none; fi
 }
 
 run_id="$(date +%Y%m%d-%H%M%S)"
@@ -119,6 +141,9 @@ for target in "${targets[@]}"; do
   log="$logs_root/$target.log"
   execs="$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" 2>/dev/null | grep -o '[0-9]*$' | tail -1)"
   status_line="$(grep -E '^#[0-9]+' "$log" 2>/dev/null | grep 'cov:' | tail -1)"
+  # Fork mode prints no final stats: its last status line counts the executions.
+  [ -n "$execs" ] || execs="$(echo "$status_line" | grep -oE '^#[0-9]+' | tr -d '#')"
+  rm -f "$logs_root/$target.origins"
   cov="$(echo "$status_line" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*')"
   ft="$(echo "$status_line" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*')"
   corpus_size="$(find "$corpus_root/$target" -type f 2>/dev/null | wc -l)"
@@ -130,15 +155,23 @@ for target in "${targets[@]}"; do
     # does not fail the run unless FUZZ_LIBRARY_FINDINGS_FAIL=1: no reader change can fix it.
     origin="$(finding_origin "$log")"
     artifact="$(find "$findings_root/$target" -type f -name "$run_id-*" | head -1)"
-    if is_library_target "$target" && [ "$origin" = ours ] && [ -n "$artifact" ]; then
+    if is_library_target "$target" && [ "${FUZZ_LIBRARY_FORK:-0}" = 1 ]; then
+      # Fork mode (exits with the last finding's code): every saved input, up to
+      # FUZZ_REPLAY_MAX, is replayed; one of ours, or a failed run with nothing saved, fails it.
+      origin=library
+      replays=0
+      while read -r saved; do
+        replayed="$(replay_origin "$target" "$saved")"
+        replays=$((replays + 1))
+        [ "$replayed" = ours ] && origin=ours
+        echo "$replayed $saved" >> "$logs_root/$target.origins"
+      done < <(find "$findings_root/$target" -type f -name "$run_id-*" | head -"${FUZZ_REPLAY_MAX:-20}")
+      [ "$replays" = 0 ] && origin=ours
+    elif is_library_target "$target" && [ "$origin" = ours ] && [ -n "$artifact" ]; then
       # A stack the symbolizer could not name (a timeout on a loaded machine): replay the
       # input once and look at that report instead.
-      binary="$build_dir/fuzz/fuzz_$target"
-      [ -x "$binary" ] || binary="$build_dir/fuzz_$target"
-      ASAN_OPTIONS="${ASAN_OPTIONS//allocator_may_return_null=0/}:detect_leaks=0:allocator_may_return_null=1" \
-        timeout 300 "$binary" -timeout="$input_timeout" -rss_limit_mb="$rss_mb" -malloc_limit_mb=1048576 \
-        "$artifact" > "$log.replay" 2>&1
-      grep -qE 'ERROR: |runtime error:' "$log.replay" && origin="$(finding_origin "$log.replay")"
+      replayed="$(replay_origin "$target" "$artifact")"
+      [ "$replayed" != none ] && origin="$replayed"
     fi
     if is_library_target "$target" && [ "$origin" = library ] &&
       [ "${FUZZ_LIBRARY_FINDINGS_FAIL:-0}" != 1 ]; then
