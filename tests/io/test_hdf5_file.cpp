@@ -271,6 +271,23 @@ TEST(Hdf5File, FileCutAfterOpeningIsAReadErrorOnTheRawPath) {
   EXPECT_NE(error.reason().find("ends inside the dataset"), std::string::npos) << error.what();  // the raw read
 }
 
+TEST(Hdf5File, RawReadsComeFromTheFileOpenedEvenIfAnotherIsRenamedOverIt) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  const std::string path = dir.file("replaced.h5");
+  const NDArray first = ramp(DType::float64, {400000, 3});
+  NDArray second = ramp(DType::float64, {400000, 3});
+  for (double& value : second.values<double>()) value = -value - 1;
+  for (const auto& [target, data] : {std::pair<std::string, const NDArray*>{path, &first}, {dir.file("new.h5"), &second}}) {
+    hdf5::File file = hdf5::File::create(target, "test");
+    file.write("/points", *data);
+    file.commit();
+  }
+  hdf5::File file = hdf5::File::open(path, "test");
+  fs::rename(dir.file("new.h5"), path);  // an atomic rewrite by another process
+  EXPECT_TRUE(same_bits(file.read("/points"), first));
+}
+
 TEST(Hdf5File, AbandonedWriteLeavesTheOldFile) {
   SKIP_WITHOUT_HDF5();
   ScratchDir dir;

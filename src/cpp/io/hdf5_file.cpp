@@ -16,7 +16,6 @@
 #include "meshioplusplus/threads.hpp"
 
 #ifdef MESHIOPLUSPLUS_HAVE_HDF5
-#include <fcntl.h>
 #include <hdf5.h>
 #include <unistd.h>
 
@@ -594,32 +593,42 @@ void convert_elements(const void* source, DType from, void* target, DType to, st
 // its inode lock (ext4), and pwrite from two threads measured slower than HDF5's one call.
 constexpr std::uint64_t kDirectBytesMin = std::uint64_t{4} << 20;
 
-// The file offset of `dataset`'s elements when they can be read as raw bytes into an array of
-// `wanted` with `bytes` bytes, else nullopt.
-std::optional<std::uint64_t> direct_offset(hid_t file_id, hid_t dataset, hid_t file_type, DType file_dtype,
-                                           const Shape& trailing, DType wanted, std::uint64_t bytes) {
-  if (file_dtype != wanted || bytes < kDirectBytesMin) return std::nullopt;
-  std::optional<std::uint64_t> result;
+// Where `dataset`'s elements lie when they can be read as raw bytes into an array of `wanted`
+// with `bytes` bytes: HDF5's own descriptor of the file (the sec2 driver's, so that a file
+// renamed over the path meanwhile cannot be read by mistake) and the offset.
+struct RawRun {
+  int fd = -1;
+  std::uint64_t offset = 0;
+};
+
+std::optional<RawRun> raw_run(bool reading, hid_t file_id, hid_t dataset, hid_t file_type, DType file_dtype,
+                              const Shape& trailing, DType wanted, std::uint64_t bytes) {
+  // A file being written may still hold some of its bytes in HDF5's buffers.
+  if (!reading || file_dtype != wanted || bytes < kDirectBytesMin) return std::nullopt;
+  std::optional<RawRun> result;
   Handle plist = plist_handle(H5Dget_create_plist(dataset));
   Handle file_plist = plist_handle(H5Fget_create_plist(file_id));
+  Handle access_plist = plist_handle(H5Fget_access_plist(file_id));
   hsize_t userblock = 1;
   Handle native = memory_type(file_dtype, trailing);
-  if (plist.valid() && file_plist.valid() && native.valid() && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS &&
+  void* handle = nullptr;
+  if (plist.valid() && file_plist.valid() && access_plist.valid() && native.valid() &&
+      H5Pget_driver(access_plist.get()) == H5FD_SEC2 && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS &&
       H5Pget_nfilters(plist.get()) == 0 && H5Pget_external_count(plist.get()) == 0 &&
       H5Pget_userblock(file_plist.get(), &userblock) >= 0 && userblock == 0 &&
-      H5Tequal(file_type, native.get()) > 0) {
+      H5Tequal(file_type, native.get()) > 0 && H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) >= 0 &&
+      handle != nullptr) {
     const haddr_t offset = H5Dget_offset(dataset);
-    if (offset != HADDR_UNDEF) result = static_cast<std::uint64_t>(offset);
+    if (offset != HADDR_UNDEF) result = RawRun{*static_cast<int*>(handle), static_cast<std::uint64_t>(offset)};
   }
   H5Eclear2(H5E_DEFAULT);
   return result;
 }
 
-// `bytes` bytes of the file at `offset` into `data`, with pread in page-aligned pieces over the
-// cores. Returns what went wrong, or an empty string.
-std::string read_raw(const std::string& file_path, void* data, std::uint64_t bytes, std::uint64_t offset) {
-  const int fd = ::open(file_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "cannot open the file for raw reads: " + std::generic_category().message(errno);
+// `bytes` bytes at `run` into `data`, with pread in page-aligned pieces over the cores (pread
+// leaves the descriptor's position alone: HDF5's own reads are unaffected). Returns what went
+// wrong, or an empty string.
+std::string read_raw(const RawRun& run, void* data, std::uint64_t bytes) {
   constexpr std::uint64_t kPage = 4096;
   std::atomic<int> failure{0};  // errno of the first failing call, or -1 for a short read
   parallel_ranges(static_cast<std::size_t>((bytes + kPage - 1) / kPage),
@@ -629,8 +638,7 @@ std::string read_raw(const std::string& file_path, void* data, std::uint64_t byt
                     auto* bytes_at = static_cast<char*>(data);
                     while (done < end && failure.load(std::memory_order_relaxed) == 0) {
                       const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(end - done, 1u << 30));
-                      const off_t at = static_cast<off_t>(offset + done);
-                      const ssize_t moved = ::pread(fd, bytes_at + done, want, at);
+                      const ssize_t moved = ::pread(run.fd, bytes_at + done, want, static_cast<off_t>(run.offset + done));
                       if (moved < 0 && errno == EINTR) continue;
                       if (moved <= 0) {
                         int expected = 0;
@@ -640,7 +648,6 @@ std::string read_raw(const std::string& file_path, void* data, std::uint64_t byt
                       done += static_cast<std::uint64_t>(moved);
                     }
                   });
-  ::close(fd);
   const int error = failure.load();
   if (error == -1) return "the file ends inside the dataset's bytes (truncated file?)";
   if (error != 0) return "raw read failed: " + std::generic_category().message(error);
@@ -827,9 +834,9 @@ NDArray File::read(std::string_view dataset_path, DType dtype) const {
   shape.insert(shape.end(), open.element.trailing.begin(), open.element.trailing.end());
   NDArray array = NDArray::allocate(dtype, shape);
   if (array.size() == 0) return array;
-  if (auto offset = direct_offset(id_, open.dataset.get(), open.type.get(), *open.element.dtype, open.element.trailing,
-                                  dtype, array.nbytes())) {
-    const std::string problem = read_raw(path_, array.data(), array.nbytes(), *offset);
+  if (auto run = raw_run(mode_ == Mode::read, id_, open.dataset.get(), open.type.get(), *open.element.dtype,
+                         open.element.trailing, dtype, array.nbytes())) {
+    const std::string problem = read_raw(*run, array.data(), array.nbytes());
     if (!problem.empty()) fail(path, problem);
     return array;
   }
@@ -868,11 +875,10 @@ NDArray File::read_rows(std::string_view dataset_path, std::int64_t first, std::
   const DType target = dtype.value_or(*open.element.dtype);
   NDArray array = NDArray::allocate(target, full);
   if (array.size() == 0) return array;
-  if (auto offset = direct_offset(id_, open.dataset.get(), open.type.get(), *open.element.dtype, open.element.trailing,
-                                  target, array.nbytes())) {
-    const std::uint64_t row_bytes = array.nbytes() / static_cast<std::uint64_t>(count);
-    const std::string problem =
-        read_raw(path_, array.data(), array.nbytes(), *offset + static_cast<std::uint64_t>(first) * row_bytes);
+  if (auto run = raw_run(mode_ == Mode::read, id_, open.dataset.get(), open.type.get(), *open.element.dtype,
+                         open.element.trailing, target, array.nbytes())) {
+    run->offset += static_cast<std::uint64_t>(first) * (array.nbytes() / static_cast<std::uint64_t>(count));
+    const std::string problem = read_raw(*run, array.data(), array.nbytes());
     if (!problem.empty()) fail(path, problem);
     return array;
   }
@@ -908,9 +914,9 @@ void File::read_into(std::string_view dataset_path, NDArray& out) const {
                                      file_size_))
     fail(path, *problem);
   if (out.size() == 0) return;
-  if (auto offset = direct_offset(id_, open.dataset.get(), open.type.get(), *open.element.dtype, open.element.trailing,
-                                  out.dtype(), out.nbytes())) {
-    const std::string problem = read_raw(path_, out.data(), out.nbytes(), *offset);
+  if (auto run = raw_run(mode_ == Mode::read, id_, open.dataset.get(), open.type.get(), *open.element.dtype,
+                         open.element.trailing, out.dtype(), out.nbytes())) {
+    const std::string problem = read_raw(*run, out.data(), out.nbytes());
     if (!problem.empty()) fail(path, problem);
     return;
   }
