@@ -353,8 +353,8 @@ class BodyReader {
     for (const Property& property : element.properties) record_bytes += Decoder::min_bytes(property);
     if (element.count == 0) return;
     if (record_bytes == 0) {
-      // Records without properties take no bytes, but each still costs a step to skip: the
-      // count is bounded by the read limit instead of by the file.
+      // Records without properties take no bytes (and are skipped in one step): the count
+      // is bounded by the read limit instead of by the file.
       io::check_claim_fits_limit(decoder_.path(), "ply", "records of element '" + element.name + "'",
                                  static_cast<std::uint64_t>(element.count), 1, io::ClaimSite{element.offset, std::nullopt});
       return;
@@ -390,7 +390,11 @@ class BodyReader {
       else decoder_.skip(DType::uint8, values * static_cast<std::uint64_t>(element.count));
       return;
     }
-    for (std::int64_t i = 0; i < element.count; ++i) skip_record(element);
+    // A record without properties consumes nothing but what is left of its line, and the next
+    // one then nothing at all: one step stands for any count (a 113-byte file announcing 2^28
+    // such records was 2^28 steps, seconds under a sanitizer: fuzz finding).
+    const std::int64_t steps = element.properties.empty() ? std::min<std::int64_t>(element.count, 1) : element.count;
+    for (std::int64_t i = 0; i < steps; ++i) skip_record(element);
   }
 
   // Per property: the list length shared by all records, ListLengths::kVarying, or 0 for
