@@ -7,7 +7,9 @@ The bytes of each case are also kept under tests/data/fuzz-regressions/<format>/
 import pathlib
 import subprocess
 import sys
+import time
 
+import numpy as np
 import pytest
 
 import meshioplusplus as mio
@@ -129,3 +131,47 @@ def test_regression_inputs_read_or_raise_read_error(case):
     result = subprocess.run([sys.executable, "-c", code, str(case), case.parent.name], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+# ---- HDF5-backed readers: what their fuzz targets found in meshio++'s code (eighth session) ----
+
+
+def test_med_point_count_that_overflows_is_a_read_error(tmp_path):
+    h5py = pytest.importorskip("h5py")
+    if not _core.hdf5_available():
+        pytest.skip("built without HDF5 (install libhdf5-dev and rebuild)")
+    path = str(tmp_path / "nbr.med")
+    mio.write(path, mio.Mesh([[0.0, 0, 0], [1, 0, 0], [0, 1, 0]], [("triangle", [[0, 1, 2]])]))
+    with h5py.File(path, "r+") as f:
+        coordinates = []
+        f.visititems(lambda key, item: coordinates.append(key) if key.endswith("NOE/COO") else None)
+        f[coordinates[0]].attrs["NBR"] = np.int64(2**63 - 1)  # NBR x ESP overflowed int64 (UBSan)
+    with pytest.raises(mio.ReadError, match="NBR"):
+        mio.read(path)
+
+
+def test_millions_of_unwritten_chunks_in_a_tiny_file_are_a_read_error(tmp_path):
+    h5py = pytest.importorskip("h5py")
+    if not _core.hdf5_available():
+        pytest.skip("built without HDF5 (install libhdf5-dev and rebuild)")
+    # A 2,000,000-element dataset in 1-element gzip chunks, one of them written: every chunk cost
+    # an HDF5 lookup (the fuzz target's input kept the reader busy for minutes).
+    points = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0]])
+    with h5py.File(tmp_path / "heavy.h5", "w") as f:
+        f.create_dataset("points", data=points)
+        f.create_dataset("cells", data=np.array([[0, 1, 2]]))
+        sparse = f.create_dataset("T", shape=(2_000_000,), chunks=(1,), compression="gzip", dtype="f8")
+        sparse[0] = 1.0
+    (tmp_path / "mesh.xdmf").write_text(
+        '<?xml version="1.0"?><Xdmf Version="3.0"><Domain><Grid Name="m" GridType="Uniform">'
+        '<Geometry GeometryType="XYZ"><DataItem DataType="Float" Dimensions="3 3" Format="HDF" Precision="8">'
+        "heavy.h5:/points</DataItem></Geometry>"
+        '<Topology TopologyType="Triangle" NumberOfElements="1"><DataItem DataType="Int" Dimensions="1 3" '
+        'Format="HDF" Precision="8">heavy.h5:/cells</DataItem></Topology>'
+        '<Attribute Name="T" Center="Grid"><DataItem DataType="Float" Dimensions="2000000" Format="HDF" '
+        'Precision="8">heavy.h5:/T</DataItem></Attribute></Grid></Domain></Xdmf>'
+    )
+    start = time.perf_counter()
+    with pytest.raises(mio.ReadError, match="chunks"):
+        mio.read(tmp_path / "mesh.xdmf")
+    assert time.perf_counter() - start < 5

@@ -87,7 +87,7 @@ class Reader {
     const NDArray flat = staged(coo, DType::float64);
     const auto total = static_cast<std::int64_t>(flat.size());
     const std::int64_t n = count_attribute(coo, total / dimension_);
-    if (n < 0 || n * dimension_ != total)
+    if (n < 0 || total % dimension_ != 0 || n != total / dimension_)  // (n * ESP could overflow)
       file_.fail(coo, "holds " + std::to_string(total) + " values, not NBR × ESP = " + std::to_string(n) + " × " +
                           std::to_string(dimension_));
     mesh.points = NDArray::allocate(DType::float64, {n, dimension_});
