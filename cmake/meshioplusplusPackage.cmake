@@ -105,9 +105,12 @@ endforeach()
 if(MESHIOPLUSPLUS_WITH_HDF5 AND HDF5_FOUND)
   list(APPEND MESHIOPLUSPLUS_FEATURES HDF5)
 endif()
-# So is libdeflate's (src/cpp/io/zlib_codec.cpp).
+# So are libdeflate's and ISA-L's (src/cpp/io/zlib_codec.cpp).
 if(MESHIOPLUSPLUS_WITH_LIBDEFLATE AND LIBDEFLATE_INCLUDE_DIR AND LIBDEFLATE_LIBRARY)
   list(APPEND MESHIOPLUSPLUS_FEATURES LIBDEFLATE)
+endif()
+if(MESHIOPLUSPLUS_WITH_ISAL AND ISAL_INCLUDE_DIR AND ISAL_LIBRARY)
+  list(APPEND MESHIOPLUSPLUS_FEATURES ISAL)
 endif()
 
 install(TARGETS meshioplusplus_core meshioplusplus_shared

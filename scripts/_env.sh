@@ -9,7 +9,8 @@ cd "$repo_root"
 export CCACHE_BASEDIR="$repo_root" CCACHE_NOHASHDIR=1
 
 # The optional format libraries (found by CMake, each compiled out when absent): zlib, liblzma
-# and liblz4 (VTK XML compressors), libdeflate (compressed HDF5 chunks), HDF5 (XDMF, VTKHDF,
+# and liblz4 (VTK XML compressors), libdeflate (compressed HDF5 chunks), ISA-L (inflating zlib
+# streams: HDF5 chunks, VTK XML blocks), HDF5 (XDMF, VTKHDF,
 # MED, HMF, H5M), netCDF (Exodus II),
 # CGNS (ADF and HDF5 back ends), METIS (mio.partition). Open MPI serves the MPI tests.
 install_system_packages() {
@@ -18,6 +19,7 @@ install_system_packages() {
   [ -f /usr/include/lzma.h ] || missing+=(liblzma-dev)
   [ -f /usr/include/lz4.h ] || missing+=(liblz4-dev)
   [ -f /usr/include/libdeflate.h ] || missing+=(libdeflate-dev)
+  [ -f /usr/include/isa-l/igzip_lib.h ] || missing+=(libisal-dev)
   [ -d /usr/include/hdf5/serial ] || missing+=(libhdf5-dev)
   [ -f /usr/include/netcdf.h ] || missing+=(libnetcdf-dev)
   [ -f /usr/include/cgnslib.h ] || missing+=(libcgns-dev)

@@ -43,9 +43,9 @@ NDArray pattern(DType dtype, Shape shape, std::uint32_t seed = 1) {
   return array;
 }
 
-// Rows per chunk the writer picks: ~1 MiB of whole rows.
+// Rows per chunk the writer picks: ~256 KiB of whole rows.
 std::int64_t chunk_rows(DType dtype, std::int64_t row_elements) {
-  return std::max<std::int64_t>(1, (std::int64_t{1} << 20) / (static_cast<std::int64_t>(dtype_size(dtype)) * row_elements));
+  return std::max<std::int64_t>(1, (std::int64_t{1} << 18) / (static_cast<std::int64_t>(dtype_size(dtype)) * row_elements));
 }
 
 struct ThreadCount {
@@ -261,4 +261,43 @@ TEST(Hdf5Deflate, FastCodecRoundTrips) {
     back.resize(data.size());
     EXPECT_FALSE(io::zlib_decompress_fast(compressed.data(), compressed.size(), back.data(), back.size()) && back == data);
   }
+}
+
+// The inflater (ISA-L, libdeflate or zlib: zlib_inflate_library) accepts exactly one complete
+// zlib stream of the expected size, whoever compressed it, and checks its Adler-32.
+TEST(Hdf5Deflate, FastInflateChecksTheStreamWhoeverWroteIt) {
+  if (!io::zlib_available()) GTEST_SKIP() << "built without zlib";
+  EXPECT_FALSE(io::zlib_inflate_library().empty());
+  std::vector<std::uint8_t> data(300000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>((i * 7919) % 257 / (1 + i % 5));
+  for (int level : {0, 1, 6, 9}) {
+    SCOPED_TRACE("zlib level " + std::to_string(level));
+    std::vector<std::uint8_t> compressed;
+    io::zlib_compress_append(data.data(), data.size(), level, compressed);  // zlib's compress2
+    std::vector<std::uint8_t> back(data.size());
+    ASSERT_TRUE(io::zlib_decompress_fast(compressed.data(), compressed.size(), back.data(), back.size()));
+    EXPECT_EQ(back, data);
+    // A wrong Adler-32 (the stream's last four bytes).
+    std::vector<std::uint8_t> bad_checksum = compressed;
+    bad_checksum.back() ^= 0x01;
+    EXPECT_FALSE(io::zlib_decompress_fast(bad_checksum.data(), bad_checksum.size(), back.data(), back.size()));
+    // Cut short: the checksum or the data missing.
+    EXPECT_FALSE(io::zlib_decompress_fast(compressed.data(), compressed.size() - 2, back.data(), back.size()));
+    EXPECT_FALSE(io::zlib_decompress_fast(compressed.data(), compressed.size() / 2, back.data(), back.size()));
+    // A header that is not zlib's (a gzip member), and one asking for a preset dictionary.
+    std::vector<std::uint8_t> not_zlib = compressed;
+    not_zlib[0] = 0x1f;
+    not_zlib[1] = 0x8b;
+    EXPECT_FALSE(io::zlib_decompress_fast(not_zlib.data(), not_zlib.size(), back.data(), back.size()));
+    std::vector<std::uint8_t> with_dictionary = compressed;
+    with_dictionary[1] = static_cast<std::uint8_t>((with_dictionary[1] | 0x20) & 0xe0);
+    with_dictionary[1] = static_cast<std::uint8_t>(with_dictionary[1] + (31 - ((with_dictionary[0] << 8) | with_dictionary[1]) % 31) % 31);
+    EXPECT_FALSE(io::zlib_decompress_fast(with_dictionary.data(), with_dictionary.size(), back.data(), back.size()));
+  }
+  // An empty payload is a valid stream of nothing.
+  std::vector<std::uint8_t> empty;
+  io::zlib_compress_append(nullptr, 0, 6, empty);
+  std::uint8_t sink = 0;
+  EXPECT_TRUE(io::zlib_decompress_fast(empty.data(), empty.size(), &sink, 0));
+  EXPECT_FALSE(io::zlib_decompress_fast(empty.data(), empty.size(), &sink, 1));
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "io/byte_order.hpp"
 #include "io/coordinate_welder.hpp"
 #include "io/id_map.hpp"
+#include "core/parallel_ranges.hpp"
 #include "io/parallel.hpp"
 #include "io/significant_lines.hpp"
 #include "io/text_scanner.hpp"
@@ -419,6 +422,34 @@ TEST(ThreadCount, ProgramChoiceOverridesTheDefaultAndZeroRestoresIt) {
   EXPECT_EQ(meshioplusplus::thread_count(), 3u);
   meshioplusplus::set_thread_count(0);
   EXPECT_EQ(meshioplusplus::thread_count(), by_default);
+}
+
+// Items handed out one at a time: each runs exactly once, and when some throw, every item
+// before the earliest failure still runs and that failure's exception is the one rethrown
+// (what a sequential run reports), whatever the thread count.
+TEST(ParallelClaims, EveryItemOnceAndTheEarliestFailureWins) {
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    meshioplusplus::set_thread_count(threads);
+    std::vector<std::atomic<int>> runs(1000);
+    meshioplusplus::parallel_claims(runs.size(), 1, [&](auto&& claim) {
+      for (std::size_t item = claim(); item < runs.size(); item = claim()) runs[item].fetch_add(1);
+    });
+    for (const auto& count : runs) EXPECT_EQ(count.load(), 1) << threads << " threads";
+    std::vector<std::atomic<int>> done(1000);
+    try {
+      meshioplusplus::parallel_claims(done.size(), 1, [&](auto&& claim) {
+        for (std::size_t item = claim(); item < done.size(); item = claim()) {
+          if (item == 700 || item == 431 || item == 999) throw std::runtime_error("item " + std::to_string(item));
+          done[item].fetch_add(1);
+        }
+      });
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& error) {
+      EXPECT_STREQ(error.what(), "item 431") << threads << " threads";
+    }
+    for (std::size_t item = 0; item < 431; ++item) EXPECT_EQ(done[item].load(), 1) << item;
+  }
+  meshioplusplus::set_thread_count(0);
 }
 
 // Points drawn from a small grid repeat often; the welder must agree with a std::map keyed

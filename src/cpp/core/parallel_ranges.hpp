@@ -59,6 +59,58 @@ template <class Work> void parallel_ranges(std::size_t count, std::size_t grain,
     if (error) std::rethrow_exception(error);
 }
 
+// Like parallel_ranges, for items of unequal cost (compressed chunks: a run of zeros inflates
+// ten times faster than a mesh's connectivity): items are handed out one at a time. `work`
+// runs once per thread as work(claim), where claim() returns the next item, in increasing
+// order, or `count` when none is left; per-thread state lives in `work`. If an item throws,
+// no item after it is handed out, every item before it still runs, and the exception of the
+// earliest failing item is rethrown: the error a sequential run would give.
+template <class Work> void parallel_claims(std::size_t count, std::size_t grain, Work&& work) {
+  const std::size_t workers = std::min<std::size_t>(thread_count(), count / std::max<std::size_t>(grain, 1));
+  if (workers <= 1 || running_parallel_range) {
+    std::size_t next = 0;
+    work([&] { return next < count ? next++ : count; });
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> earliest_failure{count};
+  std::vector<std::exception_ptr> errors(workers);
+  std::vector<std::size_t> failed_item(workers, count);
+  auto run = [&](std::size_t worker) {
+    const bool was_running = std::exchange(running_parallel_range, true);
+    std::size_t claimed = count;
+    try {
+      work([&] {
+        const std::size_t item = next.fetch_add(1, std::memory_order_relaxed);
+        claimed = item < count && item < earliest_failure.load(std::memory_order_relaxed) ? item : count;
+        return claimed;
+      });
+    } catch (...) {
+      errors[worker] = std::current_exception();
+      failed_item[worker] = claimed;
+      std::size_t seen = earliest_failure.load();
+      while (claimed < seen && !earliest_failure.compare_exchange_weak(seen, claimed)) {
+      }
+    }
+    running_parallel_range = was_running;
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(workers - 1);
+  for (std::size_t worker = 1; worker < workers; ++worker) {
+    try {
+      threads.emplace_back(run, worker);
+    } catch (const std::system_error&) {
+      run(worker);
+    }
+  }
+  run(0);
+  for (std::thread& thread : threads) thread.join();
+  std::size_t first = workers;
+  for (std::size_t worker = 0; worker < workers; ++worker)
+    if (errors[worker] && (first == workers || failed_item[worker] < failed_item[first])) first = worker;
+  if (first != workers) std::rethrow_exception(errors[first]);
+}
+
 // Whether any of [0, count) has `is_bad(i)`: a branch-free pass on all cores, for checks that
 // almost always pass (the caller then looks for the offender sequentially, to report it).
 template <class IsBad> bool any_in_parallel(std::size_t count, IsBad&& is_bad) {

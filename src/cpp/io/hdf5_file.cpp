@@ -654,6 +654,34 @@ std::string read_raw(const RawRun& run, void* data, std::uint64_t bytes) {
   return {};
 }
 
+// `rows` runs of `run_bytes` from `source` (rows `source_pitch` bytes apart) to `destination`
+// (`destination_pitch` apart). The run is often one number (h5py cuts (N, 4) cells into
+// one-column chunks): a copy of a size known to the compiler is a single move, where a memcpy
+// call per number cost a fifth of a compressed read.
+template <std::size_t Bytes>
+void copy_fixed_rows(unsigned char* destination, std::size_t destination_pitch, const unsigned char* source,
+                     std::size_t source_pitch, std::size_t rows) {
+  for (std::size_t r = 0; r < rows; ++r)
+    std::memcpy(destination + r * destination_pitch, source + r * source_pitch, Bytes);
+}
+
+void copy_strided_rows(unsigned char* destination, std::size_t destination_pitch, const unsigned char* source,
+                       std::size_t source_pitch, std::size_t run_bytes, std::size_t rows) {
+  switch (run_bytes) {
+    case 1: return copy_fixed_rows<1>(destination, destination_pitch, source, source_pitch, rows);
+    case 2: return copy_fixed_rows<2>(destination, destination_pitch, source, source_pitch, rows);
+    case 4: return copy_fixed_rows<4>(destination, destination_pitch, source, source_pitch, rows);
+    case 8: return copy_fixed_rows<8>(destination, destination_pitch, source, source_pitch, rows);
+    case 12: return copy_fixed_rows<12>(destination, destination_pitch, source, source_pitch, rows);
+    case 16: return copy_fixed_rows<16>(destination, destination_pitch, source, source_pitch, rows);
+    case 24: return copy_fixed_rows<24>(destination, destination_pitch, source, source_pitch, rows);
+    case 32: return copy_fixed_rows<32>(destination, destination_pitch, source, source_pitch, rows);
+    default:
+      for (std::size_t r = 0; r < rows; ++r)
+        std::memcpy(destination + r * destination_pitch, source + r * source_pitch, run_bytes);
+  }
+}
+
 // Rows [first, first + count) of a deflate-chunked dataset into `destination` (`count` rows of
 // `target`, already allocated): the chunks those rows touch are read raw (H5Dread_chunk) and
 // inflated on all cores, each into scratch and copied (converted) into its box of the
@@ -687,26 +715,33 @@ void inflate_rows(const File& file, const std::string& path, hid_t dataset, cons
   for (std::size_t k = rank - 1; k > 0; --k) chunk_stride[k - 1] = chunk_stride[k] * layout.chunk[k];
   const bool whole_rows = layout.whole_rows();
   auto* out = static_cast<unsigned char*>(destination);
-  // Chunks are taken in order, a contiguous range per thread; a thread for fewer than four
-  // chunks (h5py's are ~64 KiB, ours ~1 MiB) is not worth starting.
-  parallel_ranges(static_cast<std::size_t>(chunks), 4, [&](std::size_t begin, std::size_t end) {
+  // Chunks are handed out a row of chunks at a time (their inflate costs differ tenfold: fill
+  // values, coordinates, connectivity). A row of chunks goes to one thread because its chunks
+  // fill the same cache lines of the destination (h5py cuts (N, 4) cells into one-column
+  // chunks: two threads writing neighbouring columns doubled the copy's cost). A thread for
+  // fewer than four chunks (h5py's are ~64 KiB, ours ~1 MiB) is not worth starting.
+  const auto chunk_rows = static_cast<std::size_t>(end_chunk - first_chunk);
+  parallel_claims(chunk_rows, std::max<std::size_t>(1, 4 / per_chunk_row), [&](auto&& claim) {
     silence_error_printing();
     std::vector<unsigned char> compressed, scratch;
     std::vector<hsize_t> offset(rank, 0);
     std::vector<std::uint64_t> extent(rank), index(rank);
-    for (std::size_t linear = begin; linear < end; ++linear) {
-      std::uint64_t rest = linear;
+    // Sets offset/extent to chunk `linear` (counted from first_chunk's row of chunks).
+    auto locate = [&](std::uint64_t linear) {
       for (std::size_t k = rank; k-- > 1;) {
-        offset[k] = static_cast<hsize_t>((rest % grid[k]) * layout.chunk[k]);
-        rest /= grid[k];
+        offset[k] = static_cast<hsize_t>((linear % grid[k]) * layout.chunk[k]);
+        linear /= grid[k];
       }
-      offset[0] = static_cast<hsize_t>((first_chunk + rest) * layout.chunk[0]);
+      offset[0] = static_cast<hsize_t>((first_chunk + linear) * layout.chunk[0]);
       for (std::size_t k = 0; k < rank; ++k) extent[k] = std::min<std::uint64_t>(layout.chunk[k], layout.dims[k] - offset[k]);
-      const std::uint64_t lo = std::max<std::uint64_t>(first, offset[0]);
-      const std::uint64_t hi = std::min<std::uint64_t>(first + count, offset[0] + extent[0]);
-      std::string where = "the chunk at (";
-      for (std::size_t k = 0; k < rank; ++k) where += (k ? ", " : "") + std::to_string(offset[k]);
-      where += ")";
+    };
+    auto where = [&] {
+      std::string text = "the chunk at (";
+      for (std::size_t k = 0; k < rank; ++k) text += (k ? ", " : "") + std::to_string(offset[k]);
+      return text + ")";
+    };
+    // The located chunk's chunk_bytes, inflated (or its fill value) into `inflated`.
+    auto load = [&](unsigned char* inflated) {
       // Where the chunk lies (HADDR_UNDEF, size 0: never written). H5Dget_chunk_storage_size
       // fails on unallocated chunks in HDF5 1.10; this one says so.
       unsigned info_mask = 0;
@@ -715,18 +750,8 @@ void inflate_rows(const File& file, const std::string& path, hid_t dataset, cons
       if (locked_hdf5_call([&] {
             return H5Dget_chunk_info_by_coord(dataset, offset.data(), &info_mask, &address, &stored);
           }) < 0)
-        file.fail(path, "cannot find " + where);
+        file.fail(path, "cannot find " + where());
       if (address == HADDR_UNDEF) stored = 0;
-      // Straight into place: all the chunk's rows wanted, whole rows, not an edge chunk (edge
-      // chunks are stored full size, larger than the rows they hold), the file's dtype.
-      const bool direct = whole_rows && target == file_dtype && lo == offset[0] && hi == offset[0] + layout.chunk[0];
-      unsigned char* inflated = nullptr;
-      if (direct) {
-        inflated = out + (lo - first) * stride[0] * target_element_bytes;
-      } else {
-        scratch.resize(chunk_bytes);
-        inflated = scratch.data();
-      }
       if (stored == 0) {  // never written: the fill value
         if (layout.fill.empty()) {
           std::memset(inflated, 0, chunk_bytes);
@@ -734,49 +759,74 @@ void inflate_rows(const File& file, const std::string& path, hid_t dataset, cons
           for (std::size_t at = 0; at + layout.element_bytes <= chunk_bytes; at += layout.element_bytes)
             std::memcpy(inflated + at, layout.fill.data(), layout.element_bytes);
         }
-      } else {
-        if (stored > file_size || address > file_size - stored)
-          file.fail(path, where + " claims " + std::to_string(stored) + " bytes at offset " + std::to_string(address) +
-                              " but the file has only " + std::to_string(file_size));
-        compressed.resize(static_cast<std::size_t>(stored));
-        std::uint32_t mask = 0;
-        if (locked_hdf5_call([&] { return H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &mask, compressed.data()); }) < 0)
-          file.fail(path, "cannot read " + where);
-        if (mask & 1u) {  // stored without the filter (HDF5 skips deflate when it cannot shrink a chunk)
-          if (stored != chunk_bytes)
-            file.fail(path, where + " is stored unfiltered with " + std::to_string(stored) + " bytes, expected " +
-                                std::to_string(chunk_bytes));
-          std::memcpy(inflated, compressed.data(), chunk_bytes);
-        } else if (!zlib_decompress_fast(compressed.data(), compressed.size(), inflated, chunk_bytes)) {
-          file.fail(path, where + ": corrupt deflate stream, or it does not inflate to the chunk's " +
-                              std::to_string(chunk_bytes) + " bytes");
-        }
+        return;
       }
-      if (direct) continue;
-      // Copy the box rows [lo, hi) x extent[1..] in runs along the last axis.
-      const std::size_t run = static_cast<std::size_t>(rank == 1 ? hi - lo : extent[rank - 1]);
-      std::fill(index.begin(), index.end(), 0);
-      index[0] = lo - offset[0];
-      const std::uint64_t box_rows = hi - offset[0];
-      while (true) {
-        std::uint64_t from = 0, to = (offset[0] + index[0] - first) * stride[0];
-        for (std::size_t k = 0; k < rank; ++k) from += index[k] * chunk_stride[k];
-        for (std::size_t k = 1; k < rank; ++k) to += (offset[k] + index[k]) * stride[k];
-        const unsigned char* source = inflated + from * layout.element_bytes;
-        unsigned char* into = out + to * target_element_bytes;
-        if (target == file_dtype)
-          std::memcpy(into, source, run * layout.element_bytes);
-        else
-          convert_elements(source, file_dtype, into, target, run * numbers_per_element);
-        if (rank == 1) break;
-        // Next run: the odometer over axes rank-2 … 0 of the box.
-        std::size_t k = rank - 1;
-        while (k-- > 0) {
-          if (++index[k] < (k == 0 ? box_rows : extent[k])) break;
-          if (k == 0) break;
-          index[k] = 0;
+      if (stored > file_size || address > file_size - stored)
+        file.fail(path, where() + " claims " + std::to_string(stored) + " bytes at offset " + std::to_string(address) +
+                            " but the file has only " + std::to_string(file_size));
+      compressed.resize(static_cast<std::size_t>(stored));
+      std::uint32_t mask = 0;
+      if (locked_hdf5_call([&] { return H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &mask, compressed.data()); }) < 0)
+        file.fail(path, "cannot read " + where());
+      if (mask & 1u) {  // stored without the filter (HDF5 skips deflate when it cannot shrink a chunk)
+        if (stored != chunk_bytes)
+          file.fail(path, where() + " is stored unfiltered with " + std::to_string(stored) + " bytes, expected " +
+                              std::to_string(chunk_bytes));
+        std::memcpy(inflated, compressed.data(), chunk_bytes);
+      } else if (!zlib_decompress_fast(compressed.data(), compressed.size(), inflated, chunk_bytes)) {
+        file.fail(path, where() + ": corrupt deflate stream, or it does not inflate to the chunk's " +
+                            std::to_string(chunk_bytes) + " bytes");
+      }
+    };
+    for (std::size_t chunk_row = claim(); chunk_row < chunk_rows; chunk_row = claim()) {
+      for (std::uint64_t linear = chunk_row * per_chunk_row; linear < (chunk_row + 1) * per_chunk_row; ++linear) {
+        locate(linear);
+        const std::uint64_t lo = std::max<std::uint64_t>(first, offset[0]);
+        const std::uint64_t hi = std::min<std::uint64_t>(first + count, offset[0] + extent[0]);
+        // Straight into place: all the chunk's rows wanted, whole rows, not an edge chunk (edge
+        // chunks are stored full size, larger than the rows they hold), the file's dtype.
+        const bool direct = whole_rows && target == file_dtype && lo == offset[0] && hi == offset[0] + layout.chunk[0];
+        unsigned char* inflated = nullptr;
+        if (direct) {
+          inflated = out + (lo - first) * stride[0] * target_element_bytes;
+        } else {
+          scratch.resize(chunk_bytes);
+          inflated = scratch.data();
         }
-        if (index[0] >= box_rows) break;
+        load(inflated);
+        if (direct) continue;
+        // Copy the box rows [lo, hi) x extent[1..] in runs along the last axis.
+        const std::size_t run = static_cast<std::size_t>(rank == 1 ? hi - lo : extent[rank - 1]);
+        std::fill(index.begin(), index.end(), 0);
+        index[0] = lo - offset[0];
+        const std::uint64_t box_rows = hi - offset[0];
+        if (rank == 2 && target == file_dtype) {  // one short run per row
+          copy_strided_rows(out + ((offset[0] + index[0] - first) * stride[0] + offset[1]) * target_element_bytes,
+                            stride[0] * target_element_bytes, inflated + index[0] * chunk_stride[0] * layout.element_bytes,
+                            chunk_stride[0] * layout.element_bytes, run * layout.element_bytes,
+                            static_cast<std::size_t>(box_rows - index[0]));
+          continue;
+        }
+        while (true) {
+          std::uint64_t from = 0, to = (offset[0] + index[0] - first) * stride[0];
+          for (std::size_t k = 0; k < rank; ++k) from += index[k] * chunk_stride[k];
+          for (std::size_t k = 1; k < rank; ++k) to += (offset[k] + index[k]) * stride[k];
+          const unsigned char* source = inflated + from * layout.element_bytes;
+          unsigned char* into = out + to * target_element_bytes;
+          if (target == file_dtype)
+            std::memcpy(into, source, run * layout.element_bytes);
+          else
+            convert_elements(source, file_dtype, into, target, run * numbers_per_element);
+          if (rank == 1) break;
+          // Next run: the odometer over axes rank-2 … 0 of the box.
+          std::size_t k = rank - 1;
+          while (k-- > 0) {
+            if (++index[k] < (k == 0 ? box_rows : extent[k])) break;
+            if (k == 0) break;
+            index[k] = 0;
+          }
+          if (index[0] >= box_rows) break;
+        }
       }
     }
   });
@@ -790,33 +840,45 @@ void write_deflate_rows(const File& file, const std::string& path, hid_t dataset
                         std::uint64_t rows, std::size_t row_bytes, std::uint64_t chunk_rows, int rank, int level) {
   const std::uint64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
   const std::size_t chunk_bytes = static_cast<std::size_t>(chunk_rows * row_bytes);
-  const std::uint64_t batch = std::max<std::uint64_t>(1, std::uint64_t{thread_count()} * 8);
-  std::vector<std::vector<std::uint8_t>> compressed(static_cast<std::size_t>(std::min(batch, chunks)));
   const auto* bytes = static_cast<const unsigned char*>(data);
-  std::vector<hsize_t> offset(static_cast<std::size_t>(rank), 0);
-  for (std::uint64_t start = 0; start < chunks; start += batch) {
-    const std::size_t in_batch = static_cast<std::size_t>(std::min(batch, chunks - start));
-    parallel_ranges(in_batch, 2, [&](std::size_t begin, std::size_t end) {
-      std::vector<unsigned char> padded;
-      for (std::size_t i = begin; i < end; ++i) {
-        const std::uint64_t chunk = start + i;
-        const std::uint64_t first_row = chunk * chunk_rows;
-        const std::uint64_t chunk_rows_here = std::min(chunk_rows, rows - first_row);
-        const unsigned char* source = bytes + first_row * row_bytes;
-        if (chunk_rows_here < chunk_rows) {
-          padded.assign(chunk_bytes, 0);
-          std::memcpy(padded.data(), source, static_cast<std::size_t>(chunk_rows_here * row_bytes));
-          source = padded.data();
-        }
-        zlib_compress_fast(source, chunk_bytes, level, compressed[i]);
+  // Chunks are compressed as the threads claim them and stored in order by whichever thread
+  // finishes the next one due, while the others go on compressing (storing a batch after
+  // compressing it left a core idle at every batch). A compressed chunk is freed once stored.
+  std::vector<std::vector<std::uint8_t>> compressed(static_cast<std::size_t>(chunks));
+  std::vector<bool> ready(static_cast<std::size_t>(chunks), false);
+  std::mutex store_mutex;
+  std::uint64_t next_to_store = 0;
+  bool store_failed = false;
+  parallel_claims(static_cast<std::size_t>(chunks), 2, [&](auto&& claim) {
+    silence_error_printing();
+    std::vector<unsigned char> padded;
+    std::vector<hsize_t> offset(static_cast<std::size_t>(rank), 0);
+    for (std::size_t chunk = claim(); chunk < chunks; chunk = claim()) {
+      const std::uint64_t first_row = chunk * chunk_rows;
+      const std::uint64_t chunk_rows_here = std::min(chunk_rows, rows - first_row);
+      const unsigned char* source = bytes + first_row * row_bytes;
+      if (chunk_rows_here < chunk_rows) {
+        padded.assign(chunk_bytes, 0);
+        std::memcpy(padded.data(), source, static_cast<std::size_t>(chunk_rows_here * row_bytes));
+        source = padded.data();
       }
-    });
-    for (std::size_t i = 0; i < in_batch; ++i) {
-      offset[0] = static_cast<hsize_t>((start + i) * chunk_rows);
-      if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, offset.data(), compressed[i].size(), compressed[i].data()) < 0)
-        file.fail(path, "cannot write the chunk at row " + std::to_string(offset[0]));
+      std::vector<std::uint8_t> deflated;
+      zlib_compress_fast(source, chunk_bytes, level, deflated);
+      const std::lock_guard<std::mutex> lock(store_mutex);
+      compressed[chunk] = std::move(deflated);
+      ready[chunk] = true;
+      while (!store_failed && next_to_store < chunks && ready[next_to_store]) {
+        auto& stored = compressed[static_cast<std::size_t>(next_to_store)];
+        offset[0] = static_cast<hsize_t>(next_to_store * chunk_rows);
+        if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, offset.data(), stored.size(), stored.data()) < 0) {
+          store_failed = true;
+          file.fail(path, "cannot write the chunk at row " + std::to_string(offset[0]));
+        }
+        std::vector<std::uint8_t>().swap(stored);
+        ++next_to_store;
+      }
     }
-  }
+  });
 }
 
 }  // namespace
@@ -1108,10 +1170,12 @@ void File::write(std::string_view dataset_path, const NDArray& array, const Data
   std::size_t row_bytes = 0;
   const int level = std::min(options.gzip_level, 9);
   if (compress) {
-    // Chunks of whole rows, about 1 MiB each: large enough for deflate, small enough to stream.
+    // Chunks of whole rows, about 256 KiB each: deflate's window is 32 KiB, so larger chunks
+    // compress no better, and a 4 MiB point array still makes 16 chunks to share among the
+    // cores (1 MiB chunks left one core idle for a chunk's time at the end of every dataset).
     row_bytes = std::max<std::size_t>(1, H5Tget_size(file_type.get()) *
                                              static_cast<std::size_t>(element_count(Shape(space_extent.begin() + 1, space_extent.end()))));
-    chunk[0] = std::clamp<hsize_t>((std::size_t{1} << 20) / row_bytes, 1, dims[0]);
+    chunk[0] = std::clamp<hsize_t>((std::size_t{1} << 18) / row_bytes, 1, dims[0]);
     H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data());
     H5Pset_deflate(dcpl.get(), static_cast<unsigned>(level));
   }

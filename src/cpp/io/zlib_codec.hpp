@@ -24,13 +24,16 @@ void zlib_compress_append(const void* data, std::size_t size, int level, std::ve
 bool zlib_decompress(const void* input, std::size_t input_size, void* output,
                      std::size_t output_size) noexcept;
 
-// ---- zlib streams for HDF5's deflate filter (the chunks of compressed HDF5 datasets) ----
-// libdeflate when the build has it (MESHIOPLUSPLUS_HAVE_LIBDEFLATE, private to zlib_codec.cpp;
-// several times faster than zlib at the same level, same RFC 1950 format), zlib otherwise.
-// Thread-safe: each thread keeps its own (de)compressor.
+// ---- zlib streams for HDF5's deflate filter and VTK XML's zlib blocks ----
+// Compressed with libdeflate when the build has it (MESHIOPLUSPLUS_HAVE_LIBDEFLATE, private to
+// zlib_codec.cpp; several times faster than zlib at the same level, same RFC 1950 format), zlib
+// otherwise; inflated with ISA-L (MESHIOPLUSPLUS_HAVE_ISAL, likewise private), else libdeflate,
+// else zlib. Thread-safe: each thread keeps its own (de)compressor.
 
-// "libdeflate", "zlib", or "" when the build has neither.
+// The compressing library: "libdeflate", "zlib", or "" when the build has neither.
 std::string_view zlib_fast_library() noexcept;
+// The inflating library: "isa-l", "libdeflate", "zlib", or "".
+std::string_view zlib_inflate_library() noexcept;
 inline bool zlib_fast_available() noexcept { return !zlib_fast_library().empty(); }
 // Replaces `out` with the zlib stream of `data` (level 0-9). Throws std::runtime_error on
 // failure or without a library.

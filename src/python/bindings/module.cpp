@@ -511,6 +511,8 @@ NB_MODULE(_core, m) {
   m.def("features", []() {
     nb::dict features;
     for (const mpp::io::BlockCodec& codec : mpp::io::block_codecs()) features[nb::str(codec.name.data(), codec.name.size())] = codec.available;
+    features["libdeflate"] = mpp::io::zlib_fast_library() == "libdeflate";
+    features["isa-l"] = mpp::io::zlib_inflate_library() == "isa-l";
     features["hdf5"] = mpp::io::hdf5::available();
     features["netcdf"] = mpp::io::netcdf_available();
     features["cgns"] = mpp::io::cgns_available();

@@ -230,10 +230,12 @@ def features_text():
     """Which optional libraries (and so which formats and compressors) this build has."""
     features = _core.features()
     served = {"zlib": "VTK XML zlib, gzip'd Netgen/PERMAS", "lzma": "VTK XML lzma", "lz4": "VTK XML lz4",
+              "libdeflate": "faster gzip'd HDF5 datasets (compress and inflate)",
+              "isa-l": "faster inflate of HDF5 gzip chunks and VTK XML zlib blocks",
               "hdf5": "XDMF (HDF5 heavy data), VTKHDF, MED, HMF, H5M", "netcdf": "Exodus II", "cgns": "CGNS"}
     lines = ["optional libraries in this build:"]
     for name, present in features.items():
-        lines.append(f"  {name:<7} {'yes' if present else 'no ':<4} {served.get(name, '')}")
+        lines.append(f"  {name:<10} {'yes' if present else 'no ':<4} {served.get(name, '')}")
     return "\n".join(lines)
 
 
