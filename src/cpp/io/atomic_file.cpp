@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "meshioplusplus/errors.hpp"
@@ -36,6 +38,69 @@ std::string temporary_prefix(std::string_view name) {
   while (!kept.empty() && (static_cast<unsigned char>(kept.back()) & 0xC0) == 0x80) kept.pop_back();
   if (!kept.empty() && static_cast<unsigned char>(kept.back()) >= 0xC0) kept.pop_back();
   return kept + "-" + hex + std::string(kTempMarker);
+}
+
+// "<folder>/<name>.tmp-" for `path` (see temporary_prefix).
+std::string temporary_prefix_beside(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + temporary_prefix(name);
+}
+
+// A new, empty, uniquely named file "<prefix>XXXXXX" with an ordinary new file's permissions
+// (mkstemp creates 0600); its descriptor, or -1 with errno set.
+int create_unique_file(const std::string& prefix, std::string& created) {
+  std::string pattern = prefix + "XXXXXX";
+  std::vector<char> buffer(pattern.begin(), pattern.end());
+  buffer.push_back('\0');
+  const int fd = ::mkostemp(buffer.data(), O_CLOEXEC);
+  if (fd < 0) return -1;
+  created = buffer.data();
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  return fd;
+}
+
+// Deletes the previous file, now under the name `replaced`. Deleting a large file frees its
+// blocks and page cache inside the call that drops its last reference (35 ms for a 44 MB file
+// just written, on ext4: most of a fast write's time), work nobody needs to wait for. So a
+// large file is opened, its name removed at once, and the descriptor closed on a detached
+// thread, which does the freeing. If the process ends first, the kernel closes the descriptor
+// and frees the file: nothing is left behind under any name.
+void remove_replaced_file(const std::string& replaced) {
+  constexpr off_t kLargeFile = off_t{4} << 20;
+  struct stat info {};
+  int fd = -1;
+  if (::lstat(replaced.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size >= kLargeFile)
+    fd = ::open(replaced.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  ::unlink(replaced.c_str());  // failing to remove it loses nothing
+  if (fd < 0) return;
+  try {
+    std::thread([fd] { ::close(fd); }).detach();
+  } catch (const std::system_error&) {
+    ::close(fd);  // no thread to be had: free it here
+  }
+}
+
+// Moves the finished file at `temporary` over `path`; an error text, empty on success.
+std::string move_into_place(const std::string& temporary, const std::string& path) {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+  // Over an existing file, swap the two names and then delete the old file under the
+  // temporary name: as atomic as rename for anyone opening the path, but ext4 treats a
+  // rename over an existing file as "replace via rename" and starts writing the new file
+  // back inside the call (auto_da_alloc), which doubled the time of a large binary write.
+  // Only a regular file is swapped (a directory or link in the way gets rename's own answer).
+  struct stat target {};
+  if (::lstat(path.c_str(), &target) == 0 && S_ISREG(target.st_mode) &&
+      ::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    remove_replaced_file(temporary);  // the previous file
+    return {};
+  }
+  // No file to swap with, or a filesystem without exchange: a plain rename.
+#endif
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) return std::string("cannot replace the target: ") + std::strerror(errno);
+  return {};
 }
 
 // The O_TMPFILE file is given its name through /proc (linkat with AT_EMPTY_PATH needs a
@@ -74,28 +139,13 @@ AtomicFile::AtomicFile(const std::string& path, std::string_view format) : path_
 }
 
 void AtomicFile::create_named_temporary() {
-  const std::size_t slash = path_.rfind('/');
-  const std::string name = slash == std::string::npos ? path_ : path_.substr(slash + 1);
-  const std::string prefix = (slash == std::string::npos ? std::string() : path_.substr(0, slash + 1)) +
-                             temporary_prefix(name);
-  std::string pattern = prefix + "XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  fd_ = ::mkostemp(buffer.data(), O_CLOEXEC);
+  fd_ = create_unique_file(temporary_prefix_beside(path_), temp_path_);
   if (fd_ < 0) fail(std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
-  temp_path_ = buffer.data();
-  // mkstemp creates 0600; give the result the permissions an ordinary new file gets.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd_, 0666 & ~mask);
 }
 
 // Gives the unnamed O_TMPFILE file a temporary name beside the target (for rename/exchange).
 void AtomicFile::link_temporary_name() {
-  const std::size_t slash = path_.rfind('/');
-  const std::string name = slash == std::string::npos ? path_ : path_.substr(slash + 1);
-  const std::string prefix = (slash == std::string::npos ? std::string() : path_.substr(0, slash + 1)) +
-                             temporary_prefix(name);
+  const std::string prefix = temporary_prefix_beside(path_);
   const std::string source = "/proc/self/fd/" + std::to_string(fd_);
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string candidate = prefix + random_letters();
@@ -150,26 +200,24 @@ void AtomicFile::commit() {
     fail(std::string("close failed: ") + std::strerror(errno));
   }
   fd_ = -1;
-#if defined(__linux__) && defined(RENAME_EXCHANGE)
-  // Over an existing file, swap the two names and then delete the old file under the
-  // temporary name: as atomic as rename for anyone opening the path, but ext4 treats a
-  // rename over an existing file as "replace via rename" and starts writing the new file
-  // back inside the call (auto_da_alloc), which doubled the time of a large binary write.
-  // Only a regular file is swapped (a directory or link in the way gets rename's own answer).
-  struct stat target {};
-  if (::lstat(path_.c_str(), &target) == 0 && S_ISREG(target.st_mode) &&
-      ::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) == 0) {
-    committed_ = true;
-    ::unlink(temp_path_.c_str());  // the previous file; failing to remove it loses nothing
-    return;
-  }
-  // No file to swap with, or a filesystem without exchange: a plain rename.
-#endif
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    fail(std::string("cannot replace the target: ") + std::strerror(errno));
+  if (const std::string error = move_into_place(temp_path_, path_); !error.empty()) fail(error);
   committed_ = true;
 }
 
 void AtomicFile::fail(const std::string& message) const { throw WriteError(path_, format_, message); }
+
+std::string reserve_temporary_beside(const std::string& path, std::string_view format) {
+  std::string temporary;
+  const int fd = create_unique_file(temporary_prefix_beside(path), temporary);
+  if (fd < 0)
+    throw WriteError(path, std::string(format), std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  ::close(fd);
+  return temporary;
+}
+
+void replace_with_temporary(const std::string& temporary, const std::string& path, std::string_view format) {
+  if (const std::string error = move_into_place(temporary, path); !error.empty())
+    throw WriteError(path, std::string(format), error);
+}
 
 }  // namespace meshioplusplus::io

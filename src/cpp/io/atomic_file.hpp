@@ -44,6 +44,15 @@ class AtomicFile {
   bool committed_ = false;
 };
 
+// For writers whose library creates the file itself (HDF5, netCDF, CGNS): the same rules as
+// AtomicFile, in two steps. reserve_temporary_beside creates an empty "<name>.tmp-XXXXXX"
+// beside `path` (unique, shortened to fit NAME_MAX, an ordinary new file's permissions) and
+// returns its path, or throws WriteError(path, format). replace_with_temporary moves the
+// finished file over `path` as AtomicFile::commit does (an exchange with an existing regular
+// file, then the old one deleted; a rename otherwise), or throws WriteError.
+std::string reserve_temporary_beside(const std::string& path, std::string_view format);
+void replace_with_temporary(const std::string& temporary, const std::string& path, std::string_view format);
+
 // Buffered text/binary output into an AtomicFile with locale-independent numbers:
 // floats are written in the shortest form that parses back to the same bits.
 class OutputBuffer {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "io/atomic_file.hpp"
 #include "meshioplusplus/errors.hpp"
 
 #ifdef MESHIOPLUSPLUS_HAVE_CGNS
@@ -87,14 +88,7 @@ CgnsFile CgnsFile::create(const std::string& path, std::string_view format, Back
   file.path_ = path;
   file.format_ = format;
   file.writing_ = true;
-  std::string pattern = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(pattern.data());
-  if (fd < 0) file.fail("", std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
-  file.temp_path_ = pattern;
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  ::close(fd);
+  file.temp_path_ = reserve_temporary_beside(path, format);
   ::unlink(file.temp_path_.c_str());  // the library creates the file itself
   file.check(cg_set_file_type(backend == Backend::hdf5 ? CG_FILE_HDF5 : CG_FILE_ADF), "");
   if (cg_open(file.temp_path_.c_str(), CG_MODE_WRITE, &file.fn_) != CG_OK) {
@@ -113,8 +107,7 @@ void CgnsFile::commit() {
   const int status = cg_close(fn_);
   fn_ = -1;
   check(status, "");
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    fail("", std::string("cannot replace the target: ") + std::strerror(errno));
+  replace_with_temporary(temp_path_, path_, format_);
   committed_ = true;
 }
 

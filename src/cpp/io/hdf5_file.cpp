@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/parallel_ranges.hpp"
+#include "io/atomic_file.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/threads.hpp"
@@ -265,7 +266,9 @@ File File::create(const std::string& path, std::string_view format) {
   file.path_ = path;
   file.format_ = std::string(format);
   file.mode_ = Mode::write;
-  file.temp_path_ = path + ".tmp-" + std::to_string(::getpid());
+  // A unique temporary beside the target (two writers of one path must not share it; a long
+  // name must not overflow NAME_MAX), moved over the path by commit().
+  file.temp_path_ = reserve_temporary_beside(path, format);
   file.id_ = H5Fcreate(file.temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file.id_ < 0) file.fail({}, "cannot create the HDF5 file");
   return file;
@@ -311,9 +314,7 @@ void File::commit() {
   if (H5Fflush(id_, H5F_SCOPE_GLOBAL) < 0) fail({}, "cannot flush the HDF5 file");
   const hid_t id = std::exchange(id_, -1);
   if (H5Fclose(id) < 0) fail({}, "cannot close the HDF5 file");
-  std::error_code error;
-  std::filesystem::rename(temp_path_, path_, error);
-  if (error) fail({}, "cannot move the written file into place: " + error.message());
+  replace_with_temporary(temp_path_, path_, format_);
   temp_path_.clear();
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "io/atomic_file.hpp"
 #include "meshioplusplus/errors.hpp"
 
 #ifdef MESHIOPLUSPLUS_HAVE_NETCDF
@@ -293,15 +294,7 @@ void NetcdfReader::fail(std::string_view variable, const std::string& message) c
 NetcdfWriter::NetcdfWriter(const std::string& path, std::string_view format, Kind kind)
     : path_(path), format_(format), kind_(kind) {
   lock_ = lock_netcdf();
-  std::string pattern = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(pattern.data());
-  if (fd < 0) throw WriteError(path_, format_, std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
-  temp_path_ = pattern;
-  // mkstemp creates 0600; give the result the permissions an ordinary new file gets.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  ::close(fd);
+  temp_path_ = reserve_temporary_beside(path, format);
   int mode = NC_CLOBBER;
   switch (kind) {
     case Kind::classic: break;
@@ -431,8 +424,7 @@ void NetcdfWriter::commit() {
   const int status = nc_close(ncid_);
   ncid_ = -1;
   check(status, "");
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    throw WriteError(path_, format_, std::string("cannot replace the target: ") + std::strerror(errno));
+  replace_with_temporary(temp_path_, path_, format_);
   committed_ = true;
 }
 
