@@ -18,6 +18,7 @@
 
 #ifdef MESHIOPLUSPLUS_HAVE_HDF5
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -252,11 +253,23 @@ File File::open(const std::string& path, std::string_view format) {
   file.mode_ = Mode::read;
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) file.fail({}, "no such HDF5 file");
-  file.file_size_ = std::filesystem::file_size(path, error);
-  if (error) file.fail({}, "cannot read the file size: " + error.message());
   if (H5Fis_hdf5(path.c_str()) <= 0) file.fail({}, "not an HDF5 file (no HDF5 signature)");
   file.id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file.id_ < 0) file.fail({}, "cannot open the HDF5 file (truncated or damaged)");
+  // The size of the file HDF5 opened, through its own descriptor: a writer may have put a new
+  // file under the path since the checks above (a size taken by name then belonged to the
+  // other file, and chunks of this one looked out of bounds).
+  void* handle = nullptr;
+  struct stat opened {};
+  hsize_t size = 0;
+  if (H5Fget_vfd_handle(file.id_, H5P_DEFAULT, &handle) >= 0 && handle != nullptr &&
+      ::fstat(*static_cast<int*>(handle), &opened) == 0)
+    file.file_size_ = static_cast<std::uint64_t>(opened.st_size);
+  else if (H5Fget_filesize(file.id_, &size) >= 0)
+    file.file_size_ = size;
+  else
+    file.fail({}, "cannot read the file size");
+  H5Eclear2(H5E_DEFAULT);
   return file;
 }
 

@@ -1,5 +1,6 @@
 #include "io/netcdf_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,15 +121,26 @@ nc_type nc_type_of(DType dtype) {
 
 NetcdfReader::NetcdfReader(const std::string& path, std::string_view format) : path_(path), format_(format) {
   lock_ = lock_netcdf();
-  const int status = nc_open(path.c_str(), NC_NOWRITE, &ncid_);
+  // The library opens the file by name. To know the size of the very file it opened (a writer
+  // may put a new file under the path at any moment), we open it first, take its size, and
+  // hand the library our descriptor's name in /proc; without /proc, the path and a size
+  // taken by name.
+  const int own_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  std::string open_name = path;
+  struct stat info {};
+  if (own_fd >= 0 && ::fstat(own_fd, &info) == 0 && S_ISREG(info.st_mode) && ::access("/proc/self/fd", X_OK) == 0)
+    open_name = "/proc/self/fd/" + std::to_string(own_fd);
+  else if (::stat(path.c_str(), &info) != 0)
+    info.st_size = 0;
+  file_size_ = static_cast<std::size_t>(info.st_size);
+  const int status = nc_open(open_name.c_str(), NC_NOWRITE, &ncid_);
+  if (own_fd >= 0) ::close(own_fd);  // the library holds its own descriptor of the same file
   if (status != NC_NOERR) {
     ncid_ = -1;
     const std::string reason = status == NC_ENOTNC ? "not a netCDF file (classic, 64-bit offset, CDF5 or netCDF-4)"
                                                    : std::string(nc_strerror(status));
     throw ReadError(path_, format_, "cannot open: " + reason);
   }
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0) file_size_ = static_cast<std::size_t>(info.st_size);
   int file_kind = 0;
   check(nc_inq_format(ncid_, &file_kind), "");
   compressed_ = file_kind == NC_FORMAT_NETCDF4 || file_kind == NC_FORMAT_NETCDF4_CLASSIC;
