@@ -31,7 +31,11 @@ namespace {
 std::string absolute_object_path(std::string_view object_path) {
   if (object_path.empty()) return "/";
   if (object_path.front() == '/') return std::string(object_path);
-  return "/" + std::string(object_path);
+  std::string path;  // built by appending: GCC 12 warns (-Wrestrict) on "/" + std::string
+  path.reserve(object_path.size() + 1);
+  path += '/';
+  path += object_path;
+  return path;
 }
 
 }  // namespace
