@@ -13,7 +13,10 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <array>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +25,7 @@
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
 #include "io/block_codec.hpp"
+#include "io/vtk_cells.hpp"
 #include "io/cgns_file.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/netcdf_file.hpp"
@@ -247,6 +251,77 @@ nb::dict read_mesh(const std::string& path, const std::string& format) {
     mesh = mpp::read(path, format);
   }
   return mesh_to_python(mesh);
+}
+
+// Structured VTK files with the geometry they only imply left for later
+// (formats/vtk_xml/vtk_xml.hpp); meshioplusplus._conversion makes the points and cells on
+// first use with the three functions after this one.
+nb::dict read_structured_implicit(const std::string& path, const std::string& format) {
+  mpp::StructuredImplicitRead read;
+  {
+    nb::gil_scoped_release released;
+    read = mpp::read_structured_implicit(path, format);
+  }
+  const bool has_points = !read.mesh.points.empty_handle();
+  if (!has_points) read.mesh.points = mpp::NDArray::allocate(mpp::DType::float64, {0, 3});
+  nb::dict result = mesh_to_python(read.mesh);
+  if (!has_points) result["points"] = nb::none();
+  result["dims"] = nb::make_tuple(read.dims[0], read.dims[1], read.dims[2]);
+  nb::list axes;
+  for (const mpp::NDArray& axis : read.axes)
+    if (!axis.empty_handle()) axes.append(to_numpy(axis));
+  result["axes"] = axes;
+  result["points_float32"] = read.points_dtype == mpp::DType::float32;
+  return result;
+}
+
+template <std::size_t N, class T> std::array<T, N> fixed_array(const std::vector<T>& values, const char* name) {
+  if (values.size() != N) throw std::invalid_argument(std::string(name) + " must hold " + std::to_string(N) + " values");
+  std::array<T, N> out{};
+  std::copy(values.begin(), values.end(), out.begin());
+  return out;
+}
+
+nb::object image_grid_points_of(const std::vector<std::int64_t>& extent, const std::vector<double>& origin,
+                                const std::vector<double>& spacing, const std::vector<double>& direction) {
+  const auto whole = fixed_array<6>(extent, "extent");
+  const auto o = fixed_array<3>(origin, "origin");
+  const auto h = fixed_array<3>(spacing, "spacing");
+  const auto d = fixed_array<9>(direction, "direction");
+  mpp::NDArray points;
+  {
+    nb::gil_scoped_release released;
+    points = mpp::image_grid_points(whole, o, h, d);
+  }
+  return to_numpy(points);
+}
+
+nb::object rectilinear_grid_points_of(const std::vector<double>& x, const std::vector<double>& y,
+                                      const std::vector<double>& z, bool float32) {
+  std::array<mpp::NDArray, 3> axes;
+  const std::vector<double>* values[3] = {&x, &y, &z};
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    axes[axis] = mpp::NDArray::allocate(mpp::DType::float64, {static_cast<std::int64_t>(values[axis]->size())});
+    std::copy(values[axis]->begin(), values[axis]->end(), axes[axis].data_as<double>());
+  }
+  mpp::NDArray points;
+  {
+    nb::gil_scoped_release released;
+    points = mpp::rectilinear_grid_points(axes, float32 ? mpp::DType::float32 : mpp::DType::float64);
+  }
+  return to_numpy(points);
+}
+
+// (cell type, connectivity) of a structured grid of dims points, or None without cells.
+nb::object structured_grid_cells_of(const std::vector<std::int64_t>& dims) {
+  const auto counts = fixed_array<3>(dims, "dims");
+  std::optional<mpp::CellBlock> block;
+  {
+    nb::gil_scoped_release released;
+    block = mpp::io::structured_grid_cells(counts);
+  }
+  if (!block) return nb::none();
+  return nb::make_tuple(block->type, to_numpy(block->connectivity));
 }
 
 void write_mesh(const std::string& path, const nb::dict& source, const std::string& format,
@@ -500,6 +575,12 @@ NB_MODULE(_core, m) {
   m.doc() = "meshio++ C++ core (internal; use the meshioplusplus package)";
   nb::register_exception_translator(translate_exceptions);
   m.def("read", &read_mesh, nb::arg("path"), nb::arg("format") = "");
+  m.def("read_structured_implicit", &read_structured_implicit, nb::arg("path"), nb::arg("format"));
+  m.def("image_grid_points", &image_grid_points_of, nb::arg("extent"), nb::arg("origin"), nb::arg("spacing"),
+        nb::arg("direction"));
+  m.def("rectilinear_grid_points", &rectilinear_grid_points_of, nb::arg("x"), nb::arg("y"), nb::arg("z"),
+        nb::arg("float32"));
+  m.def("structured_grid_cells", &structured_grid_cells_of, nb::arg("dims"));
   m.def("write", &write_mesh, nb::arg("path"), nb::arg("mesh"), nb::arg("format") = "",
         nb::arg("options") = nb::dict());
   m.def("formats", &format_table);

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._format_tables import pop_tables, table_fields
 from ._gmsh import periodic_fields, pop_periodic
-from ._mesh import CellBlock, Mesh, is_ragged_type
+from ._mesh import CellBlock, DeferredCellBlock, DeferredArray, Mesh, is_ragged_type
 from ._regions import Region, RegionKind
 
 _SUPPORTED_KINDS = "iuf"
@@ -218,3 +218,48 @@ def from_core(container):
     for attribute, value in pop_tables(mesh.field_data).items():  # MED families, Exodus records
         setattr(mesh, attribute, value)
     return mesh
+
+
+#: Formats whose readers can leave the geometry a structured grid implies for later.
+STRUCTURED_FORMATS = ("vts", "vtr", "vti")
+_STRUCTURED_CELL_TYPES = {1: "line", 2: "quad", 3: "hexahedron"}
+
+
+def from_structured_core(container):
+    """A Mesh from ``_core.read_structured_implicit``: the data arrays now; the points of a
+    .vtr/.vti and the cells of all three made on first use (VTK's own readers return these
+    grids without them). The recipe is taken from the file at read time, so editing
+    ``field_data`` before first use does not move the points."""
+    from . import _core
+
+    dims = tuple(int(d) for d in container["dims"])
+    points = container["points"]
+    field_data = dict(container["field_data"])
+    if points is None:
+        count = dims[0] * dims[1] * dims[2]
+        if container["axes"]:
+            x, y, z = (np.array(axis) for axis in container["axes"])
+            points = DeferredArray(count, _core.rectilinear_grid_points, x, y, z, bool(container["points_float32"]))
+        else:
+            points = DeferredArray(count, _core.image_grid_points,
+                                    [int(v) for v in field_data["vtk:WholeExtent"]],
+                                    [float(v) for v in field_data["vtk:Origin"]],
+                                    [float(v) for v in field_data["vtk:Spacing"]],
+                                    [float(v) for v in field_data["vtk:Direction"]])
+    spanned = [d for d in dims if d > 1]
+    cells = []
+    if spanned:
+        count = int(np.prod([d - 1 for d in spanned], dtype=np.int64))
+        cells.append(DeferredCellBlock(_STRUCTURED_CELL_TYPES[len(spanned)], count,
+                                       DeferredArray(count, _structured_cells, dims)))
+    for name, strings in container["string_field_data"].items():
+        field_data[name] = np.array(strings)
+    return Mesh(points, cells, point_data=container["point_data"], cell_data=dict(container["cell_data"]),
+                field_data=field_data)
+
+
+def _structured_cells(dims):
+    from . import _core
+
+    return _core.structured_grid_cells(list(dims))[1]
+

@@ -12,7 +12,7 @@ from typing import IO, Any, Optional, Union
 import numpy as np
 
 from . import _core
-from ._conversion import from_core, to_core
+from ._conversion import STRUCTURED_FORMATS, from_core, from_structured_core, to_core
 from ._exceptions import MissingFileError, ReadError, UnknownFormatError, WriteError
 from ._mesh import Mesh
 
@@ -162,6 +162,9 @@ def _filetypes_from_path(path):
 
 
 def _read_core(path, format_name):
+    structured = format_name or Path(path).suffix.lower().lstrip(".")
+    if structured in STRUCTURED_FORMATS:
+        return from_structured_core(_core.read_structured_implicit(path, structured))
     return from_core(_core.read(path, format_name))
 
 

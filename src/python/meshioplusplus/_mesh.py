@@ -54,6 +54,44 @@ class CellBlock:
         return "<meshioplusplus CellBlock, " + ", ".join(items) + ">"
 
 
+class DeferredCellBlock(CellBlock):
+    """A block whose node array is made on first use of ``data``: the cells a structured grid
+    implies (``.vts``/``.vtr``/``.vti``), which VTK's own readers never build. ``make`` returns
+    the array; ``len()`` and ``repr()`` do not need it. Copies and pickles make it first."""
+
+    def __init__(self, cell_type: str, count: int, make: Any) -> None:
+        self.type = cell_type
+        self.dim = cell_dimension(cell_type)
+        self.tags = []
+        self._count = int(count)
+        self._make = make
+        self._data = None
+
+    @property
+    def data(self):
+        if self._make is not None:
+            self._data = np.asarray(self._make())
+            self._make = None
+        return self._data
+
+    @data.setter
+    def data(self, value):
+        self._make = None
+        self._data = value
+
+    @property
+    def is_deferred(self):
+        """True until ``data`` is first used."""
+        return self._make is not None
+
+    def __len__(self):
+        return self._count if self._make is not None else len(self._data)
+
+    def __getstate__(self):
+        self.data  # noqa: B018 - copies and pickles carry the array, not the recipe
+        return self.__dict__
+
+
 def _polyhedron_cells(data):
     return [[np.asarray(face) for face in cell] for cell in data]
 
@@ -95,7 +133,11 @@ class Mesh:
         info: Any = None,
         regions: Optional[Sequence[Any]] = None,
     ) -> None:
-        self.points = np.asarray(points)
+        self._make_points = None
+        if isinstance(points, DeferredArray):
+            self._points, self._make_points = None, points
+        else:
+            self._points = np.asarray(points)
         if isinstance(cells, dict):
             cells = list(cells.items())
         self.cells = [_as_cell_block(block) for block in cells]
@@ -115,11 +157,39 @@ class Mesh:
     def _as_region(region: Any) -> Region:
         return region if isinstance(region, Region) else Region(*region)
 
+    # ``points`` is an attribute as in meshio; a structured grid read from a file that only
+    # implies its points (.vtr, .vti) makes them on first use (a DeferredArray).
+    @property
+    def points(self):
+        if self._make_points is not None:
+            self._points = np.asarray(self._make_points())
+            self._make_points = None
+        return self._points
+
+    @points.setter
+    def points(self, value):
+        self._make_points = None
+        self._points = value
+
+    @property
+    def points_deferred(self):
+        """True while the points of a structured grid read from .vtr/.vti are not made yet
+        (they are on first use of ``points``)."""
+        return self._make_points is not None
+
+    def _num_points(self):
+        return self._make_points.count if self._make_points is not None else len(self._points)
+
+    def __getstate__(self):
+        self.points  # noqa: B018 - copies and pickles carry the arrays, not the recipe
+        return self.__dict__
+
     def _check(self):
+        num_points = self._num_points()
         for name, values in self.point_data.items():
-            if len(values) != len(self.points):
+            if len(values) != num_points:
                 raise ValueError(
-                    f"len(points) = {len(self.points)}, but len(point_data[{name!r}]) = {len(values)}"
+                    f"len(points) = {num_points}, but len(point_data[{name!r}]) = {len(values)}"
                 )
         for name, per_block in self.cell_data.items():
             if len(per_block) != len(self.cells):
@@ -274,12 +344,12 @@ class Mesh:
         return _copy.deepcopy(self)
 
     def __repr__(self):
-        lines = ["<meshioplusplus mesh object>", f"  Number of points: {len(self.points)}"]
+        lines = ["<meshioplusplus mesh object>", f"  Number of points: {self._num_points()}"]
         if self.cells:
             lines.append("  Number of cells:")
             for block in self.cells:
                 corners = ""
-                if isinstance(block.data, np.ndarray) and block.data.ndim == 2 and (
+                if not getattr(block, "is_deferred", False) and isinstance(block.data, np.ndarray) and block.data.ndim == 2 and (
                     block.type == "polygon" or block.type.startswith("VTK_LAGRANGE")
                 ):
                     corners = f"({block.data.shape[1]})"
@@ -301,6 +371,19 @@ class Mesh:
                 f"{len(region.entries)} entries"
             )
         return "\n".join(lines)
+
+
+class DeferredArray:
+    """How to make an array of ``count`` rows on first use (a structured grid's points or
+    cells): calling it returns the array."""
+
+    def __init__(self, count, function, *arguments):
+        self.count = int(count)
+        self.function = function
+        self.arguments = arguments
+
+    def __call__(self):
+        return self.function(*self.arguments)
 
 
 def _set_names(key, tags, fallback_prefix):

@@ -37,6 +37,7 @@
 
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
+#include "core/parallel_ranges.hpp"
 #include "io/mapped_file.hpp"
 #include "io/parallel.hpp"
 #include "io/read_limits.hpp"
@@ -116,7 +117,18 @@ class StructuredReader {
   StructuredReader(const KindInfo& kind, const std::string& path, std::string_view document)
       : kind_(kind), reader_(path, kind.format, document) {}
 
-  Mesh read() {
+  Mesh read() { return read_into(nullptr); }
+
+  StructuredImplicitRead read_implicit() {
+    StructuredImplicitRead result;
+    result.mesh = read_into(&result);
+    return result;
+  }
+
+ private:
+  // implicit: leave out what the file only implies (cells; ImageData's and RectilinearGrid's
+  // points, whose coordinates go to implicit->axes for the latter).
+  Mesh read_into(StructuredImplicitRead* implicit) {
     const std::array<std::string_view, 1> types{kind_.type};
     const auto& layout = reader_.scan(types);
     const Extent whole = extent_of(layout.dataset, "WholeExtent", layout.dataset_offset, "");
@@ -139,11 +151,27 @@ class StructuredReader {
 
     switch (kind_.kind) {
       case Kind::structured: mesh.points = read_points(whole, extents, single); break;
-      case Kind::rectilinear: mesh.points = rectilinear_points(whole, extents); break;
-      case Kind::image: mesh.points = image_points(whole, mesh); break;
+      case Kind::rectilinear: {
+        bool all_float32 = true;
+        std::array<NDArray, 3> axes = rectilinear_axes(whole, extents, all_float32);
+        const DType dtype = all_float32 ? DType::float32 : DType::float64;
+        if (implicit != nullptr) {
+          implicit->axes = std::move(axes);
+          implicit->points_dtype = dtype;
+        } else {
+          mesh.points = rectilinear_grid_points(axes, dtype);
+        }
+        break;
+      }
+      case Kind::image: {
+        const ImageGeometry geometry = image_geometry(mesh);
+        if (implicit == nullptr) mesh.points = image_grid_points(whole, geometry.origin, geometry.spacing, geometry.direction);
+        break;
+      }
     }
     read_data("PointData", whole, extents, single, false, mesh);
-    if (std::optional<CellBlock> cells = io::structured_grid_cells(dims)) mesh.cells.push_back(std::move(*cells));
+    if (implicit != nullptr) implicit->dims = dims;
+    else if (std::optional<CellBlock> cells = io::structured_grid_cells(dims)) mesh.cells.push_back(std::move(*cells));
     if (num_cells > 0) read_data("CellData", whole, extents, single, true, mesh);
     reader_.read_field_data(mesh);
     NDArray extent_array = NDArray::allocate(DType::int64, {6});
@@ -152,7 +180,6 @@ class StructuredReader {
     return mesh;
   }
 
- private:
   std::string piece_name(std::size_t p) const { return "piece " + std::to_string(p); }
 
   Extent extent_of(const io::vtk_xml::Attributes& attributes, std::string_view name, std::size_t offset,
@@ -271,14 +298,16 @@ class StructuredReader {
     }
   }
 
-  NDArray rectilinear_points(const Extent& whole, const std::vector<Extent>& extents) const {
-    // Coordinates of the whole extent, assembled from the pieces' own ranges.
+  // Coordinates of the whole extent (float64, one array per axis), assembled from the pieces'
+  // own ranges; all_float32 tells whether every stored coordinate array was float32.
+  std::array<NDArray, 3> rectilinear_axes(const Extent& whole, const std::vector<Extent>& extents,
+                                          bool& all_float32) const {
     const Dims dims = dims_of(whole);
-    std::array<std::vector<double>, 3> axes;
+    std::array<NDArray, 3> axes;
     std::array<std::vector<bool>, 3> seen;
-    bool all_float32 = true;
+    all_float32 = true;
     for (std::size_t axis = 0; axis < 3; ++axis) {
-      axes[axis].assign(static_cast<std::size_t>(dims[axis]), 0.0);
+      axes[axis] = NDArray::zeros(DType::float64, {dims[axis]});
       seen[axis].assign(static_cast<std::size_t>(dims[axis]), false);
     }
     for (std::size_t p = 0; p < extents.size(); ++p) {
@@ -299,8 +328,9 @@ class StructuredReader {
         const NDArray values = reader_.read_array_as(info, {piece_dims[axis]}, DType::float64, Lifetime::scratch);
         const double* v = values.data_as<double>();
         const std::int64_t first = extents[p][2 * axis] - whole[2 * axis];
+        double* whole_axis = axes[axis].data_as<double>();
         for (std::int64_t i = 0; i < piece_dims[axis]; ++i) {
-          axes[axis][static_cast<std::size_t>(first + i)] = v[i];
+          whole_axis[first + i] = v[i];
           seen[axis][static_cast<std::size_t>(first + i)] = true;
         }
       }
@@ -308,60 +338,31 @@ class StructuredReader {
     for (std::size_t axis = 0; axis < 3; ++axis)
       for (bool covered : seen[axis])
         if (!covered) reader_.fail(reader_.layout().dataset_offset, "the pieces' Extents do not cover WholeExtent");
-    return grid_points(dims, all_float32 ? DType::float32 : DType::float64,
-                       [&](std::size_t axis, std::int64_t i) { return axes[axis][static_cast<std::size_t>(i)]; });
+    return axes;
   }
 
-  template <class Coordinate>
-  static NDArray grid_points(const Dims& dims, DType dtype, Coordinate&& coordinate) {
-    NDArray points = NDArray::allocate(dtype, {point_count(dims), 3});
-    visit_dtype(dtype, [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (std::is_floating_point_v<T>) {
-        T* out = points.data_as<T>();
-        for (std::int64_t k = 0; k < dims[2]; ++k)
-          for (std::int64_t j = 0; j < dims[1]; ++j)
-            for (std::int64_t i = 0; i < dims[0]; ++i) {
-              *out++ = static_cast<T>(coordinate(0, i));
-              *out++ = static_cast<T>(coordinate(1, j));
-              *out++ = static_cast<T>(coordinate(2, k));
-            }
-      }
-    });
-    return points;
-  }
+  struct ImageGeometry {
+    std::array<double, 3> origin, spacing;
+    std::array<double, 9> direction;
+  };
 
-  NDArray image_points(const Extent& whole, Mesh& mesh) const {
+  // ImageData's Origin, Spacing and Direction (VTK's defaults where absent), also kept in
+  // field_data.
+  ImageGeometry image_geometry(Mesh& mesh) const {
     const auto& layout = reader_.layout();
-    const std::array<double, 3> origin = triple(layout.dataset, "Origin", {0, 0, 0});
-    const std::array<double, 3> spacing = triple(layout.dataset, "Spacing", {1, 1, 1});
-    std::array<double, 9> direction{1, 0, 0, 0, 1, 0, 0, 0, 1};
+    ImageGeometry geometry{triple(layout.dataset, "Origin", {0, 0, 0}), triple(layout.dataset, "Spacing", {1, 1, 1}),
+                           {1, 0, 0, 0, 1, 0, 0, 0, 1}};
     if (const auto values = reader_.float_list_attribute(layout.dataset, "Direction", 9, layout.dataset_offset))
-      std::copy(values->begin(), values->end(), direction.begin());
-    const Dims dims = dims_of(whole);
-    NDArray points = NDArray::allocate(DType::float64, {point_count(dims), 3});
-    double* out = points.data_as<double>();
-    const bool axis_aligned = direction == std::array<double, 9>{1, 0, 0, 0, 1, 0, 0, 0, 1};
-    for (std::int64_t k = 0; k < dims[2]; ++k)
-      for (std::int64_t j = 0; j < dims[1]; ++j)
-        for (std::int64_t i = 0; i < dims[0]; ++i) {
-          const double index[3] = {static_cast<double>(i + whole[0]) * spacing[0],
-                                   static_cast<double>(j + whole[2]) * spacing[1],
-                                   static_cast<double>(k + whole[4]) * spacing[2]};
-          for (std::size_t row = 0; row < 3; ++row)
-            *out++ = axis_aligned ? origin[row] + index[row]
-                                  : origin[row] + direction[3 * row] * index[0] + direction[3 * row + 1] * index[1] +
-                                        direction[3 * row + 2] * index[2];
-        }
+      std::copy(values->begin(), values->end(), geometry.direction.begin());
     const auto keep = [&](std::string_view name, const double* values, std::int64_t count) {
       NDArray array = NDArray::allocate(DType::float64, {count});
       std::copy(values, values + count, array.data_as<double>());
       mesh.field_data.set(std::string(name), std::move(array));
     };
-    keep(kOrigin, origin.data(), 3);
-    keep(kSpacing, spacing.data(), 3);
-    keep(kDirection, direction.data(), 9);
-    return points;
+    keep(kOrigin, geometry.origin.data(), 3);
+    keep(kSpacing, geometry.spacing.data(), 3);
+    keep(kDirection, geometry.direction.data(), 9);
+    return geometry;
   }
 
   std::array<double, 3> triple(const io::vtk_xml::Attributes& attributes, std::string_view name,
@@ -379,6 +380,25 @@ Mesh read_structured(const KindInfo& kind, const std::string& path) {
   const io::MappedFile file(path, kind.format);
   io::reject_empty_file(file.bytes(), path, kind.format);
   return StructuredReader(kind, path, file.bytes()).read();
+}
+
+// Point layers (k, j) on all cores; coordinate(axis, index) gives one coordinate.
+template <class T, class Coordinate> NDArray grid_points(const Dims& dims, DType dtype, Coordinate&& coordinate) {
+  NDArray points = NDArray::allocate(dtype, {point_count(dims), 3});
+  T* const out = points.data_as<T>();
+  parallel_ranges(static_cast<std::size_t>(dims[1] * dims[2]), std::size_t{16}, [&](std::size_t first, std::size_t last) {
+    for (std::size_t layer = first; layer < last; ++layer) {
+      const auto j = static_cast<std::int64_t>(layer) % dims[1], k = static_cast<std::int64_t>(layer) / dims[1];
+      T* row = out + static_cast<std::int64_t>(layer) * dims[0] * 3;
+      for (std::int64_t i = 0; i < dims[0]; ++i) {
+        const std::array<double, 3> point = coordinate(i, j, k);
+        *row++ = static_cast<T>(point[0]);
+        *row++ = static_cast<T>(point[1]);
+        *row++ = static_cast<T>(point[2]);
+      }
+    }
+  });
+  return points;
 }
 
 // ------------------------------------------------------------------ writing
@@ -531,6 +551,49 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   write_structured(kRectilinear, path, mesh, options);
 }
 }  // namespace vtr
+
+StructuredImplicitRead read_structured_implicit(const std::string& path, std::string_view format) {
+  const KindInfo* kind = format == kStructured.format    ? &kStructured
+                         : format == kRectilinear.format ? &kRectilinear
+                         : format == kImage.format       ? &kImage
+                                                         : nullptr;
+  if (kind == nullptr) throw std::invalid_argument("read_structured_implicit: not a structured VTK format: " + std::string(format));
+  const io::MappedFile file(path, kind->format);
+  io::reject_empty_file(file.bytes(), path, kind->format);
+  return StructuredReader(*kind, path, file.bytes()).read_implicit();
+}
+
+NDArray image_grid_points(const std::array<std::int64_t, 6>& whole_extent, const std::array<double, 3>& origin,
+                          const std::array<double, 3>& spacing, const std::array<double, 9>& direction) {
+  const Dims dims = dims_of(whole_extent);
+  const bool axis_aligned = direction == std::array<double, 9>{1, 0, 0, 0, 1, 0, 0, 0, 1};
+  return grid_points<double>(dims, DType::float64, [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+    const double index[3] = {static_cast<double>(i + whole_extent[0]) * spacing[0],
+                             static_cast<double>(j + whole_extent[2]) * spacing[1],
+                             static_cast<double>(k + whole_extent[4]) * spacing[2]};
+    std::array<double, 3> point{};
+    for (std::size_t row = 0; row < 3; ++row)
+      point[row] = axis_aligned ? origin[row] + index[row]
+                                : origin[row] + direction[3 * row] * index[0] + direction[3 * row + 1] * index[1] +
+                                      direction[3 * row + 2] * index[2];
+    return point;
+  });
+}
+
+NDArray rectilinear_grid_points(const std::array<NDArray, 3>& axes, DType dtype) {
+  std::array<NDArray, 3> values;
+  Dims dims{};
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    values[axis] = axes[axis].dtype() == DType::float64 ? axes[axis] : axes[axis].astype(DType::float64);
+    dims[axis] = static_cast<std::int64_t>(values[axis].size());
+  }
+  const double* x = values[0].data_as<double>();
+  const double* y = values[1].data_as<double>();
+  const double* z = values[2].data_as<double>();
+  const auto coordinate = [&](std::int64_t i, std::int64_t j, std::int64_t k) { return std::array<double, 3>{x[i], y[j], z[k]}; };
+  if (dtype == DType::float32) return grid_points<float>(dims, dtype, coordinate);
+  return grid_points<double>(dims, DType::float64, coordinate);
+}
 
 namespace vti {
 Mesh read(const std::string& path) { return read_structured(kImage, path); }

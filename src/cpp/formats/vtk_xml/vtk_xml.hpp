@@ -3,9 +3,12 @@
 // docs/vtk-xml.md describes what becomes what; each reader's header comment says it again.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +39,27 @@ namespace vti {
 Mesh read(const std::string& path);
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 }  // namespace vti
+
+// A structured read that leaves for later the geometry the file only implies, as VTK's own
+// readers do: `mesh` holds the point, cell and field data (the extent, origin, spacing and
+// direction under "vtk:*") and — .vts only — the points; never cells. `dims` counts points per
+// axis (io::structured_grid_cells(dims) makes the cells); for .vtr, `axes` holds the x, y, z
+// coordinates (float64) and `points_dtype` the dtype the points take (float32 when every
+// stored coordinate array was). ImageData's points come from image_grid_points.
+struct StructuredImplicitRead {
+  Mesh mesh;
+  std::array<std::int64_t, 3> dims{};
+  std::array<NDArray, 3> axes;
+  DType points_dtype = DType::float64;
+};
+// format: "vts", "vtr" or "vti".
+StructuredImplicitRead read_structured_implicit(const std::string& path, std::string_view format);
+// The points of ImageData over whole_extent: origin + direction · (index × spacing), float64,
+// in VTK's order (x fastest).
+NDArray image_grid_points(const std::array<std::int64_t, 6>& whole_extent, const std::array<double, 3>& origin,
+                          const std::array<double, 3>& spacing, const std::array<double, 9>& direction);
+// The points of a RectilinearGrid: every (x[i], y[j], z[k]), x fastest, as dtype (float32/64).
+NDArray rectilinear_grid_points(const std::array<NDArray, 3>& axes, DType dtype);
 
 // Partitioned files: the index (.pvtu/.pvtp) plus one file per piece. Reading merges every
 // piece into one mesh (points of different pieces stay apart); writing splits the cells into
