@@ -13,7 +13,9 @@
 // The structure is kept in field_data so that writing back reproduces the file:
 //   "vtk:WholeExtent" int64 (6,)  all three kinds
 //   "vtk:Origin", "vtk:Spacing" float64 (3,), "vtk:Direction" float64 (9,)  ImageData
-// (RectilinearGrid coordinates are the points' own). Several pieces are placed into the whole
+// (RectilinearGrid coordinates are the points' own). read_structured_implicit reads the same
+// but leaves out the cells and, for RectilinearGrid and ImageData, the points — Python makes
+// them on first use (VTK's readers never build them). Several pieces are placed into the whole
 // extent by their Extent; an Extent outside WholeExtent, or arrays whose length disagrees
 // with it, are ReadErrors naming the file and the piece.
 //
