@@ -191,7 +191,8 @@ def _returned_arrays(mesh):
 
 def _corpus_files():
     patterns = ("vtu/*.vtu", "vtk_legacy/*.vtk", "gmsh/*.msh", "gmsh_generated/*.msh", "medit/*.mesh", "abaqus/*.inp",
-                "nastran/*.bdf", "stl/*.stl", "stl/*.STL", "ply/*.ply", "obj/*.obj", "off/*.off")
+                "nastran/*.bdf", "stl/*.stl", "stl/*.STL", "ply/*.ply", "obj/*.obj", "off/*.off",
+                "vtk_xml/*.vts", "vtk_xml/*.vti")
     return [path for pattern in patterns for path in sorted(CORPUS.glob(pattern))]
 
 

@@ -24,11 +24,23 @@ def allocator_installed(alloc, free=None):
     the previous allocator is restored. The hook is process-wide: reads in other threads
     during the block use it too.
     """
+    global _blocks_open
     token = _core.install_python_allocator(alloc, free)
+    _blocks_open += 1
     try:
         yield
     finally:
+        _blocks_open -= 1
         _core.restore_allocator(token)
+
+
+_blocks_open = 0
+
+
+def python_allocator_active():
+    """Whether an ``allocator_installed`` block is open (in any thread): reads then make every
+    array at once, so that all of them come from that block's allocator."""
+    return _blocks_open > 0
 
 
 def allocation_owner(array):

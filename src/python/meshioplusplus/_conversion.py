@@ -7,6 +7,7 @@ are converted, and those conversions are listed in ``_CONVERSIONS`` below.
 
 import numpy as np
 
+from ._allocation import python_allocator_active
 from ._format_tables import pop_tables, table_fields
 from ._gmsh import periodic_fields, pop_periodic
 from ._mesh import CellBlock, DeferredCellBlock, DeferredArray, Mesh, is_ragged_type
@@ -254,8 +255,15 @@ def from_structured_core(container):
                                        DeferredArray(count, _structured_cells, dims)))
     for name, strings in container["string_field_data"].items():
         field_data[name] = np.array(strings)
-    return Mesh(points, cells, point_data=container["point_data"], cell_data=dict(container["cell_data"]),
+    mesh = Mesh(points, cells, point_data=container["point_data"], cell_data=dict(container["cell_data"]),
                 field_data=field_data)
+    if python_allocator_active():
+        # Inside pinned_reads() (or any allocator block) every array a read returns comes from
+        # that allocator: made now, not after the block has closed.
+        mesh.points  # noqa: B018
+        for block in mesh.cells:
+            block.data  # noqa: B018
+    return mesh
 
 
 def _structured_cells(dims):

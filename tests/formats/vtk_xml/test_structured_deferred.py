@@ -173,3 +173,23 @@ def test_the_gpu_payload_sees_made_arrays(tmp_path):
     np.testing.assert_array_equal(np.from_dlpack(payload.points), reference.points)
     np.testing.assert_array_equal(np.from_dlpack(payload.cells[0].data), reference.cells[0].data)
     assert "points" in payload.shared  # the made array is the mesh's own, shared, not copied again
+
+
+@pytest.mark.parametrize("suffix", ["vti", "vtr", "vts"])
+def test_reads_inside_an_allocator_block_make_everything_from_it(tmp_path, suffix):
+    # pinned_reads() promises that every array a read returns is page-locked: nothing may be
+    # left to be made after the block, by whatever allocator is current then.
+    from meshioplusplus._allocation import allocation_owner, allocator_installed
+
+    source = image_mesh() if suffix != "vtr" else rectilinear_mesh(np.float64)
+    path = tmp_path / f"grid.{suffix}"
+    mio.write(path, source)
+    owners = []
+    with allocator_installed(lambda nbytes: owners.append(bytearray(nbytes)) or owners[-1]):
+        mesh = mio.read(path)
+    assert not mesh.points_deferred and not mesh.cells[0].is_deferred
+    for array in (mesh.points, mesh.cells[0].data, mesh.point_data["T"]):
+        assert allocation_owner(array) is not None
+    np.testing.assert_array_equal(mesh.points, explicit_read(path, suffix).points)
+    del mesh
+
