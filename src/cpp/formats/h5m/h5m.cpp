@@ -11,6 +11,7 @@
 #include <array>
 #include <cstring>
 
+#include "core/parallel_ranges.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_options.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -51,6 +52,21 @@ const ElementName* element_from_ours(std::string_view name) {
   for (const ElementName& entry : kElementNames)
     if (entry.ours == name) return &entry;
   return nullptr;
+}
+
+// MOAB numbers entities from 1: the node indices plus one, as int64, in one pass on all cores
+// (a write's scratch: it never leaves the writer).
+NDArray one_based(const NDArray& connectivity) {
+  NDArray out = NDArray::allocate_scratch(DType::int64, connectivity.shape());
+  std::int64_t* const target = out.data_as<std::int64_t>();
+  visit_dtype(connectivity.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* const source = connectivity.data_as<T>();
+    parallel_ranges(connectivity.size(), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) target[i] = static_cast<std::int64_t>(source[i]) + 1;
+    });
+  });
+  return out;
 }
 
 }  // namespace
@@ -163,9 +179,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
       throw WriteError(path, std::string(kFormat), "two '" + block.type + "' blocks: H5M holds one group per element type");
     file.create_group(group);
     file.set_enum_attribute(group, "element_type", "/tstt/elemtypes", element->family_id);
-    NDArray connectivity = block.connectivity.astype(DType::int64);
-    for (std::int64_t& index : connectivity.values<std::int64_t>()) index += 1;
-    file.write(group + "/connectivity", connectivity, compressed);
+    file.write(group + "/connectivity", one_based(block.connectivity), compressed);
     file.set_attribute(group + "/connectivity", "start_id", global_id);
     global_id += block.num_cells();
     for (const auto& [name, arrays] : mesh.cell_data) {
