@@ -184,6 +184,13 @@ class Mesh:
         self.points  # noqa: B018 - copies and pickles carry the arrays, not the recipe
         return self.__dict__
 
+    def __setstate__(self, state):
+        state = dict(state)
+        if "points" in state:  # pickled before points became a property
+            state["_points"] = state.pop("points")
+        state.setdefault("_make_points", None)
+        self.__dict__.update(state)
+
     def _check(self):
         num_points = self._num_points()
         for name, values in self.point_data.items():

@@ -193,3 +193,15 @@ def test_reads_inside_an_allocator_block_make_everything_from_it(tmp_path, suffi
     np.testing.assert_array_equal(mesh.points, explicit_read(path, suffix).points)
     del mesh
 
+
+def test_pickles_of_meshes_from_before_points_was_a_property_still_load():
+    mesh = mio.Mesh(np.eye(3), [("triangle", [[0, 1, 2]])])
+    legacy = dict(mesh.__dict__)
+    legacy["points"] = legacy.pop("_points")
+    del legacy["_make_points"]
+    restored = mio.Mesh.__new__(mio.Mesh)
+    restored.__setstate__(legacy)
+    np.testing.assert_array_equal(restored.points, np.eye(3))
+    assert not restored.points_deferred
+    assert pickle.loads(pickle.dumps(restored)).points.tolist() == np.eye(3).tolist()
+
