@@ -117,16 +117,19 @@ finding_origin() {
 
 # Replays a saved input of a library target and prints where its report points: ours,
 # library, or none when it does not reproduce. An out-of-memory report has no useful stack, so
-# the replay's malloc limit is half the RSS limit (1 GiB by default; our arrays are capped at
-# 256 MiB here): the single allocation that filled the memory is reported with its stack (a
-# 1.9 GB string libhdf5 allocated for a forged variable-length attribute was otherwise counted
-# as ours).
+# the replay's malloc limit is half the fuzzing RSS limit (1 GiB by default; our arrays are
+# capped at 256 MiB here): the single allocation that filled the memory is reported with its
+# stack (a 1.9 GB string libhdf5 allocated for a forged variable-length attribute was otherwise
+# counted as ours). The replay's own RSS limit is 3x the fuzzing one: libFuzzer checks RSS
+# once a second, and libhdf5 can touch 2.6 GB before the 21 GB H5C_protect malloc that the
+# malloc limit reports — under the fuzzing limit the RSS check sometimes fired first, with no
+# library frame, and the input was counted as ours.
 replay_origin() {
   local target="$1" artifact="$2" binary="$build_dir/fuzz/fuzz_$1"
   [ -x "$binary" ] || binary="$build_dir/fuzz_$target"
   local replay_log="$logs_root/$target.replay.$(basename "$artifact").log"
   ASAN_OPTIONS="${ASAN_OPTIONS//allocator_may_return_null=0/}:detect_leaks=0:allocator_may_return_null=1" \
-    timeout 300 "$binary" -timeout="$input_timeout" -rss_limit_mb="$rss_mb" -malloc_limit_mb="$((rss_mb / 2))" \
+    timeout 300 "$binary" -timeout="$input_timeout" -rss_limit_mb="$((rss_mb * 3))" -malloc_limit_mb="$((rss_mb / 2))" \
     "$artifact" > "$replay_log" 2>&1
   if grep -qE 'ERROR: |runtime error:' "$replay_log"; then finding_origin "$replay_log"; else echo none; fi
 }
