@@ -1,6 +1,7 @@
 """The Python mesh: meshio's ``Mesh``/``CellBlock`` surface over meshio++'s region model."""
 
 import copy as _copy
+import threading
 import warnings
 from typing import Any, Mapping, Optional, Sequence, Union
 
@@ -54,6 +55,11 @@ class CellBlock:
         return "<meshioplusplus CellBlock, " + ", ".join(items) + ">"
 
 
+# Making a deferred array happens once, also when threads ask for it at the same moment:
+# each must get the array the mesh keeps (one writing into its points writes into the mesh's).
+_MAKING = threading.RLock()
+
+
 class DeferredCellBlock(CellBlock):
     """A block whose node array is made on first use of ``data``: the cells a structured grid
     implies (``.vts``/``.vtr``/``.vti``), which VTK's own readers never build. ``make`` returns
@@ -70,8 +76,10 @@ class DeferredCellBlock(CellBlock):
     @property
     def data(self):
         if self._make is not None:
-            self._data = np.asarray(self._make())
-            self._make = None
+            with _MAKING:
+                if self._make is not None:
+                    self._data = np.asarray(self._make())
+                    self._make = None
         return self._data
 
     @data.setter
@@ -162,8 +170,10 @@ class Mesh:
     @property
     def points(self):
         if self._make_points is not None:
-            self._points = np.asarray(self._make_points())
-            self._make_points = None
+            with _MAKING:
+                if self._make_points is not None:
+                    self._points = np.asarray(self._make_points())
+                    self._make_points = None
         return self._points
 
     @points.setter

@@ -205,3 +205,25 @@ def test_pickles_of_meshes_from_before_points_was_a_property_still_load():
     assert not restored.points_deferred
     assert pickle.loads(pickle.dumps(restored)).points.tolist() == np.eye(3).tolist()
 
+
+def test_threads_asking_at_once_all_get_the_arrays_the_mesh_keeps(tmp_path):
+    import threading
+
+    path = tmp_path / "grid.vti"
+    mio.write(path, image_mesh(dims=(40, 30, 20)))
+    for _ in range(5):
+        mesh = mio.read(path)
+        start = threading.Barrier(8)
+        seen = []
+
+        def ask():
+            start.wait()
+            seen.append((mesh.points, mesh.cells[0].data))
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert all(points is mesh.points and cells is mesh.cells[0].data for points, cells in seen)
+
