@@ -60,6 +60,30 @@ class CellBlock:
 _MAKING = threading.RLock()
 
 
+class _MadeOnFirstUse:
+    """An attribute (``Mesh.points``, ``DeferredCellBlock.data``) whose value is stored in
+    ``value_name`` and may wait as a recipe in ``recipe_name`` (a callable returning the array)
+    until first read; assigning a value drops the recipe."""
+
+    def __init__(self, value_name, recipe_name):
+        self.value_name, self.recipe_name = value_name, recipe_name
+
+    def __get__(self, owner, owner_type=None):
+        if owner is None:
+            return self
+        if getattr(owner, self.recipe_name) is not None:
+            with _MAKING:
+                make = getattr(owner, self.recipe_name)
+                if make is not None:
+                    setattr(owner, self.value_name, np.asarray(make()))
+                    setattr(owner, self.recipe_name, None)
+        return getattr(owner, self.value_name)
+
+    def __set__(self, owner, value):
+        setattr(owner, self.recipe_name, None)
+        setattr(owner, self.value_name, value)
+
+
 class DeferredCellBlock(CellBlock):
     """A block whose node array is made on first use of ``data``: the cells a structured grid
     implies (``.vts``/``.vtr``/``.vti``), which VTK's own readers never build. ``make`` returns
@@ -73,19 +97,7 @@ class DeferredCellBlock(CellBlock):
         self._make = make
         self._data = None
 
-    @property
-    def data(self):
-        if self._make is not None:
-            with _MAKING:
-                if self._make is not None:
-                    self._data = np.asarray(self._make())
-                    self._make = None
-        return self._data
-
-    @data.setter
-    def data(self, value):
-        self._make = None
-        self._data = value
+    data = _MadeOnFirstUse("_data", "_make")
 
     @property
     def is_deferred(self):
@@ -167,19 +179,7 @@ class Mesh:
 
     # ``points`` is an attribute as in meshio; a structured grid read from a file that only
     # implies its points (.vtr, .vti) makes them on first use (a DeferredArray).
-    @property
-    def points(self):
-        if self._make_points is not None:
-            with _MAKING:
-                if self._make_points is not None:
-                    self._points = np.asarray(self._make_points())
-                    self._make_points = None
-        return self._points
-
-    @points.setter
-    def points(self, value):
-        self._make_points = None
-        self._points = value
+    points = _MadeOnFirstUse("_points", "_make_points")
 
     @property
     def points_deferred(self):
