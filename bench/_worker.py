@@ -381,12 +381,14 @@ def main():
     else:
         mesh, returned = read_for_writing(tool, variant, path, read)
         folder = tempfile.mkdtemp(prefix="mpp-bench-")
-        target = os.path.join(folder, "out." + extension_of(variant))
-        for _ in range(repeat):
-            started = time.perf_counter()
-            write(mesh, variant, target)
-            best = min(best, time.perf_counter() - started)
-        shutil.rmtree(folder)  # some formats write several files (TetGen's .node + .ele)
+        try:
+            target = os.path.join(folder, "out." + extension_of(variant))
+            for _ in range(repeat):
+                started = time.perf_counter()
+                write(mesh, variant, target)
+                best = min(best, time.perf_counter() - started)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)  # some formats write several files (.node + .ele)
     print(json.dumps({
         "seconds": best,
         "array_bytes": returned,

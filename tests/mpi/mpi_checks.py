@@ -3,6 +3,7 @@ partition the sample bracket, write PVTU and partitioned VTKHDF collectively, re
 on every rank and on one, and check that VTK reads them."""
 
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -22,7 +23,10 @@ def world():
     mesh = mio.read(SAMPLE)
     mesh.point_data["x"] = np.ascontiguousarray(mesh.points[:, 0])
     pieces = mio.partition(mesh, comm.Get_size(), method="metis")
-    return comm, folder, mesh, pieces
+    yield comm, folder, mesh, pieces
+    comm.Barrier()  # every rank is done with the files before rank 0 removes them
+    if comm.Get_rank() == 0:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_collective_write_then_read_own_piece(world):

@@ -7,6 +7,7 @@ the ``test_mpi_*`` ones use MPI.COMM_WORLD, and tests/python/test_parallel.py ru
 
 import os
 import re
+import shutil
 import tempfile
 
 import numpy as np
@@ -358,7 +359,10 @@ def world():
     folder = comm.bcast(tempfile.mkdtemp(prefix="mio-mpi-gmsh-") if comm.Get_rank() == 0 else None, root=0)
     reference = _write_gmsh_files(folder) if comm.Get_rank() == 0 else None
     reference = comm.bcast(reference, root=0)
-    return comm, folder, reference
+    yield comm, folder, reference
+    comm.Barrier()  # every rank is done with the files before rank 0 removes them
+    if comm.Get_rank() == 0:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.parametrize("name", ["single.msh", "split.msh"])

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -47,20 +48,49 @@ inline std::string corpus_file(const std::string& relative) { return (kCorpusDir
 // ---- scratch space -----------------------------------------------------------------------
 
 // "<suite>_<test>_<pid>": unique per process and test, so parallel ctest runs never share.
-inline std::string test_scratch_name() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+inline std::string test_scratch_name(const ::testing::TestInfo* info) {
   std::string name = info ? std::string(info->test_suite_name()) + "_" + info->name() : std::string("no_test");
   name += "_" + std::to_string(::getpid());
   std::replace(name.begin(), name.end(), '/', '_');
   return name;
 }
+inline std::string test_scratch_name() {
+  return test_scratch_name(::testing::UnitTest::GetInstance()->current_test_info());
+}
 
-// The current test's scratch directory (created, kept): temp/meshioplusplus_<suite>_<test>_<pid>.
+inline std::filesystem::path scratch_dir_of(const ::testing::TestInfo* info) {
+  return std::filesystem::temp_directory_path() / ("meshioplusplus_" + test_scratch_name(info));
+}
+
+// The current test's scratch directory: temp/meshioplusplus_<suite>_<test>_<pid>. It lives
+// until the test ends: removed when the test passed or was skipped, kept (and its path
+// printed) when it failed, so the files behind a failure can be looked at.
 inline std::filesystem::path scratch_dir() {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("meshioplusplus_" + test_scratch_name());
+  const std::filesystem::path dir = scratch_dir_of(::testing::UnitTest::GetInstance()->current_test_info());
   std::filesystem::create_directories(dir);
   return dir;
 }
+
+// Removes each finished test's scratch directory (see scratch_dir). Registered once, before
+// main, by the inline variable below: ctest runs every test in a process of its own, so
+// without it each run of the suite left one directory per test in the temp folder.
+class ScratchDirRemover : public ::testing::EmptyTestEventListener {
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    const std::filesystem::path dir = scratch_dir_of(&info);
+    std::error_code ignored;
+    if (!std::filesystem::exists(dir, ignored)) return;
+    if (info.result() != nullptr && info.result()->Failed()) {
+      std::fprintf(stderr, "scratch files of the failed test kept in %s\n", dir.string().c_str());
+      return;
+    }
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ignored);
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+inline const bool kScratchDirRemoverRegistered = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new ScratchDirRemover);  // gtest owns it
+  return true;
+}();
 
 // A path named `name` in the current test's scratch directory.
 inline std::filesystem::path scratch(const std::string& name) { return scratch_dir() / name; }
