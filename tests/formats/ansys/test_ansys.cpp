@@ -317,6 +317,29 @@ TEST(AnsysErrors, CountsLargerThanTheFileFailBeforeAllocating) {
   EXPECT_EQ(error_for("huge_faces.msh", faces).line(), 7u);
 }
 
+// Fuzz finding (tests/data/fuzz-regressions/ansys/): ids are any int64 in the file, and the
+// reader subtracted before comparing (INT64_MIN - first overflowed) and computed a section's
+// count as last - first + 1 before checking the range (overflow at INT64_MAX).
+TEST(AnsysErrors, IdsAtTheInt64LimitsAreReadErrorsWithoutOverflow) {
+  std::string node = kSmallAscii;
+  node.replace(node.find("1 2 3 1 0"), 9, "1 2 -8000000000000000 1 0");
+  const ReadError low = error_for("int64_min_node.msh", node);
+  EXPECT_EQ(low.line(), 8u);
+  EXPECT_NE(low.reason().find("node id"), std::string::npos) << low.what();
+  std::string high = kSmallAscii;
+  high.replace(high.find("1 2 3 1 0"), 9, "1 2 7fffffffffffffff 1 0");
+  EXPECT_NE(error_for("int64_max_node.msh", high).reason().find("node id"), std::string::npos);
+  for (const char* header : {"(1 0 7fffffffffffffff 1 2)", "(1 -8000000000000000 7fffffffffffffff 1 2)",
+                             "(1 5 3 1 2)"}) {
+    SCOPED_TRACE(header);
+    std::string range = kSmallAscii;
+    range.replace(range.find("(1 1 3 1 2)"), 11, header);
+    const ReadError error = error_for("range.msh", range);
+    EXPECT_EQ(error.line(), 2u);
+    EXPECT_NE(error.reason().find("invalid index range"), std::string::npos) << error.what();
+  }
+}
+
 TEST(AnsysErrors, NodeZonesWithAGap) {
   const std::string text = "(10 (1 1 2 1 2)(\n0 0\n1 0\n))\n(10 (2 4 4 1 2)(\n0 1\n))\n";
   EXPECT_NE(error_for("gap.msh", text).reason().find("without gaps"), std::string::npos);

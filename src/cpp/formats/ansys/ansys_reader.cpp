@@ -35,6 +35,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -157,7 +158,9 @@ class Reader {
     }
     ++pos_;
     if (section.header.size() < 4) fail_at(open, "a section header needs at least zone, first, last and type");
-    if (section.count() < 0 || section.first() < 0)
+    // Checked before count() is used: last - first + 1 must not overflow (ids are any int64 in the file).
+    if (section.first() < 0 || section.last() < section.first() - 1 ||
+        section.last() == std::numeric_limits<std::int64_t>::max())
       fail_at(open, "invalid index range " + hex(section.first()) + ".." + hex(section.last()));
     skip_whitespace();
     if (pos_ >= doc_.size()) fail_at(open, "unclosed section");
@@ -430,11 +433,11 @@ class Reader {
   };
 
   std::int64_t node_row(std::int64_t id, std::size_t offset) const {
-    const std::int64_t row = id - first_node_;
-    if (row < 0 || row >= mesh_.points.rows())
+    // Compared before subtracting: a cell may name any int64 (INT64_MIN - first would overflow).
+    if (id < first_node_ || id - first_node_ >= mesh_.points.rows())
       fail_at(offset, "node id " + hex(id) + " is not among the nodes " + hex(first_node_) + ".." +
                           hex(first_node_ + mesh_.points.rows() - 1));
-    return row;
+    return id - first_node_;
   }
 
   // The least bytes one record of `values` values takes: a digit and a blank each in text.
