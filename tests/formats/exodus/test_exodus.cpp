@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
@@ -449,6 +450,54 @@ TEST(ExodusErrors, UnknownElementTypeAndBadSideNumber) {
   }
   const ReadError error = expect_read_error([&] { exodus::read(path); });
   EXPECT_NE(std::string(error.what()).find("side_ss1"), std::string::npos) << error.what();
+}
+
+// int64 node and side numbers at the limits (CDF5, as 64-bit Exodus files are): `n - 1` was
+// formed before the range check, signed overflow on INT64_MIN; now a ReadError without UB
+// (the sanitizer lane runs this under UBSan), quoting the number as it is in the file.
+TEST(ExodusErrors, NumbersAtTheInt64LimitsAreReadErrorsWithoutOverflow) {
+  SKIP_WITHOUT_NETCDF();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  struct Case {
+    std::int64_t node, side;
+    const char* variable;
+  };
+  int n = 0;
+  for (const Case c : {Case{kMin, 1, "connect1"}, Case{kMax, 1, "connect1"}, Case{1, kMin, "side_ss1"}, Case{1, kMax, "side_ss1"}}) {
+    const std::string path = scratch("limits" + std::to_string(n++) + ".e").string();
+    {
+      io::NetcdfWriter out(path, "exodus", io::NetcdfWriter::Kind::cdf5);
+      out.define_dimension("num_dim", 3);
+      const int nodes = out.define_dimension("num_nodes", 4);
+      out.define_dimension("num_el_blk", 1);
+      const int cells = out.define_dimension("num_el_in_blk1", 1);
+      const int per = out.define_dimension("num_nod_per_el1", 4);
+      out.define_dimension("num_side_sets", 1);
+      const int sides_dim = out.define_dimension("num_side_ss1", 1);
+      const int x = out.define_variable("coordx", DType::float64, std::vector<int>{nodes});
+      const int y = out.define_variable("coordy", DType::float64, std::vector<int>{nodes});
+      const int z = out.define_variable("coordz", DType::float64, std::vector<int>{nodes});
+      const int connect = out.define_variable("connect1", DType::int64, std::vector<int>{cells, per});
+      out.put_text_attribute(connect, "elem_type", "TETRA");
+      const int elem_ss = out.define_variable("elem_ss1", DType::int64, std::vector<int>{sides_dim});
+      const int side_ss = out.define_variable("side_ss1", DType::int64, std::vector<int>{sides_dim});
+      out.end_definitions();
+      const double coordinates[4] = {0, 1, 0, 0};
+      const std::int64_t nodes_of_cell[4] = {1, 2, 3, c.node}, one = 1;
+      out.write(x, DType::float64, coordinates);
+      out.write(y, DType::float64, coordinates);
+      out.write(z, DType::float64, coordinates);
+      out.write(connect, DType::int64, nodes_of_cell);
+      out.write(elem_ss, DType::int64, &one);
+      out.write(side_ss, DType::int64, &c.side);
+      out.commit();
+    }
+    const ReadError error = expect_read_error([&] { exodus::read(path); });
+    EXPECT_NE(std::string(error.what()).find(c.variable), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(std::to_string(c.variable[0] == 'c' ? c.node : c.side)), std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace

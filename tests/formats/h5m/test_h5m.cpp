@@ -2,6 +2,9 @@
 // offset by start_id, and the errors for ids outside the nodes and unknown element groups.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+
 #include "formats/h5m/h5m.hpp"
 #include "io/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -58,4 +61,50 @@ TEST(H5m, NodeIdsAreCheckedAgainstStartId) {
     file.commit();
   }
   EXPECT_EQ(nodes_of(h5m::read(good).cells[0]), (std::vector<std::int64_t>{0, 1, 2}));
+}
+
+// Fuzz finding (thirteenth session): a start_id or a node id at the int64 limits overflowed
+// `id - start_id` (and the message's last id) before the range check. Each is a ReadError
+// naming the dataset, without signed overflow (the sanitizer lane runs this test under UBSan).
+TEST(H5m, IdsAtTheInt64LimitsAreReadErrorsWithoutOverflow) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  struct Case {
+    std::int64_t start_id;
+    std::int64_t bad_id;
+    const char* object;
+  };
+  const Case cases[] = {
+      {kMin, 1, "/tstt/nodes/coordinates"},           // start_id negative
+      {kMax, kMax, "/tstt/nodes/coordinates"},        // the last node's id past INT64_MAX
+      {kMax - 1, kMax, "/tstt/nodes/coordinates"},    // one past: 3 nodes need start_id <= MAX - 2
+      {11, kMin, "/tstt/elements/Tri3/connectivity"}, // id - start_id below INT64_MIN
+      {0, kMin, "/tstt/elements/Tri3/connectivity"},
+      {11, kMax, "/tstt/elements/Tri3/connectivity"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    const std::string path = dir.file("limits" + std::to_string(n++) + ".h5m");
+    {
+      io::hdf5::File file = io::hdf5::File::create(path, "test");
+      file.write("/tstt/nodes/coordinates", array_of<double>({3, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+      file.set_attribute("/tstt/nodes/coordinates", "start_id", c.start_id);
+      file.write("/tstt/elements/Tri3/connectivity", int64_matrix(1, 3, {c.start_id, c.start_id, c.bad_id}));
+      file.commit();
+    }
+    const ReadError error = expect_read_error([&] { h5m::read(path); });
+    EXPECT_NE(error.reason().find(c.object), std::string::npos) << error.what();
+  }
+  // The largest start_id that still numbers 3 nodes reads (the last node's id is INT64_MAX).
+  const std::string edge = dir.file("edge.h5m");
+  {
+    io::hdf5::File file = io::hdf5::File::create(edge, "test");
+    file.write("/tstt/nodes/coordinates", array_of<double>({3, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+    file.set_attribute("/tstt/nodes/coordinates", "start_id", kMax - 2);
+    file.write("/tstt/elements/Tri3/connectivity", int64_matrix(1, 3, {kMax - 2, kMax - 1, kMax}));
+    file.commit();
+  }
+  EXPECT_EQ(nodes_of(h5m::read(edge).cells[0]), (std::vector<std::int64_t>{0, 1, 2}));
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -225,6 +226,28 @@ TEST(MedErrors, NameTheFileAndTheObjectPath) {
   }
   error = expect_read_error([&] { med::read(path); });
   EXPECT_NE(std::string(error.what()).find("/ENS_MAA/m/MAI/SE2/NOD"), std::string::npos) << error.what();
+
+  // int64 node numbers at the limits: `number - 1` on INT64_MIN was signed overflow before the
+  // range check (found by fuzzing the Exodus reader's twin loop); now a ReadError without UB.
+  for (const std::int64_t number : {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}) {
+    const std::string limits = scratch("limits.med").string();
+    {
+      io::hdf5::File file = io::hdf5::File::create(limits, "med");
+      file.create_group("/ENS_MAA");
+      file.create_group("/ENS_MAA/m");
+      file.set_int32_attribute("/ENS_MAA/m", "ESP", 2);
+      file.create_group("/ENS_MAA/m/NOE");
+      file.write("/ENS_MAA/m/NOE/COO", array_of<double>({4}, {0, 1, 0, 1}));
+      file.set_int32_attribute("/ENS_MAA/m/NOE/COO", "NBR", 2);
+      file.create_group("/ENS_MAA/m/MAI");
+      file.create_group("/ENS_MAA/m/MAI/SE2");
+      file.write("/ENS_MAA/m/MAI/SE2/NOD", array_of<std::int64_t>({2}, {1, number}));
+      file.set_int32_attribute("/ENS_MAA/m/MAI/SE2/NOD", "NBR", 1);
+      file.commit();
+    }
+    error = expect_read_error([&] { med::read(limits); });
+    EXPECT_NE(std::string(error.what()).find(std::to_string(number)), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace

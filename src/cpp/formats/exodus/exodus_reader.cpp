@@ -9,6 +9,7 @@
 
 #include "formats/exodus/exodus.hpp"
 #include "formats/exodus/exodus_types.hpp"
+#include "io/id_map.hpp"
 #include "io/netcdf_file.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -293,13 +294,13 @@ class Reader {
   void to_zero_based(std::span<std::int64_t> indices, std::int64_t limit, const std::string& variable) const {
     bool bad = false;
     for (std::int64_t& index : indices) {
-      index -= 1;
-      bad |= static_cast<std::uint64_t>(index) >= static_cast<std::uint64_t>(limit);
+      index = io::id_offset(index, 1);
+      bad |= !io::id_within(index, limit);
     }
     if (!bad) return;
     for (std::size_t i = 0; i < indices.size(); ++i)
-      if (static_cast<std::uint64_t>(indices[i]) >= static_cast<std::uint64_t>(limit))
-        file_.fail(variable, "entry " + std::to_string(i) + " is " + std::to_string(indices[i] + 1) +
+      if (!io::id_within(indices[i], limit))
+        file_.fail(variable, "entry " + std::to_string(i) + " is " + std::to_string(io::id_offset(indices[i], -1)) +
                                  ", outside 1.." + std::to_string(limit));
   }
 
@@ -392,7 +393,7 @@ class Reader {
       const Block& block = block_of(cells[i]);
       const auto facet_count = static_cast<std::int64_t>(cell_facets(block.type).size());
       std::int64_t facet = -1;
-      if (block.sides == SideRule::facet) facet = side[i] - 1;
+      if (block.sides == SideRule::facet) facet = io::id_offset(side[i], 1);  // range-checked below
       else if (block.sides == SideRule::shell) facet = side[i] >= 3 ? side[i] - 3 : -1;
       const std::int64_t sides_in_exodus = block.sides == SideRule::shell ? facet_count + 2 : facet_count;
       if (block.sides != SideRule::none && (side[i] < 1 || side[i] > sides_in_exodus))

@@ -10,10 +10,12 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 
 #include "core/parallel_ranges.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_options.hpp"
+#include "io/id_map.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::h5m {
@@ -79,6 +81,10 @@ Mesh read(const std::string& path) {
   mesh.points = file.read(coordinates);
   if (mesh.points.ndim() != 2) file.fail(coordinates, "coordinates must be a 2-D dataset");
   const std::int64_t first_node_id = file.integer_attribute(coordinates, "start_id").value_or(1);
+  // MOAB's entity handles are positive; the last node's id (start_id + rows - 1) must be an int64 too.
+  if (first_node_id < 0 || first_node_id - 1 > std::numeric_limits<std::int64_t>::max() - mesh.points.rows())
+    file.fail(coordinates, "start_id " + std::to_string(first_node_id) + " is not a valid first node id for " +
+                               std::to_string(mesh.points.rows()) + " nodes");
 
   if (file.kind("/tstt/nodes/tags") == io::hdf5::ObjectKind::group)
     for (const std::string& name : file.children("/tstt/nodes/tags")) {
@@ -107,10 +113,11 @@ Mesh read(const std::string& path) {
     const std::int64_t nodes = static_cast<std::int64_t>(element->moab.back() - '0');
     file.expect_shape(object, block.connectivity.shape(), {-1, nodes});
     for (std::int64_t& id : block.connectivity.values<std::int64_t>()) {
-      id -= first_node_id;
-      if (id < 0 || id >= mesh.points.rows())
-        file.fail(object, "node id " + std::to_string(id + first_node_id) + " outside the nodes' ids " +
-                              std::to_string(first_node_id) + ".." + std::to_string(first_node_id + mesh.points.rows() - 1));
+      const std::int64_t position = io::id_offset(id, first_node_id);
+      if (!io::id_within(position, mesh.points.rows()))
+        file.fail(object, "node id " + std::to_string(id) + " outside the nodes' ids " + std::to_string(first_node_id) + ".." +
+                              std::to_string(first_node_id + mesh.points.rows() - 1));
+      id = position;
     }
     std::vector<std::pair<std::string, NDArray>> tags;
     if (file.kind(group + "/tags") == io::hdf5::ObjectKind::group)

@@ -13,6 +13,7 @@
 #include "formats/med/med.hpp"
 #include "formats/med/med_types.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/id_map.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::med {
@@ -133,8 +134,8 @@ class Reader {
           // Cells outer, nodes inner: `width` sequential read streams, one sequential write stream.
           for (std::int64_t cell = 0; cell < n; ++cell)
             for (std::int64_t node = 0; node < width; ++node) {
-              const std::int64_t value = static_cast<std::int64_t>(in[node * n + cell]) - 1;
-              bad |= static_cast<std::uint64_t>(value) >= static_cast<std::uint64_t>(num_points);
+              const std::int64_t value = io::id_offset(static_cast<std::int64_t>(in[node * n + cell]), 1);
+              bad |= !io::id_within(value, num_points);
               out[cell * width + node] = value;
             }
           if (!bad) return;
