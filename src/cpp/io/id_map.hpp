@@ -13,20 +13,6 @@
 
 namespace meshioplusplus::io {
 
-// `id - first` for an id read from a file, without signed overflow for ids at the int64 limits
-// (INT64_MIN - 1, INT64_MAX - (-1)): the difference is taken modulo 2^64, so an id below
-// `first` or past the run comes out negative or huge, never wrapped into range by UB. Callers
-// check the result with `id_within` (one unsigned compare, so a loop over a connectivity array
-// stays a vector loop).
-constexpr std::int64_t id_offset(std::int64_t id, std::int64_t first) noexcept {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(first));
-}
-
-// True when a position from `id_offset` is one of 0..count-1 (count >= 0).
-constexpr bool id_within(std::int64_t position, std::int64_t count) noexcept {
-  return static_cast<std::uint64_t>(position) < static_cast<std::uint64_t>(count);
-}
-
 class IdMap {
  public:
   // `ids` in file order; returns the position of the first repeated id, if any.

@@ -26,13 +26,24 @@ inline std::optional<std::int64_t> checked_sum(std::int64_t a, std::int64_t b) n
   return sum;
 }
 
+// `id - first` for an id read from a file, without signed overflow for ids at the int64 limits:
+// the difference is taken modulo 2^64, so an id below `first` or past the run comes out
+// negative or huge, never wrapped into range by UB. Check the result with `id_within` (one
+// unsigned compare, so a loop over a connectivity array stays a vector loop).
+constexpr std::int64_t id_offset(std::int64_t id, std::int64_t first) noexcept {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(first));
+}
+
+// True when a position from `id_offset`/`zero_based` is one of 0..count-1 (count >= 0).
+constexpr bool id_within(std::int64_t position, std::int64_t count) noexcept {
+  return static_cast<std::uint64_t>(position) < static_cast<std::uint64_t>(count);
+}
+
 // A 1-based file id as a 0-based index without signed overflow: INT64_MIN wraps to
 // INT64_MAX, which the range check every reader makes afterwards refuses. one_based() is
 // the inverse, for messages that quote the id as written.
-inline std::int64_t zero_based(std::int64_t id) noexcept {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(id) - 1);
-}
-inline std::int64_t one_based(std::int64_t index) noexcept {
+constexpr std::int64_t zero_based(std::int64_t id) noexcept { return id_offset(id, 1); }
+constexpr std::int64_t one_based(std::int64_t index) noexcept {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(index) + 1);
 }
 

@@ -250,6 +250,48 @@ TEST(MedErrors, NameTheFileAndTheObjectPath) {
   }
 }
 
+
+// Fuzz finding (the CI's fuzz smoke, thirteenth session; tests/data/fuzz-regressions/med/):
+// a field's NCO (components) and NGA (Gauss points) are claims of the file, and
+// `NBR × NGA × NCO` overflowed for NCO = INT64_MAX. Each claim is now checked before its
+// product: a ReadError naming the values' object, and an NGA × NCO array past the read limit
+// is refused before anything is allocated.
+TEST(MedErrors, GaussPointAndComponentClaimsAreCheckedBeforeTheirProduct) {
+  SKIP_WITHOUT_HDF5();
+  struct Case {
+    std::int64_t components, gauss;
+    const char* says;
+  };
+  int n = 0;
+  for (const Case c : {Case{std::numeric_limits<std::int64_t>::max(), 8, "NGA × NCO"},
+                       Case{std::int64_t{1} << 40, 1, "read limit"}, Case{3, 1, "holds 2 values"}}) {
+    const std::string path = scratch("claims" + std::to_string(n++) + ".med").string();
+    {
+      io::hdf5::File file = io::hdf5::File::create(path, "med");
+      file.create_group("/ENS_MAA");
+      file.create_group("/ENS_MAA/m");
+      file.set_int32_attribute("/ENS_MAA/m", "ESP", 2);
+      file.create_group("/ENS_MAA/m/NOE");
+      file.write("/ENS_MAA/m/NOE/COO", array_of<double>({4}, {0, 1, 0, 1}));
+      file.set_int32_attribute("/ENS_MAA/m/NOE/COO", "NBR", 2);
+      file.create_group("/CHA");
+      file.create_group("/CHA/f");
+      file.set_attribute("/CHA/f", "NCO", c.components);
+      file.create_group("/CHA/f/0000");
+      file.create_group("/CHA/f/0000/NOE");
+      file.set_attribute("/CHA/f/0000/NOE", "PFL", std::string_view("MED_NO_PROFILE_INTERNAL"));
+      file.create_group("/CHA/f/0000/NOE/MED_NO_PROFILE_INTERNAL");
+      file.set_attribute("/CHA/f/0000/NOE/MED_NO_PROFILE_INTERNAL", "NGA", c.gauss);
+      file.set_attribute("/CHA/f/0000/NOE/MED_NO_PROFILE_INTERNAL", "NBR", std::int64_t{2});
+      file.write("/CHA/f/0000/NOE/MED_NO_PROFILE_INTERNAL/CO", array_of<double>({2}, {1, 2}));
+      file.commit();
+    }
+    const ReadError error = expect_read_error([&] { med::read(path); });
+    EXPECT_NE(std::string(error.what()).find("/CHA/f/0000/NOE/MED_NO_PROFILE_INTERNAL"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(c.says), std::string::npos) << error.what();
+  }
+}
+
 }  // namespace
 
 namespace {

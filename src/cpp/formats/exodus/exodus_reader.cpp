@@ -9,8 +9,8 @@
 
 #include "formats/exodus/exodus.hpp"
 #include "formats/exodus/exodus_types.hpp"
-#include "io/id_map.hpp"
 #include "io/netcdf_file.hpp"
+#include "io/read_limits.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/side_regions.hpp"
@@ -294,13 +294,13 @@ class Reader {
   void to_zero_based(std::span<std::int64_t> indices, std::int64_t limit, const std::string& variable) const {
     bool bad = false;
     for (std::int64_t& index : indices) {
-      index = io::id_offset(index, 1);
+      index = io::zero_based(index);
       bad |= !io::id_within(index, limit);
     }
     if (!bad) return;
     for (std::size_t i = 0; i < indices.size(); ++i)
       if (!io::id_within(indices[i], limit))
-        file_.fail(variable, "entry " + std::to_string(i) + " is " + std::to_string(io::id_offset(indices[i], -1)) +
+        file_.fail(variable, "entry " + std::to_string(i) + " is " + std::to_string(io::one_based(indices[i])) +
                                  ", outside 1.." + std::to_string(limit));
   }
 
@@ -393,7 +393,7 @@ class Reader {
       const Block& block = block_of(cells[i]);
       const auto facet_count = static_cast<std::int64_t>(cell_facets(block.type).size());
       std::int64_t facet = -1;
-      if (block.sides == SideRule::facet) facet = io::id_offset(side[i], 1);  // range-checked below
+      if (block.sides == SideRule::facet) facet = io::zero_based(side[i]);  // range-checked below
       else if (block.sides == SideRule::shell) facet = side[i] >= 3 ? side[i] - 3 : -1;
       const std::int64_t sides_in_exodus = block.sides == SideRule::shell ? facet_count + 2 : facet_count;
       if (block.sides != SideRule::none && (side[i] < 1 || side[i] > sides_in_exodus))

@@ -15,7 +15,7 @@
 #include "core/parallel_ranges.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_options.hpp"
-#include "io/id_map.hpp"
+#include "io/read_limits.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::h5m {

@@ -13,7 +13,7 @@
 #include "formats/med/med.hpp"
 #include "formats/med/med_types.hpp"
 #include "io/hdf5_file.hpp"
-#include "io/id_map.hpp"
+#include "io/read_limits.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::med {
@@ -134,7 +134,7 @@ class Reader {
           // Cells outer, nodes inner: `width` sequential read streams, one sequential write stream.
           for (std::int64_t cell = 0; cell < n; ++cell)
             for (std::int64_t node = 0; node < width; ++node) {
-              const std::int64_t value = io::id_offset(static_cast<std::int64_t>(in[node * n + cell]), 1);
+              const std::int64_t value = io::zero_based(static_cast<std::int64_t>(in[node * n + cell]));
               bad |= !io::id_within(value, num_points);
               out[cell * width + node] = value;
             }
@@ -258,7 +258,20 @@ class Reader {
     } else if (stored != rows) {
       file_.fail(data_path, "NBR is " + std::to_string(stored) + ", the mesh has " + std::to_string(rows));
     }
-    if (static_cast<std::int64_t>(flat.size()) != stored * gauss * components)
+    // NGA and NCO are the file's claims: the values array they shape (rows × NGA × NCO doubles)
+    // must fit the read limit, and no product of them may overflow (fuzz finding: NGA = 8 and
+    // NCO = INT64_MAX overflowed `stored × NGA × NCO`).
+    const std::optional<std::uint64_t> per_row =
+        io::checked_product(static_cast<std::uint64_t>(gauss), static_cast<std::uint64_t>(components));
+    const std::optional<std::uint64_t> row_bytes = per_row ? io::checked_product(*per_row, sizeof(double)) : std::nullopt;
+    const std::optional<std::uint64_t> bytes =
+        row_bytes ? io::checked_product(static_cast<std::uint64_t>(rows), *row_bytes) : std::nullopt;
+    if (!bytes || *bytes > max_array_bytes())
+      file_.fail(data_path, "NGA × NCO = " + std::to_string(gauss) + " × " + std::to_string(components) + " values for each of " +
+                                std::to_string(rows) + " rows is more than the read limit of " +
+                                std::to_string(max_array_bytes()) + " bytes (max_array_bytes)");
+    const std::optional<std::uint64_t> expected = io::checked_product(static_cast<std::uint64_t>(stored), *per_row);
+    if (!expected || flat.size() != *expected)
       file_.fail(data_path + "/CO", "holds " + std::to_string(flat.size()) + " values, not " + std::to_string(stored) +
                                         " × " + std::to_string(gauss) + " × " + std::to_string(components));
     Shape shape{rows};
