@@ -418,36 +418,50 @@ TEST(ExodusErrors, NameTheFileAndTheVariable) {
   EXPECT_NE(std::string(error.what()).find("truncated.e"), std::string::npos) << error.what();
 }
 
+// One TETRA element on four nodes and a side set of one (element 1, `side`): the file the side
+// and node-number error tests vary. `index_type` is the integer type of connect1 and the side
+// set (int64 needs CDF5 or netCDF-4).
+void write_one_tetra_with_a_side(const std::string& path, io::NetcdfWriter::Kind kind, DType index_type,
+                                 std::int64_t fourth_node, std::int64_t side) {
+  io::NetcdfWriter out(path, "exodus", kind);
+  out.define_dimension("num_dim", 3);
+  const int nodes = out.define_dimension("num_nodes", 4);
+  out.define_dimension("num_el_blk", 1);
+  const int cells = out.define_dimension("num_el_in_blk1", 1);
+  const int per = out.define_dimension("num_nod_per_el1", 4);
+  out.define_dimension("num_side_sets", 1);
+  const int sides_dim = out.define_dimension("num_side_ss1", 1);
+  const int x = out.define_variable("coordx", DType::float64, std::vector<int>{nodes});
+  const int y = out.define_variable("coordy", DType::float64, std::vector<int>{nodes});
+  const int z = out.define_variable("coordz", DType::float64, std::vector<int>{nodes});
+  const int connect = out.define_variable("connect1", index_type, std::vector<int>{cells, per});
+  out.put_text_attribute(connect, "elem_type", "TETRA");
+  const int elem_ss = out.define_variable("elem_ss1", index_type, std::vector<int>{sides_dim});
+  const int side_ss = out.define_variable("side_ss1", index_type, std::vector<int>{sides_dim});
+  out.end_definitions();
+  const double coordinates[4] = {0, 1, 0, 0};
+  out.write(x, DType::float64, coordinates);
+  out.write(y, DType::float64, coordinates);
+  out.write(z, DType::float64, coordinates);
+  const std::int64_t nodes_of_cell[4] = {1, 2, 3, fourth_node}, one = 1;
+  if (index_type == DType::int64) {
+    out.write(connect, DType::int64, nodes_of_cell);
+    out.write(elem_ss, DType::int64, &one);
+    out.write(side_ss, DType::int64, &side);
+  } else {
+    const std::int32_t narrow[4] = {1, 2, 3, static_cast<std::int32_t>(fourth_node)}, one32 = 1,
+                       side32 = static_cast<std::int32_t>(side);
+    out.write(connect, DType::int32, narrow);
+    out.write(elem_ss, DType::int32, &one32);
+    out.write(side_ss, DType::int32, &side32);
+  }
+  out.commit();
+}
+
 TEST(ExodusErrors, UnknownElementTypeAndBadSideNumber) {
   SKIP_WITHOUT_NETCDF();
   const std::string path = scratch("unknown.e").string();
-  {
-    io::NetcdfWriter out(path, "exodus", io::NetcdfWriter::Kind::offset64);
-    out.define_dimension("num_dim", 3);
-    const int nodes = out.define_dimension("num_nodes", 4);
-    out.define_dimension("num_el_blk", 1);
-    const int cells = out.define_dimension("num_el_in_blk1", 1);
-    const int per = out.define_dimension("num_nod_per_el1", 4);
-    out.define_dimension("num_side_sets", 1);
-    const int sides_dim = out.define_dimension("num_side_ss1", 1);
-    const int x = out.define_variable("coordx", DType::float64, std::vector<int>{nodes});
-    const int y = out.define_variable("coordy", DType::float64, std::vector<int>{nodes});
-    const int z = out.define_variable("coordz", DType::float64, std::vector<int>{nodes});
-    const int connect = out.define_variable("connect1", DType::int32, std::vector<int>{cells, per});
-    out.put_text_attribute(connect, "elem_type", "TETRA");
-    const int elem_ss = out.define_variable("elem_ss1", DType::int32, std::vector<int>{sides_dim});
-    const int side_ss = out.define_variable("side_ss1", DType::int32, std::vector<int>{sides_dim});
-    out.end_definitions();
-    const double coordinates[4] = {0, 1, 0, 0};
-    const std::int32_t nodes_of_cell[4] = {1, 2, 3, 4}, one = 1, seven = 7;
-    out.write(x, DType::float64, coordinates);
-    out.write(y, DType::float64, coordinates);
-    out.write(z, DType::float64, coordinates);
-    out.write(connect, DType::int32, nodes_of_cell);
-    out.write(elem_ss, DType::int32, &one);
-    out.write(side_ss, DType::int32, &seven);
-    out.commit();
-  }
+  write_one_tetra_with_a_side(path, io::NetcdfWriter::Kind::offset64, DType::int32, 4, 7);
   const ReadError error = expect_read_error([&] { exodus::read(path); });
   EXPECT_NE(std::string(error.what()).find("side_ss1"), std::string::npos) << error.what();
 }
@@ -466,33 +480,7 @@ TEST(ExodusErrors, NumbersAtTheInt64LimitsAreReadErrorsWithoutOverflow) {
   int n = 0;
   for (const Case c : {Case{kMin, 1, "connect1"}, Case{kMax, 1, "connect1"}, Case{1, kMin, "side_ss1"}, Case{1, kMax, "side_ss1"}}) {
     const std::string path = scratch("limits" + std::to_string(n++) + ".e").string();
-    {
-      io::NetcdfWriter out(path, "exodus", io::NetcdfWriter::Kind::cdf5);
-      out.define_dimension("num_dim", 3);
-      const int nodes = out.define_dimension("num_nodes", 4);
-      out.define_dimension("num_el_blk", 1);
-      const int cells = out.define_dimension("num_el_in_blk1", 1);
-      const int per = out.define_dimension("num_nod_per_el1", 4);
-      out.define_dimension("num_side_sets", 1);
-      const int sides_dim = out.define_dimension("num_side_ss1", 1);
-      const int x = out.define_variable("coordx", DType::float64, std::vector<int>{nodes});
-      const int y = out.define_variable("coordy", DType::float64, std::vector<int>{nodes});
-      const int z = out.define_variable("coordz", DType::float64, std::vector<int>{nodes});
-      const int connect = out.define_variable("connect1", DType::int64, std::vector<int>{cells, per});
-      out.put_text_attribute(connect, "elem_type", "TETRA");
-      const int elem_ss = out.define_variable("elem_ss1", DType::int64, std::vector<int>{sides_dim});
-      const int side_ss = out.define_variable("side_ss1", DType::int64, std::vector<int>{sides_dim});
-      out.end_definitions();
-      const double coordinates[4] = {0, 1, 0, 0};
-      const std::int64_t nodes_of_cell[4] = {1, 2, 3, c.node}, one = 1;
-      out.write(x, DType::float64, coordinates);
-      out.write(y, DType::float64, coordinates);
-      out.write(z, DType::float64, coordinates);
-      out.write(connect, DType::int64, nodes_of_cell);
-      out.write(elem_ss, DType::int64, &one);
-      out.write(side_ss, DType::int64, &c.side);
-      out.commit();
-    }
+    write_one_tetra_with_a_side(path, io::NetcdfWriter::Kind::cdf5, DType::int64, c.node, c.side);
     const ReadError error = expect_read_error([&] { exodus::read(path); });
     EXPECT_NE(std::string(error.what()).find(c.variable), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find(std::to_string(c.variable[0] == 'c' ? c.node : c.side)), std::string::npos)

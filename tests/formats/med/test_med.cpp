@@ -202,6 +202,16 @@ TEST(MedRoundTrip, CorpusFileKeepsTagsAndFamilyTables) {
     EXPECT_EQ(int_values(mesh.cell_data.find("cell_tags")->at(b)), int_values(read.cell_data.find("cell_tags")->at(b)));
 }
 
+// The smallest MED mesh the error tests build on: mesh "m" in 2-D with two points and no cells.
+void write_two_point_mesh(io::hdf5::File& file) {
+  file.create_group("/ENS_MAA");
+  file.create_group("/ENS_MAA/m");
+  file.set_int32_attribute("/ENS_MAA/m", "ESP", 2);
+  file.create_group("/ENS_MAA/m/NOE");
+  file.write("/ENS_MAA/m/NOE/COO", array_of<double>({4}, {0, 1, 0, 1}));
+  file.set_int32_attribute("/ENS_MAA/m/NOE/COO", "NBR", 2);
+}
+
 TEST(MedErrors, NameTheFileAndTheObjectPath) {
   SKIP_WITHOUT_HDF5();
   const std::string text = write_scratch("text.med", "not HDF5\n");
@@ -212,12 +222,7 @@ TEST(MedErrors, NameTheFileAndTheObjectPath) {
   const std::string path = scratch("bad.med").string();
   {
     io::hdf5::File file = io::hdf5::File::create(path, "med");
-    file.create_group("/ENS_MAA");
-    file.create_group("/ENS_MAA/m");
-    file.set_int32_attribute("/ENS_MAA/m", "ESP", 2);
-    file.create_group("/ENS_MAA/m/NOE");
-    file.write("/ENS_MAA/m/NOE/COO", array_of<double>({4}, {0, 1, 0, 1}));
-    file.set_int32_attribute("/ENS_MAA/m/NOE/COO", "NBR", 2);
+    write_two_point_mesh(file);
     file.create_group("/ENS_MAA/m/MAI");
     file.create_group("/ENS_MAA/m/MAI/SE2");
     file.write("/ENS_MAA/m/MAI/SE2/NOD", array_of<std::int32_t>({2}, {1, 3}));
@@ -233,12 +238,7 @@ TEST(MedErrors, NameTheFileAndTheObjectPath) {
     const std::string limits = scratch("limits.med").string();
     {
       io::hdf5::File file = io::hdf5::File::create(limits, "med");
-      file.create_group("/ENS_MAA");
-      file.create_group("/ENS_MAA/m");
-      file.set_int32_attribute("/ENS_MAA/m", "ESP", 2);
-      file.create_group("/ENS_MAA/m/NOE");
-      file.write("/ENS_MAA/m/NOE/COO", array_of<double>({4}, {0, 1, 0, 1}));
-      file.set_int32_attribute("/ENS_MAA/m/NOE/COO", "NBR", 2);
+      write_two_point_mesh(file);
       file.create_group("/ENS_MAA/m/MAI");
       file.create_group("/ENS_MAA/m/MAI/SE2");
       file.write("/ENS_MAA/m/MAI/SE2/NOD", array_of<std::int64_t>({2}, {1, number}));
@@ -268,12 +268,7 @@ TEST(MedErrors, GaussPointAndComponentClaimsAreCheckedBeforeTheirProduct) {
     const std::string path = scratch("claims" + std::to_string(n++) + ".med").string();
     {
       io::hdf5::File file = io::hdf5::File::create(path, "med");
-      file.create_group("/ENS_MAA");
-      file.create_group("/ENS_MAA/m");
-      file.set_int32_attribute("/ENS_MAA/m", "ESP", 2);
-      file.create_group("/ENS_MAA/m/NOE");
-      file.write("/ENS_MAA/m/NOE/COO", array_of<double>({4}, {0, 1, 0, 1}));
-      file.set_int32_attribute("/ENS_MAA/m/NOE/COO", "NBR", 2);
+      write_two_point_mesh(file);
       file.create_group("/CHA");
       file.create_group("/CHA/f");
       file.set_attribute("/CHA/f", "NCO", c.components);
