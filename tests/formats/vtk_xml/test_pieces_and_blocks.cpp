@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "formats/vtk_xml/vtk_xml.hpp"
+#include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"
@@ -120,6 +121,58 @@ TEST(PartitionedPieces, MissingPieceFileIsNamed) {
   const mpp::ReadError error = expect_read_error([&] { mpp::pvtu::read(path, second); });
   EXPECT_EQ(path, error.path());
   EXPECT_NE(std::string(error.what()).find("piece 1: file 'p_1.vtu' not found"), std::string::npos) << error.what();
+}
+
+// Pieces are cut by extract_cell_range, which views whole rows of the mesh instead of copying
+// them; for every range it must give what the general cut (extract_cells) gives: a piece whose
+// points are a run starting at 0 (views only), a run further on (shifted node numbers), points
+// with gaps (gathered), and a range that reaches the polygons (the general cut itself).
+TEST(PieceCutting, EveryCellRangeEqualsTheGeneralCut) {
+  mpp::Mesh mesh;
+  std::vector<double> xyz;
+  std::vector<double> u;
+  for (int p = 0; p < 9; ++p) {
+    xyz.insert(xyz.end(), {double(p), double(p * p), 0.5 * p});
+    u.push_back(100.0 + p);
+  }
+  mesh.points = array_of<double>({9, 3}, xyz);
+  mesh.point_data.set("u", array_of<double>({9}, u));
+  // Triangles over points 0..4 in order, then quads that skip points, then two polygons.
+  mesh.cells.push_back({"triangle", int64_matrix(3, 3, {0, 1, 2, 1, 2, 3, 2, 3, 4}), {}, {}});
+  mesh.cells.push_back({"quad", int64_matrix(2, 4, {4, 6, 8, 5, 5, 8, 7, 4}), {}, {}});
+  mesh.cells.push_back({"polygon", int64_vector({0, 2, 4, 6, 1, 3, 5, 7, 8}), int64_vector({0, 4, 9}), {}});
+  mesh.cell_data.set("id", {array_of<std::int32_t>({3}, {0, 1, 2}), array_of<std::int32_t>({2}, {3, 4}),
+                            array_of<std::int32_t>({2}, {5, 6})});
+  mesh.field_data.set("time", array_of<double>({1}, {2.5}));
+  const std::int64_t total = mesh.num_cells();
+  for (std::int64_t first = 0; first < total; ++first)
+    for (std::int64_t last = first + 1; last <= total; ++last) {
+      SCOPED_TRACE("cells [" + std::to_string(first) + ", " + std::to_string(last) + ")");
+      std::vector<std::int64_t> cells;
+      for (std::int64_t c = first; c < last; ++c) cells.push_back(c);
+      const mpp::Mesh expected = mpp::vtk_xml_detail::extract_cells(mesh, cells);
+      const mpp::Mesh cut = mpp::vtk_xml_detail::extract_cell_range(mesh, first, last);
+      EXPECT_TRUE(same_bits(cut.points, expected.points));
+      EXPECT_TRUE(same_bits(*cut.point_data.find("u"), *expected.point_data.find("u")));
+      ASSERT_EQ(cut.cells.size(), expected.cells.size());
+      for (std::size_t b = 0; b < cut.cells.size(); ++b) {
+        EXPECT_EQ(cut.cells[b].type, expected.cells[b].type);
+        EXPECT_TRUE(same_bits(cut.cells[b].connectivity, expected.cells[b].connectivity));
+        EXPECT_EQ(cut.cells[b].is_ragged(), expected.cells[b].is_ragged());
+        if (expected.cells[b].is_ragged()) EXPECT_TRUE(same_bits(cut.cells[b].offsets, expected.cells[b].offsets));
+        EXPECT_TRUE(same_bits((*cut.cell_data.find("id"))[b], (*expected.cell_data.find("id"))[b]));
+      }
+      EXPECT_EQ(all_ids(cut), all_ids(expected));
+      EXPECT_TRUE(same_bits(*cut.field_data.find("time"), *mesh.field_data.find("time")));
+    }
+  // The first triangle's piece uses points 0..2 in order: its rows are views of the mesh.
+  const mpp::Mesh head = mpp::vtk_xml_detail::extract_cell_range(mesh, 0, 1);
+  EXPECT_EQ(head.points.data(), mesh.points.data());
+  EXPECT_EQ(head.cells[0].connectivity.data(), mesh.cells[0].connectivity.data());
+  // The second triangle's piece uses points 1..3: viewed points, node numbers shifted by one.
+  const mpp::Mesh second = mpp::vtk_xml_detail::extract_cell_range(mesh, 1, 2);
+  EXPECT_EQ(second.points.data(), static_cast<const double*>(mesh.points.data()) + 3);
+  EXPECT_EQ(nodes_of(second.cells[0]), (std::vector<std::int64_t>{0, 1, 2}));
 }
 
 TEST(MultiblockList, NamedMeshesWrittenAndReadBackApart) {

@@ -187,10 +187,9 @@ void write_parallel(const ParallelKind& kind, const std::string& path, const Mes
     for (std::size_t p = first_piece; p < last_piece; ++p) {
       const std::int64_t first = total * static_cast<std::int64_t>(p) / pieces;
       const std::int64_t last = total * static_cast<std::int64_t>(p + 1) / pieces;
-      std::vector<std::int64_t> cells(static_cast<std::size_t>(last - first));
-      for (std::int64_t c = first; c < last; ++c) cells[static_cast<std::size_t>(c - first)] = c;
-      // One piece of the whole mesh keeps every point (also those no cell uses).
-      const Mesh piece = pieces == 1 ? Mesh{} : extract_cells(mesh, cells);
+      // One piece of the whole mesh keeps every point (also those no cell uses). A piece
+      // views the rows of `mesh` it takes whole: `mesh` outlives the piece's write.
+      const Mesh piece = pieces == 1 ? Mesh{} : extract_cell_range(mesh, first, last);
       const std::string piece_path = stem + "_" + std::to_string(p) + std::string(kind.piece_extension);
       kind.write_piece(piece_path, pieces == 1 ? mesh : piece, piece_options);
       sources[p] = file_name(piece_path);

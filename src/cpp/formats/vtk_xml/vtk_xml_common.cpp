@@ -1,5 +1,7 @@
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -223,6 +225,50 @@ void merge_piece(Mesh& into, Mesh piece, const std::string& index_path, const st
       fail("has cell data '" + name + "' the first piece lacks");
 }
 
+namespace {
+
+// The rows `picked` (ascending) of `data`, copied into scratch memory.
+NDArray take_rows(const NDArray& data, const std::vector<std::int64_t>& picked) {
+  Shape shape = data.shape();
+  shape[0] = static_cast<std::int64_t>(picked.size());
+  NDArray out = NDArray::allocate_scratch(data.dtype(), shape);
+  const std::size_t row_bytes = static_cast<std::size_t>(data.row_width()) * dtype_size(data.dtype());
+  auto* to = static_cast<std::uint8_t*>(out.data());
+  const auto* from = static_cast<const std::uint8_t*>(data.data());
+  if (picked.empty()) return out;
+  // A run of consecutive rows (a piece of a contiguous cell range) is one copy.
+  if (static_cast<std::size_t>(picked.back() - picked.front()) + 1 == picked.size()) {
+    std::memcpy(to, from + static_cast<std::size_t>(picked.front()) * row_bytes, picked.size() * row_bytes);
+    return out;
+  }
+  // Otherwise row by row, with the common row sizes known to the compiler (inlined copies).
+  const auto copy_rows = [&](auto bytes) {
+    for (std::size_t r = 0; r < picked.size(); ++r)
+      std::memcpy(to + r * bytes, from + static_cast<std::size_t>(picked[r]) * bytes, bytes);
+  };
+  switch (row_bytes) {
+    case 4: copy_rows(std::integral_constant<std::size_t, 4>{}); break;
+    case 8: copy_rows(std::integral_constant<std::size_t, 8>{}); break;
+    case 12: copy_rows(std::integral_constant<std::size_t, 12>{}); break;
+    case 16: copy_rows(std::integral_constant<std::size_t, 16>{}); break;
+    case 24: copy_rows(std::integral_constant<std::size_t, 24>{}); break;
+    default: copy_rows(row_bytes); break;
+  }
+  return out;
+}
+
+// Rows [first, first + count) of `data` without a copy; `data` must outlive the view.
+NDArray row_view(const NDArray& data, std::int64_t first, std::int64_t count) {
+  Shape shape = data.shape();
+  shape[0] = count;
+  if (count == 0) return NDArray::allocate_scratch(data.dtype(), shape);
+  const std::size_t row_bytes = static_cast<std::size_t>(data.row_width()) * dtype_size(data.dtype());
+  auto* bytes = static_cast<char*>(const_cast<void*>(data.data()));
+  return NDArray::view(bytes + static_cast<std::size_t>(first) * row_bytes, data.dtype(), shape);
+}
+
+}  // namespace
+
 Mesh extract_cells(const Mesh& mesh, std::span<const std::int64_t> cells) {
   Mesh part;
   part.field_data = mesh.field_data;
@@ -260,36 +306,8 @@ Mesh extract_cells(const Mesh& mesh, std::span<const std::int64_t> cells) {
       new_index[p] = static_cast<std::int64_t>(used.size());
       used.push_back(static_cast<std::int64_t>(p));
     }
-  const auto take = [](const NDArray& data, const std::vector<std::int64_t>& picked) {
-    Shape shape = data.shape();
-    shape[0] = static_cast<std::int64_t>(picked.size());
-    NDArray out = NDArray::allocate_scratch(data.dtype(), shape);
-    const std::size_t row_bytes = static_cast<std::size_t>(data.row_width()) * dtype_size(data.dtype());
-    auto* to = static_cast<std::uint8_t*>(out.data());
-    const auto* from = static_cast<const std::uint8_t*>(data.data());
-    if (picked.empty()) return out;
-    // A run of consecutive rows (a piece of a contiguous cell range) is one copy.
-    if (static_cast<std::size_t>(picked.back() - picked.front()) + 1 == picked.size()) {
-      std::memcpy(to, from + static_cast<std::size_t>(picked.front()) * row_bytes, picked.size() * row_bytes);
-      return out;
-    }
-    // Otherwise row by row, with the common row sizes known to the compiler (inlined copies).
-    const auto copy_rows = [&](auto bytes) {
-      for (std::size_t r = 0; r < picked.size(); ++r)
-        std::memcpy(to + r * bytes, from + static_cast<std::size_t>(picked[r]) * bytes, bytes);
-    };
-    switch (row_bytes) {
-      case 4: copy_rows(std::integral_constant<std::size_t, 4>{}); break;
-      case 8: copy_rows(std::integral_constant<std::size_t, 8>{}); break;
-      case 12: copy_rows(std::integral_constant<std::size_t, 12>{}); break;
-      case 16: copy_rows(std::integral_constant<std::size_t, 16>{}); break;
-      case 24: copy_rows(std::integral_constant<std::size_t, 24>{}); break;
-      default: copy_rows(row_bytes); break;
-    }
-    return out;
-  };
-  part.points = take(mesh.points, used);
-  for (const auto& [name, array] : mesh.point_data) part.point_data.set(name, take(array, used));
+  part.points = take_rows(mesh.points, used);
+  for (const auto& [name, array] : mesh.point_data) part.point_data.set(name, take_rows(array, used));
   std::vector<std::size_t> kept_blocks;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     if (rows[b].empty()) continue;
@@ -334,7 +352,104 @@ Mesh extract_cells(const Mesh& mesh, std::span<const std::int64_t> cells) {
   }
   for (const auto& [name, arrays] : mesh.cell_data) {
     std::vector<NDArray> parts;
-    for (std::size_t b : kept_blocks) parts.push_back(take(arrays[b], rows[b]));
+    for (std::size_t b : kept_blocks) parts.push_back(take_rows(arrays[b], rows[b]));
+    part.cell_data.set(name, std::move(parts));
+  }
+  return part;
+}
+
+Mesh extract_cell_range(const Mesh& mesh, std::int64_t first, std::int64_t last) {
+  // The rows [low, high) each block contributes.
+  struct BlockRange {
+    std::size_t block;
+    std::int64_t low, high;
+  };
+  std::vector<BlockRange> ranges;
+  std::int64_t base = 0;
+  bool ragged = false;
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+    const std::int64_t count = mesh.cells[b].num_cells();
+    const std::int64_t low = std::max(first, base) - base, high = std::min(last, base + count) - base;
+    if (low < high) {
+      ranges.push_back({b, low, high});
+      ragged |= mesh.cells[b].is_ragged();
+    }
+    base += count;
+  }
+  // The node span [lowest, highest] the range uses.
+  std::int64_t lowest = std::numeric_limits<std::int64_t>::max(), highest = -1;
+  for (const BlockRange& range : ranges) {
+    const CellBlock& block = mesh.cells[range.block];
+    if (block.is_ragged()) continue;
+    const std::int64_t width = block.connectivity.row_width();
+    const auto* ids = block.connectivity.data_as<std::int64_t>();
+    std::int64_t low = lowest, high = highest;
+    for (std::int64_t i = range.low * width; i < range.high * width; ++i) {
+      low = std::min(low, ids[i]);
+      high = std::max(high, ids[i]);
+    }
+    lowest = low;
+    highest = high;
+  }
+  if (ragged || highest < lowest) {  // polygons/polyhedra, or no node at all: the general cut
+    std::vector<std::int64_t> cells(static_cast<std::size_t>(std::max<std::int64_t>(last - first, 0)));
+    for (std::size_t c = 0; c < cells.size(); ++c) cells[c] = first + static_cast<std::int64_t>(c);
+    return extract_cells(mesh, cells);
+  }
+  const auto span = static_cast<std::size_t>(highest - lowest + 1);
+  std::vector<std::uint8_t> used(span, 0);
+  for (const BlockRange& range : ranges) {
+    const CellBlock& block = mesh.cells[range.block];
+    const std::int64_t width = block.connectivity.row_width();
+    const auto* ids = block.connectivity.data_as<std::int64_t>();
+    for (std::int64_t i = range.low * width; i < range.high * width; ++i) used[static_cast<std::size_t>(ids[i] - lowest)] = 1;
+  }
+  std::size_t used_count = 0;
+  for (std::uint8_t flag : used) used_count += flag;
+  // Every point of the span is used: the points are a run of rows, and node numbers shift.
+  const bool consecutive = used_count == span;
+  Mesh part;
+  part.field_data = mesh.field_data;
+  part.string_field_data = mesh.string_field_data;
+  std::vector<std::int64_t> new_index, picked;
+  if (consecutive) {
+    part.points = row_view(mesh.points, lowest, static_cast<std::int64_t>(span));
+    for (const auto& [name, array] : mesh.point_data)
+      part.point_data.set(name, row_view(array, lowest, static_cast<std::int64_t>(span)));
+  } else {
+    new_index.assign(span, -1);
+    picked.reserve(used_count);
+    for (std::size_t p = 0; p < span; ++p)
+      if (used[p]) {
+        new_index[p] = static_cast<std::int64_t>(picked.size());
+        picked.push_back(lowest + static_cast<std::int64_t>(p));
+      }
+    part.points = take_rows(mesh.points, picked);
+    for (const auto& [name, array] : mesh.point_data) part.point_data.set(name, take_rows(array, picked));
+  }
+  for (const BlockRange& range : ranges) {
+    const CellBlock& block = mesh.cells[range.block];
+    CellBlock out;
+    out.type = block.type;
+    const std::int64_t rows = range.high - range.low;
+    if (consecutive && lowest == 0) {
+      out.connectivity = row_view(block.connectivity, range.low, rows);
+    } else {
+      const std::int64_t width = block.connectivity.row_width();
+      out.connectivity = NDArray::allocate_scratch(DType::int64, {rows, width});
+      std::int64_t* target = out.connectivity.data_as<std::int64_t>();
+      const std::int64_t* ids = block.connectivity.data_as<std::int64_t>() + range.low * width;
+      const std::int64_t count = rows * width;
+      if (consecutive)
+        for (std::int64_t i = 0; i < count; ++i) target[i] = ids[i] - lowest;
+      else
+        for (std::int64_t i = 0; i < count; ++i) target[i] = new_index[static_cast<std::size_t>(ids[i] - lowest)];
+    }
+    part.cells.push_back(std::move(out));
+  }
+  for (const auto& [name, arrays] : mesh.cell_data) {
+    std::vector<NDArray> parts;
+    for (const BlockRange& range : ranges) parts.push_back(row_view(arrays[range.block], range.low, range.high - range.low));
     part.cell_data.set(name, std::move(parts));
   }
   return part;

@@ -73,6 +73,14 @@ void merge_piece(Mesh& into, Mesh piece, const std::string& index_path, const st
 // may be cut on several threads.
 Mesh extract_cells(const Mesh& mesh, std::span<const std::int64_t> cells);
 
+// The cells [first, last) of the block-major numbering, as extract_cells(mesh, {first, ...,
+// last - 1}) gives them, for cutting a mesh into pieces. Rows that are taken whole — points,
+// point data and cell data of a consecutive range, connectivity that needs no renumbering —
+// are views into `mesh`, which must outlive the piece; only renumbered connectivity is new.
+// A piece of a mesh whose pieces were appended (points numbered piece by piece) uses one
+// consecutive run of points, so cutting it again copies nothing but shifted node numbers.
+Mesh extract_cell_range(const Mesh& mesh, std::int64_t first, std::int64_t last);
+
 // XML text for an index file: "<?xml ...?>\n<VTKFile type=... version=... byte_order=...>".
 // VTK's multiblock reader takes version 1.0 as its current layout (0.x is the old group/
 // dataset one); the other index files are 0.1.
