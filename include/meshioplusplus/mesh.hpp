@@ -108,4 +108,9 @@ enum class CellCheck { node_indices, shapes_only };
 // Throws std::invalid_argument describing the first violation.
 void validate(const Mesh& mesh, CellCheck cell_check = CellCheck::node_indices);
 
+// The part of validate() that CellCheck::shapes_only leaves out: every node index of every
+// block in [0, num_points). Call it after validate(mesh, CellCheck::shapes_only) (it relies on
+// the shapes and dtypes that checks). Throws std::invalid_argument as validate() does.
+void validate_node_indices(const Mesh& mesh);
+
 }  // namespace meshioplusplus

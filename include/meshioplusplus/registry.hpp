@@ -53,6 +53,10 @@ struct FormatInfo {
   // Set by formats whose cells are implied by the file's structure and never written (VTK's
   // structured grids): a write checks the cells' shapes but does not read their node indices.
   bool cells_implied = false;
+  // Set by formats whose writer copies node indices into the file as values and never uses one
+  // to address memory: write() then checks the indices on another core while the writer writes,
+  // and the file is published only once the check has passed (core/deferred_check.hpp).
+  bool index_check_beside_write = false;
 };
 
 std::span<const FormatInfo> registered_formats() noexcept;

@@ -119,4 +119,11 @@ void validate(const Mesh& mesh, CellCheck cell_check) {
   }
 }
 
+void validate_node_indices(const Mesh& mesh) {
+  const std::int64_t num_points = mesh.num_points();
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+    check_indices(mesh.cells[b].connectivity, num_points,
+                  "cells[" + std::to_string(b) + "] (" + mesh.cells[b].type + ")");
+}
+
 }  // namespace meshioplusplus

@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/deferred_check.hpp"
 #include "formats/abaqus/abaqus.hpp"
 #include "formats/ansys/ansys.hpp"
 #include "formats/avsucd/avsucd.hpp"
@@ -46,6 +48,7 @@
 #include "formats/xdmf/xdmf.hpp"
 #include "io/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus {
 namespace {
@@ -201,14 +204,14 @@ constexpr std::array kSvgOptions{
 };
 
 const std::array kFormats{
-    FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write, kVtuOptions},
+    FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write_validated, kVtuOptions, nullptr, false, /*index_check_beside_write=*/true},
     FormatInfo{"vtk", kVtkExtensions, "VTK legacy", vtk::read, vtk::write, kVtkOptions},
-    FormatInfo{"vtp", kVtpExtensions, "VTK XML polydata", vtp::read, vtp::write, kVtkXmlOptions},
+    FormatInfo{"vtp", kVtpExtensions, "VTK XML polydata", vtp::read, vtp::write_validated, kVtkXmlOptions},
     FormatInfo{"vts", kVtsExtensions, "VTK XML structured grid", vts::read, vts::write, kVtkXmlOptions, nullptr, /*cells_implied=*/true},
     FormatInfo{"vtr", kVtrExtensions, "VTK XML rectilinear grid", vtr::read, vtr::write, kVtkXmlOptions, nullptr, /*cells_implied=*/true},
     FormatInfo{"vti", kVtiExtensions, "VTK XML image data", vti::read, vti::write, kVtkXmlOptions, nullptr, /*cells_implied=*/true},
-    FormatInfo{"pvtu", kPvtuExtensions, "VTK XML partitioned unstructured grid", pvtu::read, pvtu::write, kParallelOptions},
-    FormatInfo{"pvtp", kPvtpExtensions, "VTK XML partitioned polydata", pvtp::read, pvtp::write, kParallelOptions},
+    FormatInfo{"pvtu", kPvtuExtensions, "VTK XML partitioned unstructured grid", pvtu::read, pvtu::write_validated, kParallelOptions},
+    FormatInfo{"pvtp", kPvtpExtensions, "VTK XML partitioned polydata", pvtp::read, pvtp::write_validated, kParallelOptions},
     FormatInfo{"vtm", kVtmExtensions, "VTK XML multiblock (one mesh, a Cell region per dataset)", vtm::read, vtm::write, kVtkXmlOptions},
     FormatInfo{"pvd", kPvdExtensions, "ParaView time series (first step)", pvd::read, pvd::write, kPvdOptions},
     FormatInfo{"gmsh", kGmshExtensions, "Gmsh MSH", gmsh::read, gmsh::write, kGmshOptions, gmsh::looks_like},
@@ -233,13 +236,13 @@ const std::array kFormats{
     FormatInfo{"ansys", kAnsysExtensions, "ANSYS Fluent mesh", ansys::read, ansys::write, kAnsysOptions, ansys::looks_like},
     FormatInfo{"neuroglancer", kNeuroglancerExtensions, "Neuroglancer precomputed mesh", neuroglancer::read,
                neuroglancer::write, {}},
-    FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions},
-    FormatInfo{"xdmf", kXdmfExtensions, "XDMF 2/3 (heavy data inline, binary or HDF5)", xdmf::read, xdmf::write, kXdmfOptions},
-    FormatInfo{"hmf", kHmfExtensions, "meshio's HDF5 mesh format (needs HDF5)", hmf::read, hmf::write, kHmfOptions},
-    FormatInfo{"h5m", kH5mExtensions, "MOAB H5M (needs HDF5)", h5m::read, h5m::write, kH5mOptions},
+    FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions, nullptr, false, true},
+    FormatInfo{"xdmf", kXdmfExtensions, "XDMF 2/3 (heavy data inline, binary or HDF5)", xdmf::read, xdmf::write, kXdmfOptions, nullptr, false, true},
+    FormatInfo{"hmf", kHmfExtensions, "meshio's HDF5 mesh format (needs HDF5)", hmf::read, hmf::write, kHmfOptions, nullptr, false, true},
+    FormatInfo{"h5m", kH5mExtensions, "MOAB H5M (needs HDF5)", h5m::read, h5m::write, kH5mOptions, nullptr, false, true},
     FormatInfo{"cgns", kCgnsExtensions, "CGNS (ADF or HDF5)", cgns::read, cgns::write, kCgnsOptions},
-    FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}},
-    FormatInfo{"vtkhdf", kVtkhdfExtensions, "VTKHDF (VTK's HDF5 format; needs HDF5)", vtkhdf::read, vtkhdf::write, kVtkhdfOptions},
+    FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}, nullptr, false, true},
+    FormatInfo{"vtkhdf", kVtkhdfExtensions, "VTKHDF (VTK's HDF5 format; needs HDF5)", vtkhdf::read, vtkhdf::write, kVtkhdfOptions, nullptr, false, true},
     FormatInfo{"svg", kSvgExtensions, "SVG drawing (write only)", nullptr, svg::write, kSvgOptions},
 };
 
@@ -367,13 +370,19 @@ void write(const std::string& path, const Mesh& mesh, std::string_view format_na
                                    [&](const WriteOptionSpec& spec) { return spec.name == name; });
     if (!known) throw WriteError(path, std::string(format->name), "unknown write option '" + name + "'");
   }
+  // The node indices are checked here before the write, or beside it (see
+  // FormatInfo::index_check_beside_write) when there is a second core to do it.
+  const bool beside = format->index_check_beside_write && !format->cells_implied && thread_count() > 1;
   try {
-    validate(mesh, format->cells_implied ? CellCheck::shapes_only : CellCheck::node_indices);
+    validate(mesh, format->cells_implied || beside ? CellCheck::shapes_only : CellCheck::node_indices);
   } catch (const std::invalid_argument& error) {
     throw WriteError(path, std::string(format->name), error.what());
   }
   try {
+    std::optional<DeferredCheck> index_check;
+    if (beside) index_check.emplace([&mesh] { validate_node_indices(mesh); });
     format->write(path, mesh, options);
+    finish_deferred_check();  // published files have waited for it; this reports it for any other
   } catch (const std::invalid_argument& error) {
     throw WriteError(path, std::string(format->name), error.what());
   }

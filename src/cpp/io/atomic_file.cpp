@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/deferred_check.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::io {
@@ -177,6 +178,7 @@ void AtomicFile::write(const void* data, std::size_t size) {
 }
 
 void AtomicFile::commit() {
+  finish_deferred_check();  // a file is published only once its mesh has passed every check
   if (unnamed_) {
     // No file under the target name yet: linking the finished file there is atomic and never
     // replaces anything (EEXIST when something appeared meanwhile: go through a rename).
@@ -215,7 +217,18 @@ std::string reserve_temporary_beside(const std::string& path, std::string_view f
   return temporary;
 }
 
+std::string create_temporary_beside(const std::string& path, std::string_view format,
+                                    const std::function<bool(const std::string&)>& create_new) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string temporary = reserve_temporary_beside(path, format);  // a unique name, or errno's reason
+    ::unlink(temporary.c_str());
+    if (create_new(temporary)) return temporary;
+  }
+  throw WriteError(path, std::string(format), "cannot create a temporary file beside it: every name drawn was taken");
+}
+
 void replace_with_temporary(const std::string& temporary, const std::string& path, std::string_view format) {
+  finish_deferred_check();  // a file is published only once its mesh has passed every check  // a file is published only once its mesh has passed every check
   if (const std::string error = move_into_place(temporary, path); !error.empty())
     throw WriteError(path, std::string(format), error);
 }

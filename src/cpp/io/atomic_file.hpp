@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -51,6 +52,16 @@ class AtomicFile {
 // finished file over `path` as AtomicFile::commit does (an exchange with an existing regular
 // file, then the old one deleted; a rename otherwise), or throws WriteError.
 std::string reserve_temporary_beside(const std::string& path, std::string_view format);
+
+// For libraries that can create a file only if its name is free (HDF5's H5F_ACC_EXCL,
+// netCDF's NC_NOCLOBBER): finds a name as reserve_temporary_beside does, frees it, and calls
+// create_new(name), which creates the file there and returns true, returns false if the name
+// was taken meanwhile (another name is then drawn), or throws. Returns the name. Better than
+// letting the library truncate the reserved empty file: on ext4 a file truncated when opened
+// is written back inside its close() (auto_da_alloc), about 1.3 ms per 44 MB on the writer's
+// clock, where a new file's pages are written back later by the kernel.
+std::string create_temporary_beside(const std::string& path, std::string_view format,
+                                    const std::function<bool(const std::string&)>& create_new);
 void replace_with_temporary(const std::string& temporary, const std::string& path, std::string_view format);
 
 // Buffered text/binary output into an AtomicFile with locale-independent numbers:

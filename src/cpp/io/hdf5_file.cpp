@@ -284,10 +284,15 @@ File File::create(const std::string& path, std::string_view format) {
   file.format_ = std::string(format);
   file.mode_ = Mode::write;
   // A unique temporary beside the target (two writers of one path must not share it; a long
-  // name must not overflow NAME_MAX), moved over the path by commit().
-  file.temp_path_ = reserve_temporary_beside(path, format);
-  file.id_ = H5Fcreate(file.temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (file.id_ < 0) file.fail({}, "cannot create the HDF5 file");
+  // name must not overflow NAME_MAX), moved over the path by commit(). HDF5 creates it new
+  // (H5F_ACC_EXCL), not over a reserved empty file (see create_temporary_beside).
+  file.temp_path_ = create_temporary_beside(path, format, [&file](const std::string& candidate) {
+    file.id_ = H5Fcreate(candidate.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    if (file.id_ >= 0) return true;
+    std::error_code error;
+    if (std::filesystem::exists(candidate, error)) return false;  // taken meanwhile: not ours to remove
+    file.fail({}, "cannot create the HDF5 file");
+  });
   return file;
 }
 

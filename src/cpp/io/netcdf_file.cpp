@@ -306,20 +306,22 @@ void NetcdfReader::fail(std::string_view variable, const std::string& message) c
 NetcdfWriter::NetcdfWriter(const std::string& path, std::string_view format, Kind kind)
     : path_(path), format_(format), kind_(kind) {
   lock_ = lock_netcdf();
-  temp_path_ = reserve_temporary_beside(path, format);
-  int mode = NC_CLOBBER;
+  // netCDF creates the temporary new (NC_NOCLOBBER), not over a reserved empty file (see
+  // create_temporary_beside).
+  int mode = NC_NOCLOBBER;
   switch (kind) {
     case Kind::classic: break;
     case Kind::offset64: mode |= NC_64BIT_OFFSET; break;
     case Kind::cdf5: mode |= NC_64BIT_DATA; break;
     case Kind::netcdf4: mode |= NC_NETCDF4; break;
   }
-  const int status = nc_create(temp_path_.c_str(), mode, &ncid_);
-  if (status != NC_NOERR) {
+  temp_path_ = create_temporary_beside(path, format, [&](const std::string& candidate) {
+    const int status = nc_create(candidate.c_str(), mode, &ncid_);
+    if (status == NC_NOERR) return true;
     ncid_ = -1;
-    ::unlink(temp_path_.c_str());
+    if (status == NC_EEXIST) return false;  // taken meanwhile: not ours to remove
     throw WriteError(path_, format_, std::string("cannot create: ") + nc_strerror(status));
-  }
+  });
   // Fill values would double the bytes written; every variable is written in full.
   int old_mode = 0;
   nc_set_fill(ncid_, NC_NOFILL, &old_mode);

@@ -50,7 +50,7 @@ struct ParallelKind {
   void (*write_piece)(const std::string&, const Mesh&, const WriteOptions&);
 };
 
-// Pieces are written by the *_validated writers: write_parallel validates the whole mesh once.
+// Pieces are written by the *_validated writers: the mesh is validated once, before the cut.
 const ParallelKind kPvtu{"pvtu", "PUnstructuredGrid", ".vtu", vtu::read, vtu::write_validated};
 const ParallelKind kPvtp{"pvtp", "PPolyData", ".vtp", vtp::read, vtp::write_validated};
 
@@ -166,8 +166,8 @@ std::string pdata_arrays(const std::string& element, const std::vector<std::pair
   return text + "    </" + element + ">\n";
 }
 
+// `mesh` has been validated by the caller.
 void write_parallel(const ParallelKind& kind, const std::string& path, const Mesh& mesh, const WriteOptions& options) {
-  validate(mesh);
   const std::string_view pieces_text = options.get("pieces", "1");
   int pieces = 0;
   const auto [end, error] = std::from_chars(pieces_text.data(), pieces_text.data() + pieces_text.size(), pieces);
@@ -231,6 +231,10 @@ Mesh read(const std::string& path) { return read_parallel(kPvtu, path); }
 Mesh read(const std::string& path, const PartitionedReadOptions& options) { return read_parallel(kPvtu, path, options); }
 std::size_t num_pieces(const std::string& path) { return read_sources(kPvtu, path).size(); }
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  validate(mesh);
+  write_parallel(kPvtu, path, mesh, options);
+}
+void write_validated(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   write_parallel(kPvtu, path, mesh, options);
 }
 }  // namespace pvtu
@@ -240,6 +244,10 @@ Mesh read(const std::string& path) { return read_parallel(kPvtp, path); }
 Mesh read(const std::string& path, const PartitionedReadOptions& options) { return read_parallel(kPvtp, path, options); }
 std::size_t num_pieces(const std::string& path) { return read_sources(kPvtp, path).size(); }
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  validate(mesh);
+  write_parallel(kPvtp, path, mesh, options);
+}
+void write_validated(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   write_parallel(kPvtp, path, mesh, options);
 }
 }  // namespace pvtp

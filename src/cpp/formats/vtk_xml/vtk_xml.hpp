@@ -78,12 +78,16 @@ Mesh read(const std::string& path, const PartitionedReadOptions& options);
 // How many <Piece> entries the index lists (the piece files are not opened).
 std::size_t num_pieces(const std::string& path);
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+// For callers that have validated `mesh` (the registry).
+void write_validated(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 }  // namespace pvtu
 namespace pvtp {
 Mesh read(const std::string& path);
 Mesh read(const std::string& path, const PartitionedReadOptions& options);
 std::size_t num_pieces(const std::string& path);
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+// For callers that have validated `mesh` (the registry).
+void write_validated(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 }  // namespace pvtp
 
 // Multiblock (.vtm): every leaf dataset becomes part of one mesh, with a Cell region per
