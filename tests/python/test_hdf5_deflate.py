@@ -217,3 +217,48 @@ def test_h5py_reads_the_large_contiguous_datasets_we_write(tmp_path):
         back = mio.read(written)
         np.testing.assert_array_equal(back.points, points)
         np.testing.assert_array_equal(back.cells[0].data, cells)
+
+
+# Unfiltered chunks (VTK's vtkHDFWriter chunks every dataset, uncompressed, extendable): read
+# with pread at each chunk's address on every core. Whole-row chunks with a partial last one,
+# chunks that split rows (copied from scratch), chunks never written (the fill value), and
+# big-endian ones (HDF5's own path), whatever the thread count.
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"points": {"chunks": (1000, 3), "maxshape": (None, 3)}, "cells": {"chunks": (777, 4), "maxshape": (None, 4)},
+         "T": {"chunks": (25000,), "maxshape": (None,)}},
+        {"chunks": True},  # h5py's guess
+        {"points": {"chunks": (333, 2)}, "cells": {"chunks": (50000, 3)}, "T": {"chunks": (20000,)}},
+        {"chunks": True, "points": {"dtype": ">f8"}, "cells": {"dtype": ">i8"}},
+        {"chunks": True, "cells": {"dtype": "i4"}, "T": {"dtype": "f4"}},
+    ],
+    ids=["vtk-like-rows", "h5py-chunks", "column-chunks", "big-endian", "narrow"],
+)
+def test_we_read_unfiltered_chunks_h5py_writes(tmp_path, kwargs):
+    points, cells, temperature = tet_data()
+    if kwargs.get("cells", {}).get("dtype") == "i4":
+        cells = cells.astype(np.int32)
+        temperature = temperature.astype(np.float32)
+    path = write_xdmf(tmp_path, (points, cells, temperature), **kwargs)
+    with h5py.File(tmp_path / "heavy.h5", "r") as f:
+        assert all(f[name].chunks is not None and f[name].compression is None for name in ("points", "cells", "T"))
+    for threads in (1, 4):
+        _core.set_thread_count(threads)
+        try:
+            check(mio.read(path), points, cells, temperature)
+        finally:
+            _core.set_thread_count(0)
+
+
+def test_unfiltered_chunks_never_written_read_as_the_fill_value(tmp_path):
+    points, cells, temperature = tet_data()
+    path = write_xdmf(tmp_path, (points, cells, temperature), chunks=True)
+    with h5py.File(tmp_path / "heavy.h5", "a") as f:
+        del f["T"]
+        t = f.create_dataset("T", shape=temperature.shape, dtype="f8", chunks=(1000,), fillvalue=-7.5)
+        t[3000:5500] = temperature[3000:5500]  # chunks 3, 4 and 5; the others stay unallocated
+    expected = np.full_like(temperature, -7.5)
+    expected[3000:5500] = temperature[3000:5500]
+    np.testing.assert_array_equal(mio.read(path).point_data["T"], expected)
+

@@ -479,8 +479,10 @@ std::optional<std::string> storage_problem(hid_t dataset, hid_t file_type, const
 // on all cores (libdeflate when built with it) and store them with H5Dwrite_chunk, and read
 // them back with H5Dread_chunk, inflating each straight into the destination array. The file
 // is exactly what the deflate filter writes: any HDF5 reader inflates the chunks as usual.
-// Every other layout (shuffle, fletcher32, szip, chunks that split rows, big-endian data)
-// stays on H5Dwrite/H5Dread.
+// Unfiltered chunks (VTK's vtkHDFWriter chunks every dataset, uncompressed, to make it
+// extendable) are read the same way, with pread at each chunk's address on every core where
+// H5Dread copied them through its chunk cache on one thread. Every other layout (shuffle,
+// fletcher32, szip, big-endian data) stays on H5Dwrite/H5Dread.
 
 // A chunk we inflate ourselves is at most this large (HDF5 allows up to 4 GiB; our writer
 // uses ~1 MiB); larger ones go through H5Dread.
@@ -506,7 +508,11 @@ template <class Call> auto locked_hdf5_call(Call&& call) {
   return call();
 }
 
-struct DeflateChunks {
+// A chunked dataset whose chunks we read ourselves: deflated ones (inflated on every core) or
+// unfiltered ones (VTK's vtkHDFWriter chunks every dataset to make it extendable, uncompressed).
+struct StoredChunks {
+  bool deflated = true;              // false: every chunk is stored as its raw bytes
+  int fd = -1;                       // unfiltered: HDF5's descriptor of the file, for pread (-1: H5Dread_chunk)
   std::vector<std::uint64_t> dims;   // the dataspace's extents
   std::vector<std::uint64_t> chunk;  // the chunk's extents (same rank)
   std::size_t element_bytes = 0;     // one dataspace element in the file (an array type's whole array)
@@ -524,25 +530,43 @@ struct DeflateChunks {
   }
 };
 
-// The deflate-only chunked layout of `dataset`, or nullopt when HDF5 must read it.
-std::optional<DeflateChunks> deflate_chunks_layout(hid_t dataset, hid_t file_type, DType file_dtype,
-                                                   const Shape& space_extent, const Shape& trailing) {
-  if (!zlib_fast_available() || space_extent.empty() || space_extent.size() > 32) return std::nullopt;
+// The chunked layout of `dataset` when its chunks are deflated or unfiltered, or nullopt when
+// HDF5 must read it.
+std::optional<StoredChunks> stored_chunks_layout(bool reading, hid_t file_id, hid_t dataset, hid_t file_type,
+                                                 DType file_dtype, const Shape& space_extent, const Shape& trailing) {
+  if (space_extent.empty() || space_extent.size() > 32) return std::nullopt;
   for (std::int64_t extent : space_extent)
     if (extent <= 0) return std::nullopt;
   for (std::int64_t extent : trailing)
     if (extent <= 0) return std::nullopt;
   Handle plist = plist_handle(H5Dget_create_plist(dataset));
-  if (!plist.valid() || H5Pget_layout(plist.get()) != H5D_CHUNKED || H5Pget_nfilters(plist.get()) != 1) {
+  const int filters = plist.valid() ? H5Pget_nfilters(plist.get()) : -1;
+  if (!plist.valid() || H5Pget_layout(plist.get()) != H5D_CHUNKED || filters < 0 || filters > 1) {
     H5Eclear2(H5E_DEFAULT);
     return std::nullopt;
   }
-  unsigned flags = 0, config = 0, values[8] = {};
-  std::size_t value_count = 8;
-  char name[64] = {};
-  if (H5Pget_filter2(plist.get(), 0, &flags, &value_count, values, sizeof name, name, &config) != H5Z_FILTER_DEFLATE) {
-    H5Eclear2(H5E_DEFAULT);
-    return std::nullopt;
+  StoredChunks layout;
+  layout.deflated = filters == 1;
+  if (layout.deflated) {
+    unsigned flags = 0, config = 0, values[8] = {};
+    std::size_t value_count = 8;
+    char name[64] = {};
+    if (!zlib_fast_available() ||
+        H5Pget_filter2(plist.get(), 0, &flags, &value_count, values, sizeof name, name, &config) != H5Z_FILTER_DEFLATE) {
+      H5Eclear2(H5E_DEFAULT);
+      return std::nullopt;
+    }
+  } else if (reading) {
+    // Raw chunks are read with pread at the addresses HDF5 gives, as raw_run reads contiguous
+    // datasets (same conditions: HDF5's own sec2 descriptor, no user block); else H5Dread_chunk.
+    Handle file_plist = plist_handle(H5Fget_create_plist(file_id));
+    Handle access_plist = plist_handle(H5Fget_access_plist(file_id));
+    hsize_t userblock = 1;
+    void* handle = nullptr;
+    if (file_plist.valid() && access_plist.valid() && H5Pget_driver(access_plist.get()) == H5FD_SEC2 &&
+        H5Pget_userblock(file_plist.get(), &userblock) >= 0 && userblock == 0 &&
+        H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) >= 0 && handle != nullptr)
+      layout.fd = *static_cast<int*>(handle);
   }
   const int rank = static_cast<int>(space_extent.size());
   std::vector<hsize_t> chunk(space_extent.size(), 0);
@@ -555,7 +579,6 @@ std::optional<DeflateChunks> deflate_chunks_layout(hid_t dataset, hid_t file_typ
     H5Eclear2(H5E_DEFAULT);
     return std::nullopt;
   }
-  DeflateChunks layout;
   layout.element_bytes = H5Tget_size(file_type);
   layout.base_bytes = dtype_size(file_dtype);
   if (layout.element_bytes == 0 || layout.element_bytes % layout.base_bytes != 0) return std::nullopt;
@@ -705,13 +728,13 @@ void copy_strided_rows(unsigned char* destination, std::size_t destination_pitch
   }
 }
 
-// Rows [first, first + count) of a deflate-chunked dataset into `destination` (`count` rows of
-// `target`, already allocated): the chunks those rows touch are read raw (H5Dread_chunk) and
-// inflated on all cores, each into scratch and copied (converted) into its box of the
+// Rows [first, first + count) of a chunked dataset (StoredChunks) into `destination` (`count`
+// rows of `target`, already allocated): the chunks those rows touch are read raw and inflated
+// if deflated, on all cores, each into scratch and copied (converted) into its box of the
 // destination — or, for a chunk of whole rows in the file's dtype, straight into place.
-void inflate_rows(const File& file, const std::string& path, hid_t dataset, const DeflateChunks& layout,
-                  DType file_dtype, DType target, std::uint64_t first, std::uint64_t count, void* destination,
-                  std::uint64_t file_size) {
+void read_chunked_rows(const File& file, const std::string& path, hid_t dataset, const StoredChunks& layout,
+                       DType file_dtype, DType target, std::uint64_t first, std::uint64_t count, void* destination,
+                       std::uint64_t file_size) {
   if (count == 0) return;
   const std::size_t rank = layout.dims.size();
   // The chunk grid: rows of chunks [first_chunk, end_chunk) along axis 0, every chunk of the others.
@@ -787,6 +810,27 @@ void inflate_rows(const File& file, const std::string& path, hid_t dataset, cons
       if (stored > file_size || address > file_size - stored)
         file.fail(path, where() + " claims " + std::to_string(stored) + " bytes at offset " + std::to_string(address) +
                             " but the file has only " + std::to_string(file_size));
+      if (!layout.deflated) {  // the chunk's own bytes, full size (edge chunks too)
+        if (stored != chunk_bytes)
+          file.fail(path, where() + " is stored with " + std::to_string(stored) + " bytes, expected " +
+                              std::to_string(chunk_bytes));
+        if (layout.fd < 0) {
+          std::uint32_t mask = 0;
+          if (locked_hdf5_call([&] { return H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &mask, inflated); }) < 0)
+            file.fail(path, "cannot read " + where());
+          return;
+        }
+        std::size_t done = 0;
+        while (done < chunk_bytes) {
+          const ssize_t moved = ::pread(layout.fd, inflated + done, chunk_bytes - done, static_cast<off_t>(address + done));
+          if (moved < 0 && errno == EINTR) continue;
+          if (moved <= 0)
+            file.fail(path, "cannot read " + where() +
+                                (moved < 0 ? ": " + std::generic_category().message(errno) : ": the file ends inside it"));
+          done += static_cast<std::size_t>(moved);
+        }
+        return;
+      }
       compressed.resize(static_cast<std::size_t>(stored));
       std::uint32_t mask = 0;
       if (locked_hdf5_call([&] { return H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &mask, compressed.data()); }) < 0)
@@ -932,9 +976,9 @@ NDArray File::read(std::string_view dataset_path, DType dtype) const {
     return array;
   }
   if (exact_conversion(*open.element.dtype, dtype)) {
-    if (auto layout = deflate_chunks_layout(open.dataset.get(), open.type.get(), *open.element.dtype, open.space_shape,
-                                          open.element.trailing)) {
-      inflate_rows(*this, path, open.dataset.get(), *layout, *open.element.dtype, dtype, 0, layout->dims[0], array.data(),
+    if (auto layout = stored_chunks_layout(mode_ == Mode::read, id_, open.dataset.get(), open.type.get(),
+                                           *open.element.dtype, open.space_shape, open.element.trailing)) {
+      read_chunked_rows(*this, path, open.dataset.get(), *layout, *open.element.dtype, dtype, 0, layout->dims[0], array.data(),
                    file_size_);
       return array;
     }
@@ -974,9 +1018,9 @@ NDArray File::read_rows(std::string_view dataset_path, std::int64_t first, std::
     return array;
   }
   if (exact_conversion(*open.element.dtype, target)) {
-    if (auto layout = deflate_chunks_layout(open.dataset.get(), open.type.get(), *open.element.dtype, extent,
-                                          open.element.trailing)) {
-      inflate_rows(*this, path, open.dataset.get(), *layout, *open.element.dtype, target,
+    if (auto layout = stored_chunks_layout(mode_ == Mode::read, id_, open.dataset.get(), open.type.get(),
+                                           *open.element.dtype, extent, open.element.trailing)) {
+      read_chunked_rows(*this, path, open.dataset.get(), *layout, *open.element.dtype, target,
                    static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count), array.data(), file_size_);
       return array;
     }
@@ -1012,9 +1056,9 @@ void File::read_into(std::string_view dataset_path, NDArray& out) const {
     return;
   }
   if (exact_conversion(*open.element.dtype, out.dtype())) {
-    if (auto layout = deflate_chunks_layout(open.dataset.get(), open.type.get(), *open.element.dtype, open.space_shape,
-                                          open.element.trailing)) {
-      inflate_rows(*this, path, open.dataset.get(), *layout, *open.element.dtype, out.dtype(), 0, layout->dims[0],
+    if (auto layout = stored_chunks_layout(mode_ == Mode::read, id_, open.dataset.get(), open.type.get(),
+                                           *open.element.dtype, open.space_shape, open.element.trailing)) {
+      read_chunked_rows(*this, path, open.dataset.get(), *layout, *open.element.dtype, out.dtype(), 0, layout->dims[0],
                    out.data(), file_size_);
       return;
     }

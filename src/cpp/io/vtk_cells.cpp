@@ -197,8 +197,9 @@ VtkCells cells_from_vtk(const VtkCellStream& stream) {
         // One vectorised pass over every index; the offending one is reported only if any.
         const auto* ids = stream.connectivity.data_as<std::int64_t>();
         const auto total = static_cast<std::size_t>(n * nodes);
-        if (const std::size_t bad = first_index_outside({ids, total}, stream.num_points); bad != total)
-          checked_index(ids[bad], stream.num_points);
+        if (!stream.indices_checked)
+          if (const std::size_t bad = first_index_outside({ids, total}, stream.num_points); bad != total)
+            checked_index(ids[bad], stream.num_points);
         block.connectivity = stream.connectivity.reshaped({n, nodes});
       } else {
         block.connectivity = NDArray::allocate(DType::int64, {count, nodes});

@@ -38,6 +38,10 @@ struct VtkCellStream {
   NDArray faces;
   std::span<const std::int64_t> face_offsets;
   std::int64_t num_points = 0;  // for the index range check
+  // True when the caller has checked every connectivity index against num_points (VTKHDF
+  // checks each partition's against that partition's points): a connectivity shared as one
+  // block is then not checked a second time.
+  bool indices_checked = false;
 };
 
 struct CellRun {

@@ -33,6 +33,7 @@
 
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_options.hpp"
+#include "io/parallel.hpp"
 #include "io/vtk_cells.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -89,7 +90,9 @@ Topology read_topology(const io::hdf5::File& file, const std::string& group, std
   Topology topology;
   topology.connectivity = read_rows_counted(file, group + "/Connectivity", id_row, total_ids, DType::int64,
                                             offsets_from, bytes_read);
-  topology.offsets = NDArray::allocate_scratch(DType::int64, {total_cells + 1});
+  // One partition's offsets are already the global ones (n + 1 rows from 0 to its ids).
+  const bool single = count == 1;
+  topology.offsets = single ? local_offsets : NDArray::allocate_scratch(DType::int64, {total_cells + 1});
   std::int64_t* offsets = topology.offsets.data_as<std::int64_t>();
   std::int64_t* connectivity = topology.connectivity.data_as<std::int64_t>();
   const std::int64_t* local = local_offsets.data_as<std::int64_t>();
@@ -100,17 +103,24 @@ Topology read_topology(const io::hdf5::File& file, const std::string& group, std
     if (local[row] != 0 || local[row + n] != k)
       file.fail(group + "/Offsets", "partition " + std::to_string(p) + " offsets do not run from 0 to its " +
                                         std::to_string(k) + " connectivity ids");
-    for (std::int64_t c = 0; c < n; ++c) {
-      if (local[row + c + 1] < local[row + c])
-        file.fail(group + "/Offsets", "offsets decrease at cell " + std::to_string(cell + c));
-      offsets[cell + c] = id_base + local[row + c];
-    }
-    for (std::int64_t i = id_base; i < id_base + k; ++i) {
-      if (connectivity[i] < 0 || connectivity[i] >= points)
-        file.fail(group + "/Connectivity", "point id " + std::to_string(connectivity[i]) + " outside partition " +
-                                               std::to_string(p) + "'s " + std::to_string(points) + " points");
-      connectivity[i] += point_base;
-    }
+    // Branch-free passes on every core; the offender is looked for only when there is one.
+    const std::int64_t* at = local + row;
+    if (any_in_parallel(static_cast<std::size_t>(n), [at](std::size_t c) { return at[c + 1] < at[c]; }))
+      for (std::int64_t c = 0; c < n; ++c)
+        if (at[c + 1] < at[c]) file.fail(group + "/Offsets", "offsets decrease at cell " + std::to_string(cell + c));
+    if (!single)
+      parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 16, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t c = lo; c < hi; ++c) offsets[cell + static_cast<std::int64_t>(c)] = id_base + at[c];
+      });
+    std::int64_t* part = connectivity + id_base;
+    if (const std::size_t bad = first_index_outside({part, static_cast<std::size_t>(k)}, points);
+        bad != static_cast<std::size_t>(k))
+      file.fail(group + "/Connectivity", "point id " + std::to_string(part[bad]) + " outside partition " +
+                                             std::to_string(p) + "'s " + std::to_string(points) + " points");
+    if (point_base != 0)
+      parallel_ranges(static_cast<std::size_t>(k), std::size_t{1} << 16, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) part[i] += point_base;
+      });
     cell += n;
     id_base += k;
     point_base += points;
@@ -148,6 +158,7 @@ void append_blocks(const io::hdf5::File& file, const std::string& where, const T
   stream.connectivity = topology.connectivity;
   stream.connectivity_is_shareable = true;  // read through the hook, already global ids
   stream.num_points = num_points;
+  stream.indices_checked = true;  // read_topology checked each partition's ids against its points
   io::VtkCells cells;
   try {
     cells = io::cells_from_vtk(stream);
