@@ -1,5 +1,6 @@
 // MED reader: see med.hpp for what becomes what.
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "formats/med/med.hpp"
 #include "formats/med/med_types.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/parallel.hpp"
 #include "io/read_limits.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -130,15 +132,20 @@ class Reader {
         using T = decltype(zero);
         if constexpr (std::is_integral_v<T>) {
           const T* in = flat.data_as<T>();
-          bool bad = false;
-          // Cells outer, nodes inner: `width` sequential read streams, one sequential write stream.
-          for (std::int64_t cell = 0; cell < n; ++cell)
-            for (std::int64_t node = 0; node < width; ++node) {
-              const std::int64_t value = io::zero_based(static_cast<std::int64_t>(in[node * n + cell]));
-              bad |= !io::id_within(value, num_points);
-              out[cell * width + node] = value;
-            }
-          if (!bad) return;
+          std::atomic<bool> bad{false};
+          // Cells outer, nodes inner: `width` sequential read streams, one sequential write
+          // stream, over a range of cells per core.
+          parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+            bool outside = false;
+            for (auto cell = static_cast<std::int64_t>(first); cell < static_cast<std::int64_t>(last); ++cell)
+              for (std::int64_t node = 0; node < width; ++node) {
+                const std::int64_t value = io::zero_based(static_cast<std::int64_t>(in[node * n + cell]));
+                outside |= !io::id_within(value, num_points);
+                out[cell * width + node] = value;
+              }
+            if (outside) bad.store(true, std::memory_order_relaxed);
+          });
+          if (!bad.load()) return;
           for (std::int64_t i = 0; i < total; ++i)
             if (in[i] < 1 || static_cast<std::int64_t>(in[i]) > num_points)
               file_.fail(nod, "entry " + std::to_string(i) + " is node " + std::to_string(static_cast<std::int64_t>(in[i])) +
