@@ -139,6 +139,46 @@ TEST(FileFaults, FileTruncatedDuringReadIsAReadError) {
   EXPECT_EQ(mpp::read(path).points.rows(), 30000);
 }
 
+// Large raw arrays are copied out of a mapped file with pread (MappedFile::copy_out), not
+// through the mapping: the bytes are the file's, and a file that shrank is seen, not zeros.
+TEST(FileFaults, CopyOutReadsTheFileAndSeesItShrink) {
+  MappingSettings settings;
+  ScratchDir dir;
+  std::string bytes(3 << 20, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 + i / 4096);
+  const std::string path = dir.write("data.bin", bytes);
+  const io::MappedFile file(path, "test");
+  ASSERT_TRUE(file.is_mapped());
+  std::string out(2 << 20, '\0');
+  ASSERT_TRUE(file.copy_out(12345, out.data(), out.size()));
+  EXPECT_TRUE(out == bytes.substr(12345, out.size()));
+  EXPECT_FALSE(file.copy_out(bytes.size() - 10, out.data(), 11));  // past the end
+  ASSERT_EQ(::truncate(path.c_str(), 1 << 20), 0);                  // another process shortens it
+  EXPECT_FALSE(file.copy_out(12345, out.data(), out.size()));
+}
+
+TEST(FileFaults, TruncatedRawAppendedArrayIsAReadError) {
+  MappingSettings settings;
+  ScratchDir dir;
+  const std::string path = dir.file("raw.vtu");
+  mpp::Mesh mesh;
+  const std::int64_t n = 60000;  // 1.4 MB of points: copied out with pread
+  std::vector<double> xyz(static_cast<std::size_t>(3 * n));
+  for (std::size_t i = 0; i < xyz.size(); ++i) xyz[i] = 0.5 * static_cast<double>(i);
+  mesh.points = array_of<double>({n, 3}, xyz);
+  mesh.cells.push_back({"vertex", int64_matrix(1, 1, {0}), {}, {}});
+  mpp::WriteOptions options;
+  options.set("binary", "true");
+  options.set("compression", "none");
+  options.set("appended", "true");
+  mpp::write(path, mesh, "vtu", options);
+  EXPECT_EQ(mpp::read(path).points.rows(), n);  // intact: read as written
+  io::MappedFile::set_after_map_hook([](const std::string& mapped) { ASSERT_EQ(::truncate(mapped.c_str(), 20000), 0); });
+  const std::string reason = reason_of([&] { mpp::read(path); });
+  EXPECT_NE(reason.find("file changed size while being read"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("raw.vtu"), std::string::npos) << reason;
+}
+
 // A second thread truncates and rewrites the file (non-atomically, as any plain writer does)
 // while reads run: each read returns a mesh (the file as it was at that moment, possibly a
 // prefix) or a ReadError, never a signal or another exception.

@@ -12,6 +12,7 @@
 
 #include "core/parallel_ranges.hpp"
 #include "io/atomic_file.hpp"
+#include "io/parallel.hpp"
 #include "io/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/threads.hpp"
@@ -671,30 +672,10 @@ std::optional<RawRun> raw_run(bool reading, hid_t file_id, hid_t dataset, hid_t 
   return result;
 }
 
-// `bytes` bytes at `run` into `data`, with pread in page-aligned pieces over the cores (pread
-// leaves the descriptor's position alone: HDF5's own reads are unaffected). Returns what went
-// wrong, or an empty string.
+// `bytes` bytes at `run` into `data`, with pread on every core (HDF5's own reads through the
+// same descriptor are unaffected). Returns what went wrong, or an empty string.
 std::string read_raw(const RawRun& run, void* data, std::uint64_t bytes) {
-  constexpr std::uint64_t kPage = 4096;
-  std::atomic<int> failure{0};  // errno of the first failing call, or -1 for a short read
-  parallel_ranges(static_cast<std::size_t>((bytes + kPage - 1) / kPage),
-                  static_cast<std::size_t>(kDirectBytesMin / 2 / kPage), [&](std::size_t first, std::size_t last) {
-                    std::uint64_t done = first * kPage;
-                    const std::uint64_t end = std::min<std::uint64_t>(bytes, last * kPage);
-                    auto* bytes_at = static_cast<char*>(data);
-                    while (done < end && failure.load(std::memory_order_relaxed) == 0) {
-                      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(end - done, 1u << 30));
-                      const ssize_t moved = ::pread(run.fd, bytes_at + done, want, static_cast<off_t>(run.offset + done));
-                      if (moved < 0 && errno == EINTR) continue;
-                      if (moved <= 0) {
-                        int expected = 0;
-                        failure.compare_exchange_strong(expected, moved < 0 ? errno : -1);
-                        return;
-                      }
-                      done += static_cast<std::uint64_t>(moved);
-                    }
-                  });
-  const int error = failure.load();
+  const int error = io::pread_in_parallel(run.fd, run.offset, data, bytes, static_cast<std::size_t>(kDirectBytesMin / 2));
   if (error == -1) return "the file ends inside the dataset's bytes (truncated file?)";
   if (error != 0) return "raw read failed: " + std::generic_category().message(error);
   return {};

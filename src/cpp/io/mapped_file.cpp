@@ -14,6 +14,8 @@
 #include <mutex>
 #include <new>
 
+#include "io/parallel.hpp"
+
 namespace meshioplusplus::io {
 namespace {
 
@@ -189,7 +191,7 @@ MappedFile::MappedFile(const std::string& path, std::string_view format) : path_
     data_ = copy_.get();
     return;
   }
-  ::close(fd);
+  fd_ = fd;  // kept for copy_out
   ::madvise(address, size_, MADV_SEQUENTIAL);
   data_ = static_cast<const char*>(address);
   mapped_ = true;
@@ -197,6 +199,7 @@ MappedFile::MappedFile(const std::string& path, std::string_view format) : path_
 }
 
 MappedFile::~MappedFile() {
+  if (fd_ >= 0) ::close(fd_);
   if (!mapped_) return;
   if (guard_slot_ >= 0) {
     if (changed_while_read()) {
@@ -206,6 +209,18 @@ MappedFile::~MappedFile() {
     release_guard_slot(guard_slot_);
   }
   ::munmap(const_cast<char*>(data_), size_);
+}
+
+bool MappedFile::copy_out(std::size_t offset, void* destination, std::size_t size) const {
+  if (offset > size_ || size > size_ - offset) return false;
+  if (size == 0) return true;
+  if (fd_ < 0) {
+    std::memcpy(destination, data_ + offset, size);
+    return true;
+  }
+  const int error = pread_in_parallel(fd_, offset, destination, size);
+  if (error > 0) fail(path_, format_, std::string("read failed: ") + std::strerror(error));
+  return error == 0;
 }
 
 bool MappedFile::changed_while_read() const noexcept {

@@ -16,6 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include <cerrno>
+#include <unistd.h>
+
 #include "core/parallel_ranges.hpp"
 #include "meshioplusplus/threads.hpp"
 
@@ -48,6 +51,34 @@ inline void copy_in_parallel(void* destination, const void* source, std::size_t 
     const std::size_t begin = first * kPage, end = std::min(bytes, last * kPage);
     std::memcpy(to + begin, from + begin, end - begin);
   });
+}
+
+// `bytes` bytes at `offset` of the file `fd` into `destination` with pread, in page-aligned
+// pieces over the cores when each gets at least `grain_bytes` (pread leaves the descriptor's
+// position alone, so pieces may run side by side and a library sharing the descriptor is
+// unaffected). Returns 0, the errno of the first failing call, or -1 when the file ends first.
+inline int pread_in_parallel(int fd, std::uint64_t offset, void* destination, std::uint64_t bytes,
+                             std::size_t grain_bytes = kParallelBytesMin / 4) {
+  constexpr std::uint64_t kPage = 4096;
+  std::atomic<int> failure{0};
+  parallel_ranges(static_cast<std::size_t>((bytes + kPage - 1) / kPage), std::max<std::size_t>(1, grain_bytes / kPage),
+                  [&](std::size_t first, std::size_t last) {
+                    std::uint64_t done = first * kPage;
+                    const std::uint64_t end = std::min<std::uint64_t>(bytes, last * kPage);
+                    auto* to = static_cast<char*>(destination);
+                    while (done < end && failure.load(std::memory_order_relaxed) == 0) {
+                      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(end - done, 1u << 30));
+                      const ssize_t moved = ::pread(fd, to + done, want, static_cast<off_t>(offset + done));
+                      if (moved < 0 && errno == EINTR) continue;
+                      if (moved <= 0) {
+                        int expected = 0;
+                        failure.compare_exchange_strong(expected, moved < 0 ? errno : -1);
+                        return;
+                      }
+                      done += static_cast<std::uint64_t>(moved);
+                    }
+                  });
+  return failure.load();
 }
 
 // The smallest i in [begin, end) for which `breaks(i)` holds, or `end`. The first 64 Ki items

@@ -181,10 +181,13 @@ void convert_values(const NDArray& source, DType target, void* out) {
 
 }  // namespace
 
+// Raw arrays at least this large are copied out of a mapped file with pread (copy_out).
+constexpr std::size_t kCopyOutBytesMin = std::size_t{1} << 20;
+
 class DataArrayReader::Impl {
  public:
-  Impl(const std::string& path, std::string_view format, std::string_view document)
-      : path_(path), format_(format), doc_(document) {}
+  Impl(const std::string& path, std::string_view format, std::string_view document, const MappedFile* file = nullptr)
+      : path_(path), format_(format), doc_(document), file_(file) {}
 
   static std::string label(const ArrayInfo& info) { return DataArrayReader::label(info); }
 
@@ -649,7 +652,15 @@ class DataArrayReader::Impl {
     auto* target = static_cast<std::uint8_t*>(out);
     if (!payload.compressed) {
       if (!payload.base64) {
-        copy_in_parallel(target, payload.data.data(), static_cast<std::size_t>(payload.size));
+        const auto bytes = static_cast<std::size_t>(payload.size);
+        // Raw bytes of a mapped file: pread them, leaving the mapping's pages untouched.
+        if (file_ != nullptr && file_->is_mapped() && bytes >= kCopyOutBytesMin &&
+            payload.data.data() >= doc_.data() && payload.data.data() + bytes <= doc_.data() + doc_.size()) {
+          if (!file_->copy_out(offset_of(payload.data), target, bytes))
+            fail(offset_of(payload.data), label(info) + ": the file ends inside its bytes (file changed size while being read)");
+          return;
+        }
+        copy_in_parallel(target, payload.data.data(), bytes);
         return;
       }
       std::copy_n(payload.lead.begin(), payload.lead_size, target);
@@ -985,6 +996,7 @@ class DataArrayReader::Impl {
   const std::string& path_;
   std::string_view format_;
   std::string_view doc_;
+  const MappedFile* file_ = nullptr;  // the file doc_ is the bytes of, when known
   DocumentLayout layout_;
   bool seen_root_ = false, seen_dataset_ = false;
 };
@@ -993,6 +1005,8 @@ class DataArrayReader::Impl {
 
 DataArrayReader::DataArrayReader(const std::string& path, std::string_view format, std::string_view document)
     : impl_(std::make_unique<Impl>(path, format, document)) {}
+DataArrayReader::DataArrayReader(const MappedFile& file, std::string_view format)
+    : impl_(std::make_unique<Impl>(file.path(), format, file.bytes(), &file)) {}
 DataArrayReader::~DataArrayReader() = default;
 
 const DocumentLayout& DataArrayReader::scan(std::span<const std::string_view> expected_types) {

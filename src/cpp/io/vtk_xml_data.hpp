@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "io/block_codec.hpp"
+#include "io/mapped_file.hpp"
 #include "io/xml_scanner.hpp"
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/ndarray.hpp"
@@ -118,6 +119,9 @@ struct DocumentLayout {
 class DataArrayReader {
  public:
   DataArrayReader(const std::string& path, std::string_view format, std::string_view document);
+  // The document is `file`'s bytes (file outlives the reader): large raw appended arrays are
+  // then copied out of the file with pread instead of through its mapping (MappedFile::copy_out).
+  DataArrayReader(const MappedFile& file, std::string_view format);
   ~DataArrayReader();
   DataArrayReader(const DataArrayReader&) = delete;
   DataArrayReader& operator=(const DataArrayReader&) = delete;

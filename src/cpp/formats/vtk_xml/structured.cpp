@@ -116,8 +116,7 @@ template <std::size_t N> std::string numbers_text(const std::array<double, N>& v
 
 class StructuredReader {
  public:
-  StructuredReader(const KindInfo& kind, const std::string& path, std::string_view document)
-      : kind_(kind), reader_(path, kind.format, document) {}
+  StructuredReader(const KindInfo& kind, const io::MappedFile& file) : kind_(kind), reader_(file, kind.format) {}
 
   Mesh read() { return read_into(nullptr); }
 
@@ -381,7 +380,7 @@ class StructuredReader {
 Mesh read_structured(const KindInfo& kind, const std::string& path) {
   const io::MappedFile file(path, kind.format);
   io::reject_empty_file(file.bytes(), path, kind.format);
-  return StructuredReader(kind, path, file.bytes()).read();
+  return StructuredReader(kind, file).read();
 }
 
 // Point layers (k, j) on all cores; coordinate(axis, index) gives one coordinate.
@@ -562,7 +561,7 @@ StructuredImplicitRead read_structured_implicit(const std::string& path, std::st
   if (kind == nullptr) throw std::invalid_argument("read_structured_implicit: not a structured VTK format: " + std::string(format));
   const io::MappedFile file(path, kind->format);
   io::reject_empty_file(file.bytes(), path, kind->format);
-  return StructuredReader(*kind, path, file.bytes()).read_implicit();
+  return StructuredReader(*kind, file).read_implicit();
 }
 
 NDArray image_grid_points(const std::array<std::int64_t, 6>& whole_extent, const std::array<double, 3>& origin,

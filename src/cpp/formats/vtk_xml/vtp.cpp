@@ -74,7 +74,7 @@ struct Expanded {
 
 class Reader {
  public:
-  Reader(const std::string& path, std::string_view document) : reader_(path, kFormatName, document) {}
+  explicit Reader(const io::MappedFile& file) : reader_(file, kFormatName) {}
 
   Mesh read() {
     reader_.scan(kTypes);
@@ -254,7 +254,7 @@ Topology topology_of(const CellBlock& block) {
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormatName);
   io::reject_empty_file(file.bytes(), path, kFormatName);
-  return Reader(path, file.bytes()).read();
+  return Reader(file).read();
 }
 
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {

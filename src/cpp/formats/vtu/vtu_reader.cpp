@@ -43,7 +43,7 @@ struct FaceStream {
 
 class Reader {
  public:
-  Reader(const std::string& path, std::string_view document) : reader_(path, kFormatName, document) {}
+  explicit Reader(const io::MappedFile& file) : reader_(file, kFormatName) {}
 
   Mesh read() {
     reader_.scan(kTypes);
@@ -215,7 +215,7 @@ class Reader {
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormatName);
   io::reject_empty_file(file.bytes(), path, kFormatName);
-  return Reader(path, file.bytes()).read();
+  return Reader(file).read();
 }
 
 }  // namespace meshioplusplus::vtu
