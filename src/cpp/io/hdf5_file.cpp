@@ -675,7 +675,7 @@ std::optional<RawRun> raw_run(bool reading, hid_t file_id, hid_t dataset, hid_t 
 // `bytes` bytes at `run` into `data`, with pread on every core (HDF5's own reads through the
 // same descriptor are unaffected). Returns what went wrong, or an empty string.
 std::string read_raw(const RawRun& run, void* data, std::uint64_t bytes) {
-  const int error = io::pread_in_parallel(run.fd, run.offset, data, bytes, static_cast<std::size_t>(kDirectBytesMin / 2));
+  const int error = io::pread_in_parallel(run.fd, run.offset, data, bytes, kDirectBytesMin);
   if (error == -1) return "the file ends inside the dataset's bytes (truncated file?)";
   if (error != 0) return "raw read failed: " + std::generic_category().message(error);
   return {};

@@ -53,31 +53,38 @@ inline void copy_in_parallel(void* destination, const void* source, std::size_t 
   });
 }
 
-// `bytes` bytes at `offset` of the file `fd` into `destination` with pread, in page-aligned
-// pieces over the cores when each gets at least `grain_bytes` (pread leaves the descriptor's
-// position alone, so pieces may run side by side and a library sharing the descriptor is
-// unaffected). Returns 0, the errno of the first failing call, or -1 when the file ends first.
+// `bytes` bytes at `offset` of the file `fd` into `destination` with pread: on one thread below
+// `parallel_from` bytes (a thread costs more than it saves on a few megabytes: waking a core of
+// a virtual machine took a millisecond), else in page-aligned pieces over the cores. pread
+// leaves the descriptor's position alone, so pieces may run side by side and a library sharing
+// the descriptor is unaffected. Returns 0, the errno of the first failing call, or -1 when the
+// file ends first.
 inline int pread_in_parallel(int fd, std::uint64_t offset, void* destination, std::uint64_t bytes,
-                             std::size_t grain_bytes = kParallelBytesMin / 4) {
+                             std::uint64_t parallel_from = kParallelBytesMin) {
   constexpr std::uint64_t kPage = 4096;
   std::atomic<int> failure{0};
-  parallel_ranges(static_cast<std::size_t>((bytes + kPage - 1) / kPage), std::max<std::size_t>(1, grain_bytes / kPage),
-                  [&](std::size_t first, std::size_t last) {
-                    std::uint64_t done = first * kPage;
-                    const std::uint64_t end = std::min<std::uint64_t>(bytes, last * kPage);
-                    auto* to = static_cast<char*>(destination);
-                    while (done < end && failure.load(std::memory_order_relaxed) == 0) {
-                      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(end - done, 1u << 30));
-                      const ssize_t moved = ::pread(fd, to + done, want, static_cast<off_t>(offset + done));
-                      if (moved < 0 && errno == EINTR) continue;
-                      if (moved <= 0) {
-                        int expected = 0;
-                        failure.compare_exchange_strong(expected, moved < 0 ? errno : -1);
-                        return;
-                      }
-                      done += static_cast<std::uint64_t>(moved);
-                    }
-                  });
+  const auto read_range = [&](std::uint64_t done, std::uint64_t end) {
+    auto* to = static_cast<char*>(destination);
+    while (done < end && failure.load(std::memory_order_relaxed) == 0) {
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(end - done, 1u << 30));
+      const ssize_t moved = ::pread(fd, to + done, want, static_cast<off_t>(offset + done));
+      if (moved < 0 && errno == EINTR) continue;
+      if (moved <= 0) {
+        int expected = 0;
+        failure.compare_exchange_strong(expected, moved < 0 ? errno : -1);
+        return;
+      }
+      done += static_cast<std::uint64_t>(moved);
+    }
+  };
+  if (bytes < parallel_from) {
+    read_range(0, bytes);
+    return failure.load();
+  }
+  const auto grain = static_cast<std::size_t>(std::max<std::uint64_t>(1, parallel_from / 2 / kPage));
+  parallel_ranges(static_cast<std::size_t>((bytes + kPage - 1) / kPage), grain, [&](std::size_t first, std::size_t last) {
+    read_range(first * kPage, std::min<std::uint64_t>(bytes, last * kPage));
+  });
   return failure.load();
 }
 
