@@ -197,7 +197,7 @@ TEST(NDArrayAllocator, ScratchBypassesTheHook) {
 // Linux) and small ones from the heap; either way every byte is usable, a scratch copy
 // follows the same rule, and freeing unmaps all of it (no leftover mappings pile up).
 TEST(NDArrayAllocator, DefaultHeapServesEverySizeAroundTheMappingThreshold) {
-  constexpr std::size_t kThreshold = std::size_t{4} << 20;
+  constexpr std::size_t kThreshold = std::size_t{1} << 20;  // kKernelMappedBytes
   const auto mapped_bytes = [] {  // the process's whole address space in use
     std::ifstream maps("/proc/self/maps");
     std::uint64_t total = 0;
