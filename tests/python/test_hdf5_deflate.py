@@ -7,8 +7,8 @@ count changing nothing. C++ side: tests/io/test_hdf5_deflate.cpp.
 
 Large uncompressed datasets take a sibling path on reads: their bytes are read with pread at
 H5Dget_offset on every core. Here: h5py files in every variant read right (native contiguous
-ones by that path; big-endian data, a user block, int32 cells, chunks by HDF5's), whatever the
-thread count, and h5py reads the large datasets we write. C++ side: tests/io/test_hdf5_file.cpp."""
+ones by that path, unfiltered chunks by pread per chunk; big-endian data, a user block, int32
+cells by HDF5's), whatever the thread count, and h5py reads the large datasets we write. C++ side: tests/io/test_hdf5_file.cpp."""
 
 import numpy as np
 import pytest
@@ -56,6 +56,22 @@ def check(mesh, points, cells, temperature):
     np.testing.assert_array_equal(mesh.point_data["T"], temperature)
 
 
+def narrowed_as_asked(kwargs, points, cells, temperature):
+    """The arrays as a write with `kwargs` stores them: int32 cells come with float32 T."""
+    if kwargs.get("cells", {}).get("dtype") == "i4":
+        return points, cells.astype(np.int32), temperature.astype(np.float32)
+    return points, cells, temperature
+
+
+def check_on_one_and_four_threads(path, points, cells, temperature):
+    for threads in (1, 4):
+        _core.set_thread_count(threads)
+        try:
+            check(mio.read(path), points, cells, temperature)
+        finally:
+            _core.set_thread_count(0)
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [
@@ -70,18 +86,9 @@ def check(mesh, points, cells, temperature):
     ids=["h5py-chunks", "level9-row-chunks", "column-chunks", "shuffle", "fletcher32", "big-endian", "narrow"],
 )
 def test_we_read_gzip_files_h5py_writes(tmp_path, kwargs):
-    points, cells, temperature = tet_data()
-    narrow = kwargs.get("cells", {}).get("dtype") == "i4"
-    if narrow:
-        cells = cells.astype(np.int32)
-        temperature = temperature.astype(np.float32)
+    points, cells, temperature = narrowed_as_asked(kwargs, *tet_data())
     path = write_xdmf(tmp_path, (points, cells, temperature), **kwargs)
-    for threads in (1, 4):
-        _core.set_thread_count(threads)
-        try:
-            check(mio.read(path), points, cells, temperature)
-        finally:
-            _core.set_thread_count(0)
+    check_on_one_and_four_threads(path, points, cells, temperature)
 
 
 def test_chunks_never_written_read_as_the_fill_value(tmp_path):
@@ -177,7 +184,7 @@ def test_corrupt_chunk_in_an_h5py_file_is_a_read_error(tmp_path):
         {"points": {"dtype": ">f8"}, "cells": {"dtype": ">i8"}},  # big-endian: HDF5 swaps
         {"file_kwargs": {"userblock_size": 512}},  # offsets after a user block: HDF5's path
         {"cells": {"dtype": "<i4"}},  # int32 cells: read as they are
-        {"points": {"chunks": (4096, 3)}},  # chunked without a filter: HDF5's path
+        {"points": {"chunks": (4096, 3)}},  # chunked without a filter: pread per chunk
     ],
     ids=["native", "big-endian", "userblock", "int32", "chunked"],
 )
@@ -236,19 +243,11 @@ def test_h5py_reads_the_large_contiguous_datasets_we_write(tmp_path):
     ids=["vtk-like-rows", "h5py-chunks", "column-chunks", "big-endian", "narrow"],
 )
 def test_we_read_unfiltered_chunks_h5py_writes(tmp_path, kwargs):
-    points, cells, temperature = tet_data()
-    if kwargs.get("cells", {}).get("dtype") == "i4":
-        cells = cells.astype(np.int32)
-        temperature = temperature.astype(np.float32)
+    points, cells, temperature = narrowed_as_asked(kwargs, *tet_data())
     path = write_xdmf(tmp_path, (points, cells, temperature), **kwargs)
     with h5py.File(tmp_path / "heavy.h5", "r") as f:
         assert all(f[name].chunks is not None and f[name].compression is None for name in ("points", "cells", "T"))
-    for threads in (1, 4):
-        _core.set_thread_count(threads)
-        try:
-            check(mio.read(path), points, cells, temperature)
-        finally:
-            _core.set_thread_count(0)
+    check_on_one_and_four_threads(path, points, cells, temperature)
 
 
 def test_unfiltered_chunks_never_written_read_as_the_fill_value(tmp_path):

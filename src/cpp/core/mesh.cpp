@@ -46,6 +46,11 @@ void check_indices(const NDArray& indices, std::int64_t limit, const std::string
     fail(what + " holds index " + std::to_string(values[bad]) + " outside [0, " + std::to_string(limit) + ")");
 }
 
+// How validate's messages name block `b`: "cells[2] (tetra)".
+std::string block_label(std::size_t b, const CellBlock& block) {
+  return "cells[" + std::to_string(b) + "] (" + block.type + ")";
+}
+
 void check_offsets(const NDArray& offsets, std::int64_t target_size, const std::string& what) {
   if (offsets.dtype() != DType::int64 || offsets.ndim() != 1 || offsets.rows() < 1)
     fail(what + " offsets must be int64 (n+1,)");
@@ -64,7 +69,7 @@ void validate(const Mesh& mesh, CellCheck cell_check) {
   const std::int64_t num_points = mesh.num_points();
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const CellBlock& block = mesh.cells[b];
-    const std::string what = "cells[" + std::to_string(b) + "] (" + block.type + ")";
+    const std::string what = block_label(b, block);
     const CellTypeInfo* info = find_cell_type(block.type);
     if (block.type.empty()) fail(what + ": empty cell type name");
     if (info == nullptr || info->num_nodes == kAnyNodeCount) {
@@ -122,8 +127,7 @@ void validate(const Mesh& mesh, CellCheck cell_check) {
 void validate_node_indices(const Mesh& mesh) {
   const std::int64_t num_points = mesh.num_points();
   for (std::size_t b = 0; b < mesh.cells.size(); ++b)
-    check_indices(mesh.cells[b].connectivity, num_points,
-                  "cells[" + std::to_string(b) + "] (" + mesh.cells[b].type + ")");
+    check_indices(mesh.cells[b].connectivity, num_points, block_label(b, mesh.cells[b]));
 }
 
 }  // namespace meshioplusplus
