@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -168,6 +171,47 @@ TEST(AtomicFile, ReplacesOnlyOnCommit) {
   EXPECT_EQ(read_file(link), "through the link");
   EXPECT_EQ(read_file(pointee), "pointee");
   fs::remove_all(target.parent_path());
+}
+
+// Writes of a MiB and more allocate their range first (io::reserve_file_range): the file holds
+// exactly the bytes written, and no block past its end once committed.
+TEST(AtomicFile, LargeWritesAllocateOnlyWhatTheyWrite) {
+  ScratchDir dir;
+  const std::string target = dir.file("large.bin");
+  std::string large((3 << 20) + 7, 'a'), small(100, 'b'), last((2 << 20) + 5, 'c');
+  for (std::size_t i = 0; i < large.size(); i += 4093) large[i] = static_cast<char>(i % 251);
+  {
+    io::AtomicFile file(target, "test");
+    file.write(large);
+    file.write(small);
+    file.write(last);
+    file.commit();
+  }
+  const std::string expected = large + small + last;
+  EXPECT_TRUE(read_file(target) == expected);
+  EXPECT_EQ(fs::file_size(target), expected.size());
+  EXPECT_LE(allocated_bytes(target), allocation_allowed(static_cast<std::int64_t>(expected.size())));
+}
+
+// reserve_file_range allocates without changing the size, ignores small ranges, and any
+// range or descriptor it cannot use.
+TEST(ReserveFileRange, AllocatesBlocksButNotSize) {
+  ScratchDir dir;
+  const std::string path = dir.file("reserved.bin");
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  io::reserve_file_range(fd, 0, io::kReserveFromBytes - 1);
+  EXPECT_EQ(allocated_bytes(path), 0);  // below the threshold: nothing
+  io::reserve_file_range(-1, 0, 8 << 20);
+  io::reserve_file_range(fd, std::numeric_limits<std::uint64_t>::max() - 10, 8 << 20);
+  io::reserve_file_range(fd, 0, std::numeric_limits<std::uint64_t>::max());
+  const std::int64_t before = allocated_bytes(path);
+  io::reserve_file_range(fd, 1 << 20, 4 << 20);
+  const std::int64_t after = allocated_bytes(path);
+  EXPECT_EQ(fs::file_size(path), 0u);
+  ::close(fd);
+  if (after == before) GTEST_SKIP() << "this filesystem has no fallocate (the call is best effort)";
+  EXPECT_GE(after - before, std::int64_t{4} << 20);
 }
 
 TEST(AtomicFile, UnwritableFolderIsAWriteError) {

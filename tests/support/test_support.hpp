@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -128,6 +129,19 @@ inline std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
+
+// Bytes of disk the file holds (st_blocks), delayed allocations included, or -1 if it cannot
+// be stat'ed. With its size: a writer that allocated blocks ahead must not leave any past the
+// end (io::reserve_file_range).
+inline std::int64_t allocated_bytes(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return -1;
+  return static_cast<std::int64_t>(info.st_blocks) * 512;
+}
+
+// The most a file of `size` bytes may hold on disk: whole 4 KiB blocks, plus 64 KiB of slack
+// for filesystems with larger allocation units or metadata blocks counted in.
+inline std::int64_t allocation_allowed(std::int64_t size) { return (size + 4095) / 4096 * 4096 + (64 << 10); }
 
 // Writes `bytes` to `path` (truncating); returns the path.
 inline std::string write_file(const std::filesystem::path& path, std::string_view bytes) {

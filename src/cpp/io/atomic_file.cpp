@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <system_error>
 #include <thread>
@@ -166,6 +167,8 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(const void* data, std::size_t size) {
   const char* bytes = static_cast<const char*>(data);
+  reserve_file_range(fd_, written_, size);
+  written_ += size;
   while (size > 0) {
     const ssize_t written = ::write(fd_, bytes, size);
     if (written < 0) {
@@ -228,9 +231,20 @@ std::string create_temporary_beside(const std::string& path, std::string_view fo
 }
 
 void replace_with_temporary(const std::string& temporary, const std::string& path, std::string_view format) {
-  finish_deferred_check();  // a file is published only once its mesh has passed every check  // a file is published only once its mesh has passed every check
+  finish_deferred_check();  // a file is published only once its mesh has passed every check
   if (const std::string error = move_into_place(temporary, path); !error.empty())
     throw WriteError(path, std::string(format), error);
+}
+
+void reserve_file_range(int fd, std::uint64_t offset, std::uint64_t bytes) noexcept {
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+  if (fd < 0 || bytes < kReserveFromBytes) return;
+  constexpr auto kMaxOffset = static_cast<std::uint64_t>(std::numeric_limits<off_t>::max());
+  if (offset > kMaxOffset || bytes > kMaxOffset - offset) return;
+  ::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(bytes));  // errors: see header
+#else
+  (void)fd, (void)offset, (void)bytes;
+#endif
 }
 
 }  // namespace meshioplusplus::io

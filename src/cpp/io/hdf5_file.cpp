@@ -672,6 +672,32 @@ std::optional<RawRun> raw_run(bool reading, hid_t file_id, hid_t dataset, hid_t 
   return result;
 }
 
+// Before H5Dwrite fills a large contiguous dataset: its blocks allocated in one call
+// (reserve_file_range; the dataset was created with early allocation, so its address is
+// known). Only through HDF5's own sec2 descriptor of a file without a user block, where
+// H5Dget_offset is the byte offset in the file.
+void reserve_dataset_blocks(hid_t file_id, hid_t dataset, std::uint64_t bytes) {
+  if (bytes < kReserveFromBytes) return;
+  Handle file_plist = plist_handle(H5Fget_create_plist(file_id));
+  Handle access_plist = plist_handle(H5Fget_access_plist(file_id));
+  hsize_t userblock = 1;
+  void* handle = nullptr;
+  if (file_plist.valid() && access_plist.valid() && H5Pget_driver(access_plist.get()) == H5FD_SEC2 &&
+      H5Pget_userblock(file_plist.get(), &userblock) >= 0 && userblock == 0 &&
+      H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
+    const haddr_t offset = H5Dget_offset(dataset);
+    if (offset != HADDR_UNDEF) reserve_file_range(*static_cast<int*>(handle), static_cast<std::uint64_t>(offset), bytes);
+  }
+  H5Eclear2(H5E_DEFAULT);
+}
+
+// A contiguous dataset that is written whole right after its creation: storage allocated at
+// creation (so reserve_dataset_blocks knows where it lies) and never filled first.
+void allocate_for_one_write(hid_t dcpl) {
+  H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+}
+
 // `bytes` bytes at `run` into `data`, with pread on every core (HDF5's own reads through the
 // same descriptor are unaffected). Returns what went wrong, or an empty string.
 std::string read_raw(const RawRun& run, void* data, std::uint64_t bytes) {
@@ -1226,11 +1252,14 @@ void File::write(std::string_view dataset_path, const NDArray& array, const Data
     chunk[0] = std::clamp<hsize_t>((std::size_t{1} << 18) / row_bytes, 1, dims[0]);
     H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data());
     H5Pset_deflate(dcpl.get(), static_cast<unsigned>(level));
+  } else if (array.nbytes() >= kReserveFromBytes) {
+    allocate_for_one_write(dcpl.get());
   }
   Handle lcpl = link_creation_plist();
   Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
   if (!dataset.valid()) fail(path, "cannot create the dataset");
   if (array.size() == 0) return;
+  if (!compress) reserve_dataset_blocks(id_, dataset.get(), array.nbytes());
   // The same deflate chunks HDF5's filter would write, compressed on every core.
   if (compress && zlib_fast_available() && static_cast<std::uint64_t>(chunk[0]) * row_bytes <= kMaxOwnChunkBytes) {
     write_deflate_rows(*this, path, dataset.get(), array.data(), dims[0], row_bytes, chunk[0],
@@ -1269,10 +1298,13 @@ void File::write_stacked(std::string_view dataset_path, const std::vector<NDArra
   Handle space = space_handle(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
   Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
   // Every byte is written below: HDF5 need not fill the dataset first.
-  H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
+  allocate_for_one_write(dcpl.get());
   Handle lcpl = link_creation_plist();
   Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
   if (!dataset.valid()) fail(path, "cannot create the dataset");
+  std::uint64_t total_bytes = 0;
+  for (const NDArray& piece : pieces) total_bytes += piece.nbytes();
+  reserve_dataset_blocks(id_, dataset.get(), total_bytes);
   std::vector<hsize_t> start(dims.size(), 0), count = dims;
   for (const NDArray& piece : pieces) {
     count[0] = static_cast<hsize_t>(piece.ndim() == 0 ? 1 : piece.rows());

@@ -284,43 +284,55 @@ int vtk_id_for(const CellBlock& block) {
   return info->vtk_id;
 }
 
-std::optional<VtkCellSegments> cells_to_vtk_segments(const std::vector<CellBlock>& blocks) {
-  std::int64_t num_cells = 0;
+std::optional<std::vector<NDArray>> vtk_connectivity_segments(const std::vector<CellBlock>& blocks) {
+  std::vector<NDArray> pieces;
   for (const CellBlock& block : blocks) {
     if (block.type == "polyhedron") return std::nullopt;
-    num_cells += block.num_cells();
+    const int* permutation = block.is_ragged() ? nullptr : vtk_node_permutation(vtk_id_for(block));
+    if (permutation == nullptr) {
+      pieces.push_back(block.connectivity);
+      continue;
+    }
+    const std::int64_t count = block.num_cells(), nodes = block.connectivity.row_width();
+    NDArray permuted = NDArray::allocate_scratch(DType::int64, {count * nodes});
+    auto* target = permuted.data_as<std::int64_t>();
+    const auto* ids = block.connectivity.data_as<std::int64_t>();
+    for (std::int64_t i = 0; i < count * nodes; ++i) target[i] = ids[i - i % nodes + permutation[i % nodes]];
+    pieces.push_back(std::move(permuted));
   }
-  VtkCellSegments out;
-  out.types = NDArray::allocate(DType::uint8, {num_cells});
-  out.offsets = NDArray::allocate(DType::int64, {num_cells});
+  return pieces;
+}
+
+VtkTypesAndOffsets vtk_types_and_offsets(const std::vector<CellBlock>& blocks) {
+  std::int64_t num_cells = 0;
+  for (const CellBlock& block : blocks) num_cells += block.num_cells();
+  VtkTypesAndOffsets out{NDArray::allocate_scratch(DType::uint8, {num_cells}),
+                         NDArray::allocate_scratch(DType::int64, {num_cells})};
   auto* types = out.types.data_as<std::uint8_t>();
   auto* offsets = out.offsets.data_as<std::int64_t>();
   std::int64_t cell = 0, written = 0;
   for (const CellBlock& block : blocks) {
-    const auto vtk_id = static_cast<std::uint8_t>(vtk_id_for(block));
     const std::int64_t count = block.num_cells();
-    std::fill_n(types + cell, count, vtk_id);
+    std::fill_n(types + cell, count, static_cast<std::uint8_t>(vtk_id_for(block)));
     if (block.is_ragged()) {
       const auto* cell_offsets = block.offsets.data_as<std::int64_t>();
       for (std::int64_t c = 0; c < count; ++c) offsets[cell + c] = written + cell_offsets[c + 1];
-      out.connectivity.push_back(block.connectivity);
     } else {
       const std::int64_t nodes = block.connectivity.row_width();
       for (std::int64_t c = 0; c < count; ++c) offsets[cell + c] = written + (c + 1) * nodes;
-      if (const int* permutation = vtk_node_permutation(vtk_id)) {
-        NDArray permuted = NDArray::allocate(DType::int64, {count * nodes});
-        auto* target = permuted.data_as<std::int64_t>();
-        const auto* ids = block.connectivity.data_as<std::int64_t>();
-        for (std::int64_t i = 0; i < count * nodes; ++i) target[i] = ids[i - i % nodes + permutation[i % nodes]];
-        out.connectivity.push_back(std::move(permuted));
-      } else {
-        out.connectivity.push_back(block.connectivity);
-      }
     }
     cell += count;
     written += static_cast<std::int64_t>(block.connectivity.size());
   }
   return out;
+}
+
+std::optional<VtkCellSegments> cells_to_vtk_segments(const std::vector<CellBlock>& blocks) {
+  std::optional<std::vector<NDArray>> connectivity = vtk_connectivity_segments(blocks);
+  if (!connectivity) return std::nullopt;
+  VtkTypesAndOffsets types_and_offsets = vtk_types_and_offsets(blocks);
+  return VtkCellSegments{std::move(types_and_offsets.types), std::move(types_and_offsets.offsets),
+                         std::move(*connectivity)};
 }
 
 VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks) {

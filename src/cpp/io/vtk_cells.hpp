@@ -81,6 +81,16 @@ struct VtkCellSegments {
 };
 std::optional<VtkCellSegments> cells_to_vtk_segments(const std::vector<CellBlock>& blocks);
 
+// Its two halves, for a writer that writes the connectivity while the types and offsets are
+// made on another core: the connectivity pieces (nullopt with polyhedra), and the types and
+// end offsets (scratch arrays, never through the allocator hook, so any thread may make them).
+std::optional<std::vector<NDArray>> vtk_connectivity_segments(const std::vector<CellBlock>& blocks);
+struct VtkTypesAndOffsets {
+  NDArray types;    // uint8 (n,)
+  NDArray offsets;  // int64 (n,) end offsets
+};
+VtkTypesAndOffsets vtk_types_and_offsets(const std::vector<CellBlock>& blocks);
+
 // The VTK id a block is written with; throws std::invalid_argument for types VTK lacks.
 int vtk_id_for(const CellBlock& block);
 

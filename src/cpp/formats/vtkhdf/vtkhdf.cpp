@@ -27,6 +27,7 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -659,12 +660,10 @@ std::unique_ptr<TimeSeriesReader> open_share(const std::string& path, std::int64
 namespace {
 
 // One geometry in VTK's arrays, as pieces the file stacks: each block's connectivity stays
-// the block's own array (io::cells_to_vtk_segments), and the offsets are a leading 0 before
-// the end offsets, so nothing of the size of the mesh is copied before HDF5 writes it.
+// the block's own array (io::vtk_connectivity_segments). The types and offsets are made apart
+// (vtk_types_and_offsets, below), on another core while the connectivity is written.
 struct VtkGeometry {
-  NDArray points;  // (n, 3)
-  NDArray types;
-  std::vector<NDArray> offsets;       // {0}, then the end offsets
+  NDArray points;                     // (n, 3)
   std::vector<NDArray> connectivity;  // int64, one piece per block
   std::int64_t num_cells = 0, num_ids = 0;
 };
@@ -676,27 +675,22 @@ NDArray int64_array(const std::vector<std::int64_t>& values) {
 }
 
 VtkGeometry to_vtk(const std::string& path, const Mesh& mesh) {
-  for (const CellBlock& block : mesh.cells)
-    if (!block.face_offsets.empty_handle() || block.type.starts_with("polyhedron"))
-      throw WriteError(path, std::string(kFormat), "polyhedra are not written to VTKHDF");
   VtkGeometry out;
   try {
-    if (auto segments = io::cells_to_vtk_segments(mesh.cells)) {
-      out.types = std::move(segments->types);
-      out.offsets = {int64_array({0}), std::move(segments->offsets)};
-      // Blocks are (cells, nodes) arrays; the dataset is one flat run of ids.
-      for (const NDArray& block : segments->connectivity) out.connectivity.push_back(block.reshaped({static_cast<std::int64_t>(block.size())}));
-    } else {
-      io::VtkCellArrays cells = io::cells_to_vtk(mesh.cells);
-      out.types = std::move(cells.types);
-      out.offsets = {int64_array({0}), std::move(cells.offsets)};
-      out.connectivity = {std::move(cells.connectivity)};
+    for (const CellBlock& block : mesh.cells) {
+      if (!block.face_offsets.empty_handle() || block.type.starts_with("polyhedron"))
+        throw WriteError(path, std::string(kFormat), "polyhedra are not written to VTKHDF");
+      io::vtk_id_for(block);  // a type VTK lacks fails here, before anything is written
+      out.num_cells += block.num_cells();
+      out.num_ids += static_cast<std::int64_t>(block.connectivity.size());
     }
+    // Blocks are (cells, nodes) arrays; the dataset is one flat run of ids.
+    const std::optional<std::vector<NDArray>> pieces = io::vtk_connectivity_segments(mesh.cells);
+    for (const NDArray& block : pieces.value())
+      out.connectivity.push_back(block.reshaped({static_cast<std::int64_t>(block.size())}));
   } catch (const std::invalid_argument& error) {
     throw WriteError(path, std::string(kFormat), error.what());
   }
-  out.num_cells = out.types.rows();
-  for (const NDArray& piece : out.connectivity) out.num_ids += piece.rows();
   const std::int64_t n = mesh.points.rows();
   if (mesh.points.row_width() == 3 && mesh.points.ndim() == 2) {
     out.points = mesh.points;
@@ -707,6 +701,23 @@ VtkGeometry to_vtk(const std::string& path, const Mesh& mesh) {
     for (std::int64_t i = 0; i < n; ++i)
       std::memcpy(static_cast<char*>(out.points.data()) + i * 3 * item,
                   static_cast<const char*>(mesh.points.data()) + i * mesh.points.row_width() * item, width * item);
+  }
+  return out;
+}
+
+// The Types and Offsets datasets' pieces for `meshes` (offsets: a leading 0 before each
+// geometry's end offsets).
+struct VtkTypesAndOffsetPieces {
+  std::vector<NDArray> types, offsets;
+};
+
+VtkTypesAndOffsetPieces vtk_types_and_offsets(const std::vector<Mesh>& meshes) {
+  VtkTypesAndOffsetPieces out;
+  for (const Mesh& mesh : meshes) {
+    io::VtkTypesAndOffsets made = io::vtk_types_and_offsets(mesh.cells);
+    out.types.push_back(std::move(made.types));
+    out.offsets.push_back(int64_array({0}));
+    out.offsets.push_back(std::move(made.offsets));
   }
   return out;
 }
@@ -746,15 +757,18 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
       .gzip_level = io::hdf5::gzip_level_option(options, path, kFormat, "none")};
   std::vector<VtkGeometry> geometries;
   for (const Mesh& mesh : meshes) geometries.push_back(to_vtk(path, mesh));
+  // VTK's types and offsets (9 MB for a million cells) are made on another core while HDF5
+  // writes the points and the connectivity, the meshes' own arrays (a deferred, inline call
+  // where no thread can be had). The future waits for its thread however this function ends.
+  std::future<VtkTypesAndOffsetPieces> types_and_offsets =
+      std::async(std::launch::async | std::launch::deferred, [&meshes] { return vtk_types_and_offsets(meshes); });
   std::vector<std::int64_t> num_points, num_cells, num_ids;
-  std::vector<NDArray> points, types, offsets, connectivity;
+  std::vector<NDArray> points, connectivity;
   for (const VtkGeometry& geometry : geometries) {
     num_points.push_back(geometry.points.rows());
     num_cells.push_back(geometry.num_cells);
     num_ids.push_back(geometry.num_ids);
     points.push_back(geometry.points);
-    types.push_back(geometry.types);
-    offsets.insert(offsets.end(), geometry.offsets.begin(), geometry.offsets.end());
     connectivity.insert(connectivity.end(), geometry.connectivity.begin(), geometry.connectivity.end());
   }
   if (connectivity.empty()) connectivity.push_back(NDArray::allocate_scratch(DType::int64, {0}));
@@ -766,9 +780,12 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
   file.write(at("NumberOfCells"), int64_array(num_cells));
   file.write(at("NumberOfConnectivityIds"), int64_array(num_ids));
   write_stacked(file, path, at("Points"), "points", points, dataset_options);
-  write_stacked(file, path, at("Types"), "types", types, dataset_options);
-  write_stacked(file, path, at("Offsets"), "offsets", offsets, dataset_options);
   write_stacked(file, path, at("Connectivity"), "connectivity", connectivity, dataset_options);
+  {
+    const VtkTypesAndOffsetPieces made = types_and_offsets.get();
+    write_stacked(file, path, at("Types"), "types", made.types, dataset_options);
+    write_stacked(file, path, at("Offsets"), "offsets", made.offsets, dataset_options);
+  }
   file.create_group(at("PointData"));
   file.create_group(at("CellData"));
   if (steps == nullptr) {
