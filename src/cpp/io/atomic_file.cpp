@@ -247,4 +247,20 @@ void reserve_file_range(int fd, std::uint64_t offset, std::uint64_t bytes) noexc
 #endif
 }
 
+void reserve_blocks_of(const std::string& path, std::uint64_t bytes) noexcept {
+  if (bytes < kReserveFromBytes) return;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  reserve_file_range(fd, 0, bytes);
+  ::close(fd);
+}
+
+void trim_blocks_past_end(const std::string& path) noexcept {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  struct stat info {};
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) static_cast<void>(::ftruncate(fd, info.st_size));
+  ::close(fd);
+}
+
 }  // namespace meshioplusplus::io

@@ -77,6 +77,14 @@ void replace_with_temporary(const std::string& temporary, const std::string& pat
 inline constexpr std::uint64_t kReserveFromBytes = std::uint64_t{1} << 20;
 void reserve_file_range(int fd, std::uint64_t offset, std::uint64_t bytes) noexcept;
 
+// The same for a file a library writes through its own descriptor (netCDF), whose layout we
+// only know roughly: reserve_blocks_of(path, bytes) allocates [0, bytes) of the file at
+// `path` (at least what the library will write, estimated), and trim_blocks_past_end(path),
+// once the library has closed the file, frees what the estimate allocated past its end
+// (truncating a file to its own size drops blocks allocated beyond it). Both best effort.
+void reserve_blocks_of(const std::string& path, std::uint64_t bytes) noexcept;
+void trim_blocks_past_end(const std::string& path) noexcept;
+
 // Buffered text/binary output into an AtomicFile with locale-independent numbers:
 // floats are written in the shortest form that parses back to the same bits.
 class OutputBuffer {

@@ -362,6 +362,13 @@ int NetcdfWriter::define_variable(std::string_view name, DType dtype, std::span<
   check(nc_def_var(ncid_, std::string(name).c_str(), nc_type_of(dtype), static_cast<int>(dimensions.size()),
                    dimensions.data(), &varid),
         name);
+  std::uint64_t bytes = dtype_size(dtype);
+  for (const int dimension : dimensions) {
+    std::size_t length = 0;
+    if (nc_inq_dimlen(ncid_, dimension, &length) != NC_NOERR) length = 0;
+    bytes *= length;  // a record variable (unlimited, length 0 now) counts nothing
+  }
+  defined_bytes_ += bytes;
   return varid;
 }
 
@@ -385,7 +392,14 @@ void NetcdfWriter::put_attribute(int variable, std::string_view name, DType dtyp
         variable_name(variable));
 }
 
-void NetcdfWriter::end_definitions() { check(nc_enddef(ncid_), ""); }
+void NetcdfWriter::end_definitions() {
+  check(nc_enddef(ncid_), "");
+  // The header or HDF5's metadata come on top of the variables' bytes: a MiB more.
+  if (defined_bytes_ >= kReserveFromBytes) {
+    reserve_blocks_of(temp_path_, defined_bytes_ + (std::uint64_t{1} << 20));
+    reserved_ = true;
+  }
+}
 
 void NetcdfWriter::write(int variable, DType dtype, const void* data, std::span<const std::size_t> start,
                          std::span<const std::size_t> count) {
@@ -438,6 +452,7 @@ void NetcdfWriter::commit() {
   const int status = nc_close(ncid_);
   ncid_ = -1;
   check(status, "");
+  if (reserved_) trim_blocks_past_end(temp_path_);
   replace_with_temporary(temp_path_, path_, format_);
   committed_ = true;
 }

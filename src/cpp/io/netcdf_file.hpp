@@ -123,6 +123,11 @@ class NetcdfWriter {
   Kind kind_;
   int ncid_ = -1;
   bool committed_ = false;
+  // Bytes of the fixed-size variables defined so far: the file's blocks are allocated for
+  // them when the definitions end (reserve_blocks_of), and what the estimate allocated past
+  // the file's end is freed at commit.
+  std::uint64_t defined_bytes_ = 0;
+  bool reserved_ = false;
   std::shared_ptr<void> lock_;
 };
 
