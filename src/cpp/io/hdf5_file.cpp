@@ -511,6 +511,22 @@ template <class Call> auto locked_hdf5_call(Call&& call) {
 
 // A chunked dataset whose chunks we read ourselves: deflated ones (inflated on every core) or
 // unfiltered ones (VTK's vtkHDFWriter chunks every dataset to make it extendable, uncompressed).
+// HDF5's own descriptor of the file (the sec2 driver's), where an address HDF5 gives
+// (H5Dget_offset, H5Dget_chunk_info) is the byte offset in the file: no user block. -1 for
+// other drivers, a user block, or any failure. Raw reads and block reservations go through
+// it, so a file renamed over the path meanwhile is never touched by mistake.
+int sec2_descriptor(hid_t file_id) {
+  Handle file_plist = plist_handle(H5Fget_create_plist(file_id));
+  Handle access_plist = plist_handle(H5Fget_access_plist(file_id));
+  hsize_t userblock = 1;
+  void* handle = nullptr;
+  const bool usable = file_plist.valid() && access_plist.valid() && H5Pget_driver(access_plist.get()) == H5FD_SEC2 &&
+                      H5Pget_userblock(file_plist.get(), &userblock) >= 0 && userblock == 0 &&
+                      H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) >= 0 && handle != nullptr;
+  H5Eclear2(H5E_DEFAULT);
+  return usable ? *static_cast<int*>(handle) : -1;
+}
+
 struct StoredChunks {
   bool deflated = true;              // false: every chunk is stored as its raw bytes
   int fd = -1;                       // unfiltered: HDF5's descriptor of the file, for pread (-1: H5Dread_chunk)
@@ -559,15 +575,8 @@ std::optional<StoredChunks> stored_chunks_layout(bool reading, hid_t file_id, hi
     }
   } else if (reading) {
     // Raw chunks are read with pread at the addresses HDF5 gives, as raw_run reads contiguous
-    // datasets (same conditions: HDF5's own sec2 descriptor, no user block); else H5Dread_chunk.
-    Handle file_plist = plist_handle(H5Fget_create_plist(file_id));
-    Handle access_plist = plist_handle(H5Fget_access_plist(file_id));
-    hsize_t userblock = 1;
-    void* handle = nullptr;
-    if (file_plist.valid() && access_plist.valid() && H5Pget_driver(access_plist.get()) == H5FD_SEC2 &&
-        H5Pget_userblock(file_plist.get(), &userblock) >= 0 && userblock == 0 &&
-        H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) >= 0 && handle != nullptr)
-      layout.fd = *static_cast<int*>(handle);
+    // datasets (same conditions: sec2_descriptor); else H5Dread_chunk.
+    layout.fd = sec2_descriptor(file_id);
   }
   const int rank = static_cast<int>(space_extent.size());
   std::vector<hsize_t> chunk(space_extent.size(), 0);
@@ -654,19 +663,13 @@ std::optional<RawRun> raw_run(bool reading, hid_t file_id, hid_t dataset, hid_t 
   if (!reading || file_dtype != wanted || bytes < kDirectBytesMin) return std::nullopt;
   std::optional<RawRun> result;
   Handle plist = plist_handle(H5Dget_create_plist(dataset));
-  Handle file_plist = plist_handle(H5Fget_create_plist(file_id));
-  Handle access_plist = plist_handle(H5Fget_access_plist(file_id));
-  hsize_t userblock = 1;
   Handle native = memory_type(file_dtype, trailing);
-  void* handle = nullptr;
-  if (plist.valid() && file_plist.valid() && access_plist.valid() && native.valid() &&
-      H5Pget_driver(access_plist.get()) == H5FD_SEC2 && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS &&
+  if (plist.valid() && native.valid() && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS &&
       H5Pget_nfilters(plist.get()) == 0 && H5Pget_external_count(plist.get()) == 0 &&
-      H5Pget_userblock(file_plist.get(), &userblock) >= 0 && userblock == 0 &&
-      H5Tequal(file_type, native.get()) > 0 && H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) >= 0 &&
-      handle != nullptr) {
+      H5Tequal(file_type, native.get()) > 0) {
+    const int fd = sec2_descriptor(file_id);
     const haddr_t offset = H5Dget_offset(dataset);
-    if (offset != HADDR_UNDEF) result = RawRun{*static_cast<int*>(handle), static_cast<std::uint64_t>(offset)};
+    if (fd >= 0 && offset != HADDR_UNDEF) result = RawRun{fd, static_cast<std::uint64_t>(offset)};
   }
   H5Eclear2(H5E_DEFAULT);
   return result;
@@ -674,20 +677,12 @@ std::optional<RawRun> raw_run(bool reading, hid_t file_id, hid_t dataset, hid_t 
 
 // Before H5Dwrite fills a large contiguous dataset: its blocks allocated in one call
 // (reserve_file_range; the dataset was created with early allocation, so its address is
-// known). Only through HDF5's own sec2 descriptor of a file without a user block, where
-// H5Dget_offset is the byte offset in the file.
+// known). Only through sec2_descriptor.
 void reserve_dataset_blocks(hid_t file_id, hid_t dataset, std::uint64_t bytes) {
   if (bytes < kReserveFromBytes) return;
-  Handle file_plist = plist_handle(H5Fget_create_plist(file_id));
-  Handle access_plist = plist_handle(H5Fget_access_plist(file_id));
-  hsize_t userblock = 1;
-  void* handle = nullptr;
-  if (file_plist.valid() && access_plist.valid() && H5Pget_driver(access_plist.get()) == H5FD_SEC2 &&
-      H5Pget_userblock(file_plist.get(), &userblock) >= 0 && userblock == 0 &&
-      H5Fget_vfd_handle(file_id, H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
-    const haddr_t offset = H5Dget_offset(dataset);
-    if (offset != HADDR_UNDEF) reserve_file_range(*static_cast<int*>(handle), static_cast<std::uint64_t>(offset), bytes);
-  }
+  const int fd = sec2_descriptor(file_id);
+  const haddr_t offset = H5Dget_offset(dataset);
+  if (fd >= 0 && offset != HADDR_UNDEF) reserve_file_range(fd, static_cast<std::uint64_t>(offset), bytes);
   H5Eclear2(H5E_DEFAULT);
 }
 
