@@ -715,3 +715,43 @@ TEST(VtkCellStream, PolygonOffsetsThatGoBackAreRefused) {
     EXPECT_STREQ(error.what(), "cell offsets decrease");
   }
 }
+
+// fill_vtk_types / fill_vtk_end_offsets: any range of rows, across the joins of fixed-size
+// and ragged blocks, equals that slice of the whole arrays vtk_types_and_offsets makes.
+TEST(VtkCellStream, FilledRangesAreSlicesOfTheWholeArrays) {
+  using meshioplusplus::CellBlock;
+  using meshioplusplus::DType;
+  using meshioplusplus::NDArray;
+  auto filled = [](std::int64_t rows, std::int64_t cols, std::int64_t first_value) {
+    NDArray array = NDArray::allocate(DType::int64, {rows, cols});
+    for (std::int64_t i = 0; i < rows * cols; ++i) array.data_as<std::int64_t>()[i] = first_value + i % 5;
+    return array;
+  };
+  std::vector<CellBlock> blocks;
+  blocks.push_back({"triangle", filled(4, 3, 0), {}, {}});
+  CellBlock polygons{"polygon", filled(12, 1, 0).reshaped({12}), {}, {}};
+  polygons.offsets = NDArray::allocate(DType::int64, {4});
+  const std::int64_t polygon_offsets[] = {0, 5, 9, 12};  // a pentagon, a quad, a triangle
+  std::copy(std::begin(polygon_offsets), std::end(polygon_offsets), polygons.offsets.data_as<std::int64_t>());
+  blocks.push_back(polygons);
+  blocks.push_back({"tetra", filled(0, 4, 0), {}, {}});  // an empty block between others
+  blocks.push_back({"tetra", filled(5, 4, 0), {}, {}});
+  const io::VtkTypesAndOffsets whole = io::vtk_types_and_offsets(blocks);
+  const std::int64_t cells = whole.types.rows();
+  ASSERT_EQ(cells, 12);
+  EXPECT_EQ(whole.offsets.data_as<std::int64_t>()[cells - 1], 12 + 12 + 20);
+  for (std::int64_t first = 0; first <= cells; ++first) {
+    for (std::int64_t count = 0; first + count <= cells; ++count) {
+      std::vector<std::uint8_t> types(static_cast<std::size_t>(count) + 1, 0xEE);
+      std::vector<std::int64_t> offsets(static_cast<std::size_t>(count) + 1, -7);
+      io::fill_vtk_types(blocks, first, count, types.data());
+      io::fill_vtk_end_offsets(blocks, first, count, offsets.data());
+      for (std::int64_t i = 0; i < count; ++i) {
+        ASSERT_EQ(types[i], whole.types.data_as<std::uint8_t>()[first + i]) << first << "+" << i;
+        ASSERT_EQ(offsets[i], whole.offsets.data_as<std::int64_t>()[first + i]) << first << "+" << i;
+      }
+      EXPECT_EQ(types[count], 0xEE);  // nothing past the range is written
+      EXPECT_EQ(offsets[count], -7);
+    }
+  }
+}

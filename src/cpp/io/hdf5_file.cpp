@@ -1313,6 +1313,38 @@ void File::write_stacked(std::string_view dataset_path, const std::vector<NDArra
   }
 }
 
+void File::write_generated(std::string_view dataset_path, DType dtype, std::int64_t rows, const RowFiller& fill,
+                           const DatasetWriteOptions& options) {
+  const std::string path = absolute_object_path(dataset_path);
+  const std::size_t item = dtype_size(dtype);
+  const std::uint64_t total_bytes = static_cast<std::uint64_t>(rows) * item;
+  if (options.gzip_level >= 0 || total_bytes < kReserveFromBytes) {
+    NDArray whole = NDArray::allocate_scratch(dtype, {rows});
+    if (rows > 0) fill(0, rows, whole.data());
+    return write(path, whole, options);
+  }
+  const hsize_t dims[1] = {static_cast<hsize_t>(rows)};
+  Handle file_type = type_handle(H5Tcopy(native_type(dtype)));
+  Handle space = space_handle(H5Screate_simple(1, dims, nullptr));
+  Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
+  allocate_for_one_write(dcpl.get());
+  Handle lcpl = link_creation_plist();
+  Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
+  if (!dataset.valid()) fail(path, "cannot create the dataset");
+  reserve_dataset_blocks(id_, dataset.get(), total_bytes);
+  const std::int64_t block_rows = static_cast<std::int64_t>(std::max<std::size_t>(kGeneratedBlockBytes / item, 1));
+  const std::unique_ptr<unsigned char[]> block(new unsigned char[static_cast<std::size_t>(block_rows) * item]);
+  for (std::int64_t first = 0; first < rows; first += block_rows) {
+    const hsize_t start[1] = {static_cast<hsize_t>(first)};
+    const hsize_t count[1] = {static_cast<hsize_t>(std::min(block_rows, rows - first))};
+    fill(first, static_cast<std::int64_t>(count[0]), block.get());
+    Handle memory_space = space_handle(H5Screate_simple(1, count, nullptr));
+    if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+        H5Dwrite(dataset.get(), file_type.get(), memory_space.get(), space.get(), H5P_DEFAULT, block.get()) < 0)
+      fail(path, "cannot write rows " + std::to_string(first) + ".." + std::to_string(first + static_cast<std::int64_t>(count[0])));
+  }
+}
+
 void File::write_virtual(std::string_view dataset_path, DType dtype, const Shape& row_shape,
                          const std::vector<VirtualSource>& sources) {
   const std::string path = absolute_object_path(dataset_path);
@@ -1576,6 +1608,9 @@ void File::create_group(std::string_view path) { fail(path, std::string(kMissing
 void File::write(std::string_view path, const NDArray&, const DatasetWriteOptions&) { fail(path, std::string(kMissingLibrary)); }
 void File::write_strings(std::string_view path, const std::vector<std::string>&, int) { fail(path, std::string(kMissingLibrary)); }
 void File::write_stacked(std::string_view path, const std::vector<NDArray>&, const DatasetWriteOptions&) {
+  fail(path, std::string(kMissingLibrary));
+}
+void File::write_generated(std::string_view path, DType, std::int64_t, const RowFiller&, const DatasetWriteOptions&) {
   fail(path, std::string(kMissingLibrary));
 }
 void File::write_virtual(std::string_view path, DType, const Shape&, const std::vector<VirtualSource>&) {

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -132,6 +133,14 @@ class File {
   // stage (partial chunk writes would re-read and re-compress chunks).
   void write_stacked(std::string_view dataset_path, const std::vector<NDArray>& pieces,
                      const DatasetWriteOptions& options = {});
+  // A 1-D dataset of `rows` values of `dtype` that the writer derives (VTK's types and offsets
+  // of a mesh) rather than holds: fill(first, count, out) writes values [first, first + count)
+  // into `out`, a block of kGeneratedBlockBytes reused for the whole dataset, and each block
+  // is written while it is still in cache. Compressed or small datasets are made whole first.
+  using RowFiller = std::function<void(std::int64_t first, std::int64_t count, void* out)>;
+  void write_generated(std::string_view dataset_path, DType dtype, std::int64_t rows, const RowFiller& fill,
+                       const DatasetWriteOptions& options = {});
+  static constexpr std::size_t kGeneratedBlockBytes = std::size_t{2} << 20;
   // A virtual dataset of `dtype` whose rows are the sources' rows stacked in order; `row_shape`
   // the trailing extents ({} for 1-D, {3} for points). Sources with no rows are skipped.
   void write_virtual(std::string_view dataset_path, DType dtype, const Shape& row_shape,

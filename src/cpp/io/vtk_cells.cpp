@@ -303,27 +303,58 @@ std::optional<std::vector<NDArray>> vtk_connectivity_segments(const std::vector<
   return pieces;
 }
 
+namespace {
+
+// Calls visit(block, first_in_block, count_in_block, ids_before_block, out_position) for each
+// block's share of the cell rows [first, first + count).
+template <class Visit>
+void for_cell_rows(const std::vector<CellBlock>& blocks, std::int64_t first, std::int64_t count, Visit&& visit) {
+  std::int64_t cell = 0, ids_before = 0;
+  const std::int64_t last = first + count;
+  for (const CellBlock& block : blocks) {
+    if (cell >= last) break;
+    const std::int64_t cells = block.num_cells();
+    const std::int64_t from = std::max(first, cell), to = std::min(last, cell + cells);
+    if (from < to) visit(block, from - cell, to - from, ids_before, from - first);
+    cell += cells;
+    ids_before += static_cast<std::int64_t>(block.connectivity.size());
+  }
+}
+
+}  // namespace
+
+void fill_vtk_types(const std::vector<CellBlock>& blocks, std::int64_t first, std::int64_t count,
+                    std::uint8_t* out) {
+  for_cell_rows(blocks, first, count,
+                [out](const CellBlock& block, std::int64_t, std::int64_t n, std::int64_t, std::int64_t at) {
+                  std::fill_n(out + at, n, static_cast<std::uint8_t>(vtk_id_for(block)));
+                });
+}
+
+void fill_vtk_end_offsets(const std::vector<CellBlock>& blocks, std::int64_t first, std::int64_t count,
+                          std::int64_t* out) {
+  for_cell_rows(blocks, first, count,
+                [out](const CellBlock& block, std::int64_t from, std::int64_t n, std::int64_t ids_before,
+                      std::int64_t at) {
+                  std::int64_t* target = out + at;
+                  if (block.is_ragged()) {
+                    const auto* cell_offsets = block.offsets.data_as<std::int64_t>() + from;
+                    for (std::int64_t c = 0; c < n; ++c) target[c] = ids_before + cell_offsets[c + 1];
+                  } else {
+                    const std::int64_t nodes = block.connectivity.row_width();
+                    const std::int64_t base = ids_before + from * nodes;
+                    for (std::int64_t c = 0; c < n; ++c) target[c] = base + (c + 1) * nodes;
+                  }
+                });
+}
+
 VtkTypesAndOffsets vtk_types_and_offsets(const std::vector<CellBlock>& blocks) {
   std::int64_t num_cells = 0;
   for (const CellBlock& block : blocks) num_cells += block.num_cells();
   VtkTypesAndOffsets out{NDArray::allocate_scratch(DType::uint8, {num_cells}),
                          NDArray::allocate_scratch(DType::int64, {num_cells})};
-  auto* types = out.types.data_as<std::uint8_t>();
-  auto* offsets = out.offsets.data_as<std::int64_t>();
-  std::int64_t cell = 0, written = 0;
-  for (const CellBlock& block : blocks) {
-    const std::int64_t count = block.num_cells();
-    std::fill_n(types + cell, count, static_cast<std::uint8_t>(vtk_id_for(block)));
-    if (block.is_ragged()) {
-      const auto* cell_offsets = block.offsets.data_as<std::int64_t>();
-      for (std::int64_t c = 0; c < count; ++c) offsets[cell + c] = written + cell_offsets[c + 1];
-    } else {
-      const std::int64_t nodes = block.connectivity.row_width();
-      for (std::int64_t c = 0; c < count; ++c) offsets[cell + c] = written + (c + 1) * nodes;
-    }
-    cell += count;
-    written += static_cast<std::int64_t>(block.connectivity.size());
-  }
+  fill_vtk_types(blocks, 0, num_cells, out.types.data_as<std::uint8_t>());
+  fill_vtk_end_offsets(blocks, 0, num_cells, out.offsets.data_as<std::int64_t>());
   return out;
 }
 

@@ -150,6 +150,58 @@ TEST(Vtkhdf, TimeSeriesWithAMeshThatChanges) {
   EXPECT_TRUE(same_bits(*second.point_data.find("T"), *step_at(1).point_data.find("T")));
 }
 
+// Two geometries large enough that the Types and Offsets datasets are written in several
+// blocks (File::write_generated), a block boundary inside the first geometry and the join of
+// the two inside a block: each step reads back its own cells, and the Offsets dataset holds
+// each geometry's leading 0.
+TEST(Vtkhdf, LargeChangingMeshesStreamTheirTypesAndOffsets) {
+  SKIP_WITHOUT_HDF5();
+  ScratchDir dir;
+  const std::string path = dir.file("large_moving.vtkhdf");
+  auto ids = [](std::int64_t rows, std::int64_t cols, std::int64_t points) {
+    NDArray array = NDArray::allocate(DType::int64, {rows, cols});
+    for (std::int64_t i = 0; i < rows * cols; ++i) array.data_as<std::int64_t>()[i] = (i * 7) % points;
+    return array;
+  };
+  const std::int64_t points = 1000;
+  Mesh first, second;
+  first.points = NDArray::zeros(DType::float64, {points, 3});
+  second.points = NDArray::zeros(DType::float64, {points, 3});
+  first.cells.push_back({"triangle", ids(200000, 3, points), {}, {}});
+  first.cells.push_back({"quad", ids(100000, 4, points), {}, {}});
+  second.cells.push_back({"tetra", ids(150000, 4, points), {}, {}});
+  {
+    auto writer = vtkhdf::create_time_series(path, {});
+    TimeStep step;
+    writer->write_mesh(first);
+    step.time = 0;
+    writer->write_step(step);
+    writer->write_mesh(second);
+    step.time = 1;
+    writer->write_step(step);
+    writer->close();
+  }
+  const Mesh first_back = vtkhdf::read(path, {0, 0, -1});
+  const Mesh second_back = vtkhdf::read(path, {1, 0, -1});
+  EXPECT_EQ(block_summary(first_back), "triangle:200000;quad:100000");
+  EXPECT_EQ(block_summary(second_back), "tetra:150000");
+  EXPECT_EQ(nodes_of(first_back.cells[1]), nodes_of(first.cells[1]));
+  EXPECT_EQ(nodes_of(second_back.cells[0]), nodes_of(second.cells[0]));
+  const io::hdf5::File file = io::hdf5::File::open(path, "test");
+  const NDArray offsets = file.read("/VTKHDF/Offsets");
+  ASSERT_EQ(offsets.rows(), 300001 + 150001);
+  const std::int64_t* at = offsets.data_as<std::int64_t>();
+  EXPECT_EQ(at[0], 0);
+  EXPECT_EQ(at[200000], 600000);
+  EXPECT_EQ(at[300000], 1000000);
+  EXPECT_EQ(at[300001], 0);  // the second geometry's leading 0
+  EXPECT_EQ(at[300001 + 150000], 600000);
+  const NDArray types = file.read("/VTKHDF/Types");
+  EXPECT_EQ(types.data_as<std::uint8_t>()[199999], 5);  // VTK_TRIANGLE
+  EXPECT_EQ(types.data_as<std::uint8_t>()[200000], 9);  // VTK_QUAD
+  EXPECT_EQ(types.data_as<std::uint8_t>()[300000], 10);  // VTK_TETRA
+}
+
 TEST(Vtkhdf, AStepsOffsetPastTheEndNamesTheFileAndTheDataset) {
   SKIP_WITHOUT_HDF5();
   ScratchDir dir;

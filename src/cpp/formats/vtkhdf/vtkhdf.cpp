@@ -27,7 +27,7 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
-#include <future>
+#include <numeric>
 #include <map>
 #include <optional>
 #include <set>
@@ -660,8 +660,8 @@ std::unique_ptr<TimeSeriesReader> open_share(const std::string& path, std::int64
 namespace {
 
 // One geometry in VTK's arrays, as pieces the file stacks: each block's connectivity stays
-// the block's own array (io::vtk_connectivity_segments). The types and offsets are made apart
-// (vtk_types_and_offsets, below), on another core while the connectivity is written.
+// the block's own array (io::vtk_connectivity_segments). The types and offsets are derived
+// block by block as they are written (fill_stacked_types / fill_stacked_offsets, below).
 struct VtkGeometry {
   NDArray points;                     // (n, 3)
   std::vector<NDArray> connectivity;  // int64, one piece per block
@@ -705,21 +705,30 @@ VtkGeometry to_vtk(const std::string& path, const Mesh& mesh) {
   return out;
 }
 
-// The Types and Offsets datasets' pieces for `meshes` (offsets: a leading 0 before each
-// geometry's end offsets).
-struct VtkTypesAndOffsetPieces {
-  std::vector<NDArray> types, offsets;
-};
-
-VtkTypesAndOffsetPieces vtk_types_and_offsets(const std::vector<Mesh>& meshes) {
-  VtkTypesAndOffsetPieces out;
-  for (const Mesh& mesh : meshes) {
-    io::VtkTypesAndOffsets made = io::vtk_types_and_offsets(mesh.cells);
-    out.types.push_back(std::move(made.types));
-    out.offsets.push_back(int64_array({0}));
-    out.offsets.push_back(std::move(made.offsets));
+// Rows [first, first + count) of the Types dataset: each geometry's cells' VTK types, stacked.
+void fill_stacked_types(const std::vector<Mesh>& meshes, const std::vector<std::int64_t>& num_cells,
+                        std::int64_t first, std::int64_t count, std::uint8_t* out) {
+  std::int64_t base = 0;
+  for (std::size_t g = 0; g < meshes.size(); ++g) {
+    const std::int64_t from = std::max(first, base), to = std::min(first + count, base + num_cells[g]);
+    if (from < to) io::fill_vtk_types(meshes[g].cells, from - base, to - from, out + (from - first));
+    base += num_cells[g];
   }
-  return out;
+}
+
+// Rows [first, first + count) of the Offsets dataset: per geometry a leading 0, then its
+// cells' end offsets.
+void fill_stacked_offsets(const std::vector<Mesh>& meshes, const std::vector<std::int64_t>& num_cells,
+                          std::int64_t first, std::int64_t count, std::int64_t* out) {
+  std::int64_t base = 0;
+  for (std::size_t g = 0; g < meshes.size(); ++g) {
+    const std::int64_t rows = num_cells[g] + 1;
+    std::int64_t from = std::max(first, base);
+    const std::int64_t to = std::min(first + count, base + rows);
+    if (from < to && from == base) out[from++ - first] = 0;
+    if (from < to) io::fill_vtk_end_offsets(meshes[g].cells, from - base - 1, to - from, out + (from - first));
+    base += rows;
+  }
 }
 
 // The row count of arrays of one dtype and row width that are written stacked.
@@ -757,11 +766,6 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
       .gzip_level = io::hdf5::gzip_level_option(options, path, kFormat, "none")};
   std::vector<VtkGeometry> geometries;
   for (const Mesh& mesh : meshes) geometries.push_back(to_vtk(path, mesh));
-  // VTK's types and offsets (9 MB for a million cells) are made on another core while HDF5
-  // writes the points and the connectivity, the meshes' own arrays (a deferred, inline call
-  // where no thread can be had). The future waits for its thread however this function ends.
-  std::future<VtkTypesAndOffsetPieces> types_and_offsets =
-      std::async(std::launch::async | std::launch::deferred, [&meshes] { return vtk_types_and_offsets(meshes); });
   std::vector<std::int64_t> num_points, num_cells, num_ids;
   std::vector<NDArray> points, connectivity;
   for (const VtkGeometry& geometry : geometries) {
@@ -781,11 +785,22 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
   file.write(at("NumberOfConnectivityIds"), int64_array(num_ids));
   write_stacked(file, path, at("Points"), "points", points, dataset_options);
   write_stacked(file, path, at("Connectivity"), "connectivity", connectivity, dataset_options);
-  {
-    const VtkTypesAndOffsetPieces made = types_and_offsets.get();
-    write_stacked(file, path, at("Types"), "types", made.types, dataset_options);
-    write_stacked(file, path, at("Offsets"), "offsets", made.offsets, dataset_options);
-  }
+  // VTK's types and offsets (9 MB per million cells) are derived, a cache-sized block at a
+  // time, as they are written: never held whole.
+  const std::int64_t total_cells = std::accumulate(num_cells.begin(), num_cells.end(), std::int64_t{0});
+  const auto num_geometries = static_cast<std::int64_t>(meshes.size());
+  file.write_generated(
+      at("Types"), DType::uint8, total_cells,
+      [&](std::int64_t first, std::int64_t count, void* out) {
+        fill_stacked_types(meshes, num_cells, first, count, static_cast<std::uint8_t*>(out));
+      },
+      dataset_options);
+  file.write_generated(
+      at("Offsets"), DType::int64, total_cells + num_geometries,
+      [&](std::int64_t first, std::int64_t count, void* out) {
+        fill_stacked_offsets(meshes, num_cells, first, count, static_cast<std::int64_t*>(out));
+      },
+      dataset_options);
   file.create_group(at("PointData"));
   file.create_group(at("CellData"));
   if (steps == nullptr) {
