@@ -14,7 +14,6 @@
 #include <limits>
 #include <map>
 #include <random>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -755,59 +754,4 @@ TEST(VtkCellStream, FilledRangesAreSlicesOfTheWholeArrays) {
       EXPECT_EQ(offsets[count], -7);
     }
   }
-}
-
-// produce_ahead: the consumer sees every block once, in order, with what the producer wrote
-// into it, through at most two buffers; an exception on either side is rethrown after the
-// helper has stopped, and no block after it is consumed; every thread count behaves alike.
-TEST(ProduceAhead, BlocksInOrderThroughTwoBuffersAndFailuresStopBothSides) {
-  for (unsigned threads : {1u, 2u, 4u}) {
-    meshioplusplus::set_thread_count(threads);
-    std::vector<std::size_t> seen;
-    std::set<const unsigned char*> buffers;
-    meshioplusplus::produce_ahead(
-        7, 64, [](std::size_t k, unsigned char* block) { std::memset(block, static_cast<int>(k + 1), 64); },
-        [&](std::size_t k, unsigned char* block) {
-          EXPECT_EQ(block[0], k + 1);
-          EXPECT_EQ(block[63], k + 1);
-          seen.push_back(k);
-          buffers.insert(block);
-        });
-    EXPECT_EQ(seen, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6})) << threads << " threads";
-    EXPECT_LE(buffers.size(), 2u);
-    EXPECT_EQ(buffers.size(), threads > 1 ? 2u : 1u);
-
-    seen.clear();
-    try {
-      meshioplusplus::produce_ahead(
-          7, 8,
-          [](std::size_t k, unsigned char*) {
-            if (k == 4) throw std::runtime_error("produce 4");
-          },
-          [&](std::size_t k, unsigned char*) { seen.push_back(k); });
-      ADD_FAILURE() << "no exception";
-    } catch (const std::runtime_error& error) {
-      EXPECT_STREQ(error.what(), "produce 4");
-    }
-    EXPECT_EQ(seen, (std::vector<std::size_t>{0, 1, 2, 3}));
-
-    std::atomic<std::size_t> produced{0};
-    try {
-      meshioplusplus::produce_ahead(
-          50, 8, [&](std::size_t, unsigned char*) { produced.fetch_add(1); },
-          [](std::size_t k, unsigned char*) {
-            if (k == 2) throw std::runtime_error("consume 2");
-          });
-      ADD_FAILURE() << "no exception";
-    } catch (const std::runtime_error& error) {
-      EXPECT_STREQ(error.what(), "consume 2");
-    }
-    EXPECT_LE(produced.load(), 4u);  // never more than two blocks past the last one consumed
-
-    bool called = false;
-    meshioplusplus::produce_ahead(0, 8, [&](std::size_t, unsigned char*) { called = true; },
-                                  [&](std::size_t, unsigned char*) { called = true; });
-    EXPECT_FALSE(called);
-  }
-  meshioplusplus::set_thread_count(0);
 }

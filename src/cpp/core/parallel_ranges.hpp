@@ -5,12 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <memory>
-#include <mutex>
 #include <span>
 #include <system_error>
 #include <thread>
@@ -112,89 +109,6 @@ template <class Work> void parallel_claims(std::size_t count, std::size_t grain,
   for (std::size_t worker = 0; worker < workers; ++worker)
     if (errors[worker] && (first == workers || failed_item[worker] < failed_item[first])) first = worker;
   if (first != workers) std::rethrow_exception(errors[first]);
-}
-
-// A producer one block ahead of its consumer: produce(k, buffer) fills block k (at most
-// `block_bytes`) on a helper thread while consume(k, buffer) uses block k - 1 here, two
-// buffers in turn; consume sees blocks 0, 1, ... in order, each once. For writers whose data
-// is derived (VTK offsets): the writing thread only writes. One thread (thread_count() of 1,
-// inside a parallel range, or no thread to be had): produce and consume alternate here. The
-// first exception, from either side, is rethrown here once the helper has stopped; no block
-// after it is consumed.
-template <class Produce, class Consume>
-void produce_ahead(std::size_t blocks, std::size_t block_bytes, Produce&& produce, Consume&& consume) {
-  if (blocks == 0) return;
-  const std::unique_ptr<unsigned char[]> first(new unsigned char[block_bytes]);
-  auto one_thread = [&] {
-    for (std::size_t k = 0; k < blocks; ++k) {
-      produce(k, first.get());
-      consume(k, first.get());
-    }
-  };
-  if (blocks == 1 || thread_count() <= 1 || running_parallel_range) return one_thread();
-  const std::unique_ptr<unsigned char[]> second(new unsigned char[block_bytes]);
-  unsigned char* const buffers[2] = {first.get(), second.get()};
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::size_t produced = 0, consumed = 0;
-  bool stop = false;
-  std::exception_ptr failure;
-  auto producer = [&] {
-    for (std::size_t k = 0; k < blocks; ++k) {
-      {
-        // Block k's buffer is free once block k - 2 has been consumed.
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stop || k < consumed + 2; });
-        if (stop) return;
-      }
-      try {
-        produce(k, buffers[k % 2]);
-      } catch (...) {
-        const std::lock_guard lock(mutex);
-        failure = std::current_exception();
-        changed.notify_all();
-        return;
-      }
-      {
-        const std::lock_guard lock(mutex);
-        produced = k + 1;
-      }
-      changed.notify_all();
-    }
-  };
-  std::thread helper;
-  try {
-    helper = std::thread(producer);
-  } catch (const std::system_error&) {
-    return one_thread();
-  }
-  struct StopAndJoin {
-    std::mutex& mutex;
-    std::condition_variable& changed;
-    bool& stop;
-    std::thread& helper;
-    ~StopAndJoin() {
-      {
-        const std::lock_guard lock(mutex);
-        stop = true;
-      }
-      changed.notify_all();
-      helper.join();
-    }
-  } stop_and_join{mutex, changed, stop, helper};
-  for (std::size_t k = 0; k < blocks; ++k) {
-    {
-      std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return produced > k || failure; });
-      if (produced <= k) std::rethrow_exception(failure);
-    }
-    consume(k, buffers[k % 2]);
-    {
-      const std::lock_guard lock(mutex);
-      consumed = k + 1;
-    }
-    changed.notify_all();
-  }
 }
 
 // Whether any of [0, count) has `is_bad(i)`: a branch-free pass on all cores, for checks that

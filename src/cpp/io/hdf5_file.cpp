@@ -1332,28 +1332,17 @@ void File::write_generated(std::string_view dataset_path, DType dtype, std::int6
   Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
   if (!dataset.valid()) fail(path, "cannot create the dataset");
   reserve_dataset_blocks(id_, dataset.get(), total_bytes);
-  // The filler runs a block ahead on another core (produce_ahead); HDF5 stays on this thread.
   const std::int64_t block_rows = static_cast<std::int64_t>(std::max<std::size_t>(kGeneratedBlockBytes / item, 1));
-  const auto blocks = static_cast<std::size_t>((rows + block_rows - 1) / block_rows);
-  auto rows_of = [&](std::size_t k) {
-    const std::int64_t first = static_cast<std::int64_t>(k) * block_rows;
-    return std::pair{first, std::min(block_rows, rows - first)};
-  };
-  produce_ahead(
-      blocks, static_cast<std::size_t>(block_rows) * item,
-      [&](std::size_t k, unsigned char* block) {
-        const auto [first, count] = rows_of(k);
-        fill(first, count, block);
-      },
-      [&](std::size_t k, unsigned char* block) {
-        const auto [first, count] = rows_of(k);
-        const hsize_t start[1] = {static_cast<hsize_t>(first)};
-        const hsize_t extent[1] = {static_cast<hsize_t>(count)};
-        Handle memory_space = space_handle(H5Screate_simple(1, extent, nullptr));
-        if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, extent, nullptr) < 0 ||
-            H5Dwrite(dataset.get(), file_type.get(), memory_space.get(), space.get(), H5P_DEFAULT, block) < 0)
-          fail(path, "cannot write rows " + std::to_string(first) + ".." + std::to_string(first + count));
-      });
+  const std::unique_ptr<unsigned char[]> block(new unsigned char[static_cast<std::size_t>(block_rows) * item]);
+  for (std::int64_t first = 0; first < rows; first += block_rows) {
+    const hsize_t start[1] = {static_cast<hsize_t>(first)};
+    const hsize_t count[1] = {static_cast<hsize_t>(std::min(block_rows, rows - first))};
+    fill(first, static_cast<std::int64_t>(count[0]), block.get());
+    Handle memory_space = space_handle(H5Screate_simple(1, count, nullptr));
+    if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+        H5Dwrite(dataset.get(), file_type.get(), memory_space.get(), space.get(), H5P_DEFAULT, block.get()) < 0)
+      fail(path, "cannot write rows " + std::to_string(first) + ".." + std::to_string(first + static_cast<std::int64_t>(count[0])));
+  }
 }
 
 void File::write_virtual(std::string_view dataset_path, DType dtype, const Shape& row_shape,

@@ -135,9 +135,8 @@ class File {
                      const DatasetWriteOptions& options = {});
   // A 1-D dataset of `rows` values of `dtype` that the writer derives (VTK's types and offsets
   // of a mesh) rather than holds: fill(first, count, out) writes values [first, first + count)
-  // into `out`, one of two blocks of kGeneratedBlockBytes reused for the whole dataset, a
-  // block ahead on another core while this thread writes the one before (produce_ahead;
-  // `fill` must only read shared state). Compressed or small datasets are made whole first.
+  // into `out`, a block of kGeneratedBlockBytes reused for the whole dataset, and each block
+  // is written while it is still in cache. Compressed or small datasets are made whole first.
   using RowFiller = std::function<void(std::int64_t first, std::int64_t count, void* out)>;
   void write_generated(std::string_view dataset_path, DType dtype, std::int64_t rows, const RowFiller& fill,
                        const DatasetWriteOptions& options = {});
