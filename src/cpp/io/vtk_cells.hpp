@@ -81,9 +81,10 @@ struct VtkCellSegments {
 };
 std::optional<VtkCellSegments> cells_to_vtk_segments(const std::vector<CellBlock>& blocks);
 
-// Its two halves, for a writer that writes the connectivity while the types and offsets are
-// made on another core: the connectivity pieces (nullopt with polyhedra), and the types and
-// end offsets (scratch arrays, never through the allocator hook, so any thread may make them).
+// Its two halves, for writers that take them apart (VTKHDF writes the pieces and derives the
+// types and offsets block by block, below): the connectivity pieces (nullopt with
+// polyhedra), and the types and end offsets (scratch arrays, never through the allocator
+// hook, so any thread may make them).
 std::optional<std::vector<NDArray>> vtk_connectivity_segments(const std::vector<CellBlock>& blocks);
 struct VtkTypesAndOffsets {
   NDArray types;    // uint8 (n,)

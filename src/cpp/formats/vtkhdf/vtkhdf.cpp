@@ -785,8 +785,8 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
   file.write(at("NumberOfConnectivityIds"), int64_array(num_ids));
   write_stacked(file, path, at("Points"), "points", points, dataset_options);
   write_stacked(file, path, at("Connectivity"), "connectivity", connectivity, dataset_options);
-  // VTK's types and offsets (9 MB per million cells) are derived, a cache-sized block at a
-  // time, as they are written: never held whole.
+  // VTK's types and offsets (9 MB per million cells) are derived 2 MiB at a time as they are
+  // written (File::write_generated): never held whole, no fresh pages per write.
   const std::int64_t total_cells = std::accumulate(num_cells.begin(), num_cells.end(), std::int64_t{0});
   const auto num_geometries = static_cast<std::int64_t>(meshes.size());
   file.write_generated(
