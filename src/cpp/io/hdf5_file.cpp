@@ -693,6 +693,37 @@ void allocate_for_one_write(hid_t dcpl) {
   H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
 }
 
+// A contiguous dataset that write_stacked or write_generated fills a block of rows at a time
+// right after creating it: allocated early, never filled first, its blocks reserved in one
+// call. An invalid `dataset` when HDF5 refuses to create it.
+struct RowsWrittenOnce {
+  Handle file_type, space, dataset;
+  std::vector<hsize_t> dims;
+
+  RowsWrittenOnce(hid_t file_id, const std::string& path, DType dtype, std::vector<hsize_t> extent,
+                  std::uint64_t bytes)
+      : file_type(type_handle(H5Tcopy(native_type(dtype)))),
+        space(space_handle(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr))),
+        dims(std::move(extent)) {
+    Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
+    allocate_for_one_write(dcpl.get());
+    Handle lcpl = link_creation_plist();
+    dataset = dataset_handle(
+        H5Dcreate2(file_id, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
+    if (dataset.valid()) reserve_dataset_blocks(file_id, dataset.get(), bytes);
+  }
+
+  // Rows [first, first + count) of the full width from `data`; false when HDF5 refuses.
+  bool write_rows(hsize_t first, hsize_t count, const void* data) const {
+    std::vector<hsize_t> start(dims.size(), 0), extent = dims;
+    start[0] = first;
+    extent[0] = count;
+    Handle memory_space = space_handle(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr));
+    return H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr) >= 0 &&
+           H5Dwrite(dataset.get(), file_type.get(), memory_space.get(), space.get(), H5P_DEFAULT, data) >= 0;
+  }
+};
+
 // `bytes` bytes at `run` into `data`, with pread on every core (HDF5's own reads through the
 // same descriptor are unaffected). Returns what went wrong, or an empty string.
 std::string read_raw(const RawRun& run, void* data, std::uint64_t bytes) {
@@ -1288,28 +1319,16 @@ void File::write_stacked(std::string_view dataset_path, const std::vector<NDArra
     }
     return write(path, staged, options);
   }
-  std::vector<hsize_t> dims(shape.begin(), shape.end());
-  Handle file_type = type_handle(H5Tcopy(native_type(first.dtype())));
-  Handle space = space_handle(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
-  Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
-  // Every byte is written below: HDF5 need not fill the dataset first.
-  allocate_for_one_write(dcpl.get());
-  Handle lcpl = link_creation_plist();
-  Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
-  if (!dataset.valid()) fail(path, "cannot create the dataset");
   std::uint64_t total_bytes = 0;
   for (const NDArray& piece : pieces) total_bytes += piece.nbytes();
-  reserve_dataset_blocks(id_, dataset.get(), total_bytes);
-  std::vector<hsize_t> start(dims.size(), 0), count = dims;
+  const RowsWrittenOnce target(id_, path, first.dtype(), std::vector<hsize_t>(shape.begin(), shape.end()), total_bytes);
+  if (!target.dataset.valid()) fail(path, "cannot create the dataset");
+  hsize_t row = 0;
   for (const NDArray& piece : pieces) {
-    count[0] = static_cast<hsize_t>(piece.ndim() == 0 ? 1 : piece.rows());
-    if (count[0] > 0) {
-      Handle memory_space = space_handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
-      if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0 ||
-          H5Dwrite(dataset.get(), file_type.get(), memory_space.get(), space.get(), H5P_DEFAULT, piece.data()) < 0)
-        fail(path, "cannot write rows " + std::to_string(start[0]) + ".." + std::to_string(start[0] + count[0]));
-    }
-    start[0] += count[0];
+    const auto count = static_cast<hsize_t>(piece.ndim() == 0 ? 1 : piece.rows());
+    if (count > 0 && !target.write_rows(row, count, piece.data()))
+      fail(path, "cannot write rows " + std::to_string(row) + ".." + std::to_string(row + count));
+    row += count;
   }
 }
 
@@ -1323,25 +1342,15 @@ void File::write_generated(std::string_view dataset_path, DType dtype, std::int6
     if (rows > 0) fill(0, rows, whole.data());
     return write(path, whole, options);
   }
-  const hsize_t dims[1] = {static_cast<hsize_t>(rows)};
-  Handle file_type = type_handle(H5Tcopy(native_type(dtype)));
-  Handle space = space_handle(H5Screate_simple(1, dims, nullptr));
-  Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
-  allocate_for_one_write(dcpl.get());
-  Handle lcpl = link_creation_plist();
-  Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), file_type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
-  if (!dataset.valid()) fail(path, "cannot create the dataset");
-  reserve_dataset_blocks(id_, dataset.get(), total_bytes);
+  const RowsWrittenOnce target(id_, path, dtype, {static_cast<hsize_t>(rows)}, total_bytes);
+  if (!target.dataset.valid()) fail(path, "cannot create the dataset");
   const std::int64_t block_rows = static_cast<std::int64_t>(std::max<std::size_t>(kGeneratedBlockBytes / item, 1));
   const std::unique_ptr<unsigned char[]> block(new unsigned char[static_cast<std::size_t>(block_rows) * item]);
   for (std::int64_t first = 0; first < rows; first += block_rows) {
-    const hsize_t start[1] = {static_cast<hsize_t>(first)};
-    const hsize_t count[1] = {static_cast<hsize_t>(std::min(block_rows, rows - first))};
-    fill(first, static_cast<std::int64_t>(count[0]), block.get());
-    Handle memory_space = space_handle(H5Screate_simple(1, count, nullptr));
-    if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
-        H5Dwrite(dataset.get(), file_type.get(), memory_space.get(), space.get(), H5P_DEFAULT, block.get()) < 0)
-      fail(path, "cannot write rows " + std::to_string(first) + ".." + std::to_string(first + static_cast<std::int64_t>(count[0])));
+    const std::int64_t count = std::min(block_rows, rows - first);
+    fill(first, count, block.get());
+    if (!target.write_rows(static_cast<hsize_t>(first), static_cast<hsize_t>(count), block.get()))
+      fail(path, "cannot write rows " + std::to_string(first) + ".." + std::to_string(first + count));
   }
 }
 
