@@ -101,11 +101,11 @@ foreach(_mpp_definition IN LISTS _mpp_public_definitions)
   endif()
   string(APPEND MESHIOPLUSPLUS_PC_CFLAGS " -D${_mpp_definition}")
 endforeach()
-# HDF5's feature macro is private to src/cpp/io/hdf5_file.cpp (no public definition to see).
+# HDF5's feature macro is private to the sources of src/cpp/io/hdf5/ (no public definition to see).
 if(MESHIOPLUSPLUS_WITH_HDF5 AND HDF5_FOUND)
   list(APPEND MESHIOPLUSPLUS_FEATURES HDF5)
 endif()
-# So are libdeflate's and ISA-L's (src/cpp/io/zlib_codec.cpp).
+# So are libdeflate's and ISA-L's (src/cpp/io/codecs/zlib_codec.cpp).
 if(MESHIOPLUSPLUS_WITH_LIBDEFLATE AND LIBDEFLATE_INCLUDE_DIR AND LIBDEFLATE_LIBRARY)
   list(APPEND MESHIOPLUSPLUS_FEATURES LIBDEFLATE)
 endif()

@@ -16,7 +16,7 @@
 
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtu/vtu.hpp"
-#include "io/mapped_file.hpp"
+#include "io/source/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
 

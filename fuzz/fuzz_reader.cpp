@@ -24,7 +24,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "io/mapped_file.hpp"
+#include "io/source/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/threads.hpp"

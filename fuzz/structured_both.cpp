@@ -15,7 +15,7 @@
 #include <optional>
 
 #include "formats/vtk_xml/vtk_xml.hpp"
-#include "io/vtk_cells.hpp"
+#include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::fuzzing {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "io/read_limits.hpp"
+#include "io/source/read_limits.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/limits.hpp"
 #include "meshioplusplus/registry.hpp"

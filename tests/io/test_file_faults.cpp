@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "io/atomic_file.hpp"
-#include "io/mapped_file.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/source/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "support/test_support.hpp"

@@ -1,4 +1,4 @@
-// Compressed HDF5 datasets (src/cpp/io/hdf5_file.cpp): deflate chunks compressed on every core
+// Compressed HDF5 datasets (src/cpp/io/hdf5/hdf5_file.cpp): deflate chunks compressed on every core
 // and stored with H5Dwrite_chunk, read back with H5Dread_chunk and inflated on every core.
 // Round trips over dtypes, row widths and chunk edges (one row, exact chunk multiples, a
 // partial last chunk), row ranges across chunks with and without conversion, the bytes and
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "io/hdf5_file.hpp"
-#include "io/zlib_codec.hpp"
+#include "io/hdf5/hdf5_file.hpp"
+#include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/ndarray.hpp"
 #include "meshioplusplus/threads.hpp"

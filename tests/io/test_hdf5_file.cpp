@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/hdf5_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/ndarray.hpp"
 #include "support/test_support.hpp"

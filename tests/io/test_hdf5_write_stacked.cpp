@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "io/atomic_file.hpp"
-#include "io/hdf5_file.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/ndarray.hpp"
 #include "support/test_support.hpp"

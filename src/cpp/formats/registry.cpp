@@ -46,7 +46,7 @@
 #include "formats/vtu/vtu.hpp"
 #include "formats/wkt/wkt.hpp"
 #include "formats/xdmf/xdmf.hpp"
-#include "io/mapped_file.hpp"
+#include "io/source/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/threads.hpp"
 
@@ -340,7 +340,7 @@ Mesh read(const std::string& path, std::string_view format_name) {
     throw ReadError(path, "", "cannot tell the format from the file name; name one (known: " + known_names() + ")");
   if (format->read == nullptr) throw ReadError(path, std::string(format->name), "this format is write-only");
   // The last line of defence: readers check each header claim before allocating
-  // (io/read_limits.hpp), but an allocation that still fails must name the file.
+  // (io/source/read_limits.hpp), but an allocation that still fails must name the file.
   try {
     // A file truncated by another process while mapped reads as a ReadError, not SIGBUS or garbage.
     return io::guarded_read([&] { return format->read(path); });

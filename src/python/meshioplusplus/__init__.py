@@ -7,6 +7,7 @@ copy-exact GPU handoff.
 """
 
 from . import _core, profiling
+from . import _format_extras  # noqa: F401  (format modules register their capabilities)
 from ._cell_types import num_nodes_per_cell, topological_dimension
 from ._exceptions import MeshioError, MissingFileError, ReadError, UnknownFormatError, WriteError
 from ._formats import install_namespaces as _install_namespaces
@@ -44,7 +45,7 @@ from ._allocation import allocation_owner, allocator_installed
 from ._regions import Region, RegionKind, block_bases
 from .profiling import TransferBudget, assert_no_transfers, count_transfers
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 globals().update(_install_namespaces(__name__))
 

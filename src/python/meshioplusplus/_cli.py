@@ -14,7 +14,11 @@ import time
 import numpy as np
 
 from . import _core
-from ._helpers import _filetypes_from_path, _writer_map, read, reader_map, write
+from ._exceptions import MeshioError
+from ._helpers import _resolve_format, _write_format_for_path, _writer_map, read, reader_map, write
+from ._parallel import partition, write_pieces
+from ._regions import RegionKind, block_bases
+from ._version import __version__
 
 
 def _format_help():
@@ -89,7 +93,7 @@ def _input_format(args):
     if args.input_format:
         return args.input_format
     try:
-        return _filetypes_from_path(args.infile)[0]
+        return _write_format_for_path(args.infile)
     except Exception:
         raise CliError(f"cannot tell the format of {args.infile} from its name; pass -i/--input-format") from None
 
@@ -98,21 +102,17 @@ def _output_format(args):
     if args.output_format:
         return args.output_format
     try:
-        return _filetypes_from_path(args.outfile)[0]
+        return _write_format_for_path(args.outfile)
     except Exception:
         raise CliError(f"cannot tell the format of {args.outfile} from its name; pass -o/--output-format") from None
 
 
 def _core_name(format_name):
-    from ._helpers import _resolve_format
-
     return _resolve_format(format_name)[0]
 
 
 def _drop_blocks(mesh, cell_types):
     """Removes blocks of the given types (and their cell data); regions are renumbered."""
-    from ._regions import RegionKind, block_bases
-
     keep = [i for i, block in enumerate(mesh.cells) if block.type not in cell_types]
     if len(keep) == len(mesh.cells):
         return []
@@ -312,8 +312,6 @@ def _binary_options(name, supports, args):
 
 
 def _partition(args):
-    from ._parallel import partition, write_pieces
-
     _check_input(args.infile)
     if not args.outfile.lower().endswith(".pvtu"):
         raise CliError(f"{args.outfile}: partitioned output must be .pvtu")
@@ -331,8 +329,6 @@ def _partition(args):
 
 
 def _version_text():
-    from . import __version__
-
     python = f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
     return f"meshioplusplus {__version__} [Python {python}] (meshio 5.3.5 drop-in)"
 
@@ -411,8 +407,6 @@ def _cli_words(message):
 
 
 def main(argv=None):
-    from ._exceptions import MeshioError
-
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

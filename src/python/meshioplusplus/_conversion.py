@@ -7,11 +7,12 @@ are converted, and those conversions are listed in ``_CONVERSIONS`` below.
 
 import numpy as np
 
+from . import _core
 from ._allocation import python_allocator_active
 from ._format_tables import pop_tables, table_fields
 from ._gmsh import periodic_fields, pop_periodic
-from ._mesh import CellBlock, DeferredCellBlock, DeferredArray, Mesh, is_ragged_type
-from ._regions import Region, RegionKind
+from ._mesh import CellBlock, DeferredCellBlock, DeferredArray, Mesh, _as_cell_block, is_ragged_type
+from ._regions import Region, RegionKind, block_bases, join_blocks
 
 _SUPPORTED_KINDS = "iuf"
 
@@ -99,8 +100,6 @@ def _regions_of(mesh, cells):
     regions = getattr(mesh, "regions", None)
     if regions is not None:
         return regions
-    from ._regions import block_bases, join_blocks
-
     made = []
     for name, indices in (getattr(mesh, "point_sets", None) or {}).items():
         made.append(Region(name, RegionKind.POINT, entries=np.asarray(indices).reshape(-1)))
@@ -115,8 +114,6 @@ def _regions_of(mesh, cells):
 def to_core(mesh):
     """The bindings' container for ``mesh`` (ours, meshio's, or any object with meshio's
     attributes); canonical arrays are shared, not copied."""
-    from ._mesh import _as_cell_block
-
     cells = [_as_cell_block(block) for block in mesh.cells]
     regions = _regions_of(mesh, cells)
     field_data = dict(getattr(mesh, "field_data", None) or {})
@@ -231,8 +228,6 @@ def from_structured_core(container):
     .vtr/.vti and the cells of all three made on first use (VTK's own readers return these
     grids without them). The recipe is taken from the file at read time, so editing
     ``field_data`` before first use does not move the points."""
-    from . import _core
-
     dims = tuple(int(d) for d in container["dims"])
     points = container["points"]
     field_data = dict(container["field_data"])
@@ -267,7 +262,5 @@ def from_structured_core(container):
 
 
 def _structured_cells(dims):
-    from . import _core
-
     return _core.structured_grid_cells(list(dims))[1]
 

@@ -35,3 +35,9 @@ class UnknownFormatError(ReadError, WriteError, ValueError):
     """No format could be deduced from a path, or a format name is unknown. meshio raises
     ``ReadError`` when a path's extension is unknown (also on write) and ``WriteError`` for an
     unknown writer name; this is an instance of both (and of ``ValueError``, as before)."""
+
+
+class CorruptionError(MeshioError):
+    """meshio's ``CorruptionError`` (``meshio._exceptions``), for code that catches it. The core
+    reports data that does not decode as a ``ReadError`` naming the place, so it never raises
+    this one."""

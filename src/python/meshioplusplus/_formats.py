@@ -1,16 +1,19 @@
 """Per-format namespaces (``meshioplusplus.vtu.read/write`` …), generated from the core's
-format table so that a new format needs no Python code."""
+format table so that a new format needs no Python code; what a format module registered in
+``_capabilities`` is added to its namespace: ``namespace`` names, ``lazy_namespace`` names (made
+on first use) and ``submodules`` (``meshioplusplus.xdmf.common`` …, which make the namespace a
+package whose sub-modules are already in ``sys.modules``)."""
 
-import importlib
 import inspect
 import sys
 import types
 
 from . import _core
-from ._helpers import MESHIO_ONLY_OPTIONS
+from . import _meshio_names  # noqa: F401  (meshio's private sub-modules register themselves)
+from ._capabilities import capability
 from ._helpers import read as _read
 from ._helpers import write as _write
-
+from ._options import MESHIO_ONLY_OPTIONS
 
 
 def _python_default(text):
@@ -30,7 +33,11 @@ def _make_namespace(package, row):
     if row["can_write"]:
         option_names = [option for option, _, _ in row["write_options"]]
 
+        translate = capability(name).translate_options
+
         def write(filename, mesh, **options):
+            if translate is not None:  # meshio keywords the format module gives a meaning
+                options = translate(options)
             unknown = set(options) - set(option_names) - set(MESHIO_ONLY_OPTIONS)
             if unknown:
                 raise TypeError(f"{name}.write() got unexpected keyword(s) {sorted(unknown)}")
@@ -51,17 +58,34 @@ def _make_namespace(package, row):
     return module
 
 
-def _attach_extras(package, name, module):
-    """Adds the names in ``__all__`` of ``<package>._format_extras.<name>``, where that module
-    exists (meshio-compatible extras such as ``xdmf.TimeSeriesWriter``)."""
-    try:
-        extras = importlib.import_module(f"{package}._format_extras.{name}")
-    except ModuleNotFoundError as error:
-        if error.name != f"{package}._format_extras.{name}":
-            raise
-        return
-    for attribute in getattr(extras, "__all__", ()):
-        setattr(module, attribute, getattr(extras, attribute))
+def _add_lazy_names(module, makers):
+    """``module.<name>`` made by ``makers[name]()`` on first use, then kept (PEP 562)."""
+
+    def __getattr__(name):
+        make = makers.get(name)
+        if make is None:
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+        value = make()
+        setattr(module, name, value)
+        return value
+
+    def __dir__():
+        return sorted(set(vars(module)) | set(makers))
+
+    module.__getattr__ = __getattr__
+    module.__dir__ = __dir__
+
+
+def _add_extras(module, extras):
+    for attribute, value in extras.namespace.items():
+        setattr(module, attribute, value)  # the format module's extras (xdmf.TimeSeriesWriter …)
+    if extras.lazy_namespace:
+        _add_lazy_names(module, dict(extras.lazy_namespace))
+    if extras.submodules:
+        module.__path__ = []  # a package: "import meshioplusplus.xdmf.common" finds it in sys.modules
+        for name, submodule in extras.submodules.items():
+            setattr(module, name, submodule)
+            sys.modules[f"{module.__name__}.{name}"] = submodule
 
 
 def install_namespaces(package):
@@ -69,7 +93,7 @@ def install_namespaces(package):
     namespaces = {}
     for row in _core.formats():
         module = _make_namespace(package, row)
-        _attach_extras(package, row["name"], module)
+        _add_extras(module, capability(row["name"]))
         sys.modules[module.__name__] = module
         namespaces[row["name"]] = module
     return namespaces

@@ -8,7 +8,9 @@ from typing import Any, Mapping, Optional, Sequence, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._capabilities import entry_point
 from ._cell_types import RAGGED_CELL_TYPES, cell_dimension, num_nodes_per_cell
+from ._cell_types import topological_dimension  # noqa: F401  (meshio's meshio._mesh.topological_dimension)
 from ._regions import CellSets, PointSets, Region, RegionKind, block_bases, split_by_block
 
 
@@ -347,15 +349,12 @@ class Mesh:
 
     @classmethod
     def read(cls, path_or_buf, file_format=None):
-        from ._helpers import read
-
         warnings.warn("Mesh.read is deprecated (as in meshio), use meshioplusplus.read", DeprecationWarning, stacklevel=2)
-        return read(path_or_buf, file_format)
+        return entry_point("read")(path_or_buf, file_format)
 
     def write(self, path_or_buf, file_format=None, **kwargs):
-        from ._helpers import write
-
-        write(path_or_buf, self, file_format, **kwargs)
+        # The public write is registered by the package's top (_helpers): no import of a floor above.
+        entry_point("write")(path_or_buf, self, file_format, **kwargs)
 
     def copy(self):
         return _copy.deepcopy(self)

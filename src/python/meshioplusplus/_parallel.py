@@ -19,7 +19,11 @@ import os
 
 import numpy as np
 
+from . import _core
+from ._conversion import from_core
+from ._dispatch import read, write
 from ._exceptions import ReadError, WriteError
+from ._format_extras.vtkhdf import write_partitioned_main
 from ._mesh import CellBlock, Mesh
 from ._regions import Region, RegionKind, block_bases
 
@@ -310,8 +314,6 @@ def read_piece(path, comm, file_format=None, ghost_cells=False):
     rank's piece files (a Gmsh single file: the file, parsed whole). PVTU, PVTP and XDMF reads
     are collective: rank 0 alone reads the index and broadcasts its piece list (or its failure).
     ``ghost_cells`` (Gmsh only) adds the ghost cells of the rank's partitions (``vtkGhostType``)."""
-    from ._helpers import read
-
     global bytes_read
     name = _format_of(path, file_format)
     if ghost_cells and name != "gmsh":
@@ -364,8 +366,6 @@ def _piece_paths(path, number, kind="pvtu"):
 def _write_one_piece(path, number, piece, options, kind="pvtu"):
     """Writes piece ``number`` (a .vtu, or a .vtp for PVTP); returns its layout for the index
     (or the error it met)."""
-    from ._helpers import write
-
     target, source = _piece_paths(path, number, kind)
     error = None
     try:
@@ -461,8 +461,6 @@ def _vtkhdf_partition_path(path, number):
 
 
 def _write_vtkhdf_partition(path, number, piece, options):
-    from ._helpers import write
-
     target, name = _vtkhdf_partition_path(path, number)
     error = None
     try:
@@ -473,8 +471,6 @@ def _write_vtkhdf_partition(path, number, piece, options):
 
 
 def _write_vtkhdf_main(path, layouts):
-    from ._format_extras.vtkhdf import write_partitioned_main
-
     errors = [entry["error"] for entry in layouts if entry["error"]]
     if errors:
         return "; ".join(errors)
@@ -489,9 +485,6 @@ def _read_vtkhdf_share(path, comm):
     """This rank's contiguous share of the partitions of step 0 (rank_share's split), with
     global_ids (the file's own, else the numbering of a whole read) and the reader's
     accounting in files_read / bytes_read."""
-    from . import _core
-    from ._conversion import from_core
-
     global bytes_read
     reader = _core.open_vtkhdf_share(path, comm.Get_rank(), comm.Get_size())
     _, point_data, cell_data, _ = reader.read_step(0)
@@ -550,8 +543,6 @@ def _xdmf_piece_path(path, number):
 
 
 def _write_xdmf_piece(path, number, piece, options):
-    from ._helpers import write
-
     target, name = _xdmf_piece_path(path, number)
     error = None
     try:
@@ -637,8 +628,6 @@ def _read_xdmf_grid(path, number, element):
     """One piece of the collection: (mesh, files it read)."""
     import tempfile
     import xml.etree.ElementTree as ElementTree
-
-    from ._helpers import read
 
     folder = os.path.dirname(os.path.abspath(path))
     if element.tag == _XINCLUDE:
@@ -741,9 +730,6 @@ def _read_gmsh_partitions(path, partitions=(), rank_share=None, ghost_cells=Fals
     """Gmsh partitions of one MSH file, selected by the C++ reader (gmsh::ReadOptions): the
     partition numbers ``partitions`` (from 1), or with ``rank_share=(rank, ranks)`` that rank's
     contiguous share of all of them; ``ghost_cells`` adds their ghost cells (vtkGhostType)."""
-    from . import _core
-    from ._conversion import from_core
-
     rank, ranks = rank_share if rank_share is not None else (0, 0)
     return from_core(_core.read_gmsh_partitions(os.fspath(path), list(partitions), rank, ranks, ghost_cells))
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "formats/cgns/cgns.hpp"
-#include "io/cgns_file.hpp"
+#include "io/cgns/cgns_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
 
@@ -318,6 +318,61 @@ TEST(CgnsPoly, NfaceWithAMissingFaceNamesTheSection) {
   const ReadError error = expect_read_error([&] { cgns::read(path); });
   EXPECT_NE(std::string(error.what()).find("/Base/Zone/Tet"), std::string::npos) << error.what();
   EXPECT_NE(std::string(error.what()).find("face 9"), std::string::npos) << error.what();
+}
+
+// A point set and a cell set of one name (Gmsh physical groups, meshio's point_sets beside its
+// cell_sets) would be two ZoneBC children of one name, which CGNS refuses ("Duplicate child
+// name"); so would two names equal in their first 32 characters. The cell sets keep their
+// names, the point sets' BCs are suffixed, and each read gives every region its own name back.
+TEST(CgnsRoundTrip, PointAndCellSetsOfOneNameKeepTheirNames) {
+  Mesh mesh = mixed_mesh();
+  const std::string long_name(40, 'b');
+  auto point_region = [](const std::string& name, const std::vector<std::int64_t>& points) {
+    Region region;
+    region.name = name;
+    region.kind = RegionKind::Point;
+    region.dim = 0;
+    region.entries = int64_vector(points);
+    return region;
+  };
+  mesh.regions.push_back(point_region("6", {1, 4}));  // before its cell set: the order does not matter
+  mesh.regions.push_back(cell_region("6", 2, -1, {0}));
+  mesh.regions.push_back(cell_region(long_name + "1", 3, -1, {1}));
+  mesh.regions.push_back(cell_region(long_name + "2", 3, -1, {2}));
+  mesh.regions.push_back(point_region(long_name + "1", {0}));
+  for (const char* backend : {"hdf5", "adf"}) {
+    SCOPED_TRACE(backend);
+    const std::string path = scratch(std::string("shared_names_") + backend + ".cgns").string();
+    WriteOptions options;
+    options.set("backend", backend);
+    cgns::write(path, mesh, options);
+    const Mesh read = cgns::read(path);
+    for (const Region& region : mesh.regions) {
+      const Region* found = find_region(read, region.name, region.kind);
+      ASSERT_NE(found, nullptr) << region.name;
+      EXPECT_EQ(int_values(region.entries), int_values(found->entries)) << region.name;
+    }
+    EXPECT_EQ(mesh.regions.size() + 1, read.regions.size());  // and the zone's own region
+    // The BC names in the file, in region order.
+    int fn = 0, count = 0;
+    ASSERT_EQ(CG_OK, cg_open(path.c_str(), CG_MODE_READ, &fn));
+    ASSERT_EQ(CG_OK, cg_nbocos(fn, 1, 1, &count));
+    std::vector<std::string> names;
+    for (int bc = 1; bc <= count; ++bc) {
+      char name[33] = {};
+      BCType_t type;
+      PointSetType_t set;
+      cgsize_t entries = 0, normals = 0;
+      int normal_index[3] = {}, datasets = 0;
+      DataType_t normal_type;
+      ASSERT_EQ(CG_OK, cg_boco_info(fn, 1, 1, bc, name, &type, &set, &entries, normal_index, &normals, &normal_type, &datasets));
+      names.push_back(name);
+    }
+    ASSERT_EQ(CG_OK, cg_close(fn));
+    EXPECT_EQ((std::vector<std::string>{"wall", "inlet", "6_points", "6", std::string(32, 'b'), std::string(30, 'b') + "_2",
+                                        std::string(25, 'b') + "_points"}),
+              names);
+  }
 }
 
 #endif

@@ -16,7 +16,7 @@
 
 #include "formats/exodus/exodus.hpp"
 #include "formats/exodus/exodus_types.hpp"
-#include "io/netcdf_file.hpp"
+#include "io/netcdf/netcdf_file.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/side_regions.hpp"
@@ -554,6 +554,215 @@ TEST(ExodusTimeSteps, TimeSeriesInterfaceReadsOneStepAtATime) {
   EXPECT_EQ(8.0f, step.cell_data.find("e")->at(1).data_as<float>()[0]);
   const ReadError error = expect_read_error([&] { series->read_step(2); });
   EXPECT_NE(std::string(error.what()).find("series.e"), std::string::npos) << error.what();
+}
+
+}  // namespace
+
+namespace {
+
+// ---- element type names ----------------------------------------------------------------
+
+// The names of the Exodus II documentation and of VTK's vtkExodusIIReader, in the spellings
+// files carry them (any case, with or without the node count), with the node count of the block.
+TEST(ExodusTypes, EveryDocumentedAndVtkNameReads) {
+  struct Case {
+    const char* name;
+    std::int64_t nodes;
+    const char* type;
+  };
+  for (const Case& c : {
+           Case{"EDGE2", 2, "line"},         Case{"EDGE3", 3, "line3"},         Case{"EDGE", 2, "line"},
+           Case{"edge2", 2, "line"},         Case{"BEAM", 2, "line"},           Case{"BEAM2", 2, "line"},
+           Case{"BEAM3", 3, "line3"},        Case{"BAR", 2, "line"},            Case{"BAR2", 2, "line"},
+           Case{"BAR3", 3, "line3"},         Case{"TRUSS", 2, "line"},          Case{"TRUSS2", 2, "line"},
+           Case{"TRUSS3", 3, "line3"},       Case{"SPRING", 2, "line"},         Case{"STRAIGHT", 2, "line"},
+           Case{"SHELL2", 2, "line"},        Case{"CIRCLE", 1, "vertex"},       Case{"SPHERE", 1, "vertex"},
+           Case{"TRI", 3, "triangle"},       Case{"TRI3", 3, "triangle"},       Case{"TRI6", 6, "triangle6"},
+           Case{"TRI7", 7, "triangle7"},     Case{"TRIANGLE", 3, "triangle"},   Case{"TRISHELL", 3, "triangle"},
+           Case{"TRISHELL3", 3, "triangle"}, Case{"TRISHELL6", 6, "triangle6"}, Case{"SHELL", 4, "quad"},
+           Case{"SHELL4", 4, "quad"},        Case{"SHELL8", 8, "quad8"},        Case{"SHELL9", 9, "quad9"},
+           Case{"QUAD", 4, "quad"},          Case{"QUAD4", 4, "quad"},          Case{"QUAD5", 5, "quad5"},
+           Case{"QUAD8", 8, "quad8"},        Case{"QUAD9", 9, "quad9"},         Case{"TETRA", 4, "tetra"},
+           Case{"TET", 4, "tetra"},          Case{"TET4", 4, "tetra"},          Case{"TETRA4", 4, "tetra"},
+           Case{"TETRA10", 10, "tetra10"},   Case{"TET10", 10, "tetra10"},      Case{"TETRA14", 14, "tetra14"},
+           Case{"HEX", 8, "hexahedron"},     Case{"HEX8", 8, "hexahedron"},     Case{"HEX20", 20, "hexahedron20"},
+           Case{"HEX27", 27, "hexahedron27"}, Case{"WEDGE", 6, "wedge"},        Case{"WEDGE6", 6, "wedge"},
+           Case{"WEDGE15", 15, "wedge15"},   Case{"WEDGE18", 18, "wedge18"},    Case{"PYRAMID", 5, "pyramid"},
+           Case{"PYRAMID5", 5, "pyramid"},   Case{"PYRAMID13", 13, "pyramid13"}, Case{"PYRAMID14", 14, "pyramid14"},
+           Case{"NSIDED", 0, "polygon"},     Case{"nsided", 0, "polygon"},      Case{"NFACED", 0, "polyhedron"},
+           // The node count decides where the name does not; Fortran writers pad with blanks.
+           Case{"TETRA", 10, "tetra10"},     Case{"Tetra4", 10, "tetra10"},     Case{"HEX ", 27, "hexahedron27"},
+       })
+    EXPECT_EQ(c.type, exodus::cell_type_for(c.name, c.nodes)) << c.name << " with " << c.nodes << " nodes";
+  // Members without a cell type of ours, and names no one documents.
+  for (const auto& [name, nodes] : std::vector<std::pair<const char*, std::int64_t>>{
+           {"TETRA15", 15}, {"TRI4", 4}, {"SHELL3", 3}, {"WEDGE21", 21}, {"SUPER", 7}, {"HEXSHELL", 12}, {"", 4}, {"8", 8}})
+    EXPECT_EQ("", exodus::cell_type_for(name, nodes)) << name;
+}
+
+// An Exodus file of 3-D points and element blocks (and face blocks, for NFACED) as the
+// element-type tests need them. Connectivities are 1-based as in the file; a block with
+// `counts` is ragged (NSIDED, NFACED, or an NSIDED face block): a flat list with the
+// entities of each entry in counts, stored in ebepecnt/fbepecnt.
+struct TestBlock {
+  std::string elem_type, name;
+  std::int64_t id = 0, per_entry = 0;  // per_entry: nodes of each entry; 0 when ragged
+  std::vector<std::int64_t> connectivity, counts;
+};
+
+std::string write_blocks_file(const std::string& file, const std::vector<double>& xyz, const std::vector<TestBlock>& blocks,
+                              const std::vector<TestBlock>& face_blocks = {}) {
+  const std::string path = scratch(file).string();
+  io::NetcdfWriter out(path, "exodus", io::NetcdfWriter::Kind::netcdf4);
+  const int len_name = out.define_dimension("len_name", 33);
+  out.define_dimension("num_dim", 3);
+  const int nodes = out.define_dimension("num_nodes", xyz.size() / 3);
+  const int num_blocks = out.define_dimension("num_el_blk", blocks.size());
+  if (!face_blocks.empty()) out.define_dimension("num_fa_blk", face_blocks.size());
+  std::vector<int> coordinates;
+  for (const char* axis : {"coordx", "coordy", "coordz"})
+    coordinates.push_back(out.define_variable(axis, DType::float64, std::vector<int>{nodes}));
+  const int names = out.define_text_variable("eb_names", std::vector<int>{num_blocks, len_name});
+  const int ids = out.define_variable("eb_prop1", DType::int64, std::vector<int>{num_blocks});
+  // (variable, values) of every block's connectivity and counts, written after the definitions.
+  std::vector<std::pair<int, const std::vector<std::int64_t>*>> contents;
+  auto define = [&](const TestBlock& block, bool face_block, std::size_t k) {
+    const std::string n = std::to_string(k);
+    const bool nfaced = !face_block && block.elem_type == "NFACED";
+    const int entries = out.define_dimension((face_block ? "num_fa_in_blk" : "num_el_in_blk") + n,
+                                             block.counts.empty() ? block.connectivity.size() / block.per_entry
+                                                                  : block.counts.size());
+    const std::string per = face_block ? "num_nod_per_fa" : nfaced ? "num_fac_per_el" : "num_nod_per_el";
+    const std::string conn = face_block ? "fbconn" : nfaced ? "facconn" : "connect";
+    const int variable =
+        block.counts.empty()
+            ? out.define_variable(conn + n, DType::int64, std::vector<int>{entries, out.define_dimension(per + n, block.per_entry)})
+            : out.define_variable(conn + n, DType::int64, std::vector<int>{out.define_dimension(per + n, block.connectivity.size())});
+    out.put_text_attribute(variable, "elem_type", block.elem_type);
+    contents.emplace_back(variable, &block.connectivity);
+    if (block.counts.empty()) return;
+    contents.emplace_back(out.define_variable((face_block ? "fbepecnt" : "ebepecnt") + n, DType::int64, std::vector<int>{entries}),
+                          &block.counts);
+  };
+  for (std::size_t k = 0; k < blocks.size(); ++k) define(blocks[k], false, k + 1);
+  for (std::size_t k = 0; k < face_blocks.size(); ++k) define(face_blocks[k], true, k + 1);
+  out.end_definitions();
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    std::vector<double> column;
+    for (std::size_t i = axis; i < xyz.size(); i += 3) column.push_back(xyz[i]);
+    out.write(coordinates[axis], DType::float64, column.data());
+  }
+  std::vector<std::string> block_names;
+  std::vector<std::int64_t> block_ids;
+  for (const TestBlock& block : blocks) block_names.push_back(block.name), block_ids.push_back(block.id);
+  out.write_strings(names, block_names);
+  out.write(ids, DType::int64, block_ids.data());
+  for (const auto& [variable, values] : contents) out.write(variable, DType::int64, values->data());
+  out.commit();
+  return path;
+}
+
+// Six points: a unit square (0-3) and two above it (4, 5).
+const std::vector<double> kSixPoints{0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+
+TEST(ExodusElementTypes, BarsShellsAndPolygonsOfTheNewNamesRead) {
+  SKIP_WITHOUT_NETCDF();
+  const std::string path = write_blocks_file(
+      "new_names.e", kSixPoints,
+      {TestBlock{"EDGE2", "wire", 1, 2, {1, 2, 2, 3}, {}}, TestBlock{"BEAM", "", 2, 2, {3, 4}, {}},
+       TestBlock{"TRUSS", "strut", 3, 2, {1, 5}, {}}, TestBlock{"SHELL4", "skin", 4, 4, {1, 2, 3, 4}, {}},
+       TestBlock{"NSIDED", "caps", 5, 0, {1, 2, 6, 5, 2, 3, 6}, {4, 3}}});
+  const Mesh mesh = exodus::read(path);
+  ASSERT_EQ(5u, mesh.cells.size());
+  const std::vector<std::string> types{"line", "line", "line", "quad", "polygon"};
+  for (std::size_t b = 0; b < types.size(); ++b) EXPECT_EQ(types[b], mesh.cells[b].type) << b;
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 1, 2}), nodes_of(mesh.cells[0]));
+  EXPECT_EQ((std::vector<std::int64_t>{2, 3}), nodes_of(mesh.cells[1]));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 4}), nodes_of(mesh.cells[2]));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2, 3}), nodes_of(mesh.cells[3]));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 5, 4, 1, 2, 5}), nodes_of(mesh.cells[4]));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 4, 7}), int_values(mesh.cells[4].offsets));
+  // One Cell region per block, unnamed blocks called after their id.
+  for (const char* name : {"wire", "block_2", "strut", "skin", "caps"}) EXPECT_NE(find_region(mesh, name, RegionKind::Cell), nullptr) << name;
+  EXPECT_EQ((std::vector<std::int64_t>{2}), int_values(find_region(mesh, "block_2")->entries));
+}
+
+// A pyramid over the square as an NFACED element: its base from an NSIDED face block, its four
+// sides from a TRI3 face block (faces numbered across both), and a second entry reusing two
+// of those faces in another order: a shared face is copied into each polyhedron.
+TEST(ExodusElementTypes, NfacedPolyhedraTakeTheirFacesFromEveryFaceBlock) {
+  SKIP_WITHOUT_NETCDF();
+  const std::vector<double> xyz{0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0.5, 0.5, 1, 0.5, 0.5, -1};
+  const std::string path = write_blocks_file(
+      "nfaced.e", xyz, {TestBlock{"NFACED", "pyramids", 9, 0, {1, 2, 3, 4, 5, 5, 1}, {5, 2}}},
+      {TestBlock{"NSIDED", "", 1, 0, {1, 4, 3, 2}, {4}},
+       TestBlock{"TRI3", "", 2, 3, {1, 2, 5, 2, 3, 5, 3, 4, 5, 4, 1, 5}, {}}});
+  const Mesh mesh = exodus::read(path);
+  ASSERT_EQ(1u, mesh.cells.size());
+  const CellBlock& block = mesh.cells[0];
+  EXPECT_EQ("polyhedron", block.type);
+  EXPECT_EQ((std::vector<std::int64_t>{0, 5, 7}), int_values(block.offsets));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 4, 7, 10, 13, 16, 19, 23}), int_values(block.face_offsets));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 3, 2, 1, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4, 3, 0, 4, 0, 3, 2, 1}),
+            nodes_of(block));
+  const Region* region = find_region(mesh, "pyramids", RegionKind::Cell);
+  ASSERT_NE(region, nullptr);
+  EXPECT_EQ(9, region->tag);
+  EXPECT_EQ(3, region->dim);
+  // A face number past the face blocks names facconn1.
+  const std::string bad = write_blocks_file("nfaced_bad.e", xyz, {TestBlock{"NFACED", "", 1, 0, {1, 6}, {2}}},
+                                            {TestBlock{"TRI3", "", 2, 3, {1, 2, 5, 2, 3, 5, 3, 4, 5, 4, 1, 5, 1, 2, 3}, {}}});
+  const ReadError error = expect_read_error([&] { exodus::read(bad); });
+  EXPECT_NE(std::string(error.what()).find("facconn1"), std::string::npos) << error.what();
+  EXPECT_NE(std::string(error.what()).find("outside 1..5"), std::string::npos) << error.what();
+}
+
+TEST(ExodusErrors, ATypeWithoutACellTypeNamesTheTypeAndTheBlock) {
+  SKIP_WITHOUT_NETCDF();
+  std::vector<std::int64_t> fifteen(15);
+  for (std::size_t i = 0; i < fifteen.size(); ++i) fifteen[i] = static_cast<std::int64_t>(i % 6) + 1;
+  const std::string path = write_blocks_file("tetra15.e", kSixPoints, {TestBlock{"TETRA15", "solid", 7, 15, fifteen, {}}});
+  const ReadError error = expect_read_error([&] { exodus::read(path); });
+  const std::string message = error.what();
+  for (const char* part : {"TETRA15", "15 nodes", "'solid'", "block 7", "connect1"})
+    EXPECT_NE(message.find(part), std::string::npos) << part << ": " << message;
+}
+
+// tests/data/exodus/tmap8_val-2d_limited_out.e: a MOOSE (TMAP8) result file, 1-D in 3-D
+// space, two unnamed EDGE2 blocks — the block type the reader used to refuse.
+TEST(ExodusRealFiles, MooseEdge2BlocksRead) {
+  SKIP_WITHOUT_NETCDF();
+  const std::filesystem::path path =
+      std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "data" / "exodus" / "tmap8_val-2d_limited_out.e";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "tests/data/exodus/tmap8_val-2d_limited_out.e absent (idaholab/TMAP8)";
+  const Mesh mesh = exodus::read(path.string());
+  EXPECT_EQ(22, mesh.num_points());
+  EXPECT_EQ((Shape{22, 3}), mesh.points.shape());
+  EXPECT_NEAR(113.5495, point_sum(mesh), 1e-9);
+  ASSERT_EQ(2u, mesh.cells.size());
+  EXPECT_EQ("line", mesh.cells[0].type);
+  EXPECT_EQ("line", mesh.cells[1].type);
+  EXPECT_EQ(10, mesh.cells[0].num_cells());
+  EXPECT_EQ(11, mesh.cells[1].num_cells());
+  const Region* first = find_region(mesh, "block_0", RegionKind::Cell);  // block ids 0 and 1
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(1, first->dim);
+  ASSERT_NE(find_region(mesh, "block_1", RegionKind::Cell), nullptr);
+  for (const auto& [name, node] : std::vector<std::pair<const char*, std::int64_t>>{{"left", 0}, {"right", 21}}) {
+    const Region* nodes = find_region(mesh, name, RegionKind::Point);
+    ASSERT_NE(nodes, nullptr) << name;
+    EXPECT_EQ((std::vector<std::int64_t>{node}), int_values(nodes->entries)) << name;
+    // Sides of bars are end points, no facet of ours: the side sets come back empty.
+    const Region* sides = find_region(mesh, name, RegionKind::Side);
+    ASSERT_NE(sides, nullptr) << name;
+    EXPECT_EQ(0, sides->entries.rows()) << name;
+  }
+  EXPECT_EQ(5u, exodus::time_values(path.string()).size());
+  EXPECT_EQ(3u, mesh.point_data.size());
+  for (const auto& [name, per_block] : mesh.cell_data) {
+    ASSERT_EQ(2u, per_block.size()) << name;
+    EXPECT_EQ(11, per_block[1].rows()) << name;
+  }
 }
 
 }  // namespace

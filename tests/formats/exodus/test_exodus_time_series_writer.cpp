@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "formats/exodus/exodus.hpp"
-#include "io/netcdf_file.hpp"
+#include "io/netcdf/netcdf_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/time_series.hpp"
 #include "support/test_support.hpp"

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "formats/h5m/h5m.hpp"
-#include "io/hdf5_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "formats/hmf/hmf.hpp"
-#include "io/hdf5_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
 

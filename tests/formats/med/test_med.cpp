@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "formats/med/med.hpp"
-#include "io/hdf5_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "formats/med/med.hpp"
-#include "io/hdf5_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/time_series.hpp"
 #include "support/test_support.hpp"

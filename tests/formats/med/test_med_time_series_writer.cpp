@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "formats/med/med.hpp"
-#include "io/hdf5_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/time_series.hpp"
 #include "support/test_support.hpp"

@@ -310,6 +310,42 @@ TEST(MeditReader, SameRefInTwoDimensionsGetsDimensionInTheName) {
   EXPECT_EQ(mesh.regions[1].entries.data_as<std::int64_t>()[0], 2);
 }
 
+// meshio 5.3.5 writes "Dimension 1" for 1-D points and reads it back as points (n, 1); libMeshb
+// refuses it. Ours reads it as meshio does (ASCII) and writes it as meshio does (ASCII only).
+TEST(MeditReader, DimensionOneIsReadAsMeshioReadsIt) {
+  ScratchDir dir;
+  const std::string path = dir.file("line.mesh");
+  write_file(path,
+             "MeshVersionFormatted 2\nDimension 1\nVertices\n3\n0 1\n0.5 2\n1.25 1\n"
+             "Edges\n2\n1 2 5\n2 3 6\nEnd\n");
+  const Mesh mesh = medit::read(path);
+  EXPECT_EQ(mesh.points.shape(), (Shape{3, 1}));
+  EXPECT_EQ(mesh.points.dtype(), DType::float64);
+  EXPECT_EQ(mesh.points.data_as<double>()[1], 0.5);
+  EXPECT_EQ(mesh.points.data_as<double>()[2], 1.25);
+  EXPECT_EQ(block_summary(mesh), "line:2");
+  EXPECT_EQ(int_at(*mesh.point_data.find("medit:ref"), 1), 2);
+  EXPECT_EQ(int_at(mesh.cell_data.find("medit:ref")->at(0), 1), 6);
+  // The count on the next line, as "Dimension\n3" is read, and the round trip.
+  write_file(path, "MeshVersionFormatted 1\nDimension\n1\nVertices\n1\n7 0\nEnd\n");
+  EXPECT_EQ(medit::read(path).points.shape(), (Shape{1, 1}));
+  Mesh line = every_cell_type(DType::float64, 1);
+  line.cells.resize(1);  // the Edges
+  line.cell_data.find("medit:ref")->resize(1);
+  medit::write(dir.file("ours.mesh"), line, {});
+  EXPECT_NE(read_file(dir.file("ours.mesh")).find("Dimension 1\n"), std::string::npos);
+  expect_same_mesh(line, medit::read(dir.file("ours.mesh")));
+  // Binary Medit stays 2-D or 3-D, both ways (libMeshb and meshio's binary reader refuse 1).
+  EXPECT_THROW(medit::write(dir.file("ours.meshb"), line, {}), std::invalid_argument);
+  medit::write(dir.file("flat.meshb"), every_cell_type(DType::float64, 2), with_version("2"));
+  std::string bytes = read_file(dir.file("flat.meshb"));
+  bytes[16] = 1;  // code word, version, Dimension keyword, position (4 bytes in version 2), then the dimension
+  write_file(dir.file("flat.meshb"), bytes);
+  EXPECT_NE(expect_read_error([&] { medit::read(dir.file("flat.meshb")); }).reason().find("dimension 1"), std::string::npos);
+  write_file(path, "MeshVersionFormatted 2\nDimension 0\n");
+  EXPECT_NE(expect_read_error([&] { medit::read(path); }).reason().find("not 1, 2 or 3"), std::string::npos);
+}
+
 // ---------------------------------------------------------------------------------------
 // Broken files: a ReadError naming the file and where.
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "formats/netgen/netgen.hpp"
-#include "io/zlib_codec.hpp"
+#include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
@@ -261,7 +261,7 @@ TEST(NetgenBadInput, GzipThatIsNotAGzipStream) {
 
 // ---- hostile input and output (issue 18; tests/data/fuzz-regressions/netgen/) ----
 
-#include "io/atomic_file.hpp"
+#include "io/output/atomic_file.hpp"
 #include "meshioplusplus/limits.hpp"
 #include "meshioplusplus/registry.hpp"
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "formats/permas/permas.hpp"
-#include "io/atomic_file.hpp"
-#include "io/zlib_codec.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
@@ -272,7 +272,7 @@ TEST(PermasBadInput, CorruptAndTruncatedGzip) {
 
 // ---- hostile input (issue 18) ----
 
-#include "io/atomic_file.hpp"
+#include "io/output/atomic_file.hpp"
 #include "meshioplusplus/limits.hpp"
 
 // .post.gz was inflated whole before anything was checked (see NetgenHostile): inflating

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "formats/svg/svg.hpp"
-#include "io/xml_scanner.hpp"
+#include "io/text/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
 

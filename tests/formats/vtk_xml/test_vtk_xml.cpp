@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "formats/vtk_xml/vtk_xml.hpp"
-#include "io/base64.hpp"
-#include "io/block_codec.hpp"
-#include "io/vtk_cells.hpp"
+#include "io/codecs/base64.hpp"
+#include "io/codecs/block_codec.hpp"
+#include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"

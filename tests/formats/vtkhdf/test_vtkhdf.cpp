@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "formats/vtkhdf/vtkhdf.hpp"
-#include "io/hdf5_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
 

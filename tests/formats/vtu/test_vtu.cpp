@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "formats/vtu/vtu.hpp"
-#include "io/base64.hpp"
-#include "io/block_codec.hpp"
-#include "io/zlib_codec.hpp"
+#include "io/codecs/base64.hpp"
+#include "io/codecs/block_codec.hpp"
+#include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/text_scanner.hpp"
+#include "io/text/text_scanner.hpp"
 
 namespace meshioplusplus::abaqus::detail {
 

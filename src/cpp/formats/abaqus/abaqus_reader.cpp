@@ -27,10 +27,10 @@
 #include "formats/abaqus/abaqus.hpp"
 #include "formats/abaqus/abaqus_element_types.hpp"
 #include "formats/abaqus/abaqus_input.hpp"
-#include "io/id_map.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/text_scanner.hpp"
+#include "io/cells/id_map.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::abaqus {

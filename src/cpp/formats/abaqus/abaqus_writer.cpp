@@ -12,7 +12,7 @@
 
 #include "formats/abaqus/abaqus.hpp"
 #include "formats/abaqus/abaqus_element_types.hpp"
-#include "io/atomic_file.hpp"
+#include "io/output/atomic_file.hpp"
 
 namespace meshioplusplus::abaqus {
 namespace {

@@ -19,7 +19,7 @@
 // What becomes what: points (n, ND), float32 when every node zone is 2010, float64 otherwise,
 // placed by node id (zones may come in any order; together they must cover first..last of
 // the ids without gaps or overlaps). Each face section becomes one block per run of faces of
-// one type — line, triangle, quad, polygon — in file order (io/face_blocks.hpp; meshio makes
+// one type — line, triangle, quad, polygon — in file order (io/cells/face_blocks.hpp; meshio makes
 // one block per type of a mixed zone, which differs only where the types alternate).
 // Fluent cell sections carry no nodes (volume cells are defined by their faces), so they
 // give no block, as in meshio; a non-mixed cell section that does list nodes (meshio's own
@@ -44,11 +44,11 @@
 #include <vector>
 
 #include "formats/ansys/ansys.hpp"
-#include "io/byte_order.hpp"
-#include "io/face_blocks.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/text_scanner.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/cells/face_blocks.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::ansys {

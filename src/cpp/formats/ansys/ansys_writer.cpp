@@ -21,9 +21,9 @@
 #include <type_traits>
 
 #include "formats/ansys/ansys.hpp"
-#include "io/atomic_file.hpp"
-#include "io/byte_order.hpp"
-#include "io/face_blocks.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/cells/face_blocks.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::ansys {

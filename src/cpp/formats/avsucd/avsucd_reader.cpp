@@ -28,11 +28,11 @@
 
 #include "formats/avsucd/avsucd.hpp"
 #include "formats/avsucd/avsucd_cells.hpp"
-#include "io/id_map.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/significant_lines.hpp"
-#include "io/text_scanner.hpp"
+#include "io/cells/id_map.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/significant_lines.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::avsucd {

@@ -18,8 +18,8 @@
 
 #include "formats/avsucd/avsucd.hpp"
 #include "formats/avsucd/avsucd_cells.hpp"
-#include "io/atomic_file.hpp"
-#include "io/integer_cell_data.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/cells/integer_cell_data.hpp"
 
 namespace meshioplusplus::avsucd {
 namespace {

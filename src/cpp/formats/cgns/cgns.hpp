@@ -11,7 +11,9 @@
 //   each zone                            → a Cell region (tag = zone number over all bases)
 //   BCs (ZoneBC): point sets at vertices → Point regions; element/face/cell point sets → Cell
 //                                          regions; named "<zone>/<bc>" when there are several
-//                                          zones (and "<base>/<zone>/<bc>" with several bases)
+//                                          zones (and "<base>/<zone>/<bc>" with several bases),
+//                                          <bc> being the text of the BC's "RegionName"
+//                                          Descriptor_t when it has one (see write())
 //   FlowSolution fields at Vertex        → point_data (float64; NaN in zones without the field)
 //   FlowSolution fields at CellCenter    → cell_data for the zone's cells of its cell dimension
 //                                          (NaN elsewhere)
@@ -37,6 +39,9 @@ Mesh read(const std::string& path);
 // Writes one base "Base" and one unstructured zone "Zone1" whose first section is named
 // "GridElements" (the layout meshio's reader looks for), HDF5 back end by default; point
 // regions as Vertex BCs, cell regions as element BCs, point/cell data as FlowSolutions.
+// BC names are unique and at most 32 characters: a cell region keeps its name, a point region
+// named like a cell region is "<name>_points", a name still taken gets "_2", "_3"…; such a
+// BC (and one whose name was cut to 32) keeps the region's name in a "RegionName" descriptor.
 // Options: backend — hdf5 (default) or adf.
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 

@@ -8,15 +8,15 @@
 #include <vector>
 
 #include "formats/cgns/cgns.hpp"
-#include "io/cgns_file.hpp"
-#include "io/hdf5_file.hpp"
+#include "io/cgns/cgns_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 
 #ifdef MESHIOPLUSPLUS_HAVE_CGNS
 #include <cgnslib.h>
 
 #include "formats/cgns/cgns_types.hpp"
-#include "io/node_orders.hpp"
+#include "io/cells/node_orders.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #endif
 
@@ -510,7 +510,8 @@ class Reader {
       const bool is_range = set_type == PointRange || set_type == ElementRange;
       const bool on_cells = set_type == ElementRange || set_type == ElementList || (location != Vertex && !zone.structured);
       Region region;
-      region.name = qualify_bcs_ ? zone.qualified + "/" + name : std::string(name);
+      const std::string region_name = bc_region_name(zone, bc, name, bc_node);
+      region.name = qualify_bcs_ ? zone.qualified + "/" + region_name : region_name;
       region.tag = static_cast<std::int64_t>(bc_type);
       std::vector<std::int64_t> indices;
       if (zone.structured) {
@@ -550,6 +551,25 @@ class Reader {
       std::copy(indices.begin(), indices.end(), region.entries.data_as<std::int64_t>());
       mesh.regions.push_back(std::move(region));
     }
+  }
+
+  // The region name of BC `bc`: the text of its "RegionName" descriptor, which our writer
+  // adds when the BC name had to differ from the region's (a point set and a cell set of the
+  // same name, a name past 32 characters), else the BC name.
+  std::string bc_region_name(const Zone& zone, int bc, const char* bc_name, const std::string& bc_node) const {
+    const int fn = file_.id();
+    file_.check(cg_goto(fn, zone.base, "Zone_t", file_zone_index(zone), "ZoneBC_t", 1, "BC_t", bc, "end"), bc_node);
+    int count = 0;
+    file_.check(cg_ndescriptors(&count), bc_node);
+    for (int d = 1; d <= count; ++d) {
+      char descriptor[33] = {};
+      char* text = nullptr;
+      file_.check(cg_descriptor_read(d, descriptor, &text), bc_node + "/Descriptor " + std::to_string(d));
+      const std::string value = text != nullptr ? text : "";
+      cg_free(text);
+      if (std::string_view(descriptor) == kRegionNameDescriptor && !value.empty()) return value;
+    }
+    return bc_name;
   }
 
   // Vertex (i, j, k) entries of a structured zone → point indices; a range is a box.

@@ -4,9 +4,16 @@
 #include <cgnslib.h>
 
 #include <array>
+#include <cstddef>
 #include <string_view>
 
 namespace meshioplusplus::cgns {
+
+// The longest node name CGNS stores (SIDS: 32 characters).
+inline constexpr std::size_t kCgnsNameLength = 32;
+// The Descriptor_t under a BC_t whose name is not its region's (made unique, or cut to 32
+// characters, by the writer): its text is the region's name, which the reader uses instead.
+inline constexpr const char* kRegionNameDescriptor = "RegionName";
 
 struct CgnsType {
   ElementType_t type;
@@ -14,7 +21,7 @@ struct CgnsType {
   int nodes;
 };
 
-// Types whose node order is ours, or converted (HEXA_20, PENTA_15: io/node_orders.hpp).
+// Types whose node order is ours, or converted (HEXA_20, PENTA_15: io/cells/node_orders.hpp).
 // HEXA_27, PENTA_18 and PYRA_14 number their face and volume nodes differently from VTK and are
 // left out rather than read in the wrong order.
 inline constexpr std::array kCgnsTypes{

@@ -4,18 +4,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "formats/cgns/cgns.hpp"
-#include "io/cgns_file.hpp"
+#include "io/cgns/cgns_file.hpp"
 #include "meshioplusplus/errors.hpp"
 
 #ifdef MESHIOPLUSPLUS_HAVE_CGNS
 #include <cgnslib.h>
 
 #include "formats/cgns/cgns_types.hpp"
-#include "io/node_orders.hpp"
+#include "io/cells/node_orders.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #endif
 
@@ -28,7 +29,7 @@ namespace {
 constexpr std::string_view kFormat = "cgns";
 using io::CgnsFile;
 
-std::string cgns_name(std::string_view name) { return std::string(name.substr(0, 32)); }
+std::string cgns_name(std::string_view name) { return std::string(name.substr(0, kCgnsNameLength)); }
 
 // One column of a (rows, width) array, as float64.
 std::vector<double> column_of(const NDArray& array, std::int64_t column) {
@@ -117,36 +118,66 @@ class Writer {
     }
   }
 
+  // Every region but sides, empty ones and the zone's own (every cell: the zone itself) is a
+  // BC_t child of ZoneBC, and those children need distinct names of at most 32 characters.
+  // Cell regions claim their names first, point regions after: when a point set and a cell set
+  // share a name (a Gmsh physical group, meshio's point_sets next to its cell_sets) the cell set,
+  // usually the boundary condition proper, keeps it, and the point set's BC is
+  // "<name>_points" ("_points_2"…); a cell set whose name is taken, or cut to the same 32
+  // characters as another's, gets "_2", "_3"…. Both stay BCs under ZoneBC, where CGNS readers
+  // look for them. A BC whose name is not the region's carries the region's name in a
+  // Descriptor_t "RegionName", which our reader gives back as the region name.
   void write_regions(const std::vector<std::int64_t>& first_number, const std::int64_t* base) {
-    const std::int64_t num_cells = mesh_.num_cells();
+    std::vector<const Region*> written;
     for (const Region& region : mesh_.regions) {
       if (region.kind == RegionKind::Side || region.entries.size() == 0) continue;
-      const auto entries = region.entries.values<std::int64_t>();
-      std::vector<cgsize_t> list(entries.size());
-      GridLocation_t location = Vertex;
-      if (region.kind == RegionKind::Point) {
-        for (std::size_t i = 0; i < entries.size(); ++i) list[i] = static_cast<cgsize_t>(entries[i] + 1);
-      } else {
-        // The zone's own region (every cell) is the zone itself, not a BC.
-        if (static_cast<std::int64_t>(entries.size()) == num_cells) continue;
-        int dimension = -1;
-        for (std::size_t i = 0; i < entries.size(); ++i) {
-          const std::size_t b = static_cast<std::size_t>(std::upper_bound(base, base + mesh_.cells.size() + 1, entries[i]) - base - 1);
-          list[i] = static_cast<cgsize_t>(first_number[b] + entries[i] - base[b]);
-          const int d = cell_type(mesh_.cells[b].type).dimension;
-          dimension = dimension == -1 || dimension == d ? d : -2;
-        }
-        const int top = static_cast<int>(mesh_.points.dim(1));
-        location = dimension == 1 && top > 1 ? EdgeCenter : dimension == top - 1 ? FaceCenter : CellCenter;
-      }
-      const std::string name = cgns_name(region.name);
-      int bc = 0;
-      const std::string where = "/Base/Zone1/ZoneBC/" + name;
-      file_.check(cg_boco_write(file_.id(), base_, zone_, name.c_str(), BCTypeUserDefined, PointList,
-                                static_cast<cgsize_t>(list.size()), list.data(), &bc),
-                  where);
-      file_.check(cg_boco_gridlocation_write(file_.id(), base_, zone_, bc, location), where);
+      if (region.kind == RegionKind::Cell && region.entries.size() == static_cast<std::size_t>(mesh_.num_cells())) continue;
+      written.push_back(&region);
     }
+    std::vector<std::string> bc_names(written.size());
+    std::set<std::string> taken;
+    for (const RegionKind kind : {RegionKind::Cell, RegionKind::Point})
+      for (std::size_t r = 0; r < written.size(); ++r)
+        if (written[r]->kind == kind) bc_names[r] = unique_bc_name(written[r]->name, kind == RegionKind::Point, taken);
+    for (std::size_t r = 0; r < written.size(); ++r) write_region(*written[r], bc_names[r], first_number, base);
+  }
+
+  static std::string unique_bc_name(const std::string& name, bool point_set, std::set<std::string>& taken) {
+    for (int n = 0;; ++n) {
+      std::string tail;
+      if (n > 0) tail = point_set ? "_points" + (n > 1 ? "_" + std::to_string(n) : std::string()) : "_" + std::to_string(n + 1);
+      std::string candidate = cgns_name(name.substr(0, kCgnsNameLength - tail.size())) + tail;
+      if (taken.insert(candidate).second) return candidate;
+    }
+  }
+
+  void write_region(const Region& region, const std::string& name, const std::vector<std::int64_t>& first_number,
+                    const std::int64_t* base) {
+    const auto entries = region.entries.values<std::int64_t>();
+    std::vector<cgsize_t> list(entries.size());
+    GridLocation_t location = Vertex;
+    if (region.kind == RegionKind::Point) {
+      for (std::size_t i = 0; i < entries.size(); ++i) list[i] = static_cast<cgsize_t>(entries[i] + 1);
+    } else {
+      int dimension = -1;
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        const std::size_t b = static_cast<std::size_t>(std::upper_bound(base, base + mesh_.cells.size() + 1, entries[i]) - base - 1);
+        list[i] = static_cast<cgsize_t>(first_number[b] + entries[i] - base[b]);
+        const int d = cell_type(mesh_.cells[b].type).dimension;
+        dimension = dimension == -1 || dimension == d ? d : -2;
+      }
+      const int top = static_cast<int>(mesh_.points.dim(1));
+      location = dimension == 1 && top > 1 ? EdgeCenter : dimension == top - 1 ? FaceCenter : CellCenter;
+    }
+    int bc = 0;
+    const std::string where = "/Base/Zone1/ZoneBC/" + name;
+    file_.check(cg_boco_write(file_.id(), base_, zone_, name.c_str(), BCTypeUserDefined, PointList,
+                              static_cast<cgsize_t>(list.size()), list.data(), &bc),
+                where);
+    file_.check(cg_boco_gridlocation_write(file_.id(), base_, zone_, bc, location), where);
+    if (name == region.name) return;
+    file_.check(cg_goto(file_.id(), base_, "Zone_t", zone_, "ZoneBC_t", 1, "BC_t", bc, "end"), where);
+    file_.check(cg_descriptor_write(kRegionNameDescriptor, region.name.c_str()), where + "/" + kRegionNameDescriptor);
   }
 
   // (n,) → one field; (n, 3) → <name>X/Y/Z (SIDS's vector naming); (n, k) → <name>_0 … <name>_{k-1}.

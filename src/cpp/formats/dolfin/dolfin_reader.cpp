@@ -28,10 +28,10 @@
 
 #include "formats/dolfin/dolfin.hpp"
 #include "formats/dolfin/dolfin_cells.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/text_scanner.hpp"
-#include "io/xml_scanner.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/text_scanner.hpp"
+#include "io/text/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::dolfin {

@@ -23,7 +23,7 @@
 
 #include "formats/dolfin/dolfin.hpp"
 #include "formats/dolfin/dolfin_cells.hpp"
-#include "io/atomic_file.hpp"
+#include "io/output/atomic_file.hpp"
 
 namespace meshioplusplus::dolfin {
 namespace {

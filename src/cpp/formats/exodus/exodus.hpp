@@ -4,10 +4,22 @@
 //
 // What becomes what (reading):
 //   coordx/coordy/coordz or coord        → points (n, num_dim), float32 or float64 as stored
-//   element block k (connect<k>)         → one cell block; the elem_type attribute and node
-//                                          count pick our type (HEX8/HEX → hexahedron, TETRA10 →
-//                                          tetra10, SHELL4 → quad, NSIDED → polygon …); HEX20 and
-//                                          WEDGE15 nodes are permuted from Exodus to our order
+//   element block k (connect<k>)         → one cell block; the elem_type attribute (any case,
+//                                          node count suffix optional) and the node count pick
+//                                          our type: SPHERE/CIRCLE → vertex; BAR/BEAM/TRUSS/EDGE/
+//                                          SPRING(2|3), SHELL2, STRAIGHT → line/line3; TRI/TRIANGLE/
+//                                          TRISHELL(3|6|7) → triangle*; QUAD(4|5|8|9), SHELL(4|8|9)
+//                                          → quad*; TETRA/TET(4|8|10|14), PYRAMID(5|13|14),
+//                                          WEDGE(6|15|18), HEX(8|9|20|27) → ours ("TETRA" with 10
+//                                          nodes is a tetra10). HEX20 and WEDGE15 nodes are
+//                                          permuted from Exodus to our order. Any other type or
+//                                          node count (TRI4, TETRA15, SUPER…) is a ReadError naming
+//                                          the type and the block
+//   NSIDED block (connect<k>, ebepecnt<k>) → polygons, ebepecnt giving each one's node count
+//   NFACED block (facconn<k>, ebepecnt<k>) → polyhedra: facconn lists each one's faces
+//                                          (ebepecnt of them), numbered 1.. over all face blocks;
+//                                          face block j is fbconn<j> with fbepecnt<j> (NSIDED) or
+//                                          rows of a fixed node count. Not written back.
 //   element block names (eb_names)       → Cell regions (tag = block id, eb_prop1), one per block;
 //                                          an unnamed block is called "block_<id>"
 //   node sets (node_ns<k>, ns_names)     → Point regions (tag = set id)

@@ -9,8 +9,8 @@
 
 #include "formats/exodus/exodus.hpp"
 #include "formats/exodus/exodus_types.hpp"
-#include "io/netcdf_file.hpp"
-#include "io/read_limits.hpp"
+#include "io/netcdf/netcdf_file.hpp"
+#include "io/source/read_limits.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/side_regions.hpp"
@@ -143,19 +143,37 @@ class Reader {
     blocks_.clear();
     std::int64_t first_cell = 0;
     for (std::size_t k = 1; k <= dim("num_el_blk"); ++k) {
-      const NetcdfVariable* connect = file_.find("connect" + std::to_string(k));
-      if (connect == nullptr || connect->shape.empty()) continue;
       Block block;
+      const NetcdfVariable* connect = block_connectivity(k, block.exodus_name);
+      if (connect == nullptr || connect->shape.empty()) continue;
       block.exodus_index = k;
-      block.exodus_name = file_.text_attribute(connect, "elem_type").value_or("");
-      const bool polygons = cell_type_for(block.exodus_name, 0) == "polygon";
-      const NetcdfVariable* counts = polygons ? file_.find("ebepecnt" + std::to_string(k)) : nullptr;
+      const NetcdfVariable* counts = is_ragged(block.exodus_name) ? file_.find("ebepecnt" + std::to_string(k)) : nullptr;
       block.count = static_cast<std::int64_t>(counts ? counts->shape.at(0) : connect->shape[0]);
       block.first_cell = first_cell;
       first_cell += block.count;
       blocks_.push_back(block);
     }
     num_cells_ = first_cell;
+  }
+
+  // Block k's connectivity and its element name: connect<k>, or for an NFACED block (whose
+  // entries are faces, not nodes) facconn<k>, which then carries the elem_type attribute;
+  // nullptr for an empty block, for which Exodus stores neither.
+  const NetcdfVariable* block_connectivity(std::size_t k, std::string& exodus_name) const {
+    const NetcdfVariable* connect = file_.find("connect" + std::to_string(k));
+    if (connect == nullptr) {
+      connect = file_.find("facconn" + std::to_string(k));
+      if (connect != nullptr && cell_type_for(file_.text_attribute(connect, "elem_type").value_or(""), 0) != "polyhedron")
+        connect = nullptr;  // the face connectivity of an ordinary block without nodes: nothing to read
+    }
+    if (connect != nullptr) exodus_name = as_utf8(file_.text_attribute(connect, "elem_type").value_or(""));
+    return connect;
+  }
+
+  // NSIDED and NFACED blocks: a flat list sized per element by ebepecnt<k>.
+  static bool is_ragged(std::string_view exodus_name) {
+    const std::string_view type = cell_type_for(exodus_name, 0);
+    return type == "polygon" || type == "polyhedron";
   }
 
   std::vector<std::string> names(std::string_view variable, std::size_t expected) const {
@@ -223,27 +241,30 @@ class Reader {
     const std::int64_t num_points = mesh.num_points();
     std::int64_t first_cell = 0;
     for (std::size_t k = 1; k <= num_blocks; ++k) {
-      const std::string connect_name = "connect" + std::to_string(k);
-      const NetcdfVariable* connect = file_.find(connect_name);
-      if (connect == nullptr) continue;  // an empty block: Exodus stores no connectivity
       Block block;
+      const NetcdfVariable* connect = block_connectivity(k, block.exodus_name);
+      if (connect == nullptr) continue;  // an empty block: Exodus stores no connectivity
       block.exodus_index = k;
       block.id = block_ids[k - 1];
-      block.exodus_name = as_utf8(file_.text_attribute(connect, "elem_type").value_or(""));
+      const std::string block_name = block_names[k - 1].empty() ? "block_" + std::to_string(block.id) : block_names[k - 1];
       CellBlock cells;
-      if (cell_type_for(block.exodus_name, 0) == "polygon") {
+      const std::string_view ragged_type = cell_type_for(block.exodus_name, 0);
+      if (ragged_type == "polygon") {
         cells = read_polygons(*connect, k, num_points);
+      } else if (ragged_type == "polyhedron") {
+        cells = read_polyhedra(*connect, k, num_points);
       } else {
-        if (connect->shape.size() != 2) file_.fail(connect_name, "expected shape (num_el_in_blk, num_nod_per_el)");
+        if (connect->shape.size() != 2) file_.fail(connect->name, "expected shape (num_el_in_blk, num_nod_per_el)");
         const auto count = static_cast<std::int64_t>(connect->shape[0]);
         const auto nodes = static_cast<std::int64_t>(connect->shape[1]);
         const std::string_view type = cell_type_for(block.exodus_name, nodes);
         if (type.empty())
-          file_.fail(connect_name, "element type '" + block.exodus_name + "' with " + std::to_string(nodes) +
-                                       " nodes is not known");
+          file_.fail(connect->name, "element block " + std::to_string(block.id) + " ('" + block_name + "'): element type '" +
+                                        block.exodus_name + "' with " + std::to_string(nodes) +
+                                        " nodes has no meshio++ cell type");
         cells.type = std::string(type);
         cells.connectivity = file_.read(*connect, DType::int64, {count, nodes});
-        to_zero_based(cells.connectivity.values<std::int64_t>(), num_points, connect_name);
+        to_zero_based(cells.connectivity.values<std::int64_t>(), num_points, connect->name);
         permute_nodes(cells);
       }
       block.count = cells.num_cells();
@@ -253,7 +274,7 @@ class Reader {
       first_cell += block.count;
       const CellTypeInfo* info = find_cell_type(cells.type);
       Region region;
-      region.name = block_names[k - 1].empty() ? "block_" + std::to_string(block.id) : block_names[k - 1];
+      region.name = block_name;
       region.kind = RegionKind::Cell;
       region.dim = info ? info->dimension : -1;
       region.tag = block.id;
@@ -267,27 +288,111 @@ class Reader {
     num_cells_ = first_cell;
   }
 
+  static std::size_t element_count(const NetcdfVariable& variable) {
+    std::size_t total = 1;
+    for (std::size_t extent : variable.shape) total *= extent;
+    return total;
+  }
+
+  // ebepecnt<k> / fbepecnt<k>, the entities (nodes, faces) of each element or face, as offsets
+  // (n+1) into `flat`, the run of those entities, whose length they must add up to exactly.
+  NDArray entity_offsets(const NetcdfVariable& counts, const NetcdfVariable& flat, std::string_view entity,
+                         bool scratch) const {
+    if (counts.shape.size() != 1) file_.fail(counts.name, "expected one dimension (the entries of the block)");
+    const std::size_t n = counts.shape[0];
+    file_.check_stored_size(counts, n);
+    const Shape shape{static_cast<std::int64_t>(n) + 1};
+    NDArray offsets = scratch ? NDArray::allocate_scratch(DType::int64, shape) : NDArray::allocate(DType::int64, shape);
+    std::int64_t* out = offsets.data_as<std::int64_t>();
+    out[0] = 0;
+    file_.read_into(counts, DType::int64, out + 1);
+    const auto total = static_cast<std::int64_t>(element_count(flat));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (out[i + 1] < 1)
+        file_.fail(counts.name, "entry " + std::to_string(i) + " is not a positive " + std::string(entity) + " count");
+      if (out[i + 1] > total - out[i])  // also keeps the running sum from overflowing
+        file_.fail(counts.name, "adds up to more than the " + std::to_string(total) + " entries of " + flat.name);
+      out[i + 1] += out[i];
+    }
+    if (out[n] != total)
+      file_.fail(flat.name, "holds " + std::to_string(total) + " entries, " + counts.name + " adds up to " + std::to_string(out[n]));
+    return offsets;
+  }
+
+  // All of `variable` as 0-based numbers below `limit`, in scratch.
+  std::vector<std::int64_t> read_numbers(const NetcdfVariable& variable, std::int64_t limit) const {
+    const std::size_t total = element_count(variable);
+    file_.check_stored_size(variable, total);
+    std::vector<std::int64_t> numbers(total);
+    file_.read_into(variable, DType::int64, numbers.data());
+    to_zero_based(numbers, limit, variable.name);
+    return numbers;
+  }
+
+  // NSIDED: connect<k> is the flat node list, ebepecnt<k> the nodes of each polygon.
   CellBlock read_polygons(const NetcdfVariable& connect, std::size_t k, std::int64_t num_points) {
-    const NetcdfVariable& counts = file_.require("ebepecnt" + std::to_string(k));
-    if (counts.shape.size() != 1 || connect.shape.size() < 1) file_.fail(counts.name, "expected shape (num_el_in_blk)");
-    const auto num_cells = static_cast<std::int64_t>(counts.shape[0]);
     CellBlock cells;
     cells.type = "polygon";
-    cells.offsets = NDArray::allocate(DType::int64, {num_cells + 1});
-    std::int64_t* offsets = cells.offsets.data_as<std::int64_t>();
-    offsets[0] = 0;
-    file_.read_into(counts, DType::int64, offsets + 1);
-    for (std::int64_t i = 0; i < num_cells; ++i) {
-      if (offsets[i + 1] < 1) file_.fail(counts.name, "entry " + std::to_string(i) + " is not a positive node count");
-      offsets[i + 1] += offsets[i];
-    }
-    std::size_t total = 1;
-    for (std::size_t extent : connect.shape) total *= extent;
-    if (static_cast<std::int64_t>(total) != offsets[num_cells])
-      file_.fail(connect.name, "holds " + std::to_string(total) + " nodes, ebepecnt" + std::to_string(k) + " sums to " +
-                                   std::to_string(offsets[num_cells]));
-    cells.connectivity = file_.read(connect, DType::int64, {static_cast<std::int64_t>(total)});
+    cells.offsets = entity_offsets(file_.require("ebepecnt" + std::to_string(k)), connect, "node", false);
+    const auto total = static_cast<std::int64_t>(element_count(connect));
+    cells.connectivity = file_.read(connect, DType::int64, {total});
     to_zero_based(cells.connectivity.values<std::int64_t>(), num_points, connect.name);
+    return cells;
+  }
+
+  // The faces of every face block (fbconn<j>) in block order: NFACED blocks number faces
+  // 1.. across all face blocks, as element numbers run across element blocks. An NSIDED (or
+  // NFACED) face block is ragged (fbepecnt<j>), any other has fixed-width rows.
+  struct Faces {
+    std::vector<std::int64_t> offsets{0}, nodes;  // offsets (faces+1) into 0-based nodes
+  };
+  const Faces& faces(std::int64_t num_points) {
+    if (faces_) return *faces_;
+    Faces all;
+    for (std::size_t j = 1; j <= dim("num_fa_blk"); ++j) {
+      const NetcdfVariable* conn = file_.find("fbconn" + std::to_string(j));
+      if (conn == nullptr) continue;  // an empty face block
+      const std::string name = file_.text_attribute(conn, "elem_type").value_or("");
+      const std::int64_t base = all.offsets.back();
+      const std::vector<std::int64_t> nodes = read_numbers(*conn, num_points);  // checks the sizes below
+      if (is_ragged(name)) {
+        const NDArray offsets = entity_offsets(file_.require("fbepecnt" + std::to_string(j)), *conn, "node", true);
+        for (std::int64_t offset : offsets.values<std::int64_t>().subspan(1)) all.offsets.push_back(base + offset);
+      } else {
+        if (conn->shape.size() != 2 || conn->shape[1] == 0)
+          file_.fail(conn->name, "expected shape (num_fa_in_blk, num_nod_per_fa) for face type '" + name + "'");
+        for (std::size_t face = 1; face <= conn->shape[0]; ++face)
+          all.offsets.push_back(base + static_cast<std::int64_t>(face * conn->shape[1]));
+      }
+      all.nodes.insert(all.nodes.end(), nodes.begin(), nodes.end());
+    }
+    return *(faces_ = std::move(all));
+  }
+
+  // NFACED: facconn<k> lists the faces of each polyhedron (ebepecnt<k> of them), each face
+  // copied from the face blocks into the polyhedron as our layout stores it.
+  CellBlock read_polyhedra(const NetcdfVariable& facconn, std::size_t k, std::int64_t num_points) {
+    CellBlock cells;
+    cells.type = "polyhedron";
+    cells.offsets = entity_offsets(file_.require("ebepecnt" + std::to_string(k)), facconn, "face", false);
+    const Faces& all = faces(num_points);
+    const std::vector<std::int64_t> face_numbers =
+        read_numbers(facconn, static_cast<std::int64_t>(all.offsets.size()) - 1);
+    std::optional<std::int64_t> num_nodes = 0;  // faces shared by polyhedra are stored once per polyhedron
+    for (std::size_t i = 0; i < face_numbers.size() && num_nodes; ++i)
+      num_nodes = io::checked_sum(*num_nodes, all.offsets[face_numbers[i] + 1] - all.offsets[face_numbers[i]]);
+    io::check_claim_fits_limit(path_, kFormat, "the face nodes of the polyhedra of " + facconn.name,
+                               num_nodes ? static_cast<std::uint64_t>(*num_nodes) : UINT64_MAX, sizeof(std::int64_t));
+    cells.face_offsets = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(face_numbers.size()) + 1});
+    cells.connectivity = NDArray::allocate(DType::int64, {*num_nodes});
+    std::int64_t* face_offsets = cells.face_offsets.data_as<std::int64_t>();
+    std::int64_t* nodes = cells.connectivity.data_as<std::int64_t>();
+    face_offsets[0] = 0;
+    for (std::size_t i = 0; i < face_numbers.size(); ++i) {
+      const std::int64_t face = face_numbers[i];
+      nodes = std::copy(all.nodes.begin() + all.offsets[face], all.nodes.begin() + all.offsets[face + 1], nodes);
+      face_offsets[i + 1] = face_offsets[i] + all.offsets[face + 1] - all.offsets[face];
+    }
     return cells;
   }
 
@@ -557,6 +662,7 @@ class Reader {
   int mesh_dimension_ = 3;
   std::int64_t num_cells_ = 0;
   std::vector<Block> blocks_;
+  std::optional<Faces> faces_;
 };
 
 }  // namespace

@@ -22,8 +22,8 @@
 
 #include "formats/exodus/exodus.hpp"
 #include "formats/exodus/exodus_types.hpp"
-#include "io/netcdf_file.hpp"
-#include "io/series_writer_state.hpp"
+#include "io/netcdf/netcdf_file.hpp"
+#include "io/output/series_writer_state.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/side_regions.hpp"

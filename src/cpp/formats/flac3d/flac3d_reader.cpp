@@ -38,11 +38,11 @@
 
 #include "formats/flac3d/flac3d.hpp"
 #include "formats/flac3d/flac3d_cells.hpp"
-#include "io/byte_order.hpp"
-#include "io/id_map.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/text_scanner.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/cells/id_map.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::flac3d {

@@ -27,8 +27,8 @@
 
 #include "formats/flac3d/flac3d.hpp"
 #include "formats/flac3d/flac3d_cells.hpp"
-#include "io/atomic_file.hpp"
-#include "io/byte_order.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/source/byte_order.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus::flac3d {

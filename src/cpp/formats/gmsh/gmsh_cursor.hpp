@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "formats/gmsh/gmsh.hpp"
-#include "io/text_scanner.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::gmsh {

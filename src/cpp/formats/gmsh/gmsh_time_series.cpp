@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "formats/gmsh/gmsh.hpp"
-#include "io/series_writer_state.hpp"
+#include "io/output/series_writer_state.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 

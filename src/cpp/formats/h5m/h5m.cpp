@@ -13,9 +13,9 @@
 #include <limits>
 
 #include "core/parallel_ranges.hpp"
-#include "io/hdf5_file.hpp"
-#include "io/hdf5_options.hpp"
-#include "io/read_limits.hpp"
+#include "io/hdf5/hdf5_file.hpp"
+#include "io/hdf5/hdf5_options.hpp"
+#include "io/source/read_limits.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::h5m {

@@ -10,10 +10,10 @@
 #include <charconv>
 #include <cstring>
 
-#include "io/hdf5_file.hpp"
-#include "io/hdf5_options.hpp"
-#include "io/parallel.hpp"
-#include "io/xdmf_cell_types.hpp"
+#include "io/hdf5/hdf5_file.hpp"
+#include "io/hdf5/hdf5_options.hpp"
+#include "io/source/parallel.hpp"
+#include "io/cells/xdmf_cell_types.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 

@@ -32,7 +32,7 @@
 
 #include "formats/mdpa/mdpa.hpp"
 #include "formats/mdpa/mdpa_types.hpp"
-#include "io/atomic_file.hpp"
+#include "io/output/atomic_file.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus::mdpa {

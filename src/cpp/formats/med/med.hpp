@@ -1,5 +1,5 @@
 // MED (.med): the Salome / code_aster mesh and results format, an HDF5 file in the MED 3
-// layout, read and written through the HDF5 floor (io/hdf5_file.hpp) as meshio does (no libmed).
+// layout, read and written through the HDF5 floor (io/hdf5/hdf5_file.hpp) as meshio does (no libmed).
 //
 // What becomes what (reading the first mesh of ENS_MAA, and its first mesh step):
 //   NOE/COO (coordinates, Fortran order)     → points (n, ESP)

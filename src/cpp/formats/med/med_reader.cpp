@@ -13,9 +13,9 @@
 
 #include "formats/med/med.hpp"
 #include "formats/med/med_types.hpp"
-#include "io/hdf5_file.hpp"
-#include "io/parallel.hpp"
-#include "io/read_limits.hpp"
+#include "io/hdf5/hdf5_file.hpp"
+#include "io/source/parallel.hpp"
+#include "io/source/read_limits.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::med {

@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "formats/med/med.hpp"
-#include "io/hdf5_file.hpp"
-#include "io/series_writer_state.hpp"
+#include "io/hdf5/hdf5_file.hpp"
+#include "io/output/series_writer_state.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 

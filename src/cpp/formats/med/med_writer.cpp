@@ -14,7 +14,7 @@
 #include "formats/med/med.hpp"
 #include "formats/med/med_types.hpp"
 #include "formats/med/med_time_series.hpp"
-#include "io/hdf5_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 

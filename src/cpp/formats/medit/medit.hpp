@@ -1,7 +1,8 @@
 // Medit / Gamma Mesh Format: .mesh (ASCII) and .meshb (binary, libMeshb versions 1-4).
 //
 // What a read produces:
-//   points      (n, dim) with dim 2 or 3: float32 for version 1 files, float64 otherwise.
+//   points      (n, dim) with dim 2 or 3 (or 1 in ASCII: meshio's "Dimension 1" for 1-D meshes,
+//               which libMeshb refuses), float32 for version 1 files, float64 otherwise.
 //   cells       one block per element section, in file order: Edges, Triangles,
 //               Quadrilaterals, Tetrahedra, Prisms, Pyramids, Hexahedra (and Hexaedra), plus
 //               the second-order EdgesP2, TrianglesP2, TetrahedraP2 (line3, triangle6, tetra10),
@@ -39,7 +40,8 @@ Mesh read(const std::string& path);
 //               reference needs 64 bits. Version 1 stores float32 coordinates, 2-4 float64.
 //   big_endian  "false" (default): .meshb byte order; ignored for ASCII.
 // References: point_data/cell_data "medit:ref" when present, else the first integer array
-// with one value per point/cell (meshio's choice), else 0. Cell types Medit has no section
+// with one value per point/cell (meshio's choice), else 0. Points with 1 coordinate are
+// written to ASCII only (as meshio does), 2 or 3 to either. Cell types Medit has no section
 // for are refused (std::invalid_argument). Regions are not written: refs carry them.
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 

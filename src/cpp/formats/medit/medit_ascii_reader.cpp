@@ -11,10 +11,10 @@
 
 #include "formats/medit/medit_reader.hpp"
 #include "formats/medit/medit_sections.hpp"
-#include "io/read_limits.hpp"
-#include "io/line_values.hpp"
-#include "io/parallel.hpp"
-#include "io/text_scanner.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/line_values.hpp"
+#include "io/source/parallel.hpp"
+#include "io/text/text_scanner.hpp"
 
 namespace meshioplusplus::medit::detail {
 namespace {
@@ -65,11 +65,13 @@ class AsciiReader {
       scanner_.fail_at(start, "MeshVersionFormatted " + std::to_string(version_) + " is not 1, 2, 3 or 4");
   }
 
+  // 1 is not Medit's (libMeshb refuses it) but meshio writes and reads it for 1-D meshes:
+  // points (n, 1), as meshio gives them.
   void read_dimension(std::size_t start) {
     skip_comments();
     dimension_ = scanner_.next_number<int>();
-    if (dimension_ != 2 && dimension_ != 3)
-      scanner_.fail_at(start, "Dimension " + std::to_string(dimension_) + " is not 2 or 3");
+    if (dimension_ < 1 || dimension_ > 3)
+      scanner_.fail_at(start, "Dimension " + std::to_string(dimension_) + " is not 1, 2 or 3");
   }
 
   // A section's record count, checked against the bytes left: every value takes at least

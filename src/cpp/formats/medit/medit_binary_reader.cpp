@@ -12,8 +12,8 @@
 
 #include "formats/medit/medit_reader.hpp"
 #include "formats/medit/medit_sections.hpp"
-#include "io/read_limits.hpp"
-#include "io/byte_order.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/source/byte_order.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::medit::detail {

@@ -3,8 +3,8 @@
 
 #include "formats/medit/medit.hpp"
 #include "formats/medit/medit_reader.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
 
 namespace meshioplusplus::medit {
 namespace {

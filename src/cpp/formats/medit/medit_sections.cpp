@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "io/read_limits.hpp"
-#include "io/text_scanner.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 

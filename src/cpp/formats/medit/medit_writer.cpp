@@ -12,8 +12,8 @@
 
 #include "formats/medit/medit.hpp"
 #include "formats/medit/medit_sections.hpp"
-#include "io/atomic_file.hpp"
-#include "io/byte_order.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/source/byte_order.hpp"
 
 namespace meshioplusplus::medit {
 namespace {
@@ -163,8 +163,12 @@ Layout plan(const std::string& path, const Mesh& mesh, const WriteOptions& optio
   layout.binary = ends_with_ignoring_case(path, ".meshb");
   layout.big_endian = options.get_bool("big_endian", false);
   layout.dimension = static_cast<int>(mesh.points.dim(1));
-  if (layout.dimension != 2 && layout.dimension != 3)
-    throw std::invalid_argument("Medit stores 2-D or 3-D points, not " + std::to_string(layout.dimension) + "-D");
+  // 1-D points go to ASCII only, as meshio writes them ("Dimension 1", which meshio's and our
+  // ASCII readers read back); libMeshb and meshio's binary reader refuse a binary 1-D file.
+  if (layout.dimension < (layout.binary ? 2 : 1) || layout.dimension > 3)
+    throw std::invalid_argument(std::string(layout.binary ? "binary Medit stores 2-D or 3-D points"
+                                                          : "Medit stores 1-D to 3-D points") +
+                                ", not " + std::to_string(layout.dimension) + "-D");
   layout.point_refs = point_refs(mesh);
   layout.blocks = blocks_to_write(mesh);
   const std::string_view version = options.get("version", "");

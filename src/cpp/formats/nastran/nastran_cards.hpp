@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/text_scanner.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus::nastran::detail {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "io/text_scanner.hpp"
+#include "io/text/text_scanner.hpp"
 
 namespace meshioplusplus::nastran::detail {
 namespace {

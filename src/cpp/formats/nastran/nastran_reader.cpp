@@ -13,9 +13,9 @@
 #include "formats/nastran/nastran.hpp"
 #include "formats/nastran/nastran_cards.hpp"
 #include "formats/nastran/nastran_fields.hpp"
-#include "io/id_map.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
+#include "io/cells/id_map.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
 
 namespace meshioplusplus::nastran {
 namespace {

@@ -11,7 +11,7 @@
 #include "formats/nastran/nastran.hpp"
 #include "formats/nastran/nastran_cards.hpp"
 #include "formats/nastran/nastran_fields.hpp"
-#include "io/atomic_file.hpp"
+#include "io/output/atomic_file.hpp"
 
 namespace meshioplusplus::nastran {
 namespace {

@@ -17,12 +17,12 @@
 
 #include "formats/netgen/netgen.hpp"
 #include "formats/netgen/netgen_types.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/line_values.hpp"
-#include "io/significant_lines.hpp"
-#include "io/text_scanner.hpp"
-#include "io/zlib_codec.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/line_values.hpp"
+#include "io/text/significant_lines.hpp"
+#include "io/text/text_scanner.hpp"
+#include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::netgen {

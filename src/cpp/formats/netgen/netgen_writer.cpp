@@ -18,10 +18,10 @@
 
 #include "formats/netgen/netgen.hpp"
 #include "formats/netgen/netgen_types.hpp"
-#include "io/atomic_file.hpp"
-#include "io/integer_cell_data.hpp"
-#include "io/text_scanner.hpp"
-#include "io/zlib_codec.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/cells/integer_cell_data.hpp"
+#include "io/text/text_scanner.hpp"
+#include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::netgen {

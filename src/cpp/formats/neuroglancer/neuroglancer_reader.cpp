@@ -15,8 +15,8 @@
 #include <string>
 
 #include "formats/neuroglancer/neuroglancer.hpp"
-#include "io/byte_order.hpp"
-#include "io/mapped_file.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/source/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::neuroglancer {

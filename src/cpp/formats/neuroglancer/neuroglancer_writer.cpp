@@ -9,8 +9,8 @@
 #include <string>
 
 #include "formats/neuroglancer/neuroglancer.hpp"
-#include "io/atomic_file.hpp"
-#include "io/byte_order.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/source/byte_order.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::neuroglancer {

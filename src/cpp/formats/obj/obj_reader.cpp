@@ -36,11 +36,11 @@
 #include <vector>
 
 #include "formats/obj/obj.hpp"
-#include "io/face_blocks.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/parallel.hpp"
-#include "io/text_scanner.hpp"
+#include "io/cells/face_blocks.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/source/parallel.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::obj {

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "formats/obj/obj.hpp"
-#include "io/atomic_file.hpp"
-#include "io/face_blocks.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/cells/face_blocks.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::obj {

@@ -30,13 +30,13 @@
 #include <vector>
 
 #include "formats/off/off.hpp"
-#include "io/face_blocks.hpp"
-#include "io/line_values.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/parallel.hpp"
-#include "io/significant_lines.hpp"
-#include "io/text_scanner.hpp"
+#include "io/cells/face_blocks.hpp"
+#include "io/text/line_values.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/source/parallel.hpp"
+#include "io/text/significant_lines.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/threads.hpp"
 

@@ -22,11 +22,11 @@
 
 #include "formats/permas/permas.hpp"
 #include "formats/permas/permas_types.hpp"
-#include "io/id_map.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/text_scanner.hpp"
-#include "io/zlib_codec.hpp"
+#include "io/cells/id_map.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/text_scanner.hpp"
+#include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 

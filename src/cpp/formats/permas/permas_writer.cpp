@@ -15,9 +15,9 @@
 
 #include "formats/permas/permas.hpp"
 #include "formats/permas/permas_types.hpp"
-#include "io/atomic_file.hpp"
-#include "io/text_scanner.hpp"
-#include "io/zlib_codec.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/text/text_scanner.hpp"
+#include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::permas {

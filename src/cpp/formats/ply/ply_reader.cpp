@@ -11,7 +11,7 @@
 //  - element "face": the list "vertex_indices" (or "vertex_index"), with any integer count
 //    and index types, gives the faces. They are cut into one block per run of consecutive
 //    faces of one cell type — vertex, line, triangle, quad, polygon — in file order, as
-//    meshio does (io/face_blocks.hpp). Every other
+//    meshio does (io/cells/face_blocks.hpp). Every other
 //    face property becomes cell data split the same way: scalars as (faces,), lists such
 //    as "texcoord" as (faces, length) when the length is the same for all faces of a block
 //    (it may differ between blocks); a list whose length varies within a block is dropped.
@@ -43,11 +43,11 @@
 
 #include "formats/ply/ply.hpp"
 #include "formats/ply/ply_types.hpp"
-#include "io/byte_order.hpp"
-#include "io/face_blocks.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/text_scanner.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/cells/face_blocks.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::ply {

@@ -23,9 +23,9 @@
 
 #include "formats/ply/ply.hpp"
 #include "formats/ply/ply_types.hpp"
-#include "io/atomic_file.hpp"
-#include "io/byte_order.hpp"
-#include "io/face_blocks.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/cells/face_blocks.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::ply {

@@ -34,11 +34,11 @@
 #include <vector>
 
 #include "formats/stl/stl.hpp"
-#include "io/byte_order.hpp"
-#include "io/coordinate_welder.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/text_scanner.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/cells/coordinate_welder.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::stl {

@@ -6,7 +6,7 @@
 #include <span>
 #include <string_view>
 
-#include "io/face_blocks.hpp"
+#include "io/cells/face_blocks.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus::stl::detail {

@@ -20,8 +20,8 @@
 
 #include "formats/stl/stl.hpp"
 #include "formats/stl/stl_surface.hpp"
-#include "io/atomic_file.hpp"
-#include "io/byte_order.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/source/byte_order.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::stl {

@@ -33,11 +33,11 @@
 
 #include "formats/su2/su2.hpp"
 #include "formats/su2/su2_types.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/significant_lines.hpp"
-#include "io/text_scanner.hpp"
-#include "io/vtk_cells.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/significant_lines.hpp"
+#include "io/text/text_scanner.hpp"
+#include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 

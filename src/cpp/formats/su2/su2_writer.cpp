@@ -23,9 +23,9 @@
 
 #include "formats/su2/su2.hpp"
 #include "formats/su2/su2_types.hpp"
-#include "io/atomic_file.hpp"
-#include "io/integer_cell_data.hpp"
-#include "io/vtk_cells.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/cells/integer_cell_data.hpp"
+#include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus::su2 {

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "formats/svg/svg.hpp"
-#include "io/atomic_file.hpp"
-#include "io/face_blocks.hpp"
-#include "io/xml_scanner.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/cells/face_blocks.hpp"
+#include "io/text/xml_scanner.hpp"
 
 namespace meshioplusplus::svg {
 namespace {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "formats/tecplot/tecplot.hpp"
-#include "io/atomic_file.hpp"
+#include "io/output/atomic_file.hpp"
 
 namespace meshioplusplus::tecplot {
 namespace {

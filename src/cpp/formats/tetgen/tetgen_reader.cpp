@@ -31,12 +31,12 @@
 
 #include "formats/tetgen/tetgen.hpp"
 #include "formats/tetgen/tetgen_paths.hpp"
-#include "io/line_values.hpp"
-#include "io/mapped_file.hpp"
-#include "io/parallel.hpp"
-#include "io/read_limits.hpp"
-#include "io/significant_lines.hpp"
-#include "io/text_scanner.hpp"
+#include "io/text/line_values.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/significant_lines.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::tetgen {

@@ -21,7 +21,7 @@
 
 #include "formats/tetgen/tetgen.hpp"
 #include "formats/tetgen/tetgen_paths.hpp"
-#include "io/atomic_file.hpp"
+#include "io/output/atomic_file.hpp"
 
 namespace meshioplusplus::tetgen {
 namespace {

@@ -33,12 +33,12 @@
 
 #include "formats/ugrid/ugrid.hpp"
 #include "formats/ugrid/ugrid_variant.hpp"
-#include "io/byte_order.hpp"
-#include "io/line_values.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/parallel.hpp"
-#include "io/text_scanner.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/text/line_values.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/source/parallel.hpp"
+#include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::ugrid {

@@ -23,9 +23,9 @@
 
 #include "formats/ugrid/ugrid.hpp"
 #include "formats/ugrid/ugrid_variant.hpp"
-#include "io/atomic_file.hpp"
-#include "io/integer_cell_data.hpp"
-#include "io/byte_order.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/cells/integer_cell_data.hpp"
+#include "io/source/byte_order.hpp"
 
 namespace meshioplusplus::ugrid {
 namespace {

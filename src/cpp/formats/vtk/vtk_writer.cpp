@@ -40,9 +40,9 @@
 
 #include "formats/vtk/vtk.hpp"
 #include "formats/vtk/vtk_common.hpp"
-#include "io/atomic_file.hpp"
-#include "io/byte_order.hpp"
-#include "io/vtk_cells.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/vtk/vtk_cells.hpp"
 
 namespace meshioplusplus::vtk {
 namespace {

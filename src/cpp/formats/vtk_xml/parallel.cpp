@@ -28,13 +28,13 @@
 
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
-#include "io/parallel.hpp"
+#include "io/source/parallel.hpp"
 #include "formats/vtu/vtu.hpp"
-#include "io/atomic_file.hpp"
-#include "io/coordinate_welder.hpp"
-#include "io/mapped_file.hpp"
-#include "io/read_limits.hpp"
-#include "io/xml_scanner.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/cells/coordinate_welder.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus {

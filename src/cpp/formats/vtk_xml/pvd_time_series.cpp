@@ -17,8 +17,8 @@
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "formats/vtu/vtu.hpp"
-#include "io/atomic_file.hpp"
-#include "io/xml_scanner.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/text/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::pvd {

@@ -40,10 +40,10 @@
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "core/parallel_ranges.hpp"
-#include "io/mapped_file.hpp"
-#include "io/parallel.hpp"
-#include "io/read_limits.hpp"
-#include "io/vtk_cells.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus {

@@ -1,4 +1,4 @@
-// VTK's XML file family beyond .vtu, on the shared DataArray layer (io/vtk_xml_data.hpp):
+// VTK's XML file family beyond .vtu, on the shared DataArray layer (io/vtk/vtk_xml_data.hpp):
 // every encoding, compressor, header type and byte order the VTU reader handles, here too.
 // docs/vtk-xml.md describes what becomes what; each reader's header comment says it again.
 #pragma once

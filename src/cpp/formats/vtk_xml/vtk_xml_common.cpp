@@ -9,7 +9,7 @@
 #include <system_error>
 #include <type_traits>
 
-#include "io/byte_order.hpp"
+#include "io/source/byte_order.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::vtk_xml_detail {

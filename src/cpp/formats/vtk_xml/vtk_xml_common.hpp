@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/vtk_xml_data.hpp"
+#include "io/vtk/vtk_xml_data.hpp"
 #include "meshioplusplus/mesh.hpp"
 
 namespace meshioplusplus::vtk_xml_detail {

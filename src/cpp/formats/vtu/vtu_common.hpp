@@ -1,5 +1,5 @@
 // Private to the vtu reader and writer: what both sides must agree on. Everything about
-// DataArrays (dtypes, encodings, compressors) lives in io/vtk_xml_data.hpp.
+// DataArrays (dtypes, encodings, compressors) lives in io/vtk/vtk_xml_data.hpp.
 #pragma once
 
 #include <string_view>

@@ -1,6 +1,6 @@
 // VTK XML UnstructuredGrid reader.
 //
-// The shared DataArray layer (io/vtk_xml_data.hpp) scans the XML part of the mapped file once
+// The shared DataArray layer (io/vtk/vtk_xml_data.hpp) scans the XML part of the mapped file once
 // into a layout (which arrays exist, where their bytes are) and decodes every array straight
 // into an NDArray allocated once in its final dtype and shape. This file is what is particular
 // to an UnstructuredGrid: the Cells section (types, offsets, connectivity, polyhedron faces in
@@ -19,11 +19,11 @@
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "formats/vtu/vtu.hpp"
 #include "formats/vtu/vtu_common.hpp"
-#include "io/mapped_file.hpp"
-#include "io/parallel.hpp"
-#include "io/read_limits.hpp"
-#include "io/vtk_cells.hpp"
-#include "io/vtk_xml_data.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/vtk/vtk_cells.hpp"
+#include "io/vtk/vtk_xml_data.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 

@@ -1,6 +1,6 @@
 // VTK XML UnstructuredGrid writer.
 //
-// The mesh is turned into a plan for the shared DataArray layer (io/vtk_xml_data.hpp): every
+// The mesh is turned into a plan for the shared DataArray layer (io/vtk/vtk_xml_data.hpp): every
 // array to write, as byte segments that point into the mesh's own buffers (cell data of
 // several blocks is several segments, so nothing is concatenated up front). What is
 // particular to an UnstructuredGrid is the Cells section — types, offsets, connectivity and
@@ -12,8 +12,8 @@
 
 #include "formats/vtu/vtu.hpp"
 #include "formats/vtu/vtu_common.hpp"
-#include "io/vtk_cells.hpp"
-#include "io/vtk_xml_data.hpp"
+#include "io/vtk/vtk_cells.hpp"
+#include "io/vtk/vtk_xml_data.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::vtu {

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "formats/wkt/wkt.hpp"
-#include "io/atomic_file.hpp"
+#include "io/output/atomic_file.hpp"
 
 namespace meshioplusplus::wkt {
 namespace {

@@ -17,11 +17,12 @@ Mesh read(const std::string& path);
 // compression_opts (gzip level, default 4).
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 
-// A temporal collection (meshio's TimeSeriesWriter layout, DOLFINx function output, or any
-// Collection of Uniform grids with <Time>): steps read lazily.
+// A temporal collection (meshio's TimeSeriesWriter layout, DOLFINx function output, DOLFIN
+// checkpoints, or any Collection of Uniform grids with <Time>): steps read lazily.
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path);
-// meshio's TimeSeriesWriter layout: the mesh as a Uniform grid, each step a grid in a
-// Temporal collection that XIncludes the mesh's Topology and Geometry. Options: data_format.
+// One Temporal collection whose first step holds the mesh and whose other steps XInclude its
+// Topology and Geometry (VTK shows one block; meshio's TimeSeriesReader reads it). Options:
+// data_format.
 std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options);
 
 }  // namespace meshioplusplus::xdmf

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include "io/byte_order.hpp"
-#include "io/text_scanner.hpp"
-#include "io/xml_scanner.hpp"
+#include "io/source/byte_order.hpp"
+#include "io/text/text_scanner.hpp"
+#include "io/text/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::xdmf {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "io/hdf5_file.hpp"
-#include "io/mapped_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
+#include "io/source/mapped_file.hpp"
 #include "meshioplusplus/ndarray.hpp"
 
 namespace meshioplusplus::xdmf {

@@ -8,6 +8,9 @@
 //                                                          (Polygon runs → a ragged polygon block)
 //   <Attribute Center="Node|Cell|Grid">                  → point_data / cell_data (split over the
 //                                                          blocks) / field_data
+//   <Attribute ItemType="FiniteElementFunction">         → CG1 → point_data, DG0 → cell data, other
+//     (DOLFIN's write_checkpoint: dof map + values)        spaces → field_data with their dof maps
+//                                                          (xdmf_fe_function.cpp)
 //   <Information> holding <map key= dim=>tag</map>       → field_data[key] = [tag, dim] (meshio)
 //   Grid Collection Temporal                             → read(): the first step's mesh and data;
 //                                                          open_time_series(): every step, lazily;
@@ -16,10 +19,15 @@
 //   mesh grid(s) + temporal collections (DOLFINx:        → read(): the merged grids with every
 //     one per write_function, steps XIncluding the mesh)   collection's first step; series: the
 //                                                          collections with equal times joined
-//   Grid Collection Spatial, or several Uniform grids    → merged into one mesh; grids that share
-//                                                          the first grid's Geometry (DOLFINx mesh +
-//                                                          meshtags) add blocks without new points;
-//                                                          cell data a grid lacks is 0 on its blocks
+//   DOLFINx meshtags: grids sharing the first grid's     → cell tags: Cell regions "<name>:<value>"
+//     Geometry, one Topology of tagged entities and one    + cell_data[name] (0 where untagged);
+//     integer Cell Attribute                               facet tags: Side regions (cell, local
+//                                                          facet); other entities: a block of their
+//                                                          own + Cell regions (xdmf_meshtags.cpp)
+//   Grid Collection Spatial, or several Uniform grids    → merged into one mesh; other grids that
+//                                                          share the first grid's Geometry add
+//                                                          blocks without new points; cell data a
+//                                                          grid lacks is 0 on its blocks
 //   heavy data: inline XML, Binary (Endian, Seek), HDF ("file.h5:/path"); DataItems of
 //   ItemType HyperSlab and Function (xdmf_document.hpp)
 //   XInclude (href and/or xpointer) and Reference="XML" / Reference="/xpath" are followed.
@@ -31,10 +39,11 @@
 
 #include "formats/xdmf/xdmf.hpp"
 #include "formats/xdmf/xdmf_document.hpp"
-#include "io/xdmf_cell_types.hpp"
-#include "io/parallel.hpp"
-#include "io/text_scanner.hpp"
-#include "io/xml_scanner.hpp"
+#include "formats/xdmf/xdmf_dolfin.hpp"
+#include "io/cells/xdmf_cell_types.hpp"
+#include "io/source/parallel.hpp"
+#include "io/text/text_scanner.hpp"
+#include "io/text/xml_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -70,6 +79,7 @@ struct Piece {
   std::optional<Node> geometry;  // the resolved <Geometry>, to spot grids sharing points
   std::vector<std::pair<std::string, NDArray>> raw_cell_data;  // all blocks concatenated
   std::optional<double> time;
+  std::vector<Node> functions;  // FiniteElementFunction Attributes, mapped once the cells are read
 };
 
 class GridReader {
@@ -362,10 +372,15 @@ class GridReader {
     }
   }
 
-  // What a Uniform grid holds; `with_mesh` false reads only Attributes and Time (a time step).
+  // What a Uniform grid holds; `with_mesh` false reads only Attributes and Time (a time step),
+  // and the grid's mesh only when a FiniteElementFunction needs its cells.
   Piece read_uniform(const Node& grid, bool with_mesh = true) {
     Piece piece;
     const std::vector<Node> children = context_.children(grid);
+    const bool keep_mesh = with_mesh;
+    with_mesh = with_mesh || std::any_of(children.begin(), children.end(), [](const Node& child) {
+                  return child.name() == "Attribute" && is_finite_element_function(child);
+                });
     std::optional<Shape> structured;
     for (const Node& child : children)
       if (child.name() == "Topology" && !structured) structured = structured_extents(child);
@@ -399,6 +414,14 @@ class GridReader {
                                        ") outside the grid's " + std::to_string(piece.mesh.points.rows()) + " points");
       }
     if (structured) flatten_structured(piece, *structured);
+    for (const Node& function : piece.functions)
+      read_finite_element_function(context_, function, piece.mesh.cells, piece.mesh.points.rows(),
+                                   {piece.mesh.point_data, piece.raw_cell_data, piece.mesh.field_data, &piece.mesh.string_field_data});
+    if (!keep_mesh) {
+      piece.mesh.points = NDArray();
+      piece.mesh.cells.clear();
+      piece.geometry.reset();
+    }
     return piece;
   }
 
@@ -478,6 +501,10 @@ class GridReader {
   }
 
   void read_attribute(const Node& attribute, Piece& piece) {
+    if (is_finite_element_function(attribute)) {
+      piece.functions.push_back(attribute);
+      return;
+    }
     const std::string* name = attribute.attribute("Name");
     if (name == nullptr) context_.fail(attribute, "Attribute without Name");
     const std::string* center_text = attribute.attribute("Center");
@@ -553,8 +580,30 @@ NDArray concatenate_rows(const NDArray& a, const NDArray& b) {
   return result;
 }
 
+// A piece's region renumbered for the merged mesh.
+Region shifted(Region region, std::int64_t cell_base, std::int64_t point_base) {
+  const std::int64_t by = region.kind == RegionKind::Point ? point_base : cell_base;
+  if (by == 0) return region;
+  region.entries = region.entries.copy();
+  std::int64_t* entries = region.entries.data_as<std::int64_t>();
+  const std::int64_t stride = region.kind == RegionKind::Side ? 2 : 1;  // (cell, local facet) pairs
+  for (std::size_t i = 0; i < region.entries.size(); i += static_cast<std::size_t>(stride)) entries[i] += by;
+  return region;
+}
+
+bool shares_geometry(const Piece& piece, const Piece& first) {
+  return piece.geometry && first.geometry && *piece.geometry == *first.geometry;
+}
+
 // Several grids into one mesh (see the header comment for the rules).
 Mesh merge(std::vector<Piece>& pieces, const std::string& path) {
+  // DOLFINx meshtags grids (sharing the first grid's Geometry) become the first grid's regions.
+  std::vector<Piece> kept;
+  for (Piece& piece : pieces) {
+    if (!kept.empty() && shares_geometry(piece, kept[0]) && absorb_meshtags(kept[0].mesh, piece.mesh)) continue;
+    kept.push_back(std::move(piece));
+  }
+  pieces = std::move(kept);
   if (pieces.size() == 1) return std::move(pieces[0].mesh);
   Mesh merged;
   merged.points = pieces[0].mesh.points;
@@ -566,7 +615,8 @@ Mesh merge(std::vector<Piece>& pieces, const std::string& path) {
   for (std::size_t p = 0; p < pieces.size(); ++p) {
     Piece& piece = pieces[p];
     std::int64_t point_offset = 0;
-    const bool shares_points = p == 0 || (piece.geometry && pieces[0].geometry && *piece.geometry == *pieces[0].geometry);
+    const std::int64_t cell_base = merged.num_cells();
+    const bool shares_points = p == 0 || shares_geometry(piece, pieces[0]);
     if (!shares_points) {
       if (piece.mesh.points.dim(1) != merged.points.dim(1))
         throw ReadError(path, std::string(kFormat), "grids to merge have points of different dimensions");
@@ -590,6 +640,8 @@ Mesh merge(std::vector<Piece>& pieces, const std::string& path) {
       }
     }
     for (const auto& [name, array] : piece.mesh.field_data) merged.field_data.set(name, array);
+    for (const auto& [name, strings] : piece.mesh.string_field_data) merged.string_field_data.set(name, strings);
+    for (Region& region : piece.mesh.regions) merged.regions.push_back(shifted(std::move(region), cell_base, point_offset));
   }
   // Point data that some piece with its own points lacks cannot be kept whole: drop it.
   NamedList<NDArray> point_data;
@@ -726,8 +778,9 @@ class XdmfTimeSeriesReader final : public TimeSeriesReader {
     for (const Node& grid : context_.children_named(domain, "Grid")) {
       if (grid_type(grid) == "Collection" && collection_type(grid) == "Temporal") {
         collections.push_back(grid);
-      } else if (grid_type(grid) == "Uniform" && !mesh_grid) {
-        mesh_grid = grid;
+      } else if (grid_type(grid) == "Uniform") {
+        if (mesh_grid) tag_grids_.push_back(grid);
+        else mesh_grid = grid;
       }
     }
     if (collections.empty()) context_.fail(domain, "no temporal Grid collection: not a time series");
@@ -752,10 +805,18 @@ class XdmfTimeSeriesReader final : public TimeSeriesReader {
 
   Mesh read_mesh() override {
     Piece piece = reader_.read_uniform(mesh_grid_);
+    // DOLFINx meshtags beside the mesh grid: their regions (the steps' data are on the mesh's blocks).
+    for (const Node& grid : tag_grids_) {
+      Piece tags = reader_.read_uniform(grid);
+      if (!shares_geometry(tags, piece)) continue;
+      finish_piece(tags, context_.path());
+      absorb_meshtags(piece.mesh, tags.mesh);
+    }
     Mesh mesh;
     mesh.points = std::move(piece.mesh.points);
     mesh.cells = std::move(piece.mesh.cells);
     mesh.field_data = std::move(piece.mesh.field_data);
+    mesh.regions = std::move(piece.mesh.regions);
     blocks_ = mesh.cells;
     have_blocks_ = true;
     return mesh;
@@ -804,6 +865,7 @@ class XdmfTimeSeriesReader final : public TimeSeriesReader {
   GridReader reader_;
   std::vector<Node> steps_;
   std::vector<std::vector<Node>> extra_steps_;  // the steps of further functions' collections
+  std::vector<Node> tag_grids_;                  // Uniform grids after the mesh grid (meshtags)
   std::vector<double> times_;
   Node mesh_grid_;
   std::vector<CellBlock> blocks_;

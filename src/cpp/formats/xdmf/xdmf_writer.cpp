@@ -2,7 +2,12 @@
 // when there are several blocks, Node/Cell Attributes), heavy data in an HDF5 file beside the
 // .xdmf ("<stem>.h5", datasets /data0, /data1 …, gzip level 4 by default), in raw binary files
 // ("<stem><k>.bin") or inline. Field data of meshio's gmsh kind ([tag, dim]) goes into an
-// <Information> block meshio reads back. The time-series writer uses meshio's layout too.
+// <Information> block meshio reads back. The time-series writer: one Temporal collection, the
+// only grid of the Domain, whose first step holds the mesh (Geometry, Topology) and whose
+// other steps XInclude it, so that VTK's XDMF readers show one block with the steps' data
+// (meshio's layout, a mesh grid beside the collection, shows a second, bare block), while
+// meshio's TimeSeriesReader takes the first step's mesh (it looks there when the Domain has
+// no Uniform grid).
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -11,11 +16,11 @@
 
 #include "formats/xdmf/xdmf.hpp"
 #include "formats/xdmf/xdmf_document.hpp"
-#include "io/xdmf_cell_types.hpp"
-#include "io/atomic_file.hpp"
-#include "io/hdf5_file.hpp"
-#include "io/hdf5_options.hpp"
-#include "io/xml_scanner.hpp"
+#include "io/cells/xdmf_cell_types.hpp"
+#include "io/output/atomic_file.hpp"
+#include "io/hdf5/hdf5_file.hpp"
+#include "io/hdf5/hdf5_options.hpp"
+#include "io/text/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::xdmf {
@@ -301,10 +306,8 @@ class XdmfTimeSeriesWriter final : public TimeSeriesWriter {
 
   void write_mesh(const Mesh& mesh) override {
     if (have_mesh_) throw WriteError(path_, std::string(kFormat), "write_points_cells() called twice");
-    mesh_grid_ = "<Grid Name=\"mesh\" GridType=\"Uniform\">";
-    write_geometry(mesh_grid_, heavy_, mesh.points, path_);
-    write_topology(mesh_grid_, heavy_, mesh.cells, path_);
-    mesh_grid_ += "</Grid>";
+    write_geometry(mesh_xml_, heavy_, mesh.points, path_);
+    write_topology(mesh_xml_, heavy_, mesh.cells, path_);
     num_blocks_ = mesh.cells.size();
     have_mesh_ = true;
   }
@@ -315,7 +318,9 @@ class XdmfTimeSeriesWriter final : public TimeSeriesWriter {
       if (arrays.size() != num_blocks_)
         throw WriteError(path_, std::string(kFormat), "cell data '" + name + "' has " + std::to_string(arrays.size()) +
                                                           " arrays for " + std::to_string(num_blocks_) + " cell blocks");
-    steps_ += "<Grid><xi:include xpointer=\"xpointer(//Grid[@Name=&quot;mesh&quot;]/*[self::Topology or self::Geometry])\"/>";
+    // The first step holds the mesh; the others XInclude its Topology and Geometry.
+    if (steps_.empty()) steps_ += "<Grid Name=\"mesh\" GridType=\"Uniform\">" + mesh_xml_;
+    else steps_ += "<Grid GridType=\"Uniform\"><xi:include xpointer=\"xpointer(//Grid[@Name=&quot;mesh&quot;]/*[self::Topology or self::Geometry])\"/>";
     char scratch[40];
     const auto result = std::to_chars(scratch, scratch + sizeof scratch, step.time);
     steps_ += "<Time Value=\"" + std::string(scratch, result.ptr) + "\"/>";
@@ -326,7 +331,8 @@ class XdmfTimeSeriesWriter final : public TimeSeriesWriter {
   void close() override {
     if (closed_) return;
     std::string xml(kHeader);
-    xml += mesh_grid_;
+    // No step: the mesh alone, as meshio would leave it (beside an empty collection).
+    if (steps_.empty() && have_mesh_) xml += "<Grid Name=\"mesh\" GridType=\"Uniform\">" + mesh_xml_ + "</Grid>";
     xml += "<Grid Name=\"TimeSeries_meshio\" GridType=\"Collection\" CollectionType=\"Temporal\">";
     xml += steps_;
     xml += "</Grid>";
@@ -339,7 +345,7 @@ class XdmfTimeSeriesWriter final : public TimeSeriesWriter {
  private:
   std::string path_;
   HeavyData heavy_;
-  std::string mesh_grid_, steps_;
+  std::string mesh_xml_, steps_;  // the mesh's Geometry and Topology; the step grids
   std::size_t num_blocks_ = 0;
   bool have_mesh_ = false, closed_ = false;
 };

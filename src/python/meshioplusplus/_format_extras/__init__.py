@@ -1,3 +1,8 @@
-"""Per-format additions to the generated namespaces: ``meshioplusplus.<name>`` gets every name in
-``__all__`` of the module ``_format_extras/<name>.py`` when that module exists (see
-``_formats.install_namespaces``). Example: ``meshioplusplus.xdmf.TimeSeriesWriter``."""
+"""What formats add on the Python side, one module per format (``_format_extras/<name>.py``).
+Each module registers its additions in ``_capabilities`` when imported (time-series classes,
+partitioned readers, writers of several meshes, option translation, extra namespace names);
+importing this package imports them all, once, from the package's top. Format modules import
+only the floors below them (``_core``, ``_conversion``, ``_mesh``, ``_options``,
+``_capabilities``), never the read/write dispatch."""
+
+from . import exodus, gmsh, mdpa, med, pvd, pvtp, pvtu, vtkhdf, vtm, xdmf  # noqa: F401  (they register)

@@ -8,7 +8,7 @@ import os
 from .. import _core
 from .._conversion import from_core
 from .._exceptions import MissingFileError
-from .._helpers import read as _read
+from .._options import with_array_limit
 
 
 def make_reader(format_name):
@@ -18,8 +18,6 @@ def make_reader(format_name):
         makes points at the same position one point (exact coordinates; the first one's point
         data is kept). A piece index out of range or a missing piece file is a ``ReadError``
         naming the index file and the piece."""
-        if piece is None and not merge_points:
-            return _read(filename, file_format=format_name, max_bytes=max_bytes)
         path = os.fspath(filename)
         if not os.path.exists(path):
             raise MissingFileError(f"File {path} not found.")
@@ -27,14 +25,10 @@ def make_reader(format_name):
             piece = int(piece)
             if piece < 0:
                 raise ValueError(f"piece must be >= 0, got {piece}")
-        previous = _core.max_array_bytes()
-        if max_bytes is not None:
-            _core.set_max_array_bytes(int(max_bytes))
-        try:
-            return from_core(_core.read_partitioned(path, format_name, -1 if piece is None else piece,
-                                                    bool(merge_points)))
-        finally:
-            _core.set_max_array_bytes(previous)
+        if piece is None and not merge_points:  # the whole file, as meshioplusplus.read gives it
+            return with_array_limit(max_bytes, lambda: from_core(_core.read(path, format_name)))
+        return with_array_limit(max_bytes, lambda: from_core(
+            _core.read_partitioned(path, format_name, -1 if piece is None else piece, bool(merge_points))))
 
     def num_pieces(filename):
         """How many pieces the index file lists (the piece files are not opened)."""

@@ -24,6 +24,7 @@ appears (atomically) on ``close()``.
 ``reader.field_data`` after the call); ``reader.times`` lists every step's time.
 """
 
+from .._capabilities import register
 from ._time_series import TimeSeriesReader as _TimeSeriesReader
 from ._time_series import TimeSeriesWriter as _TimeSeriesWriter
 
@@ -43,3 +44,6 @@ class TimeSeriesWriter(_TimeSeriesWriter):
     def __init__(self, filename, netcdf_format: str = "NETCDF4") -> None:
         super().__init__(filename)
         self.options = {"netcdf_format": str(netcdf_format)}
+
+
+register("exodus", time_series_reader=TimeSeriesReader, time_series_writer=TimeSeriesWriter)

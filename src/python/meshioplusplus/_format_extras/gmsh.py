@@ -21,6 +21,7 @@ gives the same arrays as ``"view[step k, time t]"`` keys. The file is read once 
 opens.
 """
 
+from .._capabilities import register
 from ._time_series import TimeSeriesReader as _TimeSeriesReader
 from ._time_series import TimeSeriesWriter as _TimeSeriesWriter
 
@@ -39,3 +40,6 @@ class TimeSeriesWriter(_TimeSeriesWriter):
     def __init__(self, filename, fmt_version: str = "4.1", binary: bool = True) -> None:
         super().__init__(filename)
         self.options = {"fmt_version": str(fmt_version), "binary": "true" if binary else "false"}
+
+
+register("gmsh", time_series_reader=TimeSeriesReader, time_series_writer=TimeSeriesWriter)

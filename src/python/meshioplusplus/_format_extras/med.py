@@ -20,6 +20,7 @@ order, ``reader.times`` their exact times (``PDT``); a step's arrays are keyed b
 ``meshioplusplus.read`` (and meshio's) gives the same arrays as meshio's ``"name[i] - t"`` keys.
 """
 
+from .._capabilities import register
 from ._time_series import TimeSeriesReader as _TimeSeriesReader
 from ._time_series import TimeSeriesWriter as _TimeSeriesWriter
 
@@ -32,3 +33,6 @@ class TimeSeriesReader(_TimeSeriesReader):
 
 class TimeSeriesWriter(_TimeSeriesWriter):
     format_name = "med"
+
+
+register("med", time_series_reader=TimeSeriesReader, time_series_writer=TimeSeriesWriter)

@@ -17,7 +17,8 @@ written as the step arrives) and the ``.pvd`` collection on ``close()``:
             writer.write_data(t, point_data={"phi": phi})
 """
 
-from .._helpers import _option_text
+from .._options import option_text
+from .._capabilities import register
 from ._time_series import TimeSeriesReader as _TimeSeriesReader
 from ._time_series import TimeSeriesWriter as _TimeSeriesWriter
 
@@ -37,4 +38,7 @@ class TimeSeriesWriter(_TimeSeriesWriter):
     def __init__(self, filename, **vtu_options) -> None:
         super().__init__(filename)
         self.options = {name: text for name, value in vtu_options.items()
-                        if (text := _option_text(name, value, "x")) is not None}
+                        if (text := option_text(name, value, "x")) is not None}
+
+
+register("pvd", time_series_reader=TimeSeriesReader, time_series_writer=TimeSeriesWriter)

@@ -4,8 +4,10 @@
     mesh = meshioplusplus.pvtu.read("run.pvtu", piece=2)
 """
 
+from .._capabilities import register
 from ._partitioned import make_reader
 
 __all__ = ["read", "num_pieces"]
 
 read, num_pieces = make_reader("pvtu")
+register("pvtu", partitioned_reader=read, namespace={"read": read, "num_pieces": num_pieces})

@@ -27,6 +27,7 @@ import os
 
 from .. import _core
 from .._conversion import from_core
+from .._capabilities import register
 from ._time_series import TimeSeriesReader as _TimeSeriesReader
 from ._time_series import TimeSeriesWriter as _TimeSeriesWriter
 
@@ -78,3 +79,6 @@ def write_partitioned_main(filename, partition_files):
     """The main file of a partitioned VTKHDF: HDF5 virtual datasets over ``partition_files``
     (paths relative to the folder of ``filename``, one partition each), in order."""
     _core.write_vtkhdf_partitioned_main(os.fspath(filename), [os.fspath(name) for name in partition_files])
+
+
+register("vtkhdf", time_series_reader=TimeSeriesReader, time_series_writer=TimeSeriesWriter, namespace={"read_partitions": read_partitions})

@@ -15,7 +15,8 @@ import os
 from .. import _core
 from .._conversion import from_core, to_core
 from .._exceptions import MissingFileError
-from .._helpers import _option_text, _write_option_specs
+from .._capabilities import register
+from .._options import core_write_options, write_option_specs
 
 __all__ = ["write_blocks", "read_blocks"]
 
@@ -34,15 +35,10 @@ def _named(blocks):
 
 def write_blocks(filename, blocks, **options):
     """Write meshes as the datasets of one multiblock file (see the module's text)."""
-    specs = _write_option_specs("vtm")
-    unknown = set(options) - set(specs)
+    unknown = set(options) - set(write_option_specs("vtm"))
     if unknown:
         raise TypeError(f"vtm.write_blocks() got unexpected keyword(s) {sorted(unknown)}")
-    text_options = {}
-    for name, value in options.items():
-        text = _option_text(name, value, specs.get(name, ""))
-        if text is not None:
-            text_options[name] = text
+    text_options = core_write_options("vtm", options)
     _core.write_vtm_blocks(os.fspath(filename), [(name, to_core(mesh)) for name, mesh in _named(blocks)],
                            text_options)
 
@@ -53,3 +49,7 @@ def read_blocks(filename):
     if not os.path.exists(path):
         raise MissingFileError(f"File {path} not found.")
     return {name: from_core(mesh) for name, mesh in _core.read_vtm_blocks(path)}
+
+
+# write("scene.vtm", [mesh, ...]) / write(path, {name: mesh}) write one dataset per mesh.
+register("vtm", multi_mesh_writer=write_blocks, namespace={name: globals()[name] for name in __all__})

@@ -15,6 +15,7 @@ Steps are read lazily: ``read_data(k)`` reads only step k's arrays.
 """
 
 from .._exceptions import WriteError
+from .._capabilities import register
 from ._time_series import TimeSeriesReader as _TimeSeriesReader
 from ._time_series import TimeSeriesWriter as _TimeSeriesWriter
 
@@ -36,3 +37,6 @@ class TimeSeriesWriter(_TimeSeriesWriter):
         super().__init__(filename)
         self.data_format = data_format
         self.options = {"data_format": data_format}
+
+
+register("xdmf", time_series_reader=TimeSeriesReader, time_series_writer=TimeSeriesWriter)
