@@ -93,6 +93,7 @@ OUR_WRITE_OPTIONS = dict(MESHIO_WRITE_OPTIONS, **{
     "vti-raw": ("vti", {"binary": True, "compression": None, "appended": True}),
     "pvtu-raw": ("pvtu", {"pieces": 4, "binary": True, "compression": None, "appended": True}),
     "vtkhdf": ("vtkhdf", {}),
+    "xdmf": ("xdmf", {}),  # HDF heavy data, gzip (ab_packages.py's HDF5 rows)
 })
 # File extension of each variant (or of its stem, the part before the first '-').
 EXTENSIONS = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf",

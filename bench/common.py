@@ -60,14 +60,18 @@ def transparent_huge_pages():
         return "unknown"
 
 
-def run_worker(python, tool, operation, variant, path, repeat, timeout=900, threads=None):
+def run_worker(python, tool, operation, variant, path, repeat, timeout=900, threads=None, package_dir=None):
     """Runs one measurement in a subprocess; returns the worker's JSON dict or an error dict.
-    `threads` caps meshio++'s threads (MESHIOPLUSPLUS_NUM_THREADS), for one-core figures."""
+    `threads` caps meshio++'s threads (MESHIOPLUSPLUS_NUM_THREADS), for one-core figures;
+    `package_dir` puts a folder holding another build of meshioplusplus first on the path
+    (bench/ab_packages.py: before/after of one change, in one run)."""
     command = [str(python), str(WORKER), tool, operation, variant, str(path), str(repeat)]
     env = dict(os.environ)
     if threads is not None:
         env["MESHIOPLUSPLUS_NUM_THREADS"] = str(threads)
     env.pop("PYTHONPATH", None)
+    if package_dir is not None:
+        env["PYTHONPATH"] = str(package_dir)
     # numpy's OpenBLAS threads spin after start-up and steal a core from whatever is timed on
     # this 2-core machine; no tool here uses BLAS.
     env.setdefault("OPENBLAS_NUM_THREADS", "1")

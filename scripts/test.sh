@@ -26,6 +26,9 @@ install_repaired_wheel
 echo "== meshio 5.3.5's own test suite, against meshio and against us (tests/meshio_suite)"
 suite_status=0
 python tests/meshio_suite/run_meshio_suite.py --report build/meshio-suite/report.txt || suite_status=$?
+echo "== meshio's clients (PyVista, pygmsh, scikit-fem, felupe): their meshio tests, against meshio and against us (tests/downstream)"
+downstream_status=0
+python tests/downstream/run_downstream.py --report build/downstream/report.txt || downstream_status=$?
 
 echo "== Python: pytest"
 # Run from the repository root against the installed package (src/ is not on sys.path).
@@ -37,4 +40,8 @@ bash scripts/sanitize.sh "${SANITIZE_FUZZ_SECONDS:-15}"
 if [ "$suite_status" -ne 0 ]; then
   echo "== FAILED: meshio's own test suite has tests that pass for meshio and not for us (above)"
   exit "$suite_status"
+fi
+if [ "$downstream_status" -ne 0 ]; then
+  echo "== FAILED: meshio's clients have tests that pass with meshio and not with us, or a run gave no results (above, build/downstream/report.txt)"
+  exit "$downstream_status"
 fi

@@ -1,4 +1,4 @@
-// Compressed HDF5 datasets (src/cpp/io/hdf5/hdf5_file.cpp): deflate chunks compressed on every core
+// Compressed HDF5 datasets (src/cpp/io/hdf5/hdf5_chunks.cpp): deflate chunks compressed on every core
 // and stored with H5Dwrite_chunk, read back with H5Dread_chunk and inflated on every core.
 // Round trips over dtypes, row widths and chunk edges (one row, exact chunk multiples, a
 // partial last chunk), row ranges across chunks with and without conversion, the bytes and

@@ -28,30 +28,45 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 
+def download_sdist(cache, name, version, no_binary=":all:"):
+    """The sdist of ``name==version`` in ``cache`` (downloaded once with pip)."""
+    candidates = [cache / f"{stem}-{version}.tar.gz" for stem in dict.fromkeys((name, name.replace("-", "_")))]
+    if not any(archive.is_file() for archive in candidates):
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", no_binary,
+             f"{name}=={version}", "-d", str(cache)],
+            check=True,
+        )
+    for archive in candidates:
+        if archive.is_file():
+            return archive
+    raise FileNotFoundError(f"pip download {name}=={version} wrote none of {[a.name for a in candidates]}")
+
+
+def extract(archive, cache, prefixes):
+    """Unpacks the members of ``archive`` under any of ``prefixes`` into ``cache``."""
+    with tarfile.open(archive) as tar:
+        members = [m for m in tar.getmembers() if m.name.startswith(tuple(prefixes))]
+        tar.extractall(cache, members=members, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(
+            cache, members=members)
+
+
 def fetch_suite(cache):
     """The unpacked ``tests/`` folder of meshio's sdist (downloaded once into ``cache``)."""
     root = cache / f"meshio-{MESHIO_VERSION}"
     tests = root / "tests"
     if (tests / "helpers.py").is_file():
         return tests
-    cache.mkdir(parents=True, exist_ok=True)
-    archive = cache / f"meshio-{MESHIO_VERSION}.tar.gz"
-    if not archive.is_file():
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-             f"meshio=={MESHIO_VERSION}", "-d", str(cache)],
-            check=True,
-        )
-    with tarfile.open(archive) as tar:
-        members = [m for m in tar.getmembers() if m.name.startswith(f"meshio-{MESHIO_VERSION}/tests/")]
-        tar.extractall(cache, members=members, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(
-            cache, members=members)
+    archive = download_sdist(cache, "meshio", MESHIO_VERSION)
+    extract(archive, cache, [f"meshio-{MESHIO_VERSION}/tests/"])
     # An empty ini so that neither meshio's nor our pytest configuration is picked up.
     (root / "harness-pytest.ini").write_text("[pytest]\n")
     return tests
 
 
-def run_pytest(tests, junit, shim, extra):
+def run_pytest(tests, junit, shim, extra, targets=None):
+    """pytest on ``tests`` (or on ``targets``, paths or node ids relative to its parent folder)."""
     env = dict(os.environ)
     # A developer's PYTHONPATH (a dev build of meshioplusplus) stays, after the shim.
     paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -60,7 +75,7 @@ def run_pytest(tests, junit, shim, extra):
     env["PYTHONPATH"] = os.pathsep.join(paths)
     # meshio's numpy readers would otherwise spin OpenBLAS threads on our two cores.
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    command = [sys.executable, "-m", "pytest", str(tests), "-q", "-p", "no:cacheprovider",
+    command = [sys.executable, "-m", "pytest", *(targets or [str(tests)]), "-q", "-p", "no:cacheprovider",
                "-c", str(tests.parent / "harness-pytest.ini"), "--rootdir", str(tests.parent),
                f"--junitxml={junit}", "-o", "junit_family=xunit1", *extra]
     completed = subprocess.run(command, cwd=tests.parent, env=env, capture_output=True, text=True)
@@ -104,17 +119,21 @@ def read_pending():
     return pending
 
 
-def read_deliberate():
-    """test id -> reason, from deliberate.txt (tests we fail on purpose: meshio is wrong)."""
-    deliberate = {}
-    path = HERE / "deliberate.txt"
+def read_reasons(path):
+    """test id -> reason, from a file of lines 'TEST_ID  REASON' (two spaces; '#' comments)."""
+    reasons = {}
     if path.is_file():
         for line in path.read_text().splitlines():
             line = line.strip()
             if line and not line.startswith("#"):
                 test_id, _, reason = line.partition("  ")
-                deliberate[test_id.strip()] = reason.strip()
-    return deliberate
+                reasons[test_id.strip()] = reason.strip()
+    return reasons
+
+
+def read_deliberate():
+    """test id -> reason, from deliberate.txt (tests we fail on purpose: meshio is wrong)."""
+    return read_reasons(HERE / "deliberate.txt")
 
 
 def main(argv=None):

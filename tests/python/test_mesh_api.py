@@ -72,13 +72,31 @@ def test_sets_are_live_views_over_regions():
     mesh.cell_sets = {"tets": [[], [], [0]]}
     assert mesh.region("tets").entries.tolist() == [4]
     # meshio pairs a set's arrays with blocks by zip(): a short list leaves the last blocks out,
-    # a long one (or an index outside its block) is an error.
+    # a long one is an error.
     mesh.cell_sets["short"] = [[0]]
     assert mesh.region("short").entries.tolist() == [0]
     with pytest.raises(ValueError, match="index arrays for 3 cell blocks"):
         mesh.cell_sets["bad"] = [[0], [], [], [0]]
-    with pytest.raises(ValueError, match="index outside cell block 2"):
-        mesh.cell_sets["bad"] = [[], [], [1]]
+    # An index outside its block (pygmsh's sets of global element tags) is accepted, as meshio
+    # accepts it, with a warning; the region keeps only the indices that name a cell.
+    with pytest.warns(UserWarning, match=r"'past': 2 of 3 indices are outside cell block 2 \(1 cells\)"):
+        mesh.cell_sets["past"] = [[], [], [0, 1, -1]]
+    assert mesh.region("past").entries.tolist() == [4]
+
+
+def test_cell_sets_past_their_block_are_never_written_as_missing_cells(tmp_path):
+    points = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
+    cells = [("line", np.array([[0, 1], [1, 3]])), ("triangle", np.array([[0, 1, 2], [1, 3, 2]]))]
+    # pygmsh's shape: the set of the triangles named by Gmsh's global element tags - 1 (2, 3)
+    with pytest.warns(UserWarning, match="outside cell block 1"):
+        mesh = mio.Mesh(points, cells, cell_sets={"top": [None, np.array([1, 2, 3])]})
+    assert mesh.region("top").entries.tolist() == [3]
+    for name in ("out.msh", "out.vtu", "out.med"):
+        mio.write(tmp_path / name, mesh)
+        back = mio.read(tmp_path / name)
+        total = sum(len(block.data) for block in back.cells)
+        for region in back.regions:
+            assert region.entries.size == 0 or int(region.entries.max()) < total
 
 
 def test_side_regions_are_not_cell_sets():

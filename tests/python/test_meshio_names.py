@@ -49,12 +49,8 @@ SUPPORTED = [
     ("xdmf.time_series", ["TimeSeriesReader", "TimeSeriesWriter", "ReadError", "cell_data_from_raw",
                           "xdmf_to_numpy_type"], "ogstools"),
     ("xdmf", ["TimeSeriesReader", "TimeSeriesWriter", "common", "time_series"], "ogstools"),
+    ("abaqus._abaqus", ["abaqus_to_meshio_type", "meshio_to_abaqus_type", "read", "write"], "sgio, adapy"),
 ]
-
-_XDMF_BOUND = hasattr(_core, "xdmf_topology_names")
-_XDMF_SHORT = {"quad8": "Quad_8", "quad9": "Quad_9", "triangle6": "Tri_6", "tetra10": "Tet_10"}
-_XDMF_ALTERNATES = dict(_XDMF_SHORT, **{f"hexahedron{n}": f"Hex_{n}" for n in
-                                        (20, 24, 27, 64, 125, 216, 343, 512, 729, 1331)})
 
 # Every difference between meshio's tables and ours: (meshio module, name) -> what only meshio
 # has, what only we have, keys whose values differ, and why.
@@ -79,14 +75,25 @@ KNOWN_DIFFERENCES = {
         only_ours={3}, why="XDMF Polygon cells in Mixed topologies: meshio++ reads and writes them"),
     ("xdmf.common", "meshio_type_to_xdmf_index"): dict(only_ours={"polygon"}, why="the inverse"),
     ("xdmf.common", "meshio_to_xdmf_type"): dict(
-        differ={"hexahedron1000"}, why="meshio spells the short name 'Hex_100' (a typo); we 'Hex_1000'")
-    if _XDMF_BOUND else dict(
-        differ=set(_XDMF_ALTERNATES) | {"hexahedron1000"},
-        why="the spellings the XDMF reader accepts besides the written one (Tet_10, Hex_20 …) are in a C++ "
-            "table the extension does not bind yet (_core.xdmf_topology_names); only the written ones are known"),
-    ("xdmf.common", "xdmf_to_meshio_type"): dict(only_meshio={"Hex_100"}, only_ours={"Hex_1000"}, why="the typo")
-    if _XDMF_BOUND else dict(
-        only_meshio=set(_XDMF_ALTERNATES.values()) | {"Hex_100"}, why="as meshio_to_xdmf_type"),
+        differ={"hexahedron1000"}, why="meshio spells the short name 'Hex_100' (a typo); we 'Hex_1000'"),
+    ("xdmf.common", "xdmf_to_meshio_type"): dict(only_meshio={"Hex_100"}, only_ours={"Hex_1000"}, why="the typo"),
+    ("abaqus._abaqus", "abaqus_to_meshio_type"): dict(
+        only_ours=set("B23 B23H C3D5 C3D5H C3D6H C3D8P C3D8RP C3D10HS C3D15H C3D20P C3D20RP CAX3 CAX3H CAX4 CAX4H "
+                      "CAX4I CAX4IH CAX4R CAX4RH CAX4RP CAX6 CAX6H CAX6M CAX6MH CAX8 CAX8H CAX8P CAX8R CAX8RH CAX8RP "
+                      "CPE3 CPE3H CPE4 CPE4H CPE4I CPE4IH CPE4P CPE4R CPE4RH CPE4RP CPE6H CPE6M CPE6MH CPE8 CPE8H "
+                      "CPE8P CPE8R CPE8RH CPE8RP CPS4I CPS6 CPS6M CPS8 CPS8R DC1D2 DC1D3 DC2D3 DC2D4 DC2D6 DC2D8 "
+                      "DC3D4 DC3D6 DC3D8 DC3D10 DC3D15 DC3D20 DCAX3 DCAX4 DCAX6 DCAX8 M3D3 M3D4 M3D4R M3D6 M3D8 "
+                      "M3D8R M3D9 M3D9R PIPE21 PIPE22 PIPE31 PIPE32 R2D2 R3D4 RAX2 RB2D2 RB3D2 SC6R SC8R SFM3D3 "
+                      "SFM3D4 SFM3D4R SFM3D6 SFM3D8 SFM3D8R".split()),
+        differ={"B33", "B33H", "C3D4H"},
+        why="the core reads the plane, axisymmetric, membrane, surface, rigid, pipe, pore-pressure and heat-transfer "
+            "variants and pyramids too; B33 is a 2-node (cubic) beam, line, not line3; C3D4H is a tetra (meshio: "
+            "'tetra4', no such type)"),
+    ("abaqus._abaqus", "meshio_to_abaqus_type"): dict(
+        only_meshio={"tetra4"}, only_ours={"pyramid"},
+        differ={"line", "line3", "triangle", "triangle6", "quad", "quad8", "tetra10", "hexahedron", "hexahedron20"},
+        why="ours: the name the core writes for 3-D points (T3D2, S3, C3D8 …); meshio's inverts its first map, so "
+            "the last name listed per type wins (B31H, R3D3, C3D8RH …); pyramids are written as C3D5"),
 }
 
 DICTS = [
@@ -106,6 +113,8 @@ DICTS = [
     ("xdmf.common", "xdmf_idx_to_meshio_type"),
     ("xdmf.common", "meshio_type_to_xdmf_index"),
     ("xdmf.time_series", "xdmf_to_numpy_type"),
+    ("abaqus._abaqus", "abaqus_to_meshio_type"),
+    ("abaqus._abaqus", "meshio_to_abaqus_type"),
 ]
 
 
@@ -140,6 +149,19 @@ def test_sub_modules_are_importable_and_are_attributes_of_their_namespace():
     assert "gmsh_to_meshio_type" in dir(meshioplusplus.gmsh)
 
 
+def test_the_private_modules_are_attributes_after_a_plain_import():
+    # meshio code reaches e.g. meshio._common.num_nodes_per_cell after "import meshio" alone.
+    script = ("import meshioplusplus as m\n"
+              "print(m._common.num_nodes_per_cell['tetra'], m._vtk_common.meshio_to_vtk_type['tetra'],\n"
+              "      m._mesh.topological_dimension['tetra'], m._files.open_file.__name__, m.__about__.__version__,\n"
+              "      m._exceptions.CorruptionError.__name__, m.vtk._vtk_42.__name__, m.xdmf.time_series.__name__)")
+    package_root = str(pathlib.Path(os.path.abspath(meshioplusplus.__file__)).parent.parent)
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([package_root, *[p for p in sys.path if p]]))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[:6] == ["4", "10", "3", "open_file", meshioplusplus.__version__, "CorruptionError"]
+
+
 def test_modules_meshio_does_not_have_still_fail_to_import():
     # PyVista tries meshio < 5's ``meshio.vtk._vtk`` first and falls back on ImportError.
     with pytest.raises(ImportError):
@@ -167,9 +189,14 @@ def test_the_vtk_maps_come_from_the_core_table():
     assert vtk_type_to_numnodes[7] == -1 and vtk_type_to_numnodes[12] == 8
 
 
-def test_the_vtk_node_orders_are_the_writers():
+def test_the_vtk_node_orders_are_the_writers(tmp_path):
     from meshioplusplus._vtk_common import meshio_to_vtk_order, vtk_to_meshio_order
 
+    assert _core.vtk_node_permutation(13) == (0, 2, 1, 3, 5, 4) and _core.vtk_node_permutation(5) is None
+    wedge = meshioplusplus.Mesh(np.zeros((6, 3)), [("wedge", [[0, 1, 2, 3, 4, 5]])])
+    meshioplusplus.write(tmp_path / "wedge.vtk", wedge, binary=False, fmt_version="4.2")
+    cells = (tmp_path / "wedge.vtk").read_text().split("CELLS")[1].splitlines()[1].split()
+    assert [int(node) for node in cells[1:]] == list(meshio_to_vtk_order("wedge"))
     assert list(meshio_to_vtk_order("wedge")) == [0, 2, 1, 3, 5, 4]
     assert list(vtk_to_meshio_order(13)) == [0, 2, 1, 3, 5, 4]
     assert meshio_to_vtk_order("tetra10") is None and vtk_to_meshio_order(5) is None
@@ -201,8 +228,7 @@ def test_the_gmsh_maps_are_the_gmsh_formats_table():
     assert gmsh.meshio_to_gmsh_type["tetra10"] == 11 and gmsh.gmsh_to_meshio_type[np.int32(4)] == "tetra"
     assert gmsh.meshio_to_gmsh_type == {name: i for i, name in gmsh.gmsh_to_meshio_type.items()}
     assert gmsh.common._meshio_to_gmsh_type is gmsh.meshio_to_gmsh_type
-    if hasattr(_core, "gmsh_element_types"):  # the binding and the writer must agree
-        assert list(_tables.gmsh_element_types()) == _tables.gmsh_rows_written()
+    assert [(i, name) for i, name, _ in _core.gmsh_element_types()] == sorted(gmsh.gmsh_to_meshio_type.items())
     # Read back: a tetra10 written through the core comes back in our order.
     idx = np.arange(10).reshape(1, 10)
     gmsh_rows = gmsh.common._meshio_to_gmsh_order("tetra10", idx)
@@ -212,6 +238,20 @@ def test_the_gmsh_maps_are_the_gmsh_formats_table():
     there = gmsh.common._meshio_to_gmsh_order("hexahedron20", hexahedron)
     assert gmsh.common._gmsh_to_meshio_order("hexahedron20", there).tolist() == hexahedron.tolist()
     assert gmsh.common._gmsh_to_meshio_order("triangle", [[0, 1, 2]]).tolist() == [[0, 1, 2]]
+
+
+@pytest.mark.parametrize("cell_type", ["triangle", "tetra10", "hexahedron20", "hexahedron27", "wedge15", "pyramid13"])
+def test_the_gmsh_tables_are_what_the_gmsh_writer_writes(tmp_path, cell_type):
+    # The bound table is the one the writer uses: a one-cell MSH 2.2 file holds its id and order.
+    nodes = CELL_TYPES[cell_type][0]
+    mesh = meshioplusplus.Mesh(np.zeros((nodes, 3)), [(cell_type, np.arange(nodes).reshape(1, nodes))])
+    meshioplusplus.write(tmp_path / "cell.msh", mesh, file_format="gmsh", fmt_version="2.2", binary=False)
+    element = (tmp_path / "cell.msh").read_text().split("$Elements")[1].split()
+    gmsh_id, num_tags = int(element[2]), int(element[3])
+    written = [int(node) - 1 for node in element[4 + num_tags:4 + num_tags + nodes]]
+    common = meshioplusplus.gmsh.common
+    assert gmsh_id == common._meshio_to_gmsh_type[cell_type]
+    assert written == common._meshio_to_gmsh_order(cell_type, np.arange(nodes).reshape(1, nodes))[0].tolist()
 
 
 def test_the_gmsh_section_helpers_round_trip(tmp_path):
@@ -247,10 +287,14 @@ def test_the_xdmf_tables_are_the_xdmf_formats(tmp_path):
     assert common.xdmf_idx_to_meshio_type[0x4] == "triangle" and common.meshio_type_to_xdmf_index["line3"] == 0x22
     assert common.numpy_to_xdmf_dtype["float64"] == ("Float", "8")
     assert common.xdmf_to_numpy_type[("UInt", "4")] == "uint32"
-    if _XDMF_BOUND:
-        assert common.xdmf_to_meshio_type["Tet_10"] == "tetra10"
-        assert [(x, n) for x, n in _tables.xdmf_topology_names() if x == common.meshio_to_xdmf_type[n][0]] == \
-            _tables.xdmf_names_written()
+    assert common.xdmf_to_meshio_type["Tet_10"] == "tetra10" and common.meshio_to_xdmf_type["quad8"][1] == "Quad_8"
+    for cell_type in ("triangle6", "hexahedron20", "line"):  # the first spelling is the one written
+        nodes = CELL_TYPES[cell_type][0]
+        meshioplusplus.write(tmp_path / "cell.xdmf", meshioplusplus.Mesh(
+            np.zeros((nodes, 3)), [(cell_type, np.arange(nodes).reshape(1, nodes))]), data_format="XML")
+        topology = ET.parse(tmp_path / "cell.xdmf").getroot().find(".//Topology")
+        assert topology.get("TopologyType") == common.meshio_to_xdmf_type[cell_type][0]
+    assert [n for _, n, _ in _tables.xdmf_mixed_ids()][:3] == ["vertex", "line", "polygon"]
     # translate_mixed_cells reads the Mixed stream the core writes
     mesh = meshioplusplus.Mesh(np.zeros((5, 3)), [("triangle", [[0, 1, 2], [1, 2, 3]]), ("quad", [[0, 1, 2, 3]]),
                                                  ("line", [[3, 4]]), ("polygon", [[0, 1, 2, 3, 4]])])
@@ -263,6 +307,24 @@ def test_the_xdmf_tables_are_the_xdmf_formats(tmp_path):
         common.translate_mixed_cells(np.array([2, 3, 0, 1, 2]))  # a 3-point polyline
     assert [common.attribute_type(np.zeros(s)) for s in [(4,), (4, 1), (4, 3), (4, 9), (4, 3, 3), (4, 6), (4, 2, 2)]] \
         == ["Scalar", "Scalar", "Vector", "Tensor", "Tensor", "Tensor6", "Matrix"]
+
+
+def test_the_abaqus_tables_are_the_abaqus_formats(tmp_path):
+    from meshioplusplus.abaqus import _abaqus
+
+    assert meshioplusplus.abaqus._abaqus is sys.modules["meshioplusplus.abaqus._abaqus"]
+    assert _abaqus.abaqus_to_meshio_type["C3D8R"] == "hexahedron" and _abaqus.abaqus_to_meshio_type["CPE4"] == "quad"
+    assert _abaqus.meshio_to_abaqus_type["tetra10"] == "C3D10" and _abaqus.meshio_to_abaqus_type["line"] == "T3D2"
+    assert all(_abaqus.abaqus_to_meshio_type[name] == cell_type
+               for cell_type, name in _abaqus.meshio_to_abaqus_type.items())
+    points = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]])
+    mesh = meshioplusplus.Mesh(points, [("tetra", [[0, 1, 2, 3]]), ("pyramid", [[0, 1, 4, 2, 3]])])
+    _abaqus.write(tmp_path / "a.inp", mesh)
+    text = (tmp_path / "a.inp").read_text().upper()
+    assert "TYPE=C3D4" in text and "TYPE=C3D5" in text
+    assert [b.type for b in _abaqus.read(tmp_path / "a.inp").cells] == ["tetra", "pyramid"]
+    _abaqus.write(tmp_path / "b.inp", mesh, translate_cell_names=False)
+    assert "TYPE=TETRA" in (tmp_path / "b.inp").read_text().upper()
 
 
 def test_xdmf_main_reads_and_writes_through_the_core(tmp_path):

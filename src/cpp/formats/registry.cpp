@@ -54,6 +54,11 @@ namespace meshioplusplus {
 namespace {
 
 
+// meshio's float_fmt, in the rows of every format whose meshio writer takes it (Abaqus, FLAC3D,
+// Gmsh, MDPA, Medit, Netgen, TetGen, SVG): io/output/float_format.hpp.
+constexpr WriteOptionSpec kFloatFormatSpec{
+    "float_fmt", "", "floats as a Python format spec ('.16e', '.6g', '.3f'); default: shortest exact form"};
+
 constexpr std::array<std::string_view, 1> kVtuExtensions{".vtu"};
 constexpr std::array kVtuOptions{
     WriteOptionSpec{"binary", "true", "base64 or raw binary data instead of ascii"},
@@ -102,17 +107,20 @@ constexpr std::array<std::string_view, 1> kGmshExtensions{".msh"};
 constexpr std::array kGmshOptions{
     WriteOptionSpec{"fmt_version", "4.1", "MSH version: 2.2, 4.0 or 4.1"},
     WriteOptionSpec{"binary", "true", "binary instead of ascii"},
+    kFloatFormatSpec,
 };
 
 constexpr std::array<std::string_view, 2> kMeditExtensions{".mesh", ".meshb"};
 constexpr std::array kMeditOptions{
     WriteOptionSpec{"version", "", "1-4: float32/float64 reals, 32/64-bit integers and positions (default by data)"},
     WriteOptionSpec{"big_endian", "false", "big-endian .meshb (binary only)"},
+    kFloatFormatSpec,
 };
 
 constexpr std::array<std::string_view, 1> kAbaqusExtensions{".inp"};
 constexpr std::array kAbaqusOptions{
     WriteOptionSpec{"translate_cell_names", "true", "Abaqus element names (C3D8 …) instead of meshio's"},
+    kFloatFormatSpec,
 };
 
 constexpr std::array<std::string_view, 3> kNastranExtensions{".bdf", ".fem", ".nas"};
@@ -144,6 +152,7 @@ constexpr std::array<std::string_view, 1> kWktExtensions{".wkt"};
 constexpr std::array<std::string_view, 1> kFlac3dExtensions{".f3grid"};
 constexpr std::array kFlac3dOptions{
     WriteOptionSpec{"binary", "false", "binary grid (meshio's layout) instead of ascii"},
+    kFloatFormatSpec,
 };
 
 constexpr std::array<std::string_view, 1> kMdpaExtensions{".mdpa"};
@@ -190,6 +199,11 @@ constexpr std::array kCgnsOptions{
 constexpr std::array<std::string_view, 1> kMedExtensions{".med"};
 
 constexpr std::array<std::string_view, 2> kVtkhdfExtensions{".vtkhdf", ".hdf"};
+// The text formats whose meshio writers take float_fmt and have no other option.
+constexpr std::array kFloatFormatOnlyOptions{
+    kFloatFormatSpec,
+};
+
 constexpr std::array kVtkhdfOptions{
     WriteOptionSpec{"compression", "none", "gzip or None"},
     WriteOptionSpec{"compression_opts", "4", "gzip level 0-9"},
@@ -201,6 +215,7 @@ constexpr std::array kSvgOptions{
     WriteOptionSpec{"image_width", "100", "scale the drawing to this width; None keeps mesh coordinates"},
     WriteOptionSpec{"fill", "#c8c5bd", "CSS fill colour"},
     WriteOptionSpec{"stroke", "#000080", "CSS stroke colour"},
+    kFloatFormatSpec,
 };
 
 const std::array kFormats{
@@ -224,15 +239,15 @@ const std::array kFormats{
     FormatInfo{"off", kOffExtensions, "Geomview OFF", off::read, off::write, {}},
     FormatInfo{"su2", kSu2Extensions, "SU2 native mesh", su2::read, su2::write, {}},
     FormatInfo{"ugrid", kUgridExtensions, "AFLR3 UGRID (variant from the file name)", ugrid::read, ugrid::write, {}},
-    FormatInfo{"tetgen", kTetgenExtensions, "TetGen .node/.ele pair", tetgen::read, tetgen::write, {}},
+    FormatInfo{"tetgen", kTetgenExtensions, "TetGen .node/.ele pair", tetgen::read, tetgen::write, kFloatFormatOnlyOptions},
     FormatInfo{"avsucd", kAvsucdExtensions, "AVS-UCD", avsucd::read, avsucd::write, {}},
     FormatInfo{"tecplot", kTecplotExtensions, "Tecplot ASCII (finite-element zones)", tecplot::read, tecplot::write, {}},
     FormatInfo{"dolfin", kDolfinExtensions, "DOLFIN XML", dolfin::read, dolfin::write, {}},
     FormatInfo{"wkt", kWktExtensions, "Well-Known Text TIN", wkt::read, wkt::write, {}},
     FormatInfo{"flac3d", kFlac3dExtensions, "FLAC3D grid", flac3d::read, flac3d::write, kFlac3dOptions},
-    FormatInfo{"mdpa", kMdpaExtensions, "Kratos Multiphysics model part", mdpa::read, mdpa::write, {}},
+    FormatInfo{"mdpa", kMdpaExtensions, "Kratos Multiphysics model part", mdpa::read, mdpa::write, kFloatFormatOnlyOptions},
     FormatInfo{"permas", kPermasExtensions, "PERMAS", permas::read, permas::write, {}},
-    FormatInfo{"netgen", kNetgenExtensions, "Netgen mesh", netgen::read, netgen::write, {}},
+    FormatInfo{"netgen", kNetgenExtensions, "Netgen mesh", netgen::read, netgen::write, kFloatFormatOnlyOptions},
     FormatInfo{"ansys", kAnsysExtensions, "ANSYS Fluent mesh", ansys::read, ansys::write, kAnsysOptions, ansys::looks_like},
     FormatInfo{"neuroglancer", kNeuroglancerExtensions, "Neuroglancer precomputed mesh", neuroglancer::read,
                neuroglancer::write, {}},

@@ -17,13 +17,19 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 
 #include "allocator_shim.hpp"
+#include "formats/abaqus/abaqus_element_types.hpp"
 #include "formats/gmsh/gmsh.hpp"
+#include "formats/gmsh/gmsh_element_types.hpp"
+#include "formats/med/med.hpp"
+#include "formats/med/med_time_series.hpp"
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
+#include "io/cells/xdmf_cell_types.hpp"
 #include "io/codecs/block_codec.hpp"
 #include "io/vtk/vtk_cells.hpp"
 #include "io/cgns/cgns_file.hpp"
@@ -393,6 +399,63 @@ nb::object block_bases_of(const std::vector<std::int64_t>& cell_counts) {
   return to_numpy(mpp::block_bases(cell_counts));
 }
 
+// ---- format tables meshio's private names are made of (meshioplusplus/_meshio_names) -----
+
+template <typename Indices>
+nb::tuple index_tuple(const Indices& indices) {
+  nb::list values;
+  for (const auto index : indices) values.append(static_cast<int>(index));
+  return nb::tuple(values);
+}
+
+// (gmsh id, cell type, meshio_from_gmsh): meshio node i is Gmsh node order[i]; () where they agree.
+nb::list gmsh_element_type_table() {
+  nb::list table;
+  for (const mpp::gmsh::GmshElementType& type : mpp::gmsh::element_types())
+    table.append(nb::make_tuple(type.gmsh_id, std::string(type.name), index_tuple(type.meshio_from_gmsh)));
+  return table;
+}
+
+// (XDMF topology name, cell type) in table order: a type's first spelling is the one written.
+nb::list xdmf_topology_name_table() {
+  nb::list table;
+  for (const mpp::io::TopologyName& entry : mpp::io::kTopologyNames)
+    table.append(nb::make_tuple(std::string(entry.xdmf), std::string(entry.ours)));
+  return table;
+}
+
+// (Mixed id, cell type, nodes); nodes 0 where a node count follows the id.
+nb::list xdmf_mixed_id_table() {
+  nb::list table;
+  for (const mpp::io::MixedId& entry : mpp::io::kMixedIds)
+    table.append(nb::make_tuple(entry.id, std::string(entry.ours), entry.nodes));
+  return table;
+}
+
+// vtk[k] = ours[p[k]] (its own inverse) for the VTK id whose node order differs; None otherwise.
+nb::object vtk_node_permutation_of(int vtk_id) {
+  const int* permutation = mpp::io::vtk_node_permutation(vtk_id);
+  const mpp::CellTypeInfo* info = mpp::cell_type_from_vtk(vtk_id, 0);
+  if (permutation == nullptr || info == nullptr || info->num_nodes <= 0) return nb::none();
+  return index_tuple(std::span<const int>(permutation, static_cast<std::size_t>(info->num_nodes)));
+}
+
+// (Abaqus name, cell type): every Abaqus element name the reader knows.
+nb::list abaqus_element_type_table() {
+  nb::list table;
+  for (const mpp::abaqus::detail::NameRow& row : mpp::abaqus::detail::element_names())
+    table.append(nb::make_tuple(std::string(row.abaqus), std::string(row.cell)));
+  return table;
+}
+
+// (cell type, name written for 2-D points, name written for 3-D points).
+nb::list abaqus_written_name_table() {
+  nb::list table;
+  for (const mpp::abaqus::detail::WrittenName& row : mpp::abaqus::detail::written_names())
+    table.append(nb::make_tuple(std::string(row.cell), std::string(row.planar), std::string(row.spatial)));
+  return table;
+}
+
 // ---- time series (include/meshioplusplus/time_series.hpp) --------------------------------
 // meshioplusplus.xdmf.TimeSeriesReader/Writer (src/python/meshioplusplus/xdmf.py) sit on these.
 
@@ -553,6 +616,38 @@ nb::dict read_gmsh_partitions(const std::string& path, const std::vector<int>& p
   return mesh_to_python(mesh);
 }
 
+// ---- MED meshes by name (meshioplusplus.med.read(mesh_name=), mesh_names, TimeSeriesReader).
+// Names come to Python as file_text decodes them; a name given back is the file's spelling that
+// decodes to it (a Latin-1 name too), else its UTF-8 text (which the read refuses, listing the meshes).
+mpp::med::ReadOptions med_mesh(const std::string& path, const nb::str& mesh_name) {
+  if (nb::len(mesh_name) == 0) return {};
+  for (const std::string& spelling : mpp::med::mesh_names(path))
+    if (file_text(spelling).equal(mesh_name)) return {spelling};
+  return {nb::cast<std::string>(mesh_name)};
+}
+
+nb::dict read_med(const std::string& path, const nb::str& mesh_name) {
+  const mpp::med::ReadOptions options = med_mesh(path, mesh_name);
+  mpp::Mesh mesh;
+  {
+    nb::gil_scoped_release released;
+    mesh = mpp::med::read(path, options);
+  }
+  return mesh_to_python(mesh);
+}
+
+nb::list med_mesh_names(const std::string& path) {
+  nb::list names;
+  for (const std::string& name : mpp::med::mesh_names(path)) names.append(file_text(name));
+  return names;
+}
+
+std::unique_ptr<mpp::TimeSeriesReader> open_med_time_series(const std::string& path, const nb::str& mesh_name) {
+  const mpp::med::ReadOptions options = med_mesh(path, mesh_name);
+  nb::gil_scoped_release released;
+  return mpp::med::open_time_series(path, options);
+}
+
 std::unique_ptr<mpp::TimeSeriesReader> open_vtkhdf_partitions(const std::string& path, std::int64_t first,
                                                               std::int64_t count) {
   nb::gil_scoped_release released;
@@ -585,6 +680,12 @@ NB_MODULE(_core, m) {
         nb::arg("options") = nb::dict());
   m.def("formats", &format_table);
   m.def("cell_types", &cell_type_table);
+  m.def("gmsh_element_types", &gmsh_element_type_table);
+  m.def("xdmf_topology_names", &xdmf_topology_name_table);
+  m.def("xdmf_mixed_ids", &xdmf_mixed_id_table);
+  m.def("vtk_node_permutation", &vtk_node_permutation_of, nb::arg("vtk_id"));
+  m.def("abaqus_element_types", &abaqus_element_type_table);
+  m.def("abaqus_written_names", &abaqus_written_name_table);
   m.def("block_bases", &block_bases_of, nb::arg("cell_counts"));
   m.def("derive_side_regions", &derive_side_regions_of, nb::arg("mesh"));
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
@@ -614,5 +715,8 @@ NB_MODULE(_core, m) {
   m.def("read_gmsh_partitions", &read_gmsh_partitions, nb::arg("path"), nb::arg("partitions") = std::vector<int>{},
         nb::arg("rank") = 0, nb::arg("ranks") = 0, nb::arg("ghost_cells") = false);
   m.def("write_vtkhdf_partitioned_main", &write_vtkhdf_partitioned_main, nb::arg("path"), nb::arg("partition_files"));
+  m.def("read_med", &read_med, nb::arg("path"), nb::arg("mesh_name") = "");
+  m.def("med_mesh_names", &med_mesh_names, nb::arg("path"));
+  m.def("open_med_time_series", &open_med_time_series, nb::arg("path"), nb::arg("mesh_name") = "");
   meshioplusplus::bindings::bind_allocator_shim(m);
 }

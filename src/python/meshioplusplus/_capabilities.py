@@ -40,6 +40,10 @@ class FormatCapabilities:
     #: ``translate(options) -> options``: meshio keywords this format accepts with a meaning of
     #: its own (or none), turned into the core's write options before they are checked
     translate_options: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None
+    #: ``after_read(path, mesh)``: meshio's view of what the core read, where the two differ
+    #: (Gmsh 2.2 physical groups are regions but not cell sets); called after every core read
+    #: of a file this format may be, so it checks the file itself
+    after_read: Optional[Callable[[str, Any], None]] = None
     #: time-series classes with meshio's shapes (also in ``namespace``)
     time_series_reader: Optional[type] = None
     time_series_writer: Optional[type] = None

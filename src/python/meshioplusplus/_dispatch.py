@@ -181,7 +181,14 @@ def _read_core(path, format_name):
     structured = format_name or Path(path).suffix.lower().lstrip(".")
     if structured in STRUCTURED_FORMATS:
         return from_structured_core(_core.read_structured_implicit(path, structured))
-    return from_core(_core.read(path, format_name))
+    mesh = from_core(_core.read(path, format_name))
+    # The formats this file may be (the one named, else the extension's claimants) adjust the
+    # mesh to meshio's view where they registered a reason to.
+    for name in [format_name] if format_name else _filetypes_from_path(path):
+        after_read = capability(name).after_read
+        if after_read is not None:
+            after_read(path, mesh)
+    return mesh
 
 
 def _spool_suffix(format_name):
@@ -300,7 +307,8 @@ def _regions_as_data(mesh):
     global cell indices, where going through the ``cell_sets`` views splits every set by block
     several times (a quarter of a 1 M-cell VTU write went there)."""
     point_regions = [r for r in mesh.regions if r.kind == RegionKind.POINT]
-    cell_regions = [r for r in mesh.regions if r.kind == RegionKind.CELL]
+    hidden = mesh.regions_outside_cell_sets  # not cell sets for meshio either: not written as sets
+    cell_regions = [r for r in mesh.regions if r.kind == RegionKind.CELL and r.name not in hidden]
     if not point_regions and not cell_regions:
         return mesh
     copy = Mesh(mesh.points, list(mesh.cells), point_data=dict(mesh.point_data),

@@ -169,6 +169,11 @@ class Mesh:
         self.regions = [] if regions is None else [self._as_region(r) for r in regions]
         self.gmsh_periodic = gmsh_periodic
         self.info = info
+        #: Names of Cell regions that ``cell_sets`` does not list, because meshio has no sets for
+        #: them (Gmsh 2.2 physical groups: meshio gives them as ``gmsh:physical`` cell data only,
+        #: and clients that prefer ``cell_sets`` when present would take another path). They stay
+        #: in ``regions`` and every writer sees them; clear this set to see them as cell sets.
+        self.regions_outside_cell_sets = set()
         for name, indices in (point_sets or {}).items():
             self.point_sets[name] = indices
         for name, per_block in (cell_sets or {}).items():
@@ -201,6 +206,7 @@ class Mesh:
         if "points" in state:  # pickled before points became a property
             state["_points"] = state.pop("points")
         state.setdefault("_make_points", None)
+        state.setdefault("regions_outside_cell_sets", set())
         self.__dict__.update(state)
 
     def _check(self):
@@ -239,7 +245,8 @@ class Mesh:
 
     @cell_sets.setter
     def cell_sets(self, value):
-        self.regions = [r for r in self.regions if r.kind != RegionKind.CELL]
+        hidden = self.regions_outside_cell_sets
+        self.regions = [r for r in self.regions if r.kind != RegionKind.CELL or r.name in hidden]
         for name, per_block in (value or {}).items():
             self.cell_sets[name] = per_block
 

@@ -8,9 +8,12 @@ from . import _core
 #: The core's format table (``src/cpp/formats/registry.cpp``), one row per format.
 CORE_FORMATS = {row["name"]: row for row in _core.formats()}
 
-#: Keywords meshio's writers take that have no meaning here; accepted so meshio code runs.
+#: Keywords meshio's writers take that a format may not declare: accepted so meshio code runs,
+#: and passed to the core only where the format declares them (``float_fmt`` for the text
+#: formats meshio formats numbers in; elsewhere floats are written in shortest round-trip form).
 MESHIO_ONLY_OPTIONS = {
-    "float_fmt": "meshio++ always writes floats in their shortest exact (round-trip) form",
+    "float_fmt": "a Python format spec for floats ('.16e', '.6g', '.3f'); formats that do not declare it "
+                 "write floats in their shortest exact (round-trip) form",
 }
 
 
@@ -37,7 +40,7 @@ def core_write_options(format_name, options):
     specs = write_option_specs(format_name)
     text_options = {}
     for name, value in options.items():
-        if name in MESHIO_ONLY_OPTIONS:
+        if name in MESHIO_ONLY_OPTIONS and name not in specs:
             continue
         text = option_text(name, value, specs.get(name, ""))
         if text is not None:

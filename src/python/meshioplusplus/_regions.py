@@ -5,6 +5,7 @@ module that needs cell offsets calls it rather than re-deriving prefix sums.
 """
 
 import enum
+import warnings
 from typing import Union
 
 import numpy as np
@@ -166,6 +167,14 @@ class CellSets(PointSets):
 
     _kind = RegionKind.CELL
 
+    def _regions(self):
+        hidden = getattr(self._mesh, "regions_outside_cell_sets", ())
+        return [r for r in super()._regions() if r.name not in hidden]
+
+    def __setitem__(self, name, per_block):
+        getattr(self._mesh, "regions_outside_cell_sets", set()).discard(name)  # named as a set now
+        super().__setitem__(name, per_block)
+
     def _value(self, region):
         return split_by_block(region.entries, block_bases(self._mesh.cells))
 
@@ -211,8 +220,15 @@ def join_blocks(per_block, bases, name="cell set"):
         if local is None:
             continue
         local = np.asarray(local).reshape(-1)
-        if local.size and (local.min() < 0 or local.max() >= bases[b + 1] - bases[b]):
-            raise ValueError(f"{name!r}: index outside cell block {b}")
+        size = bases[b + 1] - bases[b]
+        if local.size and (local.min() < 0 or local.max() >= size):
+            # meshio stores such a set as given (pygmsh builds sets from Gmsh's global element
+            # tags, past the block of their type); the indices name no cell of the block, so the
+            # region keeps the ones that do and no writer ever sees the others.
+            outside = (local < 0) | (local >= size)
+            warnings.warn(f"cell set {name!r}: {int(outside.sum())} of {local.size} indices are outside cell block "
+                          f"{b} ({size} cells) and are left out", UserWarning, stacklevel=4)
+            local = local[~outside]
         parts.append(local.astype(np.int64, copy=False) + bases[b])
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 

@@ -103,16 +103,20 @@ Mesh mixed_mesh() {
   return mesh;
 }
 
+// `mesh` written through `backend` to the scratch file `path`, and read back.
+Mesh write_and_read(const Mesh& mesh, const std::string& path, const char* backend) {
+  WriteOptions options;
+  options.set("backend", backend);
+  cgns::write(path, mesh, options);
+  return cgns::read(path);
+}
+
 TEST(CgnsRoundTrip, BothBackEndsKeepSectionsRegionsAndSolutions) {
   SKIP_WITHOUT_CGNS();
   const Mesh mesh = mixed_mesh();
   for (const char* backend : {"hdf5", "adf"}) {
     SCOPED_TRACE(backend);
-    const std::string path = scratch(std::string("mixed_") + backend + ".cgns").string();
-    WriteOptions options;
-    options.set("backend", backend);
-    cgns::write(path, mesh, options);
-    const Mesh read = cgns::read(path);
+    const Mesh read = write_and_read(mesh, scratch(std::string("mixed_") + backend + ".cgns").string(), backend);
     EXPECT_EQ(double_values(mesh.points), double_values(read.points));
     ASSERT_EQ(2u, read.cells.size());
     EXPECT_EQ("triangle", read.cells[0].type);
@@ -343,10 +347,7 @@ TEST(CgnsRoundTrip, PointAndCellSetsOfOneNameKeepTheirNames) {
   for (const char* backend : {"hdf5", "adf"}) {
     SCOPED_TRACE(backend);
     const std::string path = scratch(std::string("shared_names_") + backend + ".cgns").string();
-    WriteOptions options;
-    options.set("backend", backend);
-    cgns::write(path, mesh, options);
-    const Mesh read = cgns::read(path);
+    const Mesh read = write_and_read(mesh, path, backend);
     for (const Region& region : mesh.regions) {
       const Region* found = find_region(read, region.name, region.kind);
       ASSERT_NE(found, nullptr) << region.name;

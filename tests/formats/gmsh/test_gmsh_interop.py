@@ -156,4 +156,34 @@ def test_gmsh_skips_our_block_section(gmsh_session, tmp_path, fmt_version, binar
     assert nodes == 5 and groups == {"left": 2}
     back = mio.read(path)
     assert [(b.type, len(b.data)) for b in back.cells] == [("triangle", 3), ("triangle", 1)]
-    assert [a.tolist() for a in back.cell_sets["left"]] == [[1], [0]]
+    assert back.region("left", mio.RegionKind.CELL).entries.tolist() == [1, 3]
+    # meshio lists the physical groups of MSH 4.x files as cell sets, not those of MSH 2.2 files
+    # (there they are gmsh:physical cell data): we follow it, the regions are there either way.
+    assert ("left" in back.cell_sets) == (fmt_version != "2.2")
+    opted_in = mio.gmsh.read(path, physical_groups_as_cell_sets=True)
+    assert [a.tolist() for a in opted_in.cell_sets["left"]] == [[1], [0]]
+
+
+def test_physical_groups_are_cell_sets_as_meshio_lists_them(tmp_path):
+    """MSH 2.2: meshio gives physical groups as ``gmsh:physical`` cell data and no cell sets
+    (scikit-fem, for one, takes its boundaries from cell_sets when there are any, else from
+    gmsh:physical); MSH 4.1: cell sets. Both keep the groups as regions, and writers see them."""
+    meshio = pytest.importorskip("meshio")
+    points = np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]])
+    mesh = mio.Mesh(points, [("line", [[0, 1], [1, 2]]), ("triangle", [[0, 1, 2], [0, 2, 3]])])
+    mesh.cell_sets["bottom"] = [np.array([0, 1]), np.array([], dtype=int)]  # one entity each (meshio
+    mesh.cell_sets["domain"] = [np.array([], dtype=int), np.array([0, 1])]  # misreads split blocks)
+    for version in ("2.2", "4.1"):
+        path = tmp_path / f"groups-{version}.msh"
+        mio.gmsh.write(path, mesh, fmt_version=version, binary=False)
+        ours, theirs = mio.read(path), meshio.read(path, file_format="gmsh")
+        assert sorted(ours.cell_sets) == sorted(k for k in theirs.cell_sets if not k.startswith("gmsh:"))
+        assert sorted(r.name for r in ours.regions) == ["bottom", "domain"]
+        for name in ("gmsh:physical", "gmsh:geometrical"):
+            assert [a.tolist() for a in ours.cell_data[name]] == [a.tolist() for a in theirs.cell_data[name]]
+        # the groups survive a conversion to a format with regions
+        mio.write(tmp_path / f"groups-{version}.med", ours)
+        assert sorted(r.name for r in mio.read(tmp_path / f"groups-{version}.med").regions) == ["bottom", "domain"]
+        # assigning a set by name makes it one
+        ours.cell_sets["bottom"] = [np.array([1]), np.array([], dtype=int)]
+        assert "bottom" in ours.cell_sets and ours.region("bottom").entries.tolist() == [1]

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/med/med.hpp"
+#include "formats/med/med_test_files.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
@@ -20,15 +21,6 @@ using namespace meshioplusplus;
 using namespace meshioplusplus::testing_support;
 
 namespace {
-
-#define SKIP_WITHOUT_HDF5() \
-  if (!io::hdf5::available()) GTEST_SKIP() << "built without HDF5"
-
-std::vector<double> double_values(const NDArray& array) {
-  const NDArray converted = array.astype(DType::float64);
-  const auto values = converted.values<double>();
-  return {values.begin(), values.end()};
-}
 
 // A row of EXPECTED_meshio.tsv, by its header: num_points, cell_blocks ("type:n;…"), sum_points.
 struct MeshioRow {
@@ -200,16 +192,6 @@ TEST(MedRoundTrip, CorpusFileKeepsTagsAndFamilyTables) {
   EXPECT_EQ(*mesh.string_field_data.find("med:cell_tags"), *read.string_field_data.find("med:cell_tags"));
   for (std::size_t b = 0; b < mesh.cells.size(); ++b)
     EXPECT_EQ(int_values(mesh.cell_data.find("cell_tags")->at(b)), int_values(read.cell_data.find("cell_tags")->at(b)));
-}
-
-// The smallest MED mesh the error tests build on: mesh "m" in 2-D with two points and no cells.
-void write_two_point_mesh(io::hdf5::File& file) {
-  file.create_group("/ENS_MAA");
-  file.create_group("/ENS_MAA/m");
-  file.set_int32_attribute("/ENS_MAA/m", "ESP", 2);
-  file.create_group("/ENS_MAA/m/NOE");
-  file.write("/ENS_MAA/m/NOE/COO", array_of<double>({4}, {0, 1, 0, 1}));
-  file.set_int32_attribute("/ENS_MAA/m/NOE/COO", "NBR", 2);
 }
 
 TEST(MedErrors, NameTheFileAndTheObjectPath) {

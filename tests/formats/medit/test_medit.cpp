@@ -17,6 +17,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/medit/medit.hpp"
@@ -100,6 +101,12 @@ void expect_same_mesh(const Mesh& expected, const Mesh& actual) {
   const NDArray& actual_point_refs = *actual.point_data.find("medit:ref");
   for (std::int64_t i = 0; i < expected.num_points(); ++i)
     EXPECT_EQ(int_at(expected_point_refs, i), int_at(actual_point_refs, i));
+}
+
+// `text` as the file `path`, read.
+Mesh read_text(const std::string& path, std::string_view text) {
+  write_file(path, text);
+  return medit::read(path);
 }
 
 WriteOptions with_version(const std::string& version, bool big_endian = false) {
@@ -297,11 +304,9 @@ TEST(MeditReader, StepsOverSectionsItDoesNotUse) {
 
 TEST(MeditReader, SameRefInTwoDimensionsGetsDimensionInTheName) {
   ScratchDir dir;
-  const std::string path = dir.file("refs.mesh");
-  write_file(path,
-             "MeshVersionFormatted 1\nDimension 3\nVertices\n4\n0 0 0 0\n1 0 0 0\n0 1 0 0\n0 0 1 0\n"
-             "Triangles\n2\n1 2 3 5\n1 2 4 0\nTetrahedra\n1\n1 2 3 4 5\n");
-  const Mesh mesh = medit::read(path);
+  const Mesh mesh = read_text(dir.file("refs.mesh"),
+                              "MeshVersionFormatted 1\nDimension 3\nVertices\n4\n0 0 0 0\n1 0 0 0\n0 1 0 0\n0 0 1 0\n"
+                              "Triangles\n2\n1 2 3 5\n1 2 4 0\nTetrahedra\n1\n1 2 3 4 5\n");
   EXPECT_EQ(mesh.points.dtype(), DType::float32);
   ASSERT_EQ(mesh.regions.size(), 2u);
   EXPECT_EQ(mesh.regions[0].name, "medit:ref 5, dim 2");
@@ -315,10 +320,9 @@ TEST(MeditReader, SameRefInTwoDimensionsGetsDimensionInTheName) {
 TEST(MeditReader, DimensionOneIsReadAsMeshioReadsIt) {
   ScratchDir dir;
   const std::string path = dir.file("line.mesh");
-  write_file(path,
-             "MeshVersionFormatted 2\nDimension 1\nVertices\n3\n0 1\n0.5 2\n1.25 1\n"
-             "Edges\n2\n1 2 5\n2 3 6\nEnd\n");
-  const Mesh mesh = medit::read(path);
+  const Mesh mesh = read_text(path,
+                              "MeshVersionFormatted 2\nDimension 1\nVertices\n3\n0 1\n0.5 2\n1.25 1\n"
+                              "Edges\n2\n1 2 5\n2 3 6\nEnd\n");
   EXPECT_EQ(mesh.points.shape(), (Shape{3, 1}));
   EXPECT_EQ(mesh.points.dtype(), DType::float64);
   EXPECT_EQ(mesh.points.data_as<double>()[1], 0.5);
@@ -327,8 +331,7 @@ TEST(MeditReader, DimensionOneIsReadAsMeshioReadsIt) {
   EXPECT_EQ(int_at(*mesh.point_data.find("medit:ref"), 1), 2);
   EXPECT_EQ(int_at(mesh.cell_data.find("medit:ref")->at(0), 1), 6);
   // The count on the next line, as "Dimension\n3" is read, and the round trip.
-  write_file(path, "MeshVersionFormatted 1\nDimension\n1\nVertices\n1\n7 0\nEnd\n");
-  EXPECT_EQ(medit::read(path).points.shape(), (Shape{1, 1}));
+  EXPECT_EQ(read_text(path, "MeshVersionFormatted 1\nDimension\n1\nVertices\n1\n7 0\nEnd\n").points.shape(), (Shape{1, 1}));
   Mesh line = every_cell_type(DType::float64, 1);
   line.cells.resize(1);  // the Edges
   line.cell_data.find("medit:ref")->resize(1);

@@ -138,3 +138,17 @@ def test_meshio_float32_files_read_equal_in_ours(tmp_path, suffix):
     else:
         # meshio's binary writer always writes version 3/4 (float64 reals): widened, exact.
         assert_same_medit(ours, mesh, points.astype(np.float64))
+
+
+def test_dimension_one_as_meshio_writes_and_reads_it(tmp_path):
+    # meshio writes "Dimension 1" for 1-D points (libMeshb refuses it) and reads it back as
+    # points (n, 1); meshio++ does the same, ASCII only, both ways.
+    meshio = meshio_module()
+    mesh = medit_mesh(("line",), dim=1)
+    theirs = tmp_path / "theirs.mesh"
+    meshio.medit.write(theirs, meshio_copy(mesh))
+    assert "Dimension 1\n" in theirs.read_text()
+    assert_same_medit(mio.read(theirs), mesh, np.asarray(mesh.points))
+    ours = tmp_path / "ours.mesh"
+    mio.medit.write(ours, mesh)
+    assert_same_medit(meshio.read(ours), mesh, np.asarray(mesh.points))

@@ -78,14 +78,14 @@ TEST(SvgWrite, OptionsAreEscapedAndImageWidthNoneKeepsCoordinates) {
   options.set("fill", "url(#a&b)");
   options.set("stroke", "<red>");
   options.set("stroke_width", "0.5");
-  options.set("float_fmt", ".3f");  // meshio's option: accepted, ignored
+  options.set("float_fmt", ".3f");  // meshio's option (its SVG default): honoured
   const std::string path = scratch("options.svg").string();
   svg::write(path, square(3), options);
   const Parsed parsed = parse(path);
-  EXPECT_EQ(attribute(parsed.tags[0], "viewBox"), "0 0 2 1");
+  EXPECT_EQ(attribute(parsed.tags[0], "viewBox"), "0.000 0.000 2.000 1.000");
   EXPECT_EQ(parsed.style, "path {fill: url(#a&b); stroke: <red>; stroke-width: 0.5; stroke-linejoin:bevel}");
   EXPECT_NE(parsed.text.find("fill: url(#a&amp;b); stroke: &lt;red&gt;"), std::string::npos);
-  EXPECT_EQ(attribute(parsed.tags[3], "d"), "M 0 1L 2 1L 2 0Z");
+  EXPECT_EQ(attribute(parsed.tags[3], "d"), "M 0.000 1.000L 2.000 1.000L 2.000 0.000Z");
 }
 
 TEST(SvgWrite, PolygonsAndQuadsCloseVerticesAreSkipped) {

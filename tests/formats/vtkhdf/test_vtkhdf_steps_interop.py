@@ -209,3 +209,38 @@ def test_partitioned_polydata_cell_data_follows_the_blocks(tmp_path):
     second = mio.vtkhdf.read_partitions(path, 1)
     np.testing.assert_array_equal(np.concatenate(second.cell_data["id"]), [10, 11])
     np.testing.assert_array_equal(second.points[:, 0], [5, 6, 5, 6])
+
+
+READ_FIELD_DATA = """
+import sys, vtk
+reader = vtk.vtkHDFReader()
+reader.SetFileName(sys.argv[1])
+reader.Update()
+fields = reader.GetOutput().GetFieldData()
+for i in range(fields.GetNumberOfArrays()):
+    array = fields.GetAbstractArray(i)
+    values = [array.GetValue(k) if array.IsA("vtkStringArray") else array.GetTuple1(k)
+              for k in range(array.GetNumberOfValues())]
+    print(array.GetName(), array.GetClassName(), repr(values))
+"""
+
+
+def test_vtk_reads_our_string_field_data(tmp_path):
+    """String field data (can.vtu's Title, converted to VTKHDF) is written as vtkHDFWriter writes
+    a vtkStringArray — variable-length strings — which vtkHDFReader reads; a fixed-length string
+    dataset made VTK 9.7's reader fail in H5Dread and crash. Run in a child: a crash is a fail."""
+    import subprocess
+    import sys
+
+    mesh = mio.Mesh(np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]), [("tetra", [[0, 1, 2, 3]])],
+                    field_data={"Title": np.array(["can (Exodus, 1990s)", "second line"]), "n": np.array([2.5])})
+    path = tmp_path / "strings.vtkhdf"
+    mio.write(path, mesh)
+    done = subprocess.run([sys.executable, "-c", READ_FIELD_DATA, str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert lines["Title"] == "vtkStringArray ['can (Exodus, 1990s)', 'second line']"
+    back = mio.read(path)
+    assert list(back.field_data["Title"]) == ["can (Exodus, 1990s)", "second line"]
+    assert back.field_data["n"].tolist() == [2.5]

@@ -1,6 +1,7 @@
 // XDMF: real files (DOLFINx inline mesh, meshio time series), round trips in the three heavy-data
 // forms, Mixed topologies, XInclude/Reference, collections, DOLFINx mesh + meshtags, time series
-// through the generic interface, and the errors for bad input.
+// through the generic interface, and the errors for bad input (DOLFIN specifics:
+// test_xdmf_dolfin.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -115,11 +116,14 @@ TEST(Xdmf, FollowsXIncludeReferenceAndMergesGridsSharingGeometry) {
 </Domain></Xdmf>)xml");
   const Mesh mesh = read(path);
   EXPECT_EQ(mesh.points.shape(), (Shape{4, 2})) << "grids sharing the Geometry share the points";
-  EXPECT_EQ(block_summary(mesh), "triangle:2;line:2");
-  const auto* tags = mesh.cell_data.find("facet_tags");
-  ASSERT_NE(tags, nullptr);
-  EXPECT_EQ(int_values((*tags)[0]), (std::vector<std::int64_t>{0, 0}));
-  EXPECT_EQ(int_values((*tags)[1]), (std::vector<std::int64_t>{5, 6}));
+  EXPECT_EQ(block_summary(mesh), "triangle:2") << "facet tags are Side regions, not a block";
+  const Region* five = find_region(mesh, "facet_tags:5", RegionKind::Side);
+  const Region* six = find_region(mesh, "facet_tags:6", RegionKind::Side);
+  ASSERT_NE(five, nullptr);
+  ASSERT_NE(six, nullptr);
+  EXPECT_EQ(int_values(five->entries), (std::vector<std::int64_t>{0, 0}));  // triangle 0, facet (0,1)
+  EXPECT_EQ(int_values(six->entries), (std::vector<std::int64_t>{0, 1}));   // triangle 0, facet (1,2)
+  EXPECT_EQ(five->tag, 5);
 
   // Reference="XML" pointing at another grid's DataItem, and a spatial collection with its own points.
   const std::string spatial = dir.write("spatial.xdmf", R"xml(<Xdmf Version="2.0"><Domain>

@@ -366,19 +366,27 @@ def _write_dolfinx(tmp_path, with_functions):
 
 @needs_hdf5
 def test_dolfinx_mesh_and_meshtags(tmp_path):
+    # One mesh, not three copies: cell tags are Cell regions (+ cell data), facet tags Side regions.
     path, _ = _write_dolfinx(tmp_path, with_functions=False)
     mesh = mio.read(path)
     assert mesh.points.shape == (4, 2)
-    assert [(b.type, len(b.data)) for b in mesh.cells] == [("triangle", 2), ("line", 3), ("triangle", 2)]
-    np.testing.assert_array_equal(np.concatenate(mesh.cell_data["facet_tags"]).ravel(), [0, 0, 1, 2, 3, 0, 0])
-    np.testing.assert_array_equal(np.concatenate(mesh.cell_data["cell_tags"]).ravel(), [0, 0, 0, 0, 0, 10, 20])
+    assert [(b.type, len(b.data)) for b in mesh.cells] == [("triangle", 2)]
+    np.testing.assert_array_equal(np.concatenate(mesh.cell_data["cell_tags"]).ravel(), [10, 20])
+    assert "facet_tags" not in mesh.cell_data
+    regions = {(r.name, r.kind): r for r in mesh.regions}
+    assert regions["cell_tags:10", mio.RegionKind.CELL].tag == 10
+    assert [list(cells) for cells in mesh.cell_sets["cell_tags:20"]] == [[1]]
+    # facets (0 1), (1 3), (2 0): sides of triangle 0 (0 1 2) and triangle 1 (1 3 2)
+    sides = {name: region.entries.tolist() for (name, kind), region in regions.items() if kind == mio.RegionKind.SIDE}
+    assert sides == {"facet_tags:1": [[0, 0]], "facet_tags:2": [[1, 0]], "facet_tags:3": [[0, 2]]}
 
 
 @needs_hdf5
 def test_dolfinx_function_checkpoints_are_a_time_series(tmp_path):
     path, times = _write_dolfinx(tmp_path, with_functions=True)
     mesh = mio.read(path)  # mesh, meshtags, and every function's first step
-    assert [(b.type, len(b.data)) for b in mesh.cells] == [("triangle", 2), ("line", 3), ("triangle", 2)]
+    assert [(b.type, len(b.data)) for b in mesh.cells] == [("triangle", 2)]
+    assert {r.name for r in mesh.regions} == {"facet_tags:1", "facet_tags:2", "facet_tags:3", "cell_tags:10", "cell_tags:20"}
     np.testing.assert_array_equal(mesh.point_data["T"].ravel(), [0, 0, 0, 0])
     assert mesh.point_data["u"].shape == (4, 3)
     with mio.xdmf.TimeSeriesReader(path) as reader:

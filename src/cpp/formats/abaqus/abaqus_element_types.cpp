@@ -12,11 +12,6 @@ namespace {
 // The permutation is its own inverse.
 constexpr std::array<int, 3> kMiddleNodeSecond{0, 2, 1};
 
-struct NameRow {
-  std::string_view abaqus;
-  std::string_view cell;
-};
-
 // Continuum, shell, membrane, surface, rigid, beam and truss elements with a meshio type;
 // the hybrid (H), reduced (R), incompatible-mode (I), modified (M), pore-pressure (P) and
 // heat-transfer (DC…) variants share their base element's nodes.
@@ -73,12 +68,6 @@ constexpr std::array kNames{
     NameRow{"C3D20", "hexahedron20"}, NameRow{"C3D20H", "hexahedron20"}, NameRow{"C3D20R", "hexahedron20"},
     NameRow{"C3D20RH", "hexahedron20"}, NameRow{"C3D20P", "hexahedron20"}, NameRow{"C3D20RP", "hexahedron20"},
     NameRow{"DC3D20", "hexahedron20"},
-};
-
-struct WrittenName {
-  std::string_view cell;
-  std::string_view planar;  // for 2-D points
-  std::string_view spatial;
 };
 
 constexpr std::array kWrittenNames{
@@ -143,6 +132,10 @@ std::string_view abaqus_name(std::string_view cell_type, bool planar) noexcept {
 }
 
 std::span<const int> meshio_to_file(std::string_view cell_type) noexcept { return permutation_for(cell_type); }
+
+std::span<const NameRow> element_names() noexcept { return kNames; }
+
+std::span<const WrittenName> written_names() noexcept { return kWrittenNames; }
 
 }  // namespace meshioplusplus::abaqus::detail
 

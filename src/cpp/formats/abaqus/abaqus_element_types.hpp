@@ -25,6 +25,20 @@ std::string_view abaqus_name(std::string_view cell_type, bool planar) noexcept;
 // meshio node k of a cell written as Abaqus node order[k]; empty when the orders agree.
 std::span<const int> meshio_to_file(std::string_view cell_type) noexcept;
 
+// The tables behind element_type and abaqus_name (the bindings export them to Python as
+// meshio's abaqus_to_meshio_type / meshio_to_abaqus_type).
+struct NameRow {
+  std::string_view abaqus;
+  std::string_view cell;
+};
+std::span<const NameRow> element_names() noexcept;  // Abaqus name → cell type, upper case
+struct WrittenName {
+  std::string_view cell;
+  std::string_view planar;  // for 2-D points
+  std::string_view spatial;
+};
+std::span<const WrittenName> written_names() noexcept;
+
 // Surfaces: the Abaqus face label Sn of a cell of `cell_type` ↔ the local facet in the
 // project's side numbering (0-based Exodus II order, as meshioplusplus/side_regions.hpp
 // tabulates it). Solids and plane

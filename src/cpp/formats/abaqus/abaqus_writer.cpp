@@ -169,6 +169,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
     if (block.is_ragged()) throw std::invalid_argument("Abaqus has no element for cells of type '" + block.type + "'");
   io::AtomicFile file(path, "abaqus");
   io::OutputBuffer out(file);
+  out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt, when given
   out.text("*HEADING\nwritten by meshio++\n");
   write_nodes(out, mesh.points);
   write_elements(out, mesh, names);

@@ -294,6 +294,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   Writer writer(mesh, binary);
   io::AtomicFile file(path, kFormat);
   io::OutputBuffer out(file);
+  out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt (text), when given
   writer.write(out);
   out.flush();
   file.commit();

@@ -101,6 +101,7 @@ class Table {
     if (gmsh_id < 0 || gmsh_id > kMaxGmshElementId || by_id_[gmsh_id] < 0) return nullptr;
     return &types_[by_id_[gmsh_id]];
   }
+  std::span<const GmshElementType> all() const noexcept { return types_; }
   const GmshElementType* by_name(std::string_view name) const noexcept {
     for (const GmshElementType& type : types_)
       if (type.name == name) return &type;
@@ -125,5 +126,7 @@ const GmshElementType* element_type_from_gmsh(int gmsh_id) noexcept { return tab
 const GmshElementType* element_type_from_name(std::string_view name) noexcept {
   return table().by_name(name);
 }
+
+std::span<const GmshElementType> element_types() noexcept { return table().all(); }
 
 }  // namespace meshioplusplus::gmsh

@@ -1,6 +1,6 @@
 // Gmsh element type ids and their meshio names, with the node-order permutations where
 // Gmsh numbers the nodes of an element differently from meshio (= VTK for these types).
-// Private to the gmsh format folder.
+// Private to the gmsh format folder (and the bindings, which export the table to Python).
 #pragma once
 
 #include <cstdint>
@@ -27,5 +27,7 @@ inline constexpr int kMaxGmshElementId = 140;
 const GmshElementType* element_type_from_gmsh(int gmsh_id) noexcept;
 // nullptr for meshio types Gmsh cannot store (polygon, polyhedron, hexahedron24, …).
 const GmshElementType* element_type_from_name(std::string_view name) noexcept;
+// The whole table, in Gmsh id order (_core.gmsh_element_types: meshio's gmsh tables).
+std::span<const GmshElementType> element_types() noexcept;
 
 }  // namespace meshioplusplus::gmsh

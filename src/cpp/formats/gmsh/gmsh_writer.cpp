@@ -47,6 +47,11 @@ Options parse_options(const WriteOptions& options) {
   else if (version == "4.0") parsed.version = Version::v40;
   else if (version != "4.1") reject("fmt_version must be 2.2, 4.0 or 4.1, got '" + std::string(version) + "'");
   parsed.binary = options.get_bool("binary", true);
+  try {
+    parsed.float_format = io::parse_float_format(options.get("float_fmt", ""));
+  } catch (const std::invalid_argument& error) {
+    reject(error.what());
+  }
   return parsed;
 }
 
@@ -553,20 +558,14 @@ class MshWriter {
 
 namespace meshioplusplus::gmsh {
 
-using detail::writer::BlockPlan;
-using detail::writer::DataSectionWriter;
-using detail::writer::MshWriter;
-using detail::writer::Options;
-using detail::writer::parse_options;
-using detail::writer::plan_write;
-using detail::writer::ValueWriter;
-using detail::writer::WritePlan;
+using namespace detail::writer;  // the pieces above and in gmsh_writer_internal.hpp
 
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   const Options parsed = parse_options(options);
   const WritePlan plan = plan_write(mesh, parsed);
   io::AtomicFile file(path, kFormatName);
   io::OutputBuffer out(file);
+  out.set_float_format(parsed.float_format);
   MshWriter(out, mesh, plan, parsed).write();
   out.flush();
   file.commit();
@@ -575,7 +574,9 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
 // ---- MshStream (gmsh_time_series.hpp): the pieces above, one step at a time ------------------
 
 struct MshStream::State {
-  State(const std::string& path, const Options& parsed) : options(parsed), file(path, kFormatName), out(file) {}
+  State(const std::string& path, const Options& parsed) : options(parsed), file(path, kFormatName), out(file) {
+    out.set_float_format(parsed.float_format);
+  }
   Options options;
   io::AtomicFile file;
   io::OutputBuffer out;

@@ -37,6 +37,7 @@ enum class Version { v22, v40, v41 };
 struct Options {
   Version version = Version::v41;
   bool binary = true;
+  io::FloatFormat float_format;  // meshio's float_fmt (text sections); shortest exact by default
   // 4.x: $Entities and node blocks; 2.2 tags every element with its groups instead.
   bool entities() const noexcept { return version != Version::v22; }
   // 2.2 and 4.0 store node and element tags as 32-bit ints (4.1 as size_t).

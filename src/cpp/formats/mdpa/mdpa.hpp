@@ -9,7 +9,8 @@
 namespace meshioplusplus::mdpa {
 
 Mesh read(const std::string& path);
-// No options (meshio's float_fmt is accepted and ignored by the Python layer).
+// Options: float_fmt (meshio's: a Python format spec for floats, io/output/float_format.hpp;
+// default: shortest round-trip form).
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 
 }  // namespace meshioplusplus::mdpa

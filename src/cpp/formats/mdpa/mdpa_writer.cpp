@@ -344,10 +344,11 @@ class Writer {
 
 }  // namespace
 
-void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   Writer writer(mesh);
   io::AtomicFile file(path, kFormat);
   io::OutputBuffer out(file);
+  out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt, when given
   writer.write(out);
   out.flush();
   file.commit();

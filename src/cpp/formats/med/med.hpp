@@ -1,7 +1,20 @@
 // MED (.med): the Salome / code_aster mesh and results format, an HDF5 file in the MED 3
 // layout, read and written through the HDF5 floor (io/hdf5/hdf5_file.hpp) as meshio does (no libmed).
 //
-// What becomes what (reading the first mesh of ENS_MAA, and its first mesh step):
+// What the format holds: /ENS_MAA/<mesh> one or more meshes (Salome and code_aster files often
+// hold several), each with its geometry in a mesh step; /FAS/<mesh> each mesh's families (node
+// and cell groups); /CHA/<field> fields, each on the mesh its MAI attribute names, one group per
+// computation step (NDT, NOR, time PDT); /PROFILS the profiles (subsets) fields are given on.
+//
+// One read gives one mesh: the one named (ReadOptions::mesh_name), else the first in the
+// file's order (HDF5's name order, as meshio and the MED library number them) — the registry's
+// read(path). Only the fields defined on that mesh come with it (a field without a MAI attribute,
+// or naming no mesh of the file, is taken as the first mesh's); the other meshes and their
+// fields are not read.
+// mesh_names(path) lists the meshes without reading them. (meshio 5.3.5 refuses a file with
+// several meshes; it reads every field of /CHA with its one mesh.)
+//
+// What becomes what (reading the chosen mesh of ENS_MAA, and its first mesh step):
 //   NOE/COO (coordinates, Fortran order)     → points (n, ESP)
 //   MAI/<type>/NOD                           → one cell block per MED type (PO1 → vertex, SE2 → line,
 //                                              TR3 → triangle, QU4 → quad, TE4 → tetra, HE8 →
@@ -23,13 +36,25 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"
 
 namespace meshioplusplus::med {
 
+struct ReadOptions {
+  std::string mesh_name;  // a mesh of /ENS_MAA; empty: the first one
+};
+
+// The registry's read: the first mesh.
 Mesh read(const std::string& path);
+// The mesh `options.mesh_name`: a name the file lacks is a ReadError naming the file and listing
+// the meshes it has.
+Mesh read(const std::string& path, const ReadOptions& options);
+// The file's meshes, in file order (the names under /ENS_MAA; no array is read).
+std::vector<std::string> mesh_names(const std::string& path);
+
 // meshio's layout (MED 3.0.0, mesh "mesh"): coordinates, one MAI group per cell type (two
 // blocks of one type are a WriteError, as in meshio), families from "point_tags"/"cell_tags"
 // with "med:point_tags"/"med:cell_tags" or, without them, from the Point and Cell regions

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/med/med.hpp"
+#include "formats/med/med_meshes.hpp"
 #include "formats/med/med_types.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/source/parallel.hpp"
@@ -25,13 +26,6 @@ namespace {
 constexpr std::string_view kFormat = "med";
 using io::hdf5::File;
 
-std::string trimmed(std::string text) {
-  if (const auto nul = text.find('\0'); nul != std::string::npos) text.resize(nul);
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  while (!text.empty() && text.front() == ' ') text.erase(text.begin());
-  return text;
-}
-
 struct Family {
   std::int64_t number;
   std::vector<std::string> groups;
@@ -41,11 +35,8 @@ class Reader {
  public:
   explicit Reader(const std::string& path) : file_(File::open(path, kFormat)), path_(path) {}
 
-  Mesh read() {
-    if (!file_.exists("/ENS_MAA")) file_.fail("/ENS_MAA", "missing: not a MED file");
-    const std::vector<std::string> meshes = file_.children("/ENS_MAA");
-    if (meshes.empty()) file_.fail("/ENS_MAA", "holds no mesh");
-    mesh_name_ = meshes.front();
+  Mesh read(const ReadOptions& options) {
+    mesh_name_ = chosen_mesh(file_, options.mesh_name);
     const std::string mesh_path = "/ENS_MAA/" + mesh_name_;
     dimension_ = file_.integer_attribute(mesh_path, "ESP").value_or(0);
     if (dimension_ < 1 || dimension_ > 3) file_.fail(mesh_path, "attribute ESP (space dimension) is not 1-3");
@@ -59,7 +50,7 @@ class Reader {
     read_points(step_path, mesh);
     read_cells(step_path, mesh);
     read_families(mesh_path, mesh);
-    if (file_.exists("/CHA")) read_fields(mesh);
+    read_fields(mesh);
     return mesh;
   }
 
@@ -298,8 +289,9 @@ class Reader {
     return values;
   }
 
+  // The fields defined on this mesh (med_meshes.hpp); those of the file's other meshes are left.
   void read_fields(Mesh& mesh) {
-    for (const std::string& field : file_.children("/CHA")) {
+    for (const std::string& field : fields_on(file_, mesh_name_)) {
       const std::string field_path = "/CHA/" + field;
       const std::int64_t components = std::max<std::int64_t>(file_.integer_attribute(field_path, "NCO").value_or(1), 1);
       const std::vector<std::string> steps = file_.children(field_path);
@@ -354,6 +346,10 @@ class Reader {
 
 }  // namespace
 
-Mesh read(const std::string& path) { return Reader(path).read(); }
+Mesh read(const std::string& path) { return read(path, ReadOptions{}); }
+
+Mesh read(const std::string& path, const ReadOptions& options) { return Reader(path).read(options); }
+
+std::vector<std::string> mesh_names(const std::string& path) { return mesh_names(File::open(path, kFormat)); }
 
 }  // namespace meshioplusplus::med

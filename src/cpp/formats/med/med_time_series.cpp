@@ -2,8 +2,9 @@
 // fields with their times.
 //
 // In the file each field /CHA/<name> holds one group per computation step, with attributes
-// NDT (time-step number), NOR (iteration number) and PDT (time). Opening reads only these
-// attributes:
+// NDT (time-step number), NOR (iteration number) and PDT (time). A series is that of one mesh
+// (the first, or the one named: ReadOptions) and of the fields defined on it (med_meshes.hpp).
+// Opening reads only these attributes:
 //   steps        one per distinct (NDT, NOR) over all fields, ascending; time = PDT of the
 //                first field holding it (exact, not the 6 digits med::read puts in names).
 //   read_mesh()  points, cells, families ("point_tags"/"cell_tags"), groups — no field.
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "formats/med/med.hpp"
+#include "formats/med/med_meshes.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/output/series_writer_state.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -51,29 +53,27 @@ struct FieldStep {
 
 class SeriesReader : public TimeSeriesReader {
  public:
-  explicit SeriesReader(std::string path) : path_(std::move(path)) {
+  SeriesReader(std::string path, const ReadOptions& options) : path_(std::move(path)) {
     const io::hdf5::File file = io::hdf5::File::open(path_, kFormat);
-    if (!file.exists("/ENS_MAA")) file.fail("/ENS_MAA", "missing: not a MED file");
+    options_.mesh_name = chosen_mesh(file, options.mesh_name);  // a ReadError listing the meshes
     std::map<StepKey, double> times;
-    if (file.exists("/CHA")) {
-      for (const std::string& field : file.children("/CHA")) {
-        const std::string field_path = "/CHA/" + field;
-        const std::vector<std::string> steps = file.children(field_path);
-        for (std::size_t s = 0; s < steps.size(); ++s) {
-          const std::string step_path = field_path + "/" + steps[s];
-          const StepKey key{file.integer_attribute(step_path, "NDT").value_or(static_cast<std::int64_t>(s)),
-                            file.integer_attribute(step_path, "NOR").value_or(file.integer_attribute(step_path, "NUO").value_or(0))};
-          const double time = file.float_attribute(step_path, "PDT").value_or(0.0);
-          times.emplace(key, time);  // the first field's time for the step
-          std::string name = field;
-          if (steps.size() > 1) {  // as med::read names it (meshio's "{t:g}")
-            char text[64];
-            const auto printed = std::to_chars(text, text + sizeof text, time, std::chars_format::general, 6);
-            name += "[" + std::to_string(s) + "] - " + std::string(text, printed.ptr);
-          }
-          fields_[key].push_back({field, std::move(name)});
-          field_names_.push_back(fields_[key].back().array_name);
+    for (const std::string& field : fields_on(file, options_.mesh_name)) {
+      const std::string field_path = "/CHA/" + field;
+      const std::vector<std::string> steps = file.children(field_path);
+      for (std::size_t s = 0; s < steps.size(); ++s) {
+        const std::string step_path = field_path + "/" + steps[s];
+        const StepKey key{file.integer_attribute(step_path, "NDT").value_or(static_cast<std::int64_t>(s)),
+                          file.integer_attribute(step_path, "NOR").value_or(file.integer_attribute(step_path, "NUO").value_or(0))};
+        const double time = file.float_attribute(step_path, "PDT").value_or(0.0);
+        times.emplace(key, time);  // the first field's time for the step
+        std::string name = field;
+        if (steps.size() > 1) {  // as med::read names it (meshio's "{t:g}")
+          char text[64];
+          const auto printed = std::to_chars(text, text + sizeof text, time, std::chars_format::general, 6);
+          name += "[" + std::to_string(s) + "] - " + std::string(text, printed.ptr);
         }
+        fields_[key].push_back({field, std::move(name)});
+        field_names_.push_back(fields_[key].back().array_name);
       }
     }
     for (const auto& [key, time] : times) steps_.emplace_back(key, time);
@@ -121,11 +121,12 @@ class SeriesReader : public TimeSeriesReader {
   }
 
   const Mesh& whole() {
-    if (!mesh_) mesh_ = read(path_);
+    if (!mesh_) mesh_ = read(path_, options_);
     return *mesh_;
   }
 
   std::string path_;
+  ReadOptions options_;  // the mesh, by name
   std::map<StepKey, std::vector<FieldStep>> fields_;
   std::vector<std::string> field_names_;
   std::vector<std::pair<StepKey, double>> steps_;
@@ -176,8 +177,10 @@ class SeriesWriter : public TimeSeriesWriter, private io::SeriesWriterState {
 
 }  // namespace
 
-std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) {
-  return std::make_unique<SeriesReader>(path);
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) { return open_time_series(path, {}); }
+
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, const ReadOptions& options) {
+  return std::make_unique<SeriesReader>(path, options);
 }
 
 std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions&) {

@@ -7,11 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "formats/med/med.hpp"
 #include "meshioplusplus/time_series.hpp"
 
 namespace meshioplusplus::med {
 
+// The series of the first mesh and its fields (the time-series registry's), or of the mesh
+// `options.mesh_name` (a name the file lacks is a ReadError listing the file's meshes).
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path);
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, const ReadOptions& options);
 // The mesh once (as med::write), then per step one computation step (NDT = step index,
 // NOR = -1, PDT = time) in each field /CHA/<name> the step has. No options.
 std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options);

@@ -331,6 +331,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   const Layout layout = plan(path, mesh, options);
   io::AtomicFile file(path, "medit");
   io::OutputBuffer out(file);
+  out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt (ASCII), when given
   if (layout.binary) {
     BinaryWriter(out, layout).write(mesh);
   } else {

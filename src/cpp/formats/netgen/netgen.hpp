@@ -28,7 +28,7 @@ namespace meshioplusplus::netgen {
 
 Mesh read(const std::string& path);
 
-// No options (meshio's float_fmt is ignored: floats are written in shortest round-trip form);
+// Options: float_fmt (meshio's; default: floats in shortest round-trip form);
 // gzip-compressed when the name ends in ".gz". Writes dimension = the point width (1-3, points
 // padded to x y z), surfaceelements, volumeelements, edgesegmentsgi2, points, pointelements,
 // identifications, then the names. The cell index is cell_data "netgen:index", else the first

@@ -40,7 +40,9 @@ std::string word_name(std::string_view name) {
 
 class Writer {
  public:
-  Writer(const std::string& path, const Mesh& mesh) : mesh_(mesh), output_(path, kFormat), out_(output_.out()) {
+  Writer(const std::string& path, const Mesh& mesh, const io::FloatFormat& float_format)
+      : mesh_(mesh), output_(path, kFormat), out_(output_.out()) {
+    out_.set_float_format(float_format);
     indices_ = io::per_cell_integers(mesh, "netgen:index");
     for (const CellBlock& block : mesh.cells) kinds_.push_back(detail::kind_of(block.type));
   }
@@ -227,13 +229,14 @@ class Writer {
 
 }  // namespace
 
-void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   if (mesh.points.ndim() != 2 || mesh.points.dim(1) < 1 || mesh.points.dim(1) > 3)
     throw std::invalid_argument("Netgen needs points of dimension 1, 2 or 3");
   for (const CellBlock& block : mesh.cells)
     if (detail::kind_of(block.type) == nullptr || block.is_ragged())
       throw std::invalid_argument("Netgen has no element for cell type '" + block.type + "'");
-  Writer(path, mesh).write();
+  const io::FloatFormat float_format = io::parse_float_format(options.get("float_fmt", ""));  // meshio's float_fmt
+  Writer(path, mesh, float_format).write();
 }
 
 }  // namespace meshioplusplus::netgen

@@ -8,8 +8,8 @@
 
 namespace meshioplusplus::svg {
 
-// Options (meshio's names; float_fmt is ignored, numbers are written in shortest round-trip
-// form):
+// Options (meshio's names; numbers in shortest round-trip form unless float_fmt is given):
+//   float_fmt     "" — a Python format spec for the coordinates ('.3f', meshio's default there).
 //   stroke_width  "" (default: the drawing's width / 100) — CSS stroke-width.
 //   image_width   "100" (default) — the drawing is scaled to this width; "none" keeps the
 //                 mesh's own coordinates.

@@ -82,6 +82,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
 
   io::AtomicFile file(path, kFormat);
   io::OutputBuffer out(file);
+  out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt, when given
   out.text("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" viewBox=\"");
   out.number(min_x);
   out.put(' ');

@@ -153,7 +153,7 @@ void write_elements(io::OutputBuffer& out, const Mesh& mesh) {
 
 }  // namespace
 
-void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
   const std::optional<std::string> stem = detail::pair_stem(path);
   if (!stem) throw std::invalid_argument("a TetGen file name ends in .node or .ele");
   if (mesh.points.ndim() != 2 || mesh.points.dim(1) != 3) throw std::invalid_argument("TetGen needs 3-D points");
@@ -164,6 +164,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
   io::AtomicFile ele_file(*stem + ".ele", kFormat);
   {
     io::OutputBuffer out(node_file);
+    out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt, when given
     write_nodes(out, mesh);
     out.flush();
   }

@@ -38,6 +38,20 @@ NDArray int64_array(const std::vector<std::int64_t>& values) {
   return out;
 }
 
+// A new VTKHDF file with the root group VTK expects and the per-partition counts (the first
+// thing both a whole write and a partitioned main file write).
+io::hdf5::File create_with_counts(const std::string& path, const std::vector<std::int64_t>& num_points,
+                                  const std::vector<std::int64_t>& num_cells, const std::vector<std::int64_t>& num_ids) {
+  io::hdf5::File file = io::hdf5::File::create(path, kFormat);
+  file.create_group(kRoot);
+  file.set_attribute(kRoot, "Version", std::vector<std::int64_t>{2, 0});
+  file.set_fixed_string_attribute(kRoot, "Type", "UnstructuredGrid");
+  file.write(at("NumberOfPoints"), int64_array(num_points));
+  file.write(at("NumberOfCells"), int64_array(num_cells));
+  file.write(at("NumberOfConnectivityIds"), int64_array(num_ids));
+  return file;
+}
+
 VtkGeometry to_vtk(const std::string& path, const Mesh& mesh) {
   VtkGeometry out;
   try {
@@ -140,13 +154,7 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
     connectivity.insert(connectivity.end(), geometry.connectivity.begin(), geometry.connectivity.end());
   }
   if (connectivity.empty()) connectivity.push_back(NDArray::allocate_scratch(DType::int64, {0}));
-  io::hdf5::File file = io::hdf5::File::create(path, kFormat);
-  file.create_group(kRoot);
-  file.set_attribute(kRoot, "Version", std::vector<std::int64_t>{2, 0});
-  file.set_fixed_string_attribute(kRoot, "Type", "UnstructuredGrid");
-  file.write(at("NumberOfPoints"), int64_array(num_points));
-  file.write(at("NumberOfCells"), int64_array(num_cells));
-  file.write(at("NumberOfConnectivityIds"), int64_array(num_ids));
+  io::hdf5::File file = create_with_counts(path, num_points, num_cells, num_ids);
   write_stacked(file, path, at("Points"), "points", points, dataset_options);
   write_stacked(file, path, at("Connectivity"), "connectivity", connectivity, dataset_options);
   // VTK's types and offsets (9 MB per million cells) are derived 2 MiB at a time as they are
@@ -243,7 +251,9 @@ void write_file(const std::string& path, const WriteOptions& options, const std:
   }
   file.create_group(at("FieldData"));
   for (const auto& [name, array] : meshes[0].field_data) file.write(at("FieldData/" + name), array, dataset_options);
-  for (const auto& [name, strings] : meshes[0].string_field_data) file.write_strings(at("FieldData/" + name), strings);
+  // Variable-length, as vtkHDFWriter writes string arrays: the one string type vtkHDFReader reads.
+  for (const auto& [name, strings] : meshes[0].string_field_data)
+    file.write_strings(at("FieldData/" + name), strings, -1, io::hdf5::File::StringStorage::variable_length);
   file.commit();
 }
 
@@ -389,13 +399,7 @@ void write_partitioned_main(const std::string& path, const std::vector<std::stri
         throw WriteError(path, std::string(kFormat), partition_files[p] + " lacks " + dataset);
     }
   }
-  io::hdf5::File file = io::hdf5::File::create(path, kFormat);
-  file.create_group(kRoot);
-  file.set_attribute(kRoot, "Version", std::vector<std::int64_t>{2, 0});
-  file.set_fixed_string_attribute(kRoot, "Type", "UnstructuredGrid");
-  file.write(at("NumberOfPoints"), int64_array(num_points));
-  file.write(at("NumberOfCells"), int64_array(num_cells));
-  file.write(at("NumberOfConnectivityIds"), int64_array(num_ids));
+  io::hdf5::File file = create_with_counts(path, num_points, num_cells, num_ids);
   file.create_group(at("PointData"));
   file.create_group(at("CellData"));
   for (const std::string& dataset : order) {
@@ -407,7 +411,8 @@ void write_partitioned_main(const std::string& path, const std::vector<std::stri
     for (const std::string& name : first_file->children(at("FieldData"))) {
       const std::string object = at("FieldData/" + name);
       const io::hdf5::DatasetInfo info = first_file->dataset_info(object);
-      if (info.string) file.write_strings(object, first_file->read_strings(object));
+      if (info.string)
+        file.write_strings(object, first_file->read_strings(object), -1, io::hdf5::File::StringStorage::variable_length);
       else if (!info.compound) file.write(object, first_file->read(object));
     }
   file.commit();

@@ -49,14 +49,9 @@ void add_regions(std::vector<Region>& regions, const Tags& tags, int dim, const 
   std::map<std::int64_t, std::vector<std::int64_t>> members;
   for (std::size_t i = 0; i < tags.values.size(); ++i) members[tags.values[i]].push_back(entries[i]);
   for (const auto& [value, cells] : members) {
-    Region region;
-    region.name = tags.name + ":" + std::to_string(value);
-    region.kind = RegionKind::Cell;
-    region.dim = dim;
-    region.tag = value;
-    region.entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(cells.size())});
-    std::copy(cells.begin(), cells.end(), region.entries.data_as<std::int64_t>());
-    regions.push_back(std::move(region));
+    NDArray entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(cells.size())});
+    std::copy(cells.begin(), cells.end(), entries.data_as<std::int64_t>());
+    regions.push_back(Region{tags.name + ":" + std::to_string(value), RegionKind::Cell, dim, value, std::move(entries)});
   }
 }
 

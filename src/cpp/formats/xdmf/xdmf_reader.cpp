@@ -373,14 +373,15 @@ class GridReader {
   }
 
   // What a Uniform grid holds; `with_mesh` false reads only Attributes and Time (a time step),
-  // and the grid's mesh only when a FiniteElementFunction needs its cells.
-  Piece read_uniform(const Node& grid, bool with_mesh = true) {
+  // and the grid's mesh only when a FiniteElementFunction needs its cells; `with_data` false
+  // skips the Attributes (a series' mesh, whose first step may hold it).
+  Piece read_uniform(const Node& grid, bool with_mesh = true, bool with_data = true) {
     Piece piece;
     const std::vector<Node> children = context_.children(grid);
     const bool keep_mesh = with_mesh;
-    with_mesh = with_mesh || std::any_of(children.begin(), children.end(), [](const Node& child) {
-                  return child.name() == "Attribute" && is_finite_element_function(child);
-                });
+    with_mesh = with_mesh || (with_data && std::any_of(children.begin(), children.end(), [](const Node& child) {
+                                return child.name() == "Attribute" && is_finite_element_function(child);
+                              }));
     std::optional<Shape> structured;
     for (const Node& child : children)
       if (child.name() == "Topology" && !structured) structured = structured_extents(child);
@@ -396,7 +397,7 @@ class GridReader {
         topology = child;
         for (CellBlock& block : read_cells(child)) piece.mesh.cells.push_back(std::move(block));
       } else if (name == "Attribute") {
-        read_attribute(child, piece);
+        if (with_data) read_attribute(child, piece);
       } else if (name == "Information") {
         read_information(child, piece.mesh.field_data);
       } else if (name == "Time") {
@@ -804,7 +805,7 @@ class XdmfTimeSeriesReader final : public TimeSeriesReader {
   }
 
   Mesh read_mesh() override {
-    Piece piece = reader_.read_uniform(mesh_grid_);
+    Piece piece = reader_.read_uniform(mesh_grid_, true, false);
     // DOLFINx meshtags beside the mesh grid: their regions (the steps' data are on the mesh's blocks).
     for (const Node& grid : tag_grids_) {
       Piece tags = reader_.read_uniform(grid);

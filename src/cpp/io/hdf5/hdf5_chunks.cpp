@@ -1,7 +1,7 @@
 // io::hdf5::File's own chunk path: the chunks of deflated or unfiltered chunked datasets read
 // and inflated on every core into the destination, and deflate chunks compressed on every core
 // and stored with H5Dwrite_chunk. Reads (hdf5_read.cpp) and writes (hdf5_write.cpp) both call
-// it through hdf5_internal.hpp; on its own so no file passes the project's 1,000 lines.
+// it through hdf5_internal.hpp; a file of its own so that none passes the 1,000-line limit.
 #include "io/hdf5/hdf5_internal.hpp"
 
 #include <algorithm>

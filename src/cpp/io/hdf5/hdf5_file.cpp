@@ -410,7 +410,9 @@ std::optional<double> File::float_attribute(std::string_view, std::string_view) 
 std::vector<std::string> File::attribute_names(std::string_view) const { return {}; }
 void File::create_group(std::string_view path) { fail(path, std::string(kMissingLibrary)); }
 void File::write(std::string_view path, const NDArray&, const DatasetWriteOptions&) { fail(path, std::string(kMissingLibrary)); }
-void File::write_strings(std::string_view path, const std::vector<std::string>&, int) { fail(path, std::string(kMissingLibrary)); }
+void File::write_strings(std::string_view path, const std::vector<std::string>&, int, StringStorage) {
+  fail(path, std::string(kMissingLibrary));
+}
 void File::write_stacked(std::string_view path, const std::vector<NDArray>&, const DatasetWriteOptions&) {
   fail(path, std::string(kMissingLibrary));
 }

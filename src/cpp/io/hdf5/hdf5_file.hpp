@@ -145,9 +145,12 @@ class File {
   // the trailing extents ({} for 1-D, {3} for points). Sources with no rows are skipped.
   void write_virtual(std::string_view dataset_path, DType dtype, const Shape& row_shape,
                      const std::vector<VirtualSource>& sources);
-  // A 1-D dataset of fixed-length strings (as h5py writes a list of bytes).
+  // A 1-D dataset of strings: fixed-length (as h5py writes a list of bytes), or variable-length
+  // ASCII, null-terminated (as VTK's vtkHDFWriter writes a vtkStringArray, and the only string
+  // type vtkHDFReader converts: a fixed-length one makes its H5Dread fail, and VTK 9.7 crash).
+  enum class StringStorage { fixed_length, variable_length };
   void write_strings(std::string_view dataset_path, const std::vector<std::string>& values,
-                     int gzip_level = -1);
+                     int gzip_level = -1, StringStorage storage = StringStorage::fixed_length);
   // Scalar attributes. Strings are variable-length UTF-8, which h5py reads back as str.
   void set_attribute(std::string_view object_path, std::string_view name, std::string_view value);
   void set_attribute(std::string_view object_path, std::string_view name, std::int64_t value);

@@ -1,7 +1,7 @@
 // io::hdf5::File's dataset writes: groups, whole arrays (contiguous, or deflate chunks through
 // hdf5_chunks.cpp), stacked pieces and generated rows written a block at a time, virtual
-// datasets and string datasets. Apart from the reads and the handle to keep each file under
-// the project's 1,000 lines.
+// datasets and string datasets. Split from the reads and the handle so that no file passes
+// the project's 1,000-line limit.
 #include "io/hdf5/hdf5_internal.hpp"
 
 #include <algorithm>
@@ -219,15 +219,21 @@ void File::write_virtual(std::string_view dataset_path, DType dtype, const Shape
   if (!dataset.valid()) fail(path, "cannot create the virtual dataset");
 }
 
-void File::write_strings(std::string_view dataset_path, const std::vector<std::string>& values, int gzip_level) {
+void File::write_strings(std::string_view dataset_path, const std::vector<std::string>& values, int gzip_level,
+                         StringStorage storage) {
   const std::string path = absolute_object_path(dataset_path);
+  const bool variable = storage == StringStorage::variable_length;
   std::size_t width = 1;
   for (const std::string& value : values) width = std::max(width, value.size());
-  std::vector<char> buffer(values.size() * width, '\0');
-  for (std::size_t i = 0; i < values.size(); ++i) std::copy(values[i].begin(), values[i].end(), buffer.begin() + i * width);
+  std::vector<char> buffer(variable ? 0 : values.size() * width, '\0');
+  std::vector<const char*> pointers;  // variable length: HDF5 takes one C string per element
+  if (variable)
+    for (const std::string& value : values) pointers.push_back(value.c_str());
+  else
+    for (std::size_t i = 0; i < values.size(); ++i) std::copy(values[i].begin(), values[i].end(), buffer.begin() + i * width);
   Handle type = type_handle(H5Tcopy(H5T_C_S1));
-  H5Tset_size(type.get(), width);
-  H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+  H5Tset_size(type.get(), variable ? H5T_VARIABLE : width);
+  H5Tset_strpad(type.get(), variable ? H5T_STR_NULLTERM : H5T_STR_NULLPAD);
   const hsize_t count = values.size();
   Handle space = space_handle(H5Screate_simple(1, &count, nullptr));
   Handle dcpl = plist_handle(H5Pcreate(H5P_DATASET_CREATE));
@@ -238,7 +244,8 @@ void File::write_strings(std::string_view dataset_path, const std::vector<std::s
   Handle lcpl = link_creation_plist();
   Handle dataset = dataset_handle(H5Dcreate2(id_, path.c_str(), type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
   if (!dataset.valid()) fail(path, "cannot create the dataset");
-  if (count > 0 && H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0)
+  const void* data = variable ? static_cast<const void*>(pointers.data()) : static_cast<const void*>(buffer.data());
+  if (count > 0 && H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
     fail(path, "cannot write the strings");
 }
 

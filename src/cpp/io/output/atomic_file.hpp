@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "io/output/float_format.hpp"
 #include "meshioplusplus/ndarray.hpp"
 
 namespace meshioplusplus::io {
@@ -86,7 +87,8 @@ void reserve_blocks_of(const std::string& path, std::uint64_t bytes) noexcept;
 void trim_blocks_past_end(const std::string& path) noexcept;
 
 // Buffered text/binary output into an AtomicFile with locale-independent numbers:
-// floats are written in the shortest form that parses back to the same bits.
+// floats are written in the shortest form that parses back to the same bits, or as a
+// caller's meshio float_fmt asks (set_float_format; io/output/float_format.hpp).
 class OutputBuffer {
  public:
   explicit OutputBuffer(AtomicFile& file) : file_(file) { buffer_.reserve(kCapacity + kPendingBytes + 512); }
@@ -115,8 +117,17 @@ class OutputBuffer {
     }
     large_bytes(data, size);
   }
+  // Floats from now on as `format` (meshio's float_fmt); the default is the shortest exact form.
+  void set_float_format(const FloatFormat& format) { float_format_ = format; }
   template <class T> void number(T value) {
     drain_pending();
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!float_format_.shortest) [[unlikely]] {
+        append_float(buffer_, static_cast<double>(value), float_format_);
+        maybe_flush();
+        return;
+      }
+    }
     char scratch[40];
     std::to_chars_result result;
     if constexpr (std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t>) {
@@ -167,6 +178,7 @@ class OutputBuffer {
   std::string buffer_;
   char pending_[kPendingBytes];
   std::size_t pending_size_ = 0;
+  FloatFormat float_format_;
 };
 
 // Whether put_row writes NaN values or leaves them out (NaN as padding of short rows).

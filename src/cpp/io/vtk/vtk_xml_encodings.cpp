@@ -1,8 +1,8 @@
 // DataArrayReader's decoding of an array's bytes in each encoding VTK writes: ASCII text (split
 // over threads when large), inline base64, and appended raw or base64 data, with their UInt32/
 // UInt64 size headers, block tables, compressed blocks (inflated on every core) and the pread
-// of large raw arrays. Apart from the typed-array layer (vtk_xml_arrays.cpp) to keep each file
-// under the project's 1,000 lines.
+// of large raw arrays. Split from the typed-array layer (vtk_xml_arrays.cpp) so that no file
+// passes the project's 1,000-line limit.
 #include "io/vtk/vtk_xml_internal.hpp"
 
 #include <algorithm>

@@ -128,7 +128,6 @@ class DataArrayReader::Impl {
   void decode(const detail::PreparedArray& prepared, void* out) const;
   void decode_as(const detail::PreparedArray& prepared, DType dtype, void* out) const;
   std::uint64_t stored_count(const ArrayInfo& info) const;
-  Shape array_shape(const ArrayInfo& info, std::int64_t rows) const;
   std::optional<NDArray> mapped_view(const detail::PreparedArray& prepared, const Shape& shape, bool any_alignment = false) const;
   std::optional<NDArray> mapped_values(const ArrayInfo& info, std::int64_t count) const;
   std::optional<NDArray> mapped_array(const ArrayInfo& info, const Shape& shape) const;

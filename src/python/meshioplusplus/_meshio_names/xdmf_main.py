@@ -4,6 +4,7 @@ meshio's constructor signatures and ``XdmfReader(f).read()``; meshio's XML-level
 (``read_xdmf2``, ``_read_data_item``, ``write_points`` …) are not there: the parsing is C++."""
 
 import os
+import pathlib
 
 from .._capabilities import entry_point
 from .._exceptions import WriteError
@@ -37,7 +38,7 @@ class XdmfWriter:
     def __init__(self, filename, mesh, data_format="HDF", compression="gzip", compression_opts=4):
         if data_format not in _DATA_FORMATS:
             raise WriteError(f"Unknown XDMF data format '{data_format}' (use 'XML', 'Binary', or 'HDF'.)")
-        self.filename = os.fspath(filename) if isinstance(filename, (str, os.PathLike)) else filename
+        self.filename = pathlib.Path(filename) if isinstance(filename, (str, os.PathLike)) else filename
         self.data_format = data_format
         self.compression = compression
         self.compression_opts = None if compression is None else compression_opts
