@@ -2,12 +2,12 @@
 // when there are several blocks, Node/Cell Attributes), heavy data in an HDF5 file beside the
 // .xdmf ("<stem>.h5", datasets /data0, /data1 …, gzip level 4 by default), in raw binary files
 // ("<stem><k>.bin") or inline. Field data of meshio's gmsh kind ([tag, dim]) goes into an
-// <Information> block meshio reads back. The time-series writer: one Temporal collection, the
-// only grid of the Domain, whose first step holds the mesh (Geometry, Topology) and whose
-// other steps XInclude it, so that VTK's XDMF readers show one block with the steps' data
-// (meshio's layout, a mesh grid beside the collection, shows a second, bare block), while
-// meshio's TimeSeriesReader takes the first step's mesh (it looks there when the Domain has
-// no Uniform grid).
+// <Information> block meshio reads back. The time-series writer: meshio's layout exactly — the
+// Temporal collection first, each step XIncluding the Geometry and Topology of the Uniform
+// "mesh" grid, which follows the collection as the Domain's last grid. VTK's XDMF readers
+// then give the collection, with every step's data, as block 0 and the bare mesh as block 1,
+// as for meshio's files (felupe's ViewXdmf, for one, takes block 0); a mesh grid written before
+// the collection made block 0 the bare mesh and hid the data from ParaView/PyVista users.
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -318,9 +318,8 @@ class XdmfTimeSeriesWriter final : public TimeSeriesWriter {
       if (arrays.size() != num_blocks_)
         throw WriteError(path_, std::string(kFormat), "cell data '" + name + "' has " + std::to_string(arrays.size()) +
                                                           " arrays for " + std::to_string(num_blocks_) + " cell blocks");
-    // The first step holds the mesh; the others XInclude its Topology and Geometry.
-    if (steps_.empty()) steps_ += "<Grid Name=\"mesh\" GridType=\"Uniform\">" + mesh_xml_;
-    else steps_ += "<Grid GridType=\"Uniform\"><xi:include xpointer=\"xpointer(//Grid[@Name=&quot;mesh&quot;]/*[self::Topology or self::Geometry])\"/>";
+    // Every step XIncludes the mesh grid's Topology and Geometry (written after the collection).
+    steps_ += "<Grid GridType=\"Uniform\"><xi:include xpointer=\"xpointer(//Grid[@Name=&quot;mesh&quot;]/*[self::Topology or self::Geometry])\"/>";
     char scratch[40];
     const auto result = std::to_chars(scratch, scratch + sizeof scratch, step.time);
     steps_ += "<Time Value=\"" + std::string(scratch, result.ptr) + "\"/>";
@@ -331,11 +330,10 @@ class XdmfTimeSeriesWriter final : public TimeSeriesWriter {
   void close() override {
     if (closed_) return;
     std::string xml(kHeader);
-    // No step: the mesh alone, as meshio would leave it (beside an empty collection).
-    if (steps_.empty() && have_mesh_) xml += "<Grid Name=\"mesh\" GridType=\"Uniform\">" + mesh_xml_ + "</Grid>";
     xml += "<Grid Name=\"TimeSeries_meshio\" GridType=\"Collection\" CollectionType=\"Temporal\">";
     xml += steps_;
     xml += "</Grid>";
+    if (have_mesh_) xml += "<Grid Name=\"mesh\" GridType=\"Uniform\">" + mesh_xml_ + "</Grid>";
     xml += kFooter;
     heavy_.commit();
     write_text_file(path_, xml);
