@@ -11,6 +11,7 @@ import types
 from . import _core
 from . import _meshio_names  # noqa: F401  (meshio's private sub-modules register themselves)
 from ._capabilities import capability
+from ._meshio_names._tables import module_attributes_made_on_first_use
 from ._helpers import read as _read
 from ._helpers import write as _write
 from ._options import MESHIO_ONLY_OPTIONS
@@ -60,20 +61,7 @@ def _make_namespace(package, row):
 
 def _add_lazy_names(module, makers):
     """``module.<name>`` made by ``makers[name]()`` on first use, then kept (PEP 562)."""
-
-    def __getattr__(name):
-        make = makers.get(name)
-        if make is None:
-            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
-        value = make()
-        setattr(module, name, value)
-        return value
-
-    def __dir__():
-        return sorted(set(vars(module)) | set(makers))
-
-    module.__getattr__ = __getattr__
-    module.__dir__ = __dir__
+    module.__getattr__, module.__dir__ = module_attributes_made_on_first_use(vars(module), makers)
 
 
 def _add_extras(module, extras):

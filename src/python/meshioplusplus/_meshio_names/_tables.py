@@ -40,6 +40,23 @@ def _once(make):
 # ---- VTK ---------------------------------------------------------------------------------
 
 
+def module_attributes_made_on_first_use(module_globals, makers):
+    """``(__getattr__, __dir__)`` for a module whose names ``makers`` makes on first use (PEP
+    562): ``makers[name]()`` gives the value, which is then kept in the module."""
+
+    def __getattr__(name):
+        make = makers.get(name)
+        if make is None:
+            raise AttributeError(f"module {module_globals['__name__']!r} has no attribute {name!r}")
+        module_globals[name] = value = make()
+        return value
+
+    def __dir__():
+        return sorted(set(module_globals) | set(makers))
+
+    return __getattr__, __dir__
+
+
 @_once
 def vtk_to_meshio_type():
     """VTK id -> the type the core reads it as. Where several types share an id (the

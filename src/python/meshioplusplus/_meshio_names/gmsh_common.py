@@ -36,17 +36,7 @@ c_double = np.dtype("float64")
 _TABLES = {"_gmsh_to_meshio_type": _tables.gmsh_to_meshio_type, "_meshio_to_gmsh_type": _tables.meshio_to_gmsh_type}
 
 
-def __getattr__(name):
-    """The type maps are made on first use (PEP 562)."""
-    make = _TABLES.get(name)
-    if make is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value = make()
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_TABLES))
+__getattr__, __dir__ = _tables.module_attributes_made_on_first_use(globals(), _TABLES)
 
 
 def _reordered(cell_type, idx, which):

@@ -72,17 +72,7 @@ _TABLES = {
 }
 
 
-def __getattr__(name):
-    """The topology tables are made on first use (PEP 562)."""
-    make = _TABLES.get(name)
-    if make is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value = make()
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_TABLES))
+__getattr__, __dir__ = _tables.module_attributes_made_on_first_use(globals(), _TABLES)
 
 
 def translate_mixed_cells(data):
