@@ -6,6 +6,11 @@ import pathlib
 
 import pytest
 
+# tests/downstream/overlays holds files laid into real clients' test trees (a PyVista conftest
+# among them), not tests of ours. (No conftest.py in tests/downstream: a second module named
+# "conftest" would shadow this one for the tests that import from it.)
+collect_ignore = ["downstream/overlays"]
+
 _FULL_CORPUS = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 _CURATED_CORPUS = pathlib.Path(__file__).resolve().parent / "data" / "corpus"
 #: The full project corpus when present (or MESHIOPLUSPLUS_CORPUS), else the curated copy of its
