@@ -17,6 +17,7 @@
 
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "support/test_data.hpp"
 #include "support/fuzz_targets.hpp"
 #include "support/test_support.hpp"
 #if __has_include("meshioplusplus/limits.hpp")
@@ -30,7 +31,7 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-const fs::path kRegressionRoot = fs::path(__FILE__).parent_path().parent_path() / "data" / "fuzz-regressions";
+const fs::path kRegressionRoot = meshioplusplus::testing::test_data_dir() / "fuzz-regressions";
 
 struct SavedInput {
   std::string folder;  // target or format name

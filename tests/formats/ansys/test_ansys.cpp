@@ -13,6 +13,7 @@
 #include "formats/ansys/ansys.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -21,11 +22,11 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-const fs::path kDataDir = fs::path(__FILE__).parent_path() / ".." / ".." / "data" / "ansys";
+const fs::path kDataDir = meshioplusplus::testing::test_data_dir() / "ansys";
 
-#define SKIP_WITHOUT_DATA(name)             \
-  if (!fs::exists(kDataDir / (name)))       \
-  GTEST_SKIP() << "tests/data/ansys/" << (name) << " absent (foam-extend-4.0 tutorials, see tests/data/MANIFEST.tsv)"
+// The files ship with the repository: a missing one fails the test.
+#define SKIP_WITHOUT_DATA(name) \
+  ASSERT_TRUE(fs::exists(kDataDir / (name))) << "tests/data/ansys/" << (name) << " is missing (tests/data/MANIFEST.tsv)"
 
 std::string data_file(const std::string& name) { return (kDataDir / name).string(); }
 

@@ -21,6 +21,7 @@
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/side_regions.hpp"
 #include "meshioplusplus/time_series.hpp"
+#include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
 using namespace meshioplusplus;
@@ -732,9 +733,8 @@ TEST(ExodusErrors, ATypeWithoutACellTypeNamesTheTypeAndTheBlock) {
 // space, two unnamed EDGE2 blocks — the block type the reader used to refuse.
 TEST(ExodusRealFiles, MooseEdge2BlocksRead) {
   SKIP_WITHOUT_NETCDF();
-  const std::filesystem::path path =
-      std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "data" / "exodus" / "tmap8_val-2d_limited_out.e";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "tests/data/exodus/tmap8_val-2d_limited_out.e absent (idaholab/TMAP8)";
+  const std::filesystem::path path = meshioplusplus::testing::test_data_dir() / "exodus" / "tmap8_val-2d_limited_out.e";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing (tests/data/MANIFEST.tsv)";
   const Mesh mesh = exodus::read(path.string());
   EXPECT_EQ(22, mesh.num_points());
   EXPECT_EQ((Shape{22, 3}), mesh.points.shape());

@@ -10,6 +10,7 @@
 #include "formats/neuroglancer/neuroglancer.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -33,8 +34,8 @@ std::string fragment(std::uint32_t vertices, std::initializer_list<std::uint32_t
 }  // namespace
 
 TEST(NeuroglancerRead, MeshioReferenceFile) {
-  const fs::path path = fs::path(__FILE__).parent_path() / ".." / ".." / "data" / "neuroglancer" / "simple1";
-  if (!fs::exists(path)) GTEST_SKIP() << "tests/data/neuroglancer/simple1 absent (meshio 5.3.5 tests/meshes/neuroglancer)";
+  const fs::path path = meshioplusplus::testing::test_data_dir() / "neuroglancer" / "simple1";
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing (tests/data/MANIFEST.tsv)";
   const Mesh mesh = neuroglancer::read(path.string());
   // meshio's test_reference_file: point sum 20, 4 triangles.
   EXPECT_EQ(point_sum(mesh), 20.0);

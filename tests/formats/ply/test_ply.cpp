@@ -16,6 +16,7 @@
 
 #include "formats/ply/ply.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -372,8 +373,8 @@ TEST(PlyErrors, HeaderProblemsNameTheirLine) {
 // header kept and, on every face line, the texture number VCGLIB writes after texcoord though
 // the header does not declare it. trimesh reads the file; meshio 5.3.5 raises.
 TEST(PlyMeshlabAscii, UndeclaredValueAfterTexcoordIsNotedAndTheFacesAreWhole) {
-  const fs::path path = fs::path(__FILE__).parent_path() / ".." / ".." / "data" / "ply" / "fuze_meshlab_ascii.ply";
-  if (!fs::exists(path)) GTEST_SKIP() << "tests/data/ply/fuze_meshlab_ascii.ply absent";
+  const fs::path path = meshioplusplus::testing::test_data_dir() / "ply" / "fuze_meshlab_ascii.ply";
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing (tests/data/MANIFEST.tsv)";
   const Mesh ascii = ply::read(path.string());
   ASSERT_EQ(ascii.num_points(), 502);
   ASSERT_EQ(ascii.cells.size(), 1u);

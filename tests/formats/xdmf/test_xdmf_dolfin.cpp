@@ -14,6 +14,7 @@
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/time_series.hpp"
+#include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
 using namespace meshioplusplus;
@@ -22,13 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Legacy DOLFIN's checkpoint.xdmf and no_checkpoint.xdmf from pyvista/vtk-data (tests/data/MANIFEST.tsv),
-// beside this file (__FILE__ is relative to the build folder when ccache's base_dir rewrites it;
-// then from the repository root too).
-const fs::path kDataDir = [] {
-  const fs::path beside = fs::path(__FILE__).parent_path() / ".." / ".." / "data" / "xdmf";
-  return fs::exists(beside) || fs::path(__FILE__).is_absolute() ? beside : fs::path("tests") / "data" / "xdmf";
-}();
+// Legacy DOLFIN's checkpoint.xdmf and no_checkpoint.xdmf from pyvista/vtk-data (tests/data/MANIFEST.tsv).
+const fs::path kDataDir = meshioplusplus::testing::test_data_dir() / "xdmf";
 
 // The unit square as two triangles (0 1 2) and (0 2 3), as DOLFINx's write_mesh lays it out.
 constexpr const char* kMeshGrid = R"xml(<Grid Name="mesh" GridType="Uniform">
@@ -279,7 +275,7 @@ TEST(XdmfDolfin, RealCheckpointMapsToTheValuesDolfinWritesForViewing) {
   // The same function written by write_checkpoint (dof map + dof values) and by write(u, t)
   // (values at the nodes): mapped through the dof map, the first gives the second, every step.
   if (!io::hdf5::available()) GTEST_SKIP() << "built without HDF5";
-  if (!fs::exists(kDataDir / "checkpoint.h5")) GTEST_SKIP() << "tests/data/xdmf/checkpoint.* absent (pyvista/vtk-data)";
+  ASSERT_TRUE(fs::exists(kDataDir / "checkpoint.h5")) << kDataDir << ": checkpoint.* missing (tests/data/MANIFEST.tsv)";
   auto checkpoint = open_time_series((kDataDir / "checkpoint.xdmf").string());
   auto viewing = open_time_series((kDataDir / "no_checkpoint.xdmf").string());
   ASSERT_EQ(checkpoint->num_steps(), 5u);
