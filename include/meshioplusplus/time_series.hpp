@@ -54,5 +54,14 @@ std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, std:
 // Options as for write(); each format documents its own.
 std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, std::string_view format = {},
                                                      const WriteOptions& options = {});
+// Continues the series at `path` (XDMF, PVD, VTKHDF, Exodus): new steps go after the ones the
+// file has; a missing file is created, as create_time_series does (open(..., "a")). The mesh
+// is the file's: write_mesh() may be skipped, and if called must give the same number of points
+// and the same cell blocks (else WriteError; the points are not written again). The file on disk
+// changes only at close(): a writer dropped before leaves it as it was (HDF5 and netCDF files
+// are copied to a temporary beside them, which replaces them at close()). Steps must carry the
+// arrays the file's steps have (Exodus: its variables; docs/time-series.md).
+std::unique_ptr<TimeSeriesWriter> append_time_series(const std::string& path, std::string_view format = {},
+                                                     const WriteOptions& options = {});
 
 }  // namespace meshioplusplus

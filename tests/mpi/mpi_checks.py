@@ -316,7 +316,7 @@ def test_wrong_use_is_explained(world, tmp_path):
     if comm.Get_rank() == 0:
         with pytest.raises(mio.ReadError, match="Temporal"):
             temporal = os.path.join(folder, "series.xdmf")
-            with mio.xdmf.TimeSeriesWriter(temporal) as writer:
+            with mio.xdmf.TimeSeriesWriter(temporal, heavy_data_beside=True) as writer:
                 writer.write_points_cells(mesh.points, [("tetra", mesh.cells[-1].data)])
                 writer.write_data(0.0)
             mio.read(temporal, comm=MPI.COMM_SELF)

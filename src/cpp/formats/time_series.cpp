@@ -1,8 +1,9 @@
 // Which formats can be read and written as time series (include/meshioplusplus/time_series.hpp).
-// One row per format that implements the interface; XDMF is the first.
+// One row per format that implements the interface; append_time_series for the four that continue a series.
 #include "meshioplusplus/time_series.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "formats/exodus/exodus.hpp"
 #include "formats/gmsh/gmsh_time_series.hpp"
@@ -10,6 +11,7 @@
 #include "formats/vtk_xml/pvd_time_series.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
 #include "formats/xdmf/xdmf.hpp"
+#include "io/output/series_append.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus {
@@ -34,6 +36,32 @@ void check_write_options(const std::string& path, const std::string& name, const
     if (!known) throw WriteError(path, name, "unknown write option '" + option_name + "'");
   }
 }
+
+// Append by replay, for formats whose writer streams each step into a new file (Exodus: the
+// variables are declared once, in the header, so a step cannot be added to the file in place
+// without redefining it): the writer's temporary receives the file's mesh and every step read
+// back, then the caller's steps; close() puts it in place of the file. Memory holds one step.
+class ReplayingAppender final : public TimeSeriesWriter {
+ public:
+  ReplayingAppender(const std::string& path, const std::string& format, std::unique_ptr<TimeSeriesReader> existing,
+                    std::unique_ptr<TimeSeriesWriter> writer)
+      : path_(path), format_(format), writer_(std::move(writer)) {
+    stored_ = existing->read_mesh();
+    stored_.point_data = {};
+    stored_.cell_data = {};
+    writer_->write_mesh(stored_);
+    for (std::size_t k = 0; k < existing->num_steps(); ++k) writer_->write_step(existing->read_step(k));
+  }
+
+  void write_mesh(const Mesh& mesh) override { io::check_appended_mesh(path_, format_, stored_, mesh); }
+  void write_step(const TimeStep& step) override { writer_->write_step(step); }
+  void close() override { writer_->close(); }
+
+ private:
+  std::string path_, format_;
+  std::unique_ptr<TimeSeriesWriter> writer_;
+  Mesh stored_;
+};
 
 }  // namespace
 
@@ -64,6 +92,29 @@ std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, st
   if (name == "exodus") return exodus::create_time_series(path, options);
   throw WriteError(path, name, name.empty() ? "cannot tell the format from the file name"
                                             : "format '" + name + "' has no time-series writer (xdmf has)");
+}
+
+std::unique_ptr<TimeSeriesWriter> append_time_series(const std::string& path, std::string_view format,
+                                                     const WriteOptions& options) {
+  const std::string name = time_series_format(path, format);
+  std::error_code error;
+  const bool exists = std::filesystem::exists(path, error);
+  if (name == "xdmf") return xdmf::append_time_series(path, options);
+  if (name == "pvd") {
+    check_write_options(path, name, options, "vtu");
+    return pvd::append_time_series(path, options);
+  }
+  if (name == "vtkhdf") return vtkhdf::append_time_series(path, options);
+  if (name == "exodus") {
+    if (!exists) return create_time_series(path, name, options);
+    check_write_options(path, name, options, name);
+    // The reader is opened before the writer's temporary exists; both end before close() returns.
+    std::unique_ptr<TimeSeriesReader> existing = exodus::open_time_series(path);
+    return std::make_unique<ReplayingAppender>(path, name, std::move(existing), exodus::create_time_series(path, options));
+  }
+  throw WriteError(path, name, name.empty() ? "cannot tell the format from the file name"
+                                            : "format '" + name + "' has no appending time-series writer "
+                                                                  "(xdmf, pvd, vtkhdf and exodus have)");
 }
 
 }  // namespace meshioplusplus

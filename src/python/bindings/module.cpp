@@ -481,11 +481,12 @@ std::unique_ptr<mpp::TimeSeriesReader> open_time_series_of(const std::string& pa
 }
 
 std::unique_ptr<mpp::TimeSeriesWriter> create_time_series_of(const std::string& path, const std::string& format,
-                                                             const nb::dict& options) {
+                                                             const nb::dict& options, bool append) {
   mpp::WriteOptions write_options;
   for (auto [name, value] : options) write_options.set(nb::cast<std::string>(name), nb::cast<std::string>(value));
   nb::gil_scoped_release released;
-  return mpp::create_time_series(path, format, write_options);
+  return append ? mpp::append_time_series(path, format, write_options)
+                : mpp::create_time_series(path, format, write_options);
 }
 
 void bind_time_series(nb::module_& m) {
@@ -545,7 +546,7 @@ void bind_time_series(nb::module_& m) {
       });
   m.def("open_time_series", &open_time_series_of, nb::arg("path"), nb::arg("format") = "");
   m.def("create_time_series", &create_time_series_of, nb::arg("path"), nb::arg("format") = "",
-        nb::arg("options") = nb::dict());
+        nb::arg("options") = nb::dict(), nb::arg("append") = false);
   m.def("hdf5_available", &mpp::io::hdf5::available);
 }
 

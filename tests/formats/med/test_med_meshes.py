@@ -77,9 +77,19 @@ def _assert_same(mesh, reference):
     for name, blocks in reference.cell_data.items():
         for ours, theirs in zip(mesh.cell_data[name], blocks):
             np.testing.assert_array_equal(ours, theirs)
-    # (meshio sets empty dicts where the file has no families; meshio++ sets none then)
-    assert getattr(mesh, "point_tags", {}) == reference.point_tags
-    assert getattr(mesh, "cell_tags", {}) == reference.cell_tags
+    # meshio sets both (empty dicts where the file has no families): so does meshio++
+    assert mesh.point_tags == reference.point_tags
+    assert mesh.cell_tags == reference.cell_tags
+
+
+def test_a_file_without_families_has_empty_tags_as_in_meshio(tmp_path):
+    meshio = pytest.importorskip("meshio")
+    path = tmp_path / "plain.med"
+    mio.write(path, mio.Mesh(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.0]]), [("triangle", np.array([[0, 1, 2]]))]))
+    reference = meshio.read(path)
+    assert reference.point_tags == reference.cell_tags == {}
+    for mesh in (mio.read(path), mio.med.read(path), mio.read(path, file_format="med")):
+        assert mesh.point_tags == {} and mesh.cell_tags == {}
 
 
 def test_mesh_names_in_file_order(two_meshes):

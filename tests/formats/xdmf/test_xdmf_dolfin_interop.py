@@ -186,11 +186,11 @@ def test_meshtags_meshio_refuses_we_read_one_mesh_with_regions(tmp_path):
 # ---- our time series in the readers users open it with ----------------------------------------
 
 
-def _write_series(path, data_format):
+def _write_series(path, data_format, **options):
     points = np.array([[0, 0], [1, 0], [0, 1], [1, 1.0]])
     cells = [("triangle", np.array([[0, 1, 2], [1, 3, 2]])), ("line", np.array([[0, 1]]))]
     steps = []
-    with mio.xdmf.TimeSeriesWriter(path, data_format=data_format) as writer:
+    with mio.xdmf.TimeSeriesWriter(path, data_format=data_format, **options) as writer:
         writer.write_points_cells(points, cells)
         for t in (0.0, 0.5, 1.0):
             point_data = {"phi": np.array([0, 1, 2, 3.0]) + t, "u": np.tile([t, -t], (4, 1))}
@@ -201,9 +201,10 @@ def _write_series(path, data_format):
 
 
 @pytest.mark.parametrize("data_format", ["XML", "HDF"])
-def test_time_series_reads_in_meshio_vtk_and_pyvista(tmp_path, data_format):
+def test_time_series_reads_in_meshio_vtk_and_pyvista(tmp_path, monkeypatch, data_format):
     if data_format == "HDF" and not _core.hdf5_available():
         pytest.skip("built without HDF5")
+    monkeypatch.chdir(tmp_path)  # meshio's placement (the default): the .h5 goes to the working directory
     path = tmp_path / f"series_{data_format}.xdmf"
     points, cells, steps = _write_series(path, data_format)
 
@@ -253,7 +254,7 @@ def test_time_series_reads_in_meshio_vtk_and_pyvista(tmp_path, data_format):
 @needs_hdf5
 def test_time_series_in_vtks_xdmf3_reader(tmp_path):
     path = tmp_path / "series.xdmf"
-    _, _, steps = _write_series(path, "HDF")
+    _, _, steps = _write_series(path, "HDF", heavy_data_beside=True)
     shown = _xdmf3(path)
     assert shown["times"] == [0.0, 0.5, 1.0]
     for blocks, (t, point_data, cell_data) in zip(shown["steps"], steps):

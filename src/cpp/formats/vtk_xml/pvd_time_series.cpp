@@ -7,6 +7,8 @@
 // Writing: write_mesh() keeps the mesh; each write_step() writes one complete .vtu
 // (<stem>/<stem>_<k>.vtu, the step's arrays on the mesh) as it arrives; close() writes the
 // collection. A writer destroyed without close() removes its step files and leaves no .pvd.
+// Appending: the index keeps its entries as written; new steps get the next free file numbers
+// and their entries go before </Collection> at close().
 #include <charconv>
 #include <filesystem>
 #include <string>
@@ -18,6 +20,8 @@
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "formats/vtu/vtu.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/series_append.hpp"
+#include "io/source/mapped_file.hpp"
 #include "io/text/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -89,8 +93,10 @@ class SeriesReader : public TimeSeriesReader {
 
 class SeriesWriter : public TimeSeriesWriter {
  public:
-  SeriesWriter(std::string path, const WriteOptions& options) : path_(std::move(path)), options_(options) {
+  SeriesWriter(std::string path, const WriteOptions& options, bool append) : path_(std::move(path)), options_(options) {
     io::vtk_xml::parse_write_settings(options_);  // bad options fail before any file is written
+    std::error_code error;
+    if (append && std::filesystem::exists(path_, error)) open_existing();
   }
   ~SeriesWriter() override {
     if (closed_) return;
@@ -99,7 +105,8 @@ class SeriesWriter : public TimeSeriesWriter {
   }
 
   void write_mesh(const Mesh& mesh) override {
-    if (has_mesh_) throw WriteError(path_, "pvd", "write_mesh() called twice");
+    if (has_mesh_ && !appending_) throw WriteError(path_, "pvd", "write_mesh() called twice");
+    if (appending_) io::check_appended_mesh(path_, "pvd", mesh_, mesh);
     mesh_.points = mesh.points;
     mesh_.cells = mesh.cells;
     has_mesh_ = true;
@@ -118,7 +125,10 @@ class SeriesWriter : public TimeSeriesWriter {
     std::error_code error;
     std::filesystem::create_directories(folder, error);
     if (error) throw WriteError(path_, "pvd", "cannot create the folder '" + folder.string() + "': " + error.message());
-    const std::string name = stem + "_" + std::to_string(written_.size()) + ".vtu";
+    // Appending: the next number no file of the folder has yet.
+    std::string name;
+    do name = stem + "_" + std::to_string(next_number_++) + ".vtu";
+    while (appending_ && std::filesystem::exists(folder / name, error));
     try {
       vtu::write((folder / name).string(), mesh, options_);
     } catch (const std::invalid_argument& problem) {
@@ -130,14 +140,17 @@ class SeriesWriter : public TimeSeriesWriter {
 
   void close() override {
     if (closed_) return;
-    std::string text = vtk_xml_detail::index_prologue("Collection") + "  <Collection>\n";
+    std::string entries;
     for (std::size_t k = 0; k < written_.size(); ++k) {
       char buffer[32];
       const auto result = std::to_chars(buffer, buffer + sizeof buffer, written_[k].first);
-      text += "    <DataSet timestep=\"" + std::string(buffer, result.ptr) + "\" group=\"\" part=\"0\" file=\"" +
-              io::escape_xml_attribute(relative_[k]) + "\"/>\n";
+      entries += "    <DataSet timestep=\"" + std::string(buffer, result.ptr) + "\" group=\"\" part=\"0\" file=\"" +
+                 io::escape_xml_attribute(relative_[k]) + "\"/>\n";
     }
-    text += "  </Collection>\n</VTKFile>\n";
+    // Appending: the index as it was, the new entries before its </Collection>.
+    const std::string text = appending_ ? existing_.substr(0, insert_at_) + entries + existing_.substr(insert_at_)
+                                        : vtk_xml_detail::index_prologue("Collection") + "  <Collection>\n" + entries +
+                                              "  </Collection>\n</VTKFile>\n";
     io::AtomicFile file(path_, "pvd");
     file.write(text);
     file.commit();
@@ -145,10 +158,29 @@ class SeriesWriter : public TimeSeriesWriter {
   }
 
  private:
+  // Append: the index's text (its entries stay as written) and the mesh of its first step,
+  // which the new steps are written on unless write_mesh() gives it again.
+  void open_existing() {
+    SeriesReader reader(path_);
+    mesh_ = reader.read_mesh();
+    const io::MappedFile index(path_, "pvd");
+    existing_ = std::string(index.bytes());
+    insert_at_ = existing_.rfind("</Collection>");
+    if (insert_at_ == std::string::npos)
+      throw WriteError(path_, "pvd", "append: the file has no </Collection> to add the steps to");
+    while (insert_at_ > 0 && (existing_[insert_at_ - 1] == ' ' || existing_[insert_at_ - 1] == '\t')) --insert_at_;
+    next_number_ = reader.num_steps();
+    has_mesh_ = appending_ = true;
+  }
+
   std::string path_;
   WriteOptions options_;
   Mesh mesh_;
   bool has_mesh_ = false, closed_ = false;
+  bool appending_ = false;
+  std::string existing_;
+  std::size_t insert_at_ = 0;
+  std::size_t next_number_ = 0;
   std::vector<std::pair<double, std::string>> written_;
   std::vector<std::string> relative_;
 };
@@ -160,7 +192,11 @@ std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) {
 }
 
 std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options) {
-  return std::make_unique<SeriesWriter>(path, options);
+  return std::make_unique<SeriesWriter>(path, options, false);
+}
+
+std::unique_ptr<TimeSeriesWriter> append_time_series(const std::string& path, const WriteOptions& options) {
+  return std::make_unique<SeriesWriter>(path, options, true);
 }
 
 }  // namespace meshioplusplus::pvd

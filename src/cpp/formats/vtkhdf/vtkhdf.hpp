@@ -55,5 +55,8 @@ std::unique_ptr<TimeSeriesReader> open_share(const std::string& path, std::int64
 // the file is written by close(). Options as for write(), plus partition_files (a ';'-separated
 // list): then close() writes the partitioned main file (write_partitioned_main) instead.
 std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options);
+// Continues an existing series (or starts one): its geometries and steps are read and the file is
+// written again by close() with the new steps after them (include/meshioplusplus/time_series.hpp).
+std::unique_ptr<TimeSeriesWriter> append_time_series(const std::string& path, const WriteOptions& options);
 
 }  // namespace meshioplusplus::vtkhdf

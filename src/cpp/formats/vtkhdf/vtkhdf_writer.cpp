@@ -16,6 +16,7 @@
 #include "formats/vtkhdf/vtkhdf_internal.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/hdf5/hdf5_options.hpp"
+#include "io/output/series_append.hpp"
 #include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -271,8 +272,37 @@ class SeriesWriter final : public TimeSeriesWriter {
     }
   }
 
+  // Append: the file's geometries and steps, held as if written by this writer (the file is
+  // rewritten by close(), through a temporary, as every VTKHDF series is).
+  void load_existing() {
+    if (partitioned_) throw WriteError(path_, std::string(kFormat), "append: not with partition_files");
+    {
+      const io::hdf5::File file = io::hdf5::File::open(path_, kFormat);
+      if (!file.exists(at("Steps")))
+        throw WriteError(path_, std::string(kFormat), "append: the file has no Steps (not a time series)");
+    }
+    std::unique_ptr<TimeSeriesReader> reader = open_time_series(path_);
+    for (std::size_t k = 0; k < reader->num_steps(); ++k) {
+      TimeStep step = reader->read_step(k);
+      Mesh mesh = reader->read_mesh();  // step k's geometry
+      if (meshes_.empty() || !same_geometry(meshes_.back(), mesh)) {
+        mesh.point_data = {};
+        mesh.cell_data = {};
+        meshes_.push_back(std::move(mesh));
+      }
+      steps_.push_back(std::move(step));
+      step_geometry_.push_back(meshes_.size() - 1);
+    }
+    appending_ = !meshes_.empty();
+  }
+
   void write_mesh(const Mesh& mesh) override {
     if (closed_) throw WriteError(path_, std::string(kFormat), "write_mesh() after close()");
+    if (appending_ && !appended_mesh_checked_) {  // the file's last geometry goes on
+      io::check_appended_mesh(path_, kFormat, meshes_.back(), mesh);
+      appended_mesh_checked_ = true;
+      return;
+    }
     Mesh geometry;
     geometry.points = mesh.points.copy();
     for (const CellBlock& block : mesh.cells) {
@@ -317,9 +347,22 @@ class SeriesWriter final : public TimeSeriesWriter {
   }
 
  private:
+  static bool same_array(const NDArray& a, const NDArray& b) {
+    if (a.data() == b.data()) return true;
+    return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+  }
+  static bool same_geometry(const Mesh& a, const Mesh& b) {
+    if (!same_array(a.points, b.points) || a.cells.size() != b.cells.size()) return false;
+    for (std::size_t k = 0; k < a.cells.size(); ++k)
+      if (a.cells[k].type != b.cells[k].type || !same_array(a.cells[k].connectivity, b.cells[k].connectivity))
+        return false;
+    return true;
+  }
+
   std::string path_;
   WriteOptions options_;
   bool partitioned_ = false, closed_ = false;
+  bool appending_ = false, appended_mesh_checked_ = false;
   std::vector<std::string> partition_files_;
   std::vector<Mesh> meshes_;
   std::vector<TimeStep> steps_;
@@ -337,6 +380,13 @@ std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, co
     if (name != "compression" && name != "compression_opts" && name != "partition_files")
       throw WriteError(path, std::string(kFormat), "unknown option '" + name + "' (compression, compression_opts, partition_files)");
   return std::make_unique<SeriesWriter>(path, options);
+}
+
+std::unique_ptr<TimeSeriesWriter> append_time_series(const std::string& path, const WriteOptions& options) {
+  auto writer = create_time_series(path, options);
+  std::error_code error;
+  if (std::filesystem::exists(path, error)) static_cast<SeriesWriter&>(*writer).load_existing();
+  return writer;
 }
 
 void write_partitioned_main(const std::string& path, const std::vector<std::string>& partition_files) {

@@ -20,9 +20,11 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
 // A temporal collection (meshio's TimeSeriesWriter layout, DOLFINx function output, DOLFIN
 // checkpoints, or any Collection of Uniform grids with <Time>): steps read lazily.
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path);
-// One Temporal collection whose first step holds the mesh and whose other steps XInclude its
-// Topology and Geometry (VTK shows one block; meshio's TimeSeriesReader reads it). Options:
-// data_format.
+// meshio's layout: one Temporal collection whose steps XInclude the Topology and Geometry of
+// the Uniform grid "mesh" after it. Options: data_format, compression, heavy_data_location
+// ("beside" the .xdmf, or "working_directory" as meshio's TimeSeriesWriter puts it).
 std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options);
+// Continues an existing series (or starts one): include/meshioplusplus/time_series.hpp.
+std::unique_ptr<TimeSeriesWriter> append_time_series(const std::string& path, const WriteOptions& options);
 
 }  // namespace meshioplusplus::xdmf

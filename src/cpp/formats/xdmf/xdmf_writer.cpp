@@ -18,6 +18,7 @@
 #include "formats/xdmf/xdmf_document.hpp"
 #include "io/cells/xdmf_cell_types.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/series_append.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/hdf5/hdf5_options.hpp"
 #include "io/text/xml_scanner.hpp"
@@ -45,6 +46,11 @@ std::string lower(std::string_view text) {
 struct HeavyOptions {
   DataFormat format = DataFormat::hdf;
   int gzip_level = 4;  // -1: none
+  // meshio's TimeSeriesWriter puts "<stem>.h5" / "<stem><k>.bin" into the working directory and
+  // names them without a folder (readers look beside the .xdmf): heavy_data_location=
+  // "working_directory" does the same, for the code that moves the file beside it afterwards.
+  bool in_working_directory = false;
+  bool append = false;  // continue an existing .h5 / numbering (append_time_series)
 };
 
 HeavyOptions parse_options(const std::string& path, const WriteOptions& options) {
@@ -55,6 +61,12 @@ HeavyOptions parse_options(const std::string& path, const WriteOptions& options)
   else if (format == "hdf" || format == "hdf5") result.format = DataFormat::hdf;
   else throw WriteError(path, std::string(kFormat), "unknown data_format '" + std::string(options.get("data_format", "")) + "' (XML, Binary or HDF)");
   result.gzip_level = io::hdf5::gzip_level_option(options, path, kFormat);
+  const std::string location = lower(options.get("heavy_data_location", "beside"));
+  if (location == "working_directory") result.in_working_directory = true;
+  else if (location != "beside")
+    throw WriteError(path, std::string(kFormat), "unknown heavy_data_location '" +
+                                                     std::string(options.get("heavy_data_location", "")) +
+                                                     "' (beside or working_directory)");
   return result;
 }
 
@@ -97,11 +109,21 @@ class HeavyData {
  public:
   HeavyData(const std::string& xdmf_path, HeavyOptions options) : xdmf_path_(xdmf_path), options_(options) {
     const std::filesystem::path path(xdmf_path);
-    directory_ = path.parent_path();
+    directory_ = options_.in_working_directory ? std::filesystem::path() : path.parent_path();
     stem_ = path.stem().string();
     if (options_.format == DataFormat::hdf) {
       h5_name_ = stem_ + ".h5";
-      h5_.emplace(io::hdf5::File::create((directory_ / h5_name_).string(), kFormat));
+      const std::string h5_path = (directory_ / h5_name_).string();
+      std::error_code error;
+      if (options_.append && std::filesystem::exists(h5_path, error)) {
+        h5_.emplace(io::hdf5::File::append(h5_path, kFormat));
+        for (const std::string& child : h5_->children("/")) counter_ = std::max(counter_, data_number(child) + 1);
+      } else {
+        h5_.emplace(io::hdf5::File::create(h5_path, kFormat));
+      }
+    } else if (options_.format == DataFormat::binary && options_.append) {
+      std::error_code error;
+      while (std::filesystem::exists(directory_ / binary_name(counter_), error)) ++counter_;
     }
   }
 
@@ -117,7 +139,7 @@ class HeavyData {
     switch (options_.format) {
       case DataFormat::xml: inline_values(xml, array); break;
       case DataFormat::binary: {
-        const std::string name = stem_ + std::to_string(counter_++) + ".bin";
+        const std::string name = binary_name(counter_++);
         io::AtomicFile file((directory_ / name).string(), kFormat);
         file.write(array.data(), array.nbytes());
         file.commit();
@@ -140,6 +162,15 @@ class HeavyData {
   }
 
  private:
+  std::string binary_name(int k) const { return stem_ + std::to_string(k) + ".bin"; }
+  // "data12" → 12; other names → -1 (an appended step never reuses a dataset's name).
+  static int data_number(std::string_view name) {
+    if (name.substr(0, 4) != "data" || name.size() == 4) return -1;
+    int number = -1;
+    const auto [end, error] = std::from_chars(name.data() + 4, name.data() + name.size(), number);
+    return error == std::errc() && end == name.data() + name.size() ? number : -1;
+  }
+
   static void inline_values(std::string& xml, const NDArray& array) {
     const std::int64_t width = std::max<std::int64_t>(array.row_width(), 1);
     visit_dtype(array.dtype(), [&](auto zero) {
@@ -297,15 +328,26 @@ namespace {
 
 class XdmfTimeSeriesWriter final : public TimeSeriesWriter {
  public:
-  XdmfTimeSeriesWriter(const std::string& path, const WriteOptions& options) : path_(path), heavy_(path, [&] {
-    HeavyOptions parsed = parse_options(path, options);
-    // meshio's time series writes uncompressed datasets unless told otherwise.
-    parsed.gzip_level = io::hdf5::gzip_level_option(options, path, kFormat, "none");
-    return parsed;
-  }()) {}
+  XdmfTimeSeriesWriter(const std::string& path, const WriteOptions& options, bool append)
+      : path_(path), heavy_(path, [&] {
+          HeavyOptions parsed = parse_options(path, options);
+          // meshio's time series writes uncompressed datasets unless told otherwise.
+          parsed.gzip_level = io::hdf5::gzip_level_option(options, path, kFormat, "none");
+          parsed.append = append && std::filesystem::exists(path);
+          // Appending: the heavy data goes on where the file's is, beside it (where every reader
+          // looks, and where it was read from), never into a second "<stem>.h5" elsewhere.
+          if (parsed.append) parsed.in_working_directory = false;
+          return parsed;
+        }()) {
+    if (append && std::filesystem::exists(path)) open_existing();
+  }
 
   void write_mesh(const Mesh& mesh) override {
-    if (have_mesh_) throw WriteError(path_, std::string(kFormat), "write_points_cells() called twice");
+    if (have_mesh_ && !appending_) throw WriteError(path_, std::string(kFormat), "write_points_cells() called twice");
+    if (appending_) {  // the file's mesh stays; the one given must be it
+      io::check_appended_mesh(path_, kFormat, stored_mesh_, mesh);
+      return;
+    }
     write_geometry(mesh_xml_, heavy_, mesh.points, path_);
     write_topology(mesh_xml_, heavy_, mesh.cells, path_);
     num_blocks_ = mesh.cells.size();
@@ -329,29 +371,70 @@ class XdmfTimeSeriesWriter final : public TimeSeriesWriter {
 
   void close() override {
     if (closed_) return;
-    std::string xml(kHeader);
-    xml += "<Grid Name=\"TimeSeries_meshio\" GridType=\"Collection\" CollectionType=\"Temporal\">";
-    xml += steps_;
-    xml += "</Grid>";
-    if (have_mesh_) xml += "<Grid Name=\"mesh\" GridType=\"Uniform\">" + mesh_xml_ + "</Grid>";
-    xml += kFooter;
+    std::string xml;
+    if (appending_) {  // the file as it was, the new steps at the end of its collection
+      xml.reserve(existing_.size() + steps_.size());
+      xml.append(existing_, 0, insert_at_);
+      xml += steps_;
+      xml.append(existing_, insert_at_, std::string::npos);
+    } else {
+      xml = kHeader;
+      xml += "<Grid Name=\"TimeSeries_meshio\" GridType=\"Collection\" CollectionType=\"Temporal\">";
+      xml += steps_;
+      xml += "</Grid>";
+      if (have_mesh_) xml += "<Grid Name=\"mesh\" GridType=\"Uniform\">" + mesh_xml_ + "</Grid>";
+      xml += kFooter;
+    }
     heavy_.commit();
     write_text_file(path_, xml);
     closed_ = true;
   }
 
  private:
+  // Append: the series as meshio and we write it — a Temporal collection whose steps XInclude
+  // the Uniform grid "mesh". New steps go before the collection's end tag.
+  void open_existing() {
+    Context context(path_);
+    const Document& document = *context.root().document;
+    const Element* collection = nullptr;
+    bool has_mesh_grid = false;
+    for (const Element& element : document.elements) {
+      if (element.name != "Grid") continue;
+      const std::string* type = element.attribute("CollectionType");
+      const std::string* name = element.attribute("Name");
+      if (type && lower(*type) == "temporal" && !collection) collection = &element;
+      if (name && *name == "mesh") has_mesh_grid = true;
+    }
+    if (!collection || !has_mesh_grid)
+      throw WriteError(path_, std::string(kFormat),
+                       "append: the file is not a time series of a Temporal collection and a Grid named 'mesh' "
+                       "(meshio's and meshio++'s layout)");
+    existing_ = std::string(document.bytes);
+    insert_at_ = collection->content_end;
+    stored_mesh_ = open_time_series(path_)->read_mesh();
+    num_blocks_ = stored_mesh_.cells.size();
+    have_mesh_ = appending_ = true;
+  }
+
   std::string path_;
   HeavyData heavy_;
   std::string mesh_xml_, steps_;  // the mesh's Geometry and Topology; the step grids
   std::size_t num_blocks_ = 0;
   bool have_mesh_ = false, closed_ = false;
+  bool appending_ = false;
+  std::string existing_;       // append: the file's text
+  std::size_t insert_at_ = 0;  // append: where the collection's end tag starts
+  Mesh stored_mesh_;           // append: the file's mesh, which write_mesh() must match
 };
 
 }  // namespace
 
 std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, const WriteOptions& options) {
-  return std::make_unique<XdmfTimeSeriesWriter>(path, options);
+  return std::make_unique<XdmfTimeSeriesWriter>(path, options, false);
+}
+
+std::unique_ptr<TimeSeriesWriter> append_time_series(const std::string& path, const WriteOptions& options) {
+  return std::make_unique<XdmfTimeSeriesWriter>(path, options, true);
 }
 
 }  // namespace meshioplusplus::xdmf

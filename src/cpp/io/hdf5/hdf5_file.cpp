@@ -248,6 +248,22 @@ File File::create(const std::string& path, std::string_view format) {
   return file;
 }
 
+File File::append(const std::string& path, std::string_view format) {
+  silence_error_printing();
+  File file;
+  file.path_ = path;
+  file.format_ = std::string(format);
+  file.mode_ = Mode::write;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) file.fail({}, "no such HDF5 file to append to");
+  if (H5Fis_hdf5(path.c_str()) <= 0) file.fail({}, "not an HDF5 file (no HDF5 signature)");
+  file.temp_path_ = copy_to_temporary_beside(path, format);
+  file.id_ = H5Fopen(file.temp_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file.id_ < 0) file.fail({}, "cannot open the HDF5 file to append to it (truncated or damaged)");
+  H5Eclear2(H5E_DEFAULT);
+  return file;
+}
+
 File::File(File&& other) noexcept
     : path_(std::move(other.path_)),
       temp_path_(std::move(other.temp_path_)),
@@ -377,6 +393,9 @@ File File::open(const std::string& path, std::string_view format) {
   throw ReadError(path, std::string(format), std::string(kMissingLibrary));
 }
 File File::create(const std::string& path, std::string_view format) {
+  throw WriteError(path, std::string(format), std::string(kMissingLibrary));
+}
+File File::append(const std::string& path, std::string_view format) {
   throw WriteError(path, std::string(format), std::string(kMissingLibrary));
 }
 File::File(File&& other) noexcept = default;

@@ -71,6 +71,9 @@ class File {
   // Creates a file: written to a temporary beside `path` that replaces it on commit();
   // dropped without commit(), the temporary is removed and any existing file is untouched.
   static File create(const std::string& path, std::string_view format);
+  // Opens an existing file to add to it: the edits go to a copy beside `path` that replaces
+  // it on commit(); dropped without commit(), the file is as it was (append_time_series).
+  static File append(const std::string& path, std::string_view format);
 
   File(File&&) noexcept;
   File& operator=(File&&) noexcept;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <system_error>
@@ -228,6 +229,17 @@ std::string create_temporary_beside(const std::string& path, std::string_view fo
     if (create_new(temporary)) return temporary;
   }
   throw WriteError(path, std::string(format), "cannot create a temporary file beside it: every name drawn was taken");
+}
+
+std::string copy_to_temporary_beside(const std::string& path, std::string_view format) {
+  std::string temporary = reserve_temporary_beside(path, format);
+  std::error_code error;
+  std::filesystem::copy_file(path, temporary, std::filesystem::copy_options::overwrite_existing, error);
+  if (error) {
+    ::unlink(temporary.c_str());
+    throw WriteError(path, std::string(format), "cannot copy the file to append to it: " + error.message());
+  }
+  return temporary;
 }
 
 void replace_with_temporary(const std::string& temporary, const std::string& path, std::string_view format) {

@@ -65,6 +65,10 @@ std::string reserve_temporary_beside(const std::string& path, std::string_view f
 std::string create_temporary_beside(const std::string& path, std::string_view format,
                                     const std::function<bool(const std::string&)>& create_new);
 void replace_with_temporary(const std::string& temporary, const std::string& path, std::string_view format);
+// For appending through a library (HDF5, netCDF): a temporary beside `path` as
+// reserve_temporary_beside makes, holding a copy of the file's bytes, for the library to edit
+// and replace_with_temporary to put in place. Throws WriteError (path, format) when the copy fails.
+std::string copy_to_temporary_beside(const std::string& path, std::string_view format);
 
 // Allocates the file's blocks for [offset, offset + bytes) ahead of a buffered write of that
 // range, without changing the file's size (Linux fallocate, FALLOC_FL_KEEP_SIZE). On ext4 a

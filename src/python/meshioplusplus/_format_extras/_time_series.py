@@ -61,18 +61,26 @@ class TimeSeriesWriter:
     """meshio's ``TimeSeriesWriter`` shape over the core's time-series writer of
     ``format_name``: a context manager, ``write_points_cells`` once (or again, where the format
     allows a new geometry), then ``write_data`` per step; the file is complete at ``close()``.
-    Subclasses set ``format_name`` and fill ``self.options`` (the format's write options)."""
+    Subclasses set ``format_name`` and fill ``self.options`` (the format's write options).
+
+    ``append=True`` (XDMF, PVD, VTKHDF, Exodus) continues the series in ``filename``: its mesh and
+    steps stay, ``write_points_cells`` may be skipped (if called, it must give the same number
+    of points and cell blocks), each ``write_data`` adds a step after the file's; a missing file
+    is started, as ``open(..., "a")`` does. The file changes only at ``close()``."""
 
     format_name = ""
 
-    def __init__(self, filename) -> None:
+    def __init__(self, filename, append: bool = False) -> None:
         self.filename = os.fspath(filename)
         self.options = {}
+        self.append = bool(append)
         self._writer = None
         self.has_mesh = False
 
     def __enter__(self):
-        self._writer = _core.create_time_series(self.filename, self.format_name, self.options)
+        self._writer = _core.create_time_series(self.filename, self.format_name, self.options, self.append)
+        # Appending to a file that has its mesh: steps may follow at once.
+        self.has_mesh = self.append and os.path.exists(self.filename)
         return self
 
     def __exit__(self, exc_type, *_):

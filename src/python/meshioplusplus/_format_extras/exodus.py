@@ -41,8 +41,8 @@ class TimeSeriesWriter(_TimeSeriesWriter):
 
     format_name = "exodus"
 
-    def __init__(self, filename, netcdf_format: str = "NETCDF4") -> None:
-        super().__init__(filename)
+    def __init__(self, filename, netcdf_format: str = "NETCDF4", *, append: bool = False) -> None:
+        super().__init__(filename, append=append)
         self.options = {"netcdf_format": str(netcdf_format)}
 
 

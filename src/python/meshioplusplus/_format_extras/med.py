@@ -61,7 +61,18 @@ def read(filename, mesh_name=None, max_bytes=None):
         return entry_point("read")(filename, file_format="med", max_bytes=max_bytes)
     path = _existing(filename)
     name = "" if mesh_name is None else mesh_name
-    return with_array_limit(max_bytes, lambda: from_core(_core.read_med(path, name)))
+    mesh = with_array_limit(max_bytes, lambda: from_core(_core.read_med(path, name)))
+    _meshio_family_attributes(path, mesh)
+    return mesh
+
+
+def _meshio_family_attributes(path, mesh):
+    """meshio's MED reader always sets ``mesh.point_tags`` / ``mesh.cell_tags`` (``{}`` for a
+    file without families); code reading them (``mesh.cell_tags.items()``) must not meet an
+    AttributeError."""
+    for attribute in ("point_tags", "cell_tags"):
+        if not hasattr(mesh, attribute):
+            setattr(mesh, attribute, {})
 
 
 def mesh_names(filename):
@@ -87,5 +98,5 @@ class TimeSeriesWriter(_TimeSeriesWriter):
     format_name = "med"
 
 
-register("med", namespace={"read": read, "mesh_names": mesh_names},
+register("med", namespace={"read": read, "mesh_names": mesh_names}, after_read=_meshio_family_attributes,
          time_series_reader=TimeSeriesReader, time_series_writer=TimeSeriesWriter)

@@ -35,8 +35,8 @@ class TimeSeriesWriter(_TimeSeriesWriter):
 
     format_name = "pvd"
 
-    def __init__(self, filename, **vtu_options) -> None:
-        super().__init__(filename)
+    def __init__(self, filename, *, append: bool = False, **vtu_options) -> None:
+        super().__init__(filename, append=append)
         self.options = {name: text for name, value in vtu_options.items()
                         if (text := option_text(name, value, "x")) is not None}
 

@@ -56,8 +56,8 @@ class TimeSeriesReader(_TimeSeriesReader):
 class TimeSeriesWriter(_TimeSeriesWriter):
     format_name = "vtkhdf"
 
-    def __init__(self, filename, compression=None, compression_opts=None) -> None:
-        super().__init__(filename)
+    def __init__(self, filename, compression=None, compression_opts=None, *, append: bool = False) -> None:
+        super().__init__(filename, append=append)
         if compression is not None:
             self.options["compression"] = str(compression)
         if compression_opts is not None:

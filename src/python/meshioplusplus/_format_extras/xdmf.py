@@ -29,14 +29,23 @@ class TimeSeriesReader(_TimeSeriesReader):
 
 
 class TimeSeriesWriter(_TimeSeriesWriter):
+    """meshio's writer, meshio's file placement: the heavy data (``<stem>.h5``, or
+    ``<stem><k>.bin`` for ``data_format="Binary"``) goes into the **working directory**, named
+    without a folder in the .xdmf — readers (meshio's, VTK's, ours) look for it beside the .xdmf,
+    so a series written elsewhere reads back once the file is moved there, which code written
+    for meshio does. ``heavy_data_beside=True`` writes it beside the .xdmf at once (what
+    ``meshioplusplus.xdmf.write`` does for a single mesh). ``append=True``: the base class."""
+
     format_name = "xdmf"
 
-    def __init__(self, filename, data_format: str = "HDF") -> None:
+    def __init__(self, filename, data_format: str = "HDF", *, heavy_data_beside: bool = False,
+                 append: bool = False) -> None:
         if data_format not in _DATA_FORMATS:
             raise WriteError(f"Unknown XDMF data format '{data_format}' (use 'XML', 'Binary', or 'HDF'.)")
-        super().__init__(filename)
+        super().__init__(filename, append=append)
         self.data_format = data_format
-        self.options = {"data_format": data_format}
+        self.options = {"data_format": data_format,
+                        "heavy_data_location": "beside" if heavy_data_beside else "working_directory"}
 
 
 register("xdmf", time_series_reader=TimeSeriesReader, time_series_writer=TimeSeriesWriter)
