@@ -9,12 +9,14 @@
 //    "regions": [(name, kind, dim, tag, entries)]}
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <span>
@@ -39,6 +41,7 @@
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/mesh_ops.hpp"
 #include "meshioplusplus/ndarray.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/side_regions.hpp"
@@ -338,6 +341,37 @@ void write_mesh(const std::string& path, const nb::dict& source, const std::stri
     write_options.set(nb::cast<std::string>(name), nb::cast<std::string>(value));
   nb::gil_scoped_release released;
   mpp::write(path, mesh, format, write_options);
+}
+
+// Applies the clean-up operations (mesh_ops.hpp) in order: `operations` lists (name, numbers)
+// — prune_z_0 [tolerance], remove_orphaned_nodes, remove_lower_dimensional_cells,
+// merge_points [tolerance], transform [rows, columns, matrix…]. Returns (the mesh, what each
+// did: points or cells removed, 1/0 for prune_z_0, 0 for transform).
+nb::tuple clean_mesh(const nb::dict& source, const std::vector<std::pair<std::string, std::vector<double>>>& operations) {
+  mpp::Mesh mesh = mesh_from_python(source);
+  std::vector<std::int64_t> counts;
+  {
+    nb::gil_scoped_release released;
+    for (const auto& [name, numbers] : operations) {
+      const auto number = [&, &numbers = numbers, &name = name](std::size_t k, double fallback) {
+        if (k < numbers.size()) return numbers[k];
+        if (std::isnan(fallback)) throw std::invalid_argument(name + ": missing argument");
+        return fallback;
+      };
+      if (name == "prune_z_0") counts.push_back(mpp::prune_z_0(mesh, number(0, 1.0e-13)) ? 1 : 0);
+      else if (name == "remove_orphaned_nodes") counts.push_back(mpp::remove_orphaned_nodes(mesh));
+      else if (name == "remove_lower_dimensional_cells") counts.push_back(mpp::remove_lower_dimensional_cells(mesh));
+      else if (name == "merge_points") counts.push_back(mpp::merge_points(mesh, number(0, 0.0)));
+      else if (name == "transform") {
+        const auto rows = static_cast<std::int64_t>(number(0, NAN)), columns = static_cast<std::int64_t>(number(1, NAN));
+        mpp::transform(mesh, std::span<const double>(numbers).subspan(std::min<std::size_t>(2, numbers.size())), rows, columns);
+        counts.push_back(0);
+      } else {
+        throw std::invalid_argument("unknown clean-up operation '" + name + "'");
+      }
+    }
+  }
+  return nb::make_tuple(mesh_to_python(mesh), nb::cast(counts));
 }
 
 // Returns (the Side regions added, as region tuples; the report as a dict).
@@ -689,6 +723,7 @@ NB_MODULE(_core, m) {
   m.def("abaqus_written_names", &abaqus_written_name_table);
   m.def("block_bases", &block_bases_of, nb::arg("cell_counts"));
   m.def("derive_side_regions", &derive_side_regions_of, nb::arg("mesh"));
+  m.def("clean", &clean_mesh, nb::arg("mesh"), nb::arg("operations"));
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
   // The optional libraries this build links: {"zlib": True, "hdf5": False, ...}.
   m.def("features", []() {

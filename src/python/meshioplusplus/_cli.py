@@ -16,6 +16,7 @@ import numpy as np
 from . import _core
 from ._exceptions import MeshioError
 from ._helpers import _resolve_format, _write_format_for_path, _writer_map, read, reader_map, write
+from ._operations import clean
 from ._parallel import partition, write_pieces
 from ._regions import RegionKind, block_bases
 from ._version import __version__
@@ -160,6 +161,7 @@ def _convert(args):
         dropped = _drop_blocks(mesh, set(args.drop.split(",")))
         if dropped:
             print(f"dropped cell blocks of type {', '.join(dropped)}", file=sys.stderr)
+    _clean_up(mesh, args)
     options = {}
     supports = _write_options(_core_name(out_format))
     # Text-only formats have no binary switch: --ascii asks for what they write anyway.
@@ -175,6 +177,33 @@ def _convert(args):
     write(args.outfile, mesh, file_format=out_format, **options)
     progress.end()
     return 0
+
+
+# The clean-up flags of convert, in the order they run (docs/clean-up.md), and what each did.
+_CLEAN_UP = (
+    ("remove_lower_dimensional_cells", "removed {} lower-dimensional cells"),
+    ("merge_points", "merged {} points"),
+    ("remove_orphaned_nodes", "removed {} orphaned points"),
+    ("prune_z_0", "dropped the z column (z = 0 everywhere)"),
+)
+
+
+def _clean_up(mesh, args):
+    operations = []
+    for name, _ in _CLEAN_UP:
+        value = getattr(args, name)
+        if name == "merge_points" and value is not None:
+            if value < 0:
+                raise CliError("--merge-points takes a tolerance >= 0")
+            operations.append((name, [value]))
+        elif value is True:
+            operations.append((name, []))
+    if not operations:
+        return
+    messages = dict(_CLEAN_UP)
+    for (name, _), count in zip(operations, clean(mesh, operations)):
+        if count:
+            print(messages[name].format(count), file=sys.stderr)
 
 
 def _describe_array(array):
@@ -357,7 +386,9 @@ def build_parser():
     encoding.add_argument("--ascii", "-a", action="store_true",
                           help="write the text variant (text-only formats ignore it)")
     encoding.add_argument("--binary", "-b", action="store_true", help="write the binary variant")
-    convert.add_argument("--float-format", "-f", help="accepted for meshio; floats are always written exactly")
+    convert.add_argument("--float-format", "-f",
+                         help="Python format spec for the floats of text formats that take float_fmt "
+                              "(default: the shortest form that reads back exactly)")
     convert.add_argument("--sets-to-int-data", "-s", action="store_true",
                          help="turn point/cell sets into integer data")
     convert.add_argument("--int-data-to-sets", "-d", action="store_true",
@@ -365,6 +396,15 @@ def build_parser():
     convert.add_argument("--drop", metavar="TYPES",
                          help="comma-separated cell types to leave out (e.g. vertex,line for a format "
                               "that cannot hold them)")
+    cleanup = convert.add_argument_group("clean-up (run in this order, after --drop; docs/clean-up.md)")
+    cleanup.add_argument("--remove-lower-dimensional-cells", action="store_true",
+                         help="keep only the cell blocks of the highest dimension")
+    cleanup.add_argument("--merge-points", metavar="TOL", type=float,
+                         help="weld points closer than TOL (0: equal coordinates)")
+    cleanup.add_argument("--remove-orphans", "--remove-orphaned-nodes", dest="remove_orphaned_nodes",
+                         action="store_true", help="remove the points no cell uses")
+    cleanup.add_argument("--prune-z-0", dest="prune_z_0", action="store_true",
+                         help="drop z when it is 0 everywhere (2-D meshes for FEniCS)")
     convert.set_defaults(run=_convert)
 
     info = commands.add_parser("info", aliases=["i"], help="summarise a mesh file (or, with --formats, this build)")

@@ -366,6 +366,35 @@ class Mesh:
     def copy(self):
         return _copy.deepcopy(self)
 
+    # --- clean-up, in place as in meshio 4 (the core's mesh_ops.hpp; docs/clean-up.md) -----
+
+    def prune_z_0(self, tol: float = 1.0e-13) -> bool:
+        """Drop the z column when every ``|z| < tol`` (a 2-D mesh written with z = 0, e.g. by
+        Gmsh for FEniCS). Returns whether it did."""
+        return bool(entry_point("clean")(self, [("prune_z_0", [tol])])[0])
+
+    def remove_orphaned_nodes(self) -> int:
+        """Remove the points no cell uses (point data and Point regions follow). Returns how many."""
+        return entry_point("clean")(self, [("remove_orphaned_nodes", [])])[0]
+
+    def remove_lower_dimensional_cells(self) -> int:
+        """Keep only the cell blocks of the highest dimension (cell data and Cell/Side regions
+        follow; regions left empty go). Returns how many cells went."""
+        return entry_point("clean")(self, [("remove_lower_dimensional_cells", [])])[0]
+
+    def prune(self) -> None:
+        """meshio 4's ``prune``: ``remove_lower_dimensional_cells`` then ``remove_orphaned_nodes``."""
+        entry_point("clean")(self, [("remove_lower_dimensional_cells", []), ("remove_orphaned_nodes", [])])
+
+    def merge_points(self, tol: float = 0.0) -> int:
+        """Weld points within ``tol`` (Euclidean; 0: equal coordinates) into the first of them;
+        connectivity is renumbered, the others removed. Returns how many went."""
+        return entry_point("clean")(self, [("merge_points", [tol])])[0]
+
+    def transform(self, matrix) -> None:
+        """Apply an affine map to the points: ``matrix`` d×d, d×(d+1) or homogeneous (d+1)×(d+1)."""
+        entry_point("clean")(self, [entry_point("transform_operation")(matrix)])
+
     def __repr__(self):
         lines = ["<meshioplusplus mesh object>", f"  Number of points: {self._num_points()}"]
         if self.cells:

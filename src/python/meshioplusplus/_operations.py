@@ -2,8 +2,11 @@
 
 from typing import List, NamedTuple
 
+import numpy as np
+
 from . import _core
-from ._conversion import to_core
+from ._capabilities import set_entry_point
+from ._conversion import from_core, to_core
 from ._regions import Region, RegionKind
 
 
@@ -31,3 +34,36 @@ def derive_side_regions(mesh):
         mesh.regions.append(Region(name, RegionKind(kind), dim, tag, entries))
     return SideRegionReport(list(report["region_names"]), list(report["unmatched_counts"]),
                             list(report["already_present"]))
+
+
+# ---- clean-up (meshio 4's prune*, and more): include/meshioplusplus/mesh_ops.hpp -------------
+
+
+def clean(mesh, operations):
+    """Applies ``operations`` — ``(name, numbers)`` pairs run in order by the core:
+    ``prune_z_0 [tol]``, ``remove_orphaned_nodes``, ``remove_lower_dimensional_cells``,
+    ``merge_points [tol]``, ``transform [rows, columns, *matrix]`` — to ``mesh`` in place
+    (meshio 4's methods worked in place). Point data, cell data and regions follow; field data
+    stays. Returns what each operation did (points or cells removed; 1/0 for ``prune_z_0``)."""
+    result, counts = _core.clean(to_core(mesh), [(name, [float(x) for x in numbers]) for name, numbers in operations])
+    cleaned = from_core(result)
+    mesh._points, mesh._make_points = cleaned.points, None
+    mesh.cells = cleaned.cells
+    mesh.point_data = cleaned.point_data
+    mesh.cell_data = cleaned.cell_data
+    mesh.regions = cleaned.regions
+    names = {region.name for region in mesh.regions}
+    mesh.regions_outside_cell_sets = {name for name in getattr(mesh, "regions_outside_cell_sets", set()) if name in names}
+    return list(counts)
+
+
+def transform_operation(matrix):
+    """The ``clean`` operation for an affine ``matrix`` (d×d, d×(d+1) or (d+1)×(d+1))."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if matrix.ndim != 2:
+        raise ValueError(f"transform: a 2-D matrix, not shape {matrix.shape}")
+    return ("transform", [matrix.shape[0], matrix.shape[1], *matrix.ravel().tolist()])
+
+
+set_entry_point("clean", clean)
+set_entry_point("transform_operation", transform_operation)

@@ -1,0 +1,42 @@
+// Floor 1: clean-up operations on a Mesh (meshio 4's prune_z_0 / remove_orphaned_nodes /
+// remove_lower_dimensional_cells, removed in meshio 5, plus merge_points and transform).
+//
+// Each works in place and keeps what hangs on the mesh consistent:
+// - point data rows and Point regions follow a point renumbering (a Point region keeps the
+//   points that remain, once each, in its order);
+// - cell data arrays and Cell/Side regions follow a cell removal (block-major numbering is
+//   recomputed; a Region left without entries is removed — derive_side_regions() first keeps
+//   boundary groups as Side regions of the volume cells);
+// - field data is untouched.
+// Connectivity must be valid (validate()); std::invalid_argument otherwise.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "meshioplusplus/mesh.hpp"
+
+namespace meshioplusplus {
+
+// Drops the z column of (n, 3) points when every |z| < tolerance (meshio 4's rule and default).
+// Returns whether it did.
+bool prune_z_0(Mesh& mesh, double tolerance = 1.0e-13);
+
+// Removes the points no cell uses; connectivity is renumbered. Returns how many went.
+std::int64_t remove_orphaned_nodes(Mesh& mesh);
+
+// Keeps the blocks of the highest topological dimension (ragged polygon: 2, polyhedron: 3).
+// Returns how many cells went.
+std::int64_t remove_lower_dimensional_cells(Mesh& mesh);
+
+// Welds points closer than `tolerance` (Euclidean; 0: equal coordinates, -0 == 0) into the
+// first of them in file order, whose point data stays; connectivity is renumbered, the welded
+// points are removed. Cells that become degenerate are kept. Returns how many points went.
+std::int64_t merge_points(Mesh& mesh, double tolerance = 0.0);
+
+// Applies an affine map to the points (d = their column count): `matrix` row-major d×d
+// (linear), d×(d+1) (linear and translation) or (d+1)×(d+1) (homogeneous, last row 0…0 1).
+// Point data is not transformed (a vector field's meaning is the caller's).
+void transform(Mesh& mesh, std::span<const double> matrix, std::int64_t rows, std::int64_t columns);
+
+}  // namespace meshioplusplus

@@ -1,0 +1,144 @@
+// Clean-up operations (mesh_ops.hpp): each on a mesh whose data and regions must follow, with
+// the counts the operation reports and the invalid inputs it refuses.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "meshioplusplus/mesh_ops.hpp"
+#include "support/test_support.hpp"
+
+namespace mpp = meshioplusplus;
+using namespace meshioplusplus::testing_support;
+
+namespace {
+
+mpp::Region region(const std::string& name, mpp::RegionKind kind, mpp::NDArray entries) {
+  mpp::Region r;
+  r.name = name;
+  r.kind = kind;
+  r.entries = std::move(entries);
+  return r;
+}
+
+// Two triangles over points 0-3, a stray point 4, a duplicate of point 1 (5) used by a line.
+mpp::Mesh sample() {
+  mpp::Mesh mesh;
+  mesh.points = array_of<double>({6, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 9, 9, 0, 1, 0, 0});
+  mesh.cells.push_back({"line", int64_matrix(1, 2, {0, 5}), {}, {}});
+  mesh.cells.push_back({"triangle", int64_matrix(2, 3, {0, 1, 2, 1, 3, 2}), {}, {}});
+  mesh.point_data.set("p", array_of<double>({6}, {0, 1, 2, 3, 4, 5}));
+  mesh.cell_data.set("c", {array_of<std::int64_t>({1}, {7}), array_of<std::int64_t>({2}, {8, 9})});
+  mesh.regions.push_back(region("stray", mpp::RegionKind::Point, array_of<std::int64_t>({1}, {4})));
+  mesh.regions.push_back(region("corners", mpp::RegionKind::Point, array_of<std::int64_t>({3}, {5, 1, 3})));
+  mesh.regions.push_back(region("edge", mpp::RegionKind::Cell, array_of<std::int64_t>({1}, {0})));
+  mesh.regions.push_back(region("second", mpp::RegionKind::Cell, array_of<std::int64_t>({1}, {2})));
+  mesh.regions.push_back(region("side", mpp::RegionKind::Side, int64_matrix(1, 2, {2, 1})));
+  mesh.regions.push_back(region("empty", mpp::RegionKind::Point, mpp::NDArray::allocate(mpp::DType::int64, {0})));
+  return mesh;
+}
+
+std::vector<std::string> region_names(const mpp::Mesh& mesh) {
+  std::vector<std::string> names;
+  for (const mpp::Region& r : mesh.regions) names.push_back(r.name);
+  return names;
+}
+
+const mpp::Region& named(const mpp::Mesh& mesh, const std::string& name) {
+  for (const mpp::Region& r : mesh.regions)
+    if (r.name == name) return r;
+  throw std::logic_error("no region " + name);
+}
+
+TEST(MeshOps, PruneZ0DropsAFlatZOnly) {
+  mpp::Mesh mesh = sample();
+  EXPECT_TRUE(mpp::prune_z_0(mesh));
+  EXPECT_EQ((mpp::Shape{6, 2}), mesh.points.shape());
+  EXPECT_EQ((std::vector<std::int64_t>{0, 0, 1, 0, 0, 1, 1, 1, 9, 9, 1, 0}), int_values(mesh.points));
+  EXPECT_FALSE(mpp::prune_z_0(mesh)) << "already 2-D";
+  mpp::Mesh raised = sample();
+  raised.points.data_as<double>()[2] = 1e-12;  // above meshio's 1e-13
+  EXPECT_FALSE(mpp::prune_z_0(raised));
+  EXPECT_TRUE(mpp::prune_z_0(raised, 1e-11));
+}
+
+TEST(MeshOps, RemoveOrphanedNodesRenumbersCellsDataAndPointRegions) {
+  mpp::Mesh mesh = sample();
+  EXPECT_EQ(1, mpp::remove_orphaned_nodes(mesh));
+  EXPECT_EQ(5, mesh.num_points());
+  EXPECT_EQ((std::vector<std::int64_t>{0, 4}), nodes_of(mesh.cells[0]));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2, 3, 5}), int_values(*mesh.point_data.find("p")));
+  // "stray" lost its only point and went; the empty region it found stays.
+  EXPECT_EQ((std::vector<std::string>{"corners", "edge", "second", "side", "empty"}), region_names(mesh));
+  EXPECT_EQ((std::vector<std::int64_t>{4, 1, 3}), int_values(named(mesh, "corners").entries));
+  EXPECT_EQ(0, mpp::remove_orphaned_nodes(mesh));
+}
+
+TEST(MeshOps, RemoveLowerDimensionalCellsRenumbersCellDataAndRegions) {
+  mpp::Mesh mesh = sample();
+  EXPECT_EQ(1, mpp::remove_lower_dimensional_cells(mesh));
+  ASSERT_EQ(1u, mesh.cells.size());
+  EXPECT_EQ("triangle", mesh.cells[0].type);
+  EXPECT_EQ((std::vector<std::int64_t>{8, 9}), int_values(mesh.cell_data.find("c")->front()));
+  // the line's region went; cell 2 (second triangle) is cell 1 now, in the Cell and Side regions
+  EXPECT_EQ((std::vector<std::string>{"stray", "corners", "second", "side", "empty"}), region_names(mesh));
+  EXPECT_EQ((std::vector<std::int64_t>{1}), int_values(named(mesh, "second").entries));
+  EXPECT_EQ((std::vector<std::int64_t>{1, 1}), int_values(named(mesh, "side").entries));
+  EXPECT_EQ((mpp::Shape{1, 2}), named(mesh, "side").entries.shape());
+  EXPECT_EQ(0, mpp::remove_lower_dimensional_cells(mesh));
+}
+
+TEST(MeshOps, MergePointsWeldsIntoTheFirstAndDeduplicatesPointRegions) {
+  mpp::Mesh mesh = sample();
+  EXPECT_EQ(1, mpp::merge_points(mesh));  // point 5 equals point 1
+  EXPECT_EQ(5, mesh.num_points());
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1}), nodes_of(mesh.cells[0]));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2, 3, 4}), int_values(*mesh.point_data.find("p")));
+  EXPECT_EQ((std::vector<std::int64_t>{1, 3}), int_values(named(mesh, "corners").entries)) << "5 and 1 are one point";
+  // within a tolerance: (1, 1) and (0.9999, 1.0001) weld; a point 2e-4 away from both does not
+  mpp::Mesh near;
+  near.points = array_of<double>({3, 2}, {1, 1, 0.9999, 1.0001, 1.0002, 1.0});
+  near.cells.push_back({"vertex", int64_matrix(3, 1, {0, 1, 2}), {}, {}});
+  EXPECT_EQ(1, mpp::merge_points(near, 1.5e-4));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 0, 1}), nodes_of(near.cells[0]));
+  EXPECT_THROW(mpp::merge_points(near, -1.0), std::invalid_argument);
+}
+
+TEST(MeshOps, MergePointsExactTreatsMinusZeroAsZero) {
+  mpp::Mesh mesh;
+  mesh.points = array_of<double>({2, 2}, {0.0, 1.0, -0.0, 1.0});
+  mesh.cells.push_back({"line", int64_matrix(1, 2, {0, 1}), {}, {}});
+  EXPECT_EQ(1, mpp::merge_points(mesh));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 0}), nodes_of(mesh.cells[0]));
+}
+
+TEST(MeshOps, RaggedBlocksAreRenumberedToo) {
+  mpp::Mesh mesh;
+  mesh.points = array_of<double>({5, 2}, {7, 7, 0, 0, 1, 0, 1, 1, 0, 1});
+  mesh.cells.push_back({"polygon", array_of<std::int64_t>({4}, {1, 2, 3, 4}), array_of<std::int64_t>({2}, {0, 4}), {}});
+  EXPECT_EQ(1, mpp::remove_orphaned_nodes(mesh));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2, 3}), nodes_of(mesh.cells[0]));
+}
+
+TEST(MeshOps, TransformAffineAndHomogeneous) {
+  mpp::Mesh mesh = sample();
+  const std::vector<double> shift{1, 0, 0, 10, 0, 2, 0, 0, 0, 0, 1, 0};  // 3×4: x + 10, 2y
+  mpp::transform(mesh, shift, 3, 4);
+  const std::vector<std::int64_t> moved = int_values(mesh.points);
+  EXPECT_EQ((std::vector<std::int64_t>{10, 0, 0, 11, 0, 0, 10, 2, 0}), std::vector<std::int64_t>(moved.begin(), moved.begin() + 9));
+  const std::vector<double> homogeneous{1, 0, 0, -10, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  mpp::transform(mesh, homogeneous, 4, 4);
+  EXPECT_EQ(1, int_values(mesh.points)[3]);
+  const std::vector<double> bad_last_row{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1};
+  EXPECT_THROW(mpp::transform(mesh, bad_last_row, 4, 4), std::invalid_argument);
+  EXPECT_THROW(mpp::transform(mesh, std::vector<double>(4, 1.0), 2, 2), std::invalid_argument);
+}
+
+TEST(MeshOps, ConnectivityOutsideThePointsIsRefused) {
+  mpp::Mesh mesh = sample();
+  mesh.cells[0].connectivity.data_as<std::int64_t>()[1] = 99;
+  EXPECT_THROW(mpp::remove_orphaned_nodes(mesh), std::invalid_argument);
+  EXPECT_THROW(mpp::merge_points(mesh), std::invalid_argument);
+}
+
+}  // namespace

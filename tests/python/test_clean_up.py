@@ -1,0 +1,124 @@
+"""Clean-up operations (meshio 4's ``prune_z_0`` / ``remove_orphaned_nodes`` /
+``remove_lower_dimensional_cells`` / ``prune``, plus ``merge_points`` and ``transform``) on real
+files: the FEniCS recipe on a Gmsh 2-D mesh, PyVista's ``clean`` as the reference for welding,
+and the CLI flags of ``convert``."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import meshioplusplus as mio
+from conftest import corpus_file
+
+
+def _insulated():
+    return mio.read(corpus_file("gmsh/insulated-2.2.msh"))
+
+
+def test_the_fenics_recipe_on_a_gmsh_2d_mesh(tmp_path):
+    mesh = _insulated()
+    triangles = mesh.get_cells_type("triangle")
+    physical = mesh.get_cell_data("gmsh:physical", "triangle")
+    points = mesh.points[:, :2]  # what every FEniCS user writes by hand with meshio 5
+    assert mesh.prune_z_0() is True
+    assert mesh.remove_lower_dimensional_cells() == 21
+    assert [c.type for c in mesh.cells] == ["triangle"]
+    np.testing.assert_array_equal(mesh.points, points)
+    np.testing.assert_array_equal(mesh.cells[0].data, triangles)
+    np.testing.assert_array_equal(mesh.cell_data["gmsh:physical"][0], physical)
+    # the boundary group (lines) went with its cells; the two subdomains stay, renumbered
+    assert {r.name: len(r.entries) for r in mesh.regions} == {"wire": 45, "insulation": 66}
+    wire = mesh.region("wire")
+    assert set(mesh.cell_data["gmsh:physical"][0][wire.entries]) == {1}
+    assert mesh.remove_orphaned_nodes() == 0  # every point is a triangle corner
+    mio.write(tmp_path / "domain.xdmf", mesh)  # the file DOLFINx reads: triangles only, 2-D points
+    back = mio.read(tmp_path / "domain.xdmf")
+    np.testing.assert_array_equal(back.points, mesh.points)
+    assert [c.type for c in back.cells] == ["triangle"]
+
+
+def test_side_regions_first_keep_the_boundary_group():
+    mesh = _insulated()
+    mio.derive_side_regions(mesh)
+    mesh.prune()
+    kinds = {(r.name, r.kind) for r in mesh.regions}
+    assert ("convection", mio.RegionKind.SIDE) in kinds and ("convection", mio.RegionKind.CELL) not in kinds
+    side = mesh.region("convection", mio.RegionKind.SIDE)
+    assert side.entries.shape == (21, 2) and side.entries[:, 0].max() < len(mesh.cells[0])
+
+
+def test_prune_is_meshio_4s_two_steps():
+    points = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [7, 7, 7.0]])
+    mesh = mio.Mesh(points, [("vertex", np.array([[3]])), ("triangle", np.array([[0, 1, 2]]))],
+                    point_data={"p": np.arange(4.0)}, cell_data={"c": [np.array([5]), np.array([6])]})
+    mesh.prune()
+    assert len(mesh.points) == 3 and mesh.point_data["p"].tolist() == [0, 1, 2]
+    assert [c.type for c in mesh.cells] == ["triangle"]
+    assert list(mesh.cell_data) == ["c"] and [a.tolist() for a in mesh.cell_data["c"]] == [[6]]
+    assert mesh.prune_z_0() is True and mesh.points.shape == (3, 2)
+
+
+def _exploded(mesh):
+    """Every cell with points of its own (a mesh as some exporters write it)."""
+    block = mesh.cells[0]
+    points = mesh.points[block.data.ravel()]
+    cells = np.arange(points.shape[0]).reshape(block.data.shape)
+    return mio.Mesh(points, [(block.type, cells)], point_data={"id": np.arange(len(points))})
+
+
+def test_merge_points_matches_pyvista_clean():
+    pv = pytest.importorskip("pyvista")
+    mesh = _insulated()
+    mesh.remove_lower_dimensional_cells()
+    exploded = _exploded(mesh)
+    n = len(exploded.points)
+    removed = exploded.merge_points()
+    grid = pv.from_meshio(_exploded(mesh)).clean(tolerance=0.0, remove_unused_points=True, produce_merge_map=False)
+    assert len(exploded.points) == n - removed == grid.n_points == len(mesh.points)
+    # the same triangles, by their coordinates
+    ours = np.sort(np.sort(exploded.points[exploded.cells[0].data].round(12), axis=1).reshape(len(exploded.cells[0]), -1), axis=0)
+    theirs = np.sort(np.sort(mesh.points[mesh.cells[0].data].round(12), axis=1).reshape(len(mesh.cells[0]), -1), axis=0)
+    np.testing.assert_array_equal(ours, theirs)
+    # the first of each welded group keeps its data: ids stay increasing
+    assert np.all(np.diff(exploded.point_data["id"]) > 0)
+
+
+def test_merge_points_with_a_tolerance_welds_noisy_copies():
+    pv = pytest.importorskip("pyvista")
+    mesh = _insulated()
+    mesh.remove_lower_dimensional_cells()
+    exploded = _exploded(mesh)
+    rng = np.random.default_rng(7)
+    exploded.points = exploded.points + rng.uniform(-1e-9, 1e-9, exploded.points.shape)
+    reference = pv.from_meshio(exploded).clean(tolerance=1e-6)  # an absolute tolerance for UnstructuredGrid
+    n = len(exploded.points)
+    assert exploded.merge_points(1e-6) == n - len(mesh.points)
+    assert len(exploded.points) == reference.n_points == len(mesh.points)
+
+
+def test_transform_and_its_errors():
+    mesh = _insulated()
+    before = mesh.points.copy()
+    rotation = np.array([[0, -1, 0, 1], [1, 0, 0, 2], [0, 0, 1, 3.0]])
+    mesh.transform(rotation)
+    np.testing.assert_allclose(mesh.points, before @ rotation[:, :3].T + rotation[:, 3])
+    with pytest.raises(ValueError, match="shape \\(2, 2\\) for points with 3 columns"):
+        mesh.transform(np.eye(2))
+    with pytest.raises(ValueError, match="tolerance must be finite"):
+        mesh.merge_points(-1)
+
+
+def test_convert_flags(tmp_path):
+    out = tmp_path / "out.vtu"
+    result = subprocess.run([sys.executable, "-m", "meshioplusplus", "convert", str(corpus_file("gmsh/insulated-2.2.msh")),
+                             str(out), "--remove-lower-dimensional-cells", "--merge-points", "0", "--remove-orphans",
+                             "--prune-z-0"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "removed 21 lower-dimensional cells" in result.stderr
+    back = mio.read(out)
+    assert [(c.type, len(c)) for c in back.cells] == [("triangle", 111)]
+    bad = subprocess.run([sys.executable, "-m", "meshioplusplus", "convert", str(corpus_file("gmsh/insulated-2.2.msh")),
+                          str(out), "--merge-points", "-1"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--merge-points takes a tolerance >= 0" in bad.stderr
