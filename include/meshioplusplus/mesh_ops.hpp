@@ -39,4 +39,17 @@ std::int64_t merge_points(Mesh& mesh, double tolerance = 0.0);
 // Point data is not transformed (a vector field's meaning is the caller's).
 void transform(Mesh& mesh, std::span<const double> matrix, std::int64_t rows, std::int64_t columns);
 
+// The outward boundary of the cells of the highest dimension D (3: faces, 2: edges): the facets
+// (side_regions.hpp's local facet table, corners only — a quadratic cell gives its linear
+// facets) that belong to one cell only, as a new mesh on the same points (orphans removed)
+// with one block per facet type ("triangle"/"quad" for D = 3, "line" for D = 2), each facet's
+// corners listed so that its normal points out of its cell. What comes along:
+// - point data (renumbered), field data;
+// - cell data "surface:cell" and "surface:facet": the (cell, local facet) each facet came
+//   from — a Side region's entries, in the source mesh's block-major numbering — and every
+//   cell data array of the source, taken from that cell;
+// - each Side region of the source as a Cell region of its facets that are on the boundary.
+// Types without a facet table (polyhedron, polygon, unknown) are not looked at.
+Mesh extract_surface(const Mesh& mesh);
+
 }  // namespace meshioplusplus

@@ -142,3 +142,49 @@ TEST(MeshOps, ConnectivityOutsideThePointsIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MeshOps, ExtractSurfaceOfTwoTetsSharingAFace) {
+  mpp::Mesh mesh;
+  mesh.points = array_of<double>({5, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1});
+  mesh.cells.push_back({"tetra", int64_matrix(2, 4, {0, 1, 2, 3, 0, 2, 1, 4}), {}, {}});
+  mesh.cell_data.set("id", {array_of<std::int64_t>({2}, {10, 20})});
+  mesh.regions.push_back(region("top", mpp::RegionKind::Side, int64_matrix(1, 2, {0, 1})));
+  mesh.regions.push_back(region("inner", mpp::RegionKind::Side, int64_matrix(1, 2, {0, 3})));  // the shared face
+  const mpp::Mesh surface = mpp::extract_surface(mesh);
+  ASSERT_EQ(1u, surface.cells.size());
+  EXPECT_EQ("triangle:6", block_summary(surface));
+  EXPECT_EQ(5, surface.num_points());
+  EXPECT_EQ((std::vector<std::int64_t>{0, 0, 0, 1, 1, 1}), int_values(surface.cell_data.find("surface:cell")->front()));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2, 0, 1, 2}), int_values(surface.cell_data.find("surface:facet")->front()));
+  EXPECT_EQ((std::vector<std::int64_t>{10, 10, 10, 20, 20, 20}), int_values(surface.cell_data.find("id")->front()));
+  // tet 0 facet 1 = (1, 2, 3): on the boundary → a Cell region; the shared face is not
+  ASSERT_EQ(1u, surface.regions.size());
+  EXPECT_EQ("top", surface.regions[0].name);
+  EXPECT_EQ(mpp::RegionKind::Cell, surface.regions[0].kind);
+  EXPECT_EQ((std::vector<std::int64_t>{1}), int_values(surface.regions[0].entries));
+  const std::vector<std::int64_t> nodes = nodes_of(surface.cells[0]);
+  EXPECT_EQ((std::vector<std::int64_t>{1, 2, 3}), std::vector<std::int64_t>(nodes.begin() + 3, nodes.begin() + 6));
+}
+
+TEST(MeshOps, ExtractSurfaceOfAHexIsSixOutwardQuads) {
+  mpp::Mesh mesh;
+  mesh.points = array_of<double>({8, 3}, {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1});
+  mesh.cells.push_back({"hexahedron", int64_matrix(1, 8, {0, 1, 2, 3, 4, 5, 6, 7}), {}, {}});
+  const mpp::Mesh surface = mpp::extract_surface(mesh);
+  EXPECT_EQ("quad:6", block_summary(surface));
+  const std::vector<std::int64_t> nodes = nodes_of(surface.cells[0]);
+  const double* p = mesh.points.data_as<double>();
+  for (std::size_t q = 0; q < 6; ++q) {  // (b - a) × (c - a) points away from the centre (0.5, 0.5, 0.5)
+    const double* a = p + 3 * nodes[4 * q];
+    const double* b = p + 3 * nodes[4 * q + 1];
+    const double* c = p + 3 * nodes[4 * q + 2];
+    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    const double out = n[0] * (a[0] - 0.5) + n[1] * (a[1] - 0.5) + n[2] * (a[2] - 0.5);
+    EXPECT_GT(out, 0.0) << "quad " << q;
+  }
+}
+
+}  // namespace

@@ -122,3 +122,51 @@ def test_convert_flags(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "meshioplusplus", "convert", str(corpus_file("gmsh/insulated-2.2.msh")),
                           str(out), "--merge-points", "-1"], capture_output=True, text=True)
     assert bad.returncode != 0 and "--merge-points takes a tolerance >= 0" in bad.stderr
+
+
+# ---- extract_surface ---------------------------------------------------------------------
+
+
+def _sphere_tets():
+    mesh = mio.read(corpus_file("gmsh/quadratic_sphere_tet.msh"))
+    return mio.Mesh(mesh.points, [c for c in mesh.cells if c.type == "tetra10"],
+                    cell_data={"g": [mesh.cell_data["gmsh:geometrical"][-1]]})
+
+
+def test_extract_surface_of_quadratic_tets_matches_pyvista():
+    pv = pytest.importorskip("pyvista")
+    tets = _sphere_tets()
+    surface = tets.extract_surface()
+    theirs = pv.from_meshio(tets).extract_surface(nonlinear_subdivision=0, algorithm="dataset_surface")
+    assert [(c.type, len(c)) for c in surface.cells] == [("triangle", theirs.n_cells)] == [("triangle", 322)]
+    assert len(surface.points) == theirs.n_points == 163
+    corners = surface.points[surface.cells[0].data]
+    normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    outward = corners.mean(axis=1) - tets.points.mean(axis=0)  # a ball around its centre
+    assert np.all(np.einsum("ij,ij->i", normals, outward) > 0)
+    np.testing.assert_allclose(0.5 * np.linalg.norm(normals, axis=1).sum(), theirs.triangulate().area, rtol=1e-6)
+    # each facet names the tet it came from, whose cell data it carries
+    cell, facet = surface.cell_data["surface:cell"][0], surface.cell_data["surface:facet"][0]
+    np.testing.assert_array_equal(surface.cell_data["g"][0], tets.cell_data["g"][0][cell])
+    tet_faces = np.array([[0, 1, 3], [1, 2, 3], [0, 3, 2], [0, 2, 1]])  # docs/regions.md numbering
+    source = tets.points[tets.cells[0].data[cell[:, None], tet_faces[facet]]]
+    np.testing.assert_array_equal(source, corners)
+
+
+def test_extract_surface_of_a_2d_mesh_is_its_boundary_edges_with_the_side_regions():
+    pv = pytest.importorskip("pyvista")
+    mesh = _insulated()
+    mio.derive_side_regions(mesh)  # the Gmsh boundary lines → a Side region "convection"
+    edges = mesh.extract_surface()
+    triangles = mio.Mesh(mesh.points, [c for c in mesh.cells if c.type == "triangle"])
+    theirs = pv.from_meshio(triangles).extract_feature_edges(boundary_edges=True, feature_edges=False,
+                                                             manifold_edges=False, non_manifold_edges=False)
+    assert [(c.type, len(c)) for c in edges.cells] == [("line", theirs.n_cells)]
+    assert len(edges.points) == theirs.n_points
+    convection = edges.region("convection")
+    assert convection.kind == mio.RegionKind.CELL and len(convection.entries) == 21  # every boundary edge
+
+
+def test_extract_surface_needs_cells_with_a_boundary():
+    with pytest.raises(ValueError, match="no 2-D or 3-D cells"):
+        mio.extract_surface(mio.Mesh(np.zeros((2, 3)), [("line", np.array([[0, 1]]))]))

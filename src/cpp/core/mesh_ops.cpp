@@ -4,6 +4,7 @@
 #include "meshioplusplus/mesh_ops.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "meshioplusplus/cell_types.hpp"
+#include "meshioplusplus/side_regions.hpp"
 
 namespace meshioplusplus {
 namespace {
@@ -288,6 +290,173 @@ void transform(Mesh& mesh, std::span<const double> matrix, std::int64_t rows, st
       }
     }
   });
+}
+
+}  // namespace meshioplusplus
+
+namespace meshioplusplus {
+namespace {
+
+// Sorted corner nodes, padded with -1: the same facet seen from either of its cells.
+using FacetKey = std::array<std::int64_t, 4>;
+
+struct FacetKeyHash {
+  std::size_t operator()(const FacetKey& key) const noexcept {
+    std::uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (std::int64_t node : key) {
+      h ^= static_cast<std::uint64_t>(node) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+      h *= 0xbf58476d1ce4e5b9ull;
+    }
+    return static_cast<std::size_t>(h ^ (h >> 31));
+  }
+};
+
+struct FacetSeen {
+  std::int64_t cell;
+  std::int32_t facet;
+  std::int32_t count;
+};
+
+std::string_view facet_type(int corners) { return corners == 2 ? "line" : corners == 3 ? "triangle" : "quad"; }
+
+}  // namespace
+
+Mesh extract_surface(const Mesh& mesh) {
+  check_connectivity(mesh);
+  int top = -1;
+  for (const CellBlock& block : mesh.cells) top = std::max(top, dimension_of(block));
+  if (top < 2) fail("extract_surface: the mesh has no 2-D or 3-D cells");
+  const NDArray bases_array = block_bases(mesh.cells);
+  const std::int64_t* bases = bases_array.data_as<std::int64_t>();
+
+  // Every facet of every top-dimensional cell, counted by its corners.
+  std::unordered_map<FacetKey, FacetSeen, FacetKeyHash> seen;
+  std::vector<FacetKey> order;  // first sighting order: the surface lists facets cell by cell
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+    const CellBlock& block = mesh.cells[b];
+    if (dimension_of(block) != top || block.is_ragged()) continue;
+    const std::span<const FacetCorners> facets = cell_facets(block.type);
+    if (facets.empty()) continue;
+    const std::int64_t width = block.connectivity.row_width();
+    const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
+    for (std::int64_t c = 0; c < block.num_cells(); ++c) {
+      const std::int64_t* cell = nodes + c * width;
+      for (std::size_t f = 0; f < facets.size(); ++f) {
+        FacetKey key{-1, -1, -1, -1};
+        for (int i = 0; i < facets[f].count; ++i) key[static_cast<std::size_t>(i)] = cell[facets[f].corners[static_cast<std::size_t>(i)]];
+        std::sort(key.begin(), key.end());
+        auto [entry, added] = seen.try_emplace(key, FacetSeen{bases[b] + c, static_cast<std::int32_t>(f), 0});
+        if (added) order.push_back(key);
+        ++entry->second.count;
+      }
+    }
+  }
+
+  // Boundary facets grouped by corner count, in first-sighting order.
+  struct Facet {
+    std::int64_t cell;
+    std::int32_t facet;
+  };
+  std::vector<std::vector<Facet>> by_corners(5);
+  for (const FacetKey& key : order) {
+    const FacetSeen& facet = seen.at(key);
+    if (facet.count != 1) continue;
+    const int corners = 4 - static_cast<int>(std::count(key.begin(), key.end(), std::int64_t{-1}));
+    by_corners[static_cast<std::size_t>(corners)].push_back({facet.cell, facet.facet});
+  }
+
+  auto locate = [&](std::int64_t cell) {
+    const std::size_t b = static_cast<std::size_t>(std::upper_bound(bases, bases + mesh.cells.size() + 1, cell) - bases) - 1;
+    return std::pair{b, cell - bases[b]};
+  };
+
+  Mesh surface;
+  surface.points = mesh.points;
+  surface.point_data = mesh.point_data;
+  surface.field_data = mesh.field_data;
+  surface.string_field_data = mesh.string_field_data;
+  std::vector<Facet> listed;  // surface cell (block-major) → its origin
+  std::vector<NDArray> origin_cell, origin_facet;
+  for (int corners = 2; corners <= 4; ++corners) {
+    const std::vector<Facet>& facets = by_corners[static_cast<std::size_t>(corners)];
+    if (facets.empty()) continue;
+    const auto n = static_cast<std::int64_t>(facets.size());
+    CellBlock block{std::string(facet_type(corners)), NDArray::allocate(DType::int64, {n, corners}), {}, {}};
+    std::int64_t* out = block.connectivity.data_as<std::int64_t>();
+    NDArray cells = NDArray::allocate(DType::int64, {n}), locals = NDArray::allocate(DType::int64, {n});
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto [b, local] = locate(facets[static_cast<std::size_t>(i)].cell);
+      const CellBlock& source = mesh.cells[b];
+      const std::int64_t* cell = source.connectivity.data_as<std::int64_t>() + local * source.connectivity.row_width();
+      const FacetCorners& facet = cell_facets(source.type)[static_cast<std::size_t>(facets[static_cast<std::size_t>(i)].facet)];
+      for (int k = 0; k < corners; ++k) out[i * corners + k] = cell[facet.corners[static_cast<std::size_t>(k)]];
+      cells.data_as<std::int64_t>()[i] = facets[static_cast<std::size_t>(i)].cell;
+      locals.data_as<std::int64_t>()[i] = facets[static_cast<std::size_t>(i)].facet;
+      listed.push_back(facets[static_cast<std::size_t>(i)]);
+    }
+    surface.cells.push_back(std::move(block));
+    origin_cell.push_back(std::move(cells));
+    origin_facet.push_back(std::move(locals));
+  }
+  if (surface.cells.empty()) fail("extract_surface: no boundary facet (no cell type with a facet table)");
+
+  // Cell data of the source, each facet taking its cell's row.
+  for (const auto& [name, arrays] : mesh.cell_data) {
+    std::vector<NDArray> per_block;
+    std::size_t at = 0;
+    for (const CellBlock& block : surface.cells) {
+      std::vector<std::int64_t> rows;
+      std::size_t source_block = SIZE_MAX;
+      bool one_block = true;
+      for (std::int64_t i = 0; i < block.num_cells(); ++i) {
+        const auto [b, local] = locate(listed[at + static_cast<std::size_t>(i)].cell);
+        if (source_block == SIZE_MAX) source_block = b;
+        one_block = one_block && b == source_block;
+        rows.push_back(local);
+      }
+      if (!one_block) {  // facets of cells of several blocks: gather through a stacked copy
+        std::vector<std::int64_t> global;
+        for (std::int64_t i = 0; i < block.num_cells(); ++i) global.push_back(listed[at + static_cast<std::size_t>(i)].cell);
+        const NDArray& first = arrays.front();
+        Shape shape = first.shape();
+        shape[0] = bases[mesh.cells.size()];
+        bool stackable = true;
+        for (const NDArray& array : arrays) stackable = stackable && array.dtype() == first.dtype() && array.row_width() == first.row_width();
+        if (!stackable) fail("extract_surface: cell data '" + name + "' differs in dtype or shape between blocks");
+        NDArray stacked = NDArray::allocate(first.dtype(), shape);
+        std::size_t offset = 0;
+        for (const NDArray& array : arrays) {
+          std::memcpy(static_cast<unsigned char*>(stacked.data()) + offset, array.data(), array.nbytes());
+          offset += array.nbytes();
+        }
+        per_block.push_back(gather_rows(stacked, global));
+      } else {
+        per_block.push_back(gather_rows(arrays[source_block], rows));
+      }
+      at += static_cast<std::size_t>(block.num_cells());
+    }
+    surface.cell_data.set(name, std::move(per_block));
+  }
+  surface.cell_data.set("surface:cell", std::move(origin_cell));
+  surface.cell_data.set("surface:facet", std::move(origin_facet));
+
+  // Side regions of the source → Cell regions of the surface (their facets on the boundary).
+  std::unordered_map<std::int64_t, std::int64_t> surface_cell_of;  // cell * 8 + facet → surface cell
+  for (std::size_t i = 0; i < listed.size(); ++i) surface_cell_of[listed[i].cell * 8 + listed[i].facet] = static_cast<std::int64_t>(i);
+  for (const Region& region : mesh.regions) {
+    if (region.kind != RegionKind::Side) continue;
+    const std::span<const std::int64_t> pairs = region.entries.values<std::int64_t>();
+    std::vector<std::int64_t> entries;
+    for (std::size_t i = 0; i + 1 < pairs.size(); i += 2)
+      if (const auto found = surface_cell_of.find(pairs[i] * 8 + pairs[i + 1]); found != surface_cell_of.end())
+        entries.push_back(found->second);
+    if (entries.empty()) continue;
+    Region cells{region.name, RegionKind::Cell, top - 1, region.tag, NDArray::allocate(DType::int64, {static_cast<std::int64_t>(entries.size())})};
+    std::copy(entries.begin(), entries.end(), cells.entries.data_as<std::int64_t>());
+    surface.regions.push_back(std::move(cells));
+  }
+  remove_orphaned_nodes(surface);
+  return surface;
 }
 
 }  // namespace meshioplusplus

@@ -374,6 +374,16 @@ nb::tuple clean_mesh(const nb::dict& source, const std::vector<std::pair<std::st
   return nb::make_tuple(mesh_to_python(mesh), nb::cast(counts));
 }
 
+nb::dict extract_surface_of(const nb::dict& source) {
+  const mpp::Mesh mesh = mesh_from_python(source);
+  mpp::Mesh surface;
+  {
+    nb::gil_scoped_release released;
+    surface = mpp::extract_surface(mesh);
+  }
+  return mesh_to_python(surface);
+}
+
 // Returns (the Side regions added, as region tuples; the report as a dict).
 nb::tuple derive_side_regions_of(const nb::dict& source) {
   mpp::Mesh mesh = mesh_from_python(source);
@@ -724,6 +734,7 @@ NB_MODULE(_core, m) {
   m.def("block_bases", &block_bases_of, nb::arg("cell_counts"));
   m.def("derive_side_regions", &derive_side_regions_of, nb::arg("mesh"));
   m.def("clean", &clean_mesh, nb::arg("mesh"), nb::arg("operations"));
+  m.def("extract_surface", &extract_surface_of, nb::arg("mesh"));
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
   // The optional libraries this build links: {"zlib": True, "hdf5": False, ...}.
   m.def("features", []() {

@@ -37,7 +37,7 @@ from ._helpers import (
 from ._interop_frameworks import to_jax, to_numba, to_torch, to_xp
 from ._interop_meshes import from_pyvista, from_trimesh, to_pyvista, to_trimesh
 from ._mesh import CellBlock, Mesh
-from ._operations import SideRegionReport, derive_side_regions
+from ._operations import SideRegionReport, derive_side_regions, extract_surface
 from ._parallel import device_for_rank, partition
 from . import _parallel as parallel  # partitioned I/O: write_pieces, merge, files_read, bytes_read …
 from ._mirror import DeviceMirror, PendingHostCopy
@@ -67,6 +67,7 @@ __all__ = [
     "SideRegionReport",
     "WriteError",
     "derive_side_regions",
+    "extract_surface",
     "deregister_format",
     "get_max_array_bytes",
     "MissingFileError",

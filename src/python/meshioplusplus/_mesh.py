@@ -391,6 +391,10 @@ class Mesh:
         connectivity is renumbered, the others removed. Returns how many went."""
         return entry_point("clean")(self, [("merge_points", [tol])])[0]
 
+    def extract_surface(self) -> "Mesh":
+        """The outward boundary faces as a new mesh (``meshioplusplus.extract_surface``)."""
+        return entry_point("extract_surface")(self)
+
     def transform(self, matrix) -> None:
         """Apply an affine map to the points: ``matrix`` d×d, d×(d+1) or homogeneous (d+1)×(d+1)."""
         entry_point("clean")(self, [entry_point("transform_operation")(matrix)])

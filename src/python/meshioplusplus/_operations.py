@@ -65,5 +65,15 @@ def transform_operation(matrix):
     return ("transform", [matrix.shape[0], matrix.shape[1], *matrix.ravel().tolist()])
 
 
+def extract_surface(mesh):
+    """The outward boundary of ``mesh``'s highest-dimensional cells as a new Mesh (faces of
+    volume cells, edges of surface cells; corners only for higher-order cells), normals out.
+    Cell data ``surface:cell`` / ``surface:facet`` name the (cell, local facet) each came from
+    (a Side region's entries, docs/regions.md); the source's cell data comes along from those
+    cells, its Side regions become Cell regions of the surface. docs/clean-up.md."""
+    return from_core(_core.extract_surface(to_core(mesh)))
+
+
 set_entry_point("clean", clean)
+set_entry_point("extract_surface", extract_surface)
 set_entry_point("transform_operation", transform_operation)
