@@ -29,9 +29,11 @@ std::int64_t remove_orphaned_nodes(Mesh& mesh);
 // Returns how many cells went.
 std::int64_t remove_lower_dimensional_cells(Mesh& mesh);
 
-// Welds points closer than `tolerance` (Euclidean; 0: equal coordinates, -0 == 0) into the
-// first of them in file order, whose point data stays; connectivity is renumbered, the welded
-// points are removed. Cells that become degenerate are kept. Returns how many points went.
+// Welds points within `tolerance` (Euclidean; 0: equal coordinates, -0 == 0) into an earlier
+// point within it — the first of its group in file order wherever groups lie farther apart
+// than the tolerance (duplicates, noisy copies), whose point data stays; connectivity is
+// renumbered, the welded points are removed. Cells that become degenerate are kept. Returns
+// how many points went. Time O(points), memory O(points).
 std::int64_t merge_points(Mesh& mesh, double tolerance = 0.0);
 
 // Applies an affine map to the points (d = their column count): `matrix` row-major d×d

@@ -170,3 +170,20 @@ def test_extract_surface_of_a_2d_mesh_is_its_boundary_edges_with_the_side_region
 def test_extract_surface_needs_cells_with_a_boundary():
     with pytest.raises(ValueError, match="no 2-D or 3-D cells"):
         mio.extract_surface(mio.Mesh(np.zeros((2, 3)), [("line", np.array([[0, 1]]))]))
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_merge_points_welds_each_cluster_into_its_first_point(dim):
+    rng = np.random.default_rng(dim)
+    tol = 1e-3
+    centres = np.unique(rng.integers(0, 10_000, size=(400, dim)), axis=0) * (20 * tol)  # >= 20 tol apart
+    copies = rng.integers(1, 6, size=len(centres))
+    owner = np.repeat(np.arange(len(centres)), copies)
+    rng.shuffle(owner)
+    points = centres[owner] + rng.uniform(-tol / 3, tol / 3, size=(len(owner), dim))
+    cells = np.arange(len(points)).reshape(-1, 1)
+    mesh = mio.Mesh(points, [("vertex", cells)], point_data={"i": np.arange(len(points))})
+    assert mesh.merge_points(tol) == len(points) - len(centres)
+    first = np.array([np.flatnonzero(owner == k)[0] for k in range(len(centres))])
+    assert sorted(mesh.point_data["i"].tolist()) == sorted(first.tolist())  # the first of each cluster stays
+    np.testing.assert_array_equal(mesh.point_data["i"][mesh.cells[0].data[:, 0]], first[owner])

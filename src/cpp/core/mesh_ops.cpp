@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "meshioplusplus/cell_types.hpp"
+#include "core/facet_map.hpp"
 #include "meshioplusplus/side_regions.hpp"
 
 namespace meshioplusplus {
@@ -190,41 +191,59 @@ std::int64_t merge_points(Mesh& mesh, double tolerance) {
   const auto n = static_cast<std::size_t>(mesh.num_points());
   if (n == 0) return 0;
   const auto width = static_cast<std::size_t>(mesh.points.row_width());
+  if (width > 3) fail("merge_points: points of more than 3 coordinates");
   std::vector<double> xyz(n * width);
   visit_dtype(mesh.points.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* values = mesh.points.data_as<T>();
     for (std::size_t i = 0; i < n * width; ++i) xyz[i] = static_cast<double>(values[i]) + 0.0;  // -0 → +0
   });
-  // Grid cells of edge `tolerance`: a point looks in its cell and the 3^d neighbours for an
-  // earlier representative within the tolerance (0: one bucket per exact position).
-  const double cell = tolerance;
-  auto key_of = [&](const std::int64_t* c) {
-    std::uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (std::size_t k = 0; k < width; ++k) h = (h ^ static_cast<std::uint64_t>(c[k])) * 0x100000001B3ull;
+  // Grid cells of edge `tolerance` (0: a cell per exact position, keyed by the coordinates'
+  // bits): a point looks in its cell and the 3^d around it for an earlier representative
+  // within the tolerance. The table holds one representative per occupied cell (open
+  // addressing on the cell's coordinates, recomputed from that point), the others of the cell
+  // chained behind it — ids only, no keys stored.
+  using Cell = std::array<std::int64_t, 3>;
+  // Edge 2 × tolerance: a point within the tolerance of p lies in p's cell or, along each axis,
+  // in the neighbour on the side of the cell p is nearer to — 2^d cells to look in, p's first.
+  const double edge = 2 * tolerance;
+  auto cell_of = [&](std::size_t i) {
+    Cell c{0, 0, 0};
+    for (std::size_t k = 0; k < width; ++k)
+      c[k] = tolerance > 0 ? static_cast<std::int64_t>(std::floor(xyz[i * width + k] / edge))
+                           : std::bit_cast<std::int64_t>(xyz[i * width + k]);
+    return c;
+  };
+  auto hash = [](const Cell& c) {
+    std::uint64_t h = 0;
+    for (std::int64_t v : c) h = detail::mix(h ^ static_cast<std::uint64_t>(v));
     return h;
   };
-  std::unordered_map<std::uint64_t, std::vector<std::int64_t>> grid;
-  grid.reserve(n);
-  std::vector<std::int64_t> representative(n), coords(width), probe(width);
+  std::vector<Cell> cells(n);
+  for (std::size_t i = 0; i < n; ++i) cells[i] = cell_of(i);
+  std::vector<std::int64_t> table(std::bit_ceil(std::max<std::size_t>(64, 2 * n)), -1);  // head representative of a cell
+  std::vector<std::int64_t> next(n, -1);  // the next representative of the same cell
+  const std::size_t mask = table.size() - 1;
+  auto slot_of = [&](const Cell& c) {
+    std::size_t slot = hash(c) & mask;
+    while (table[slot] >= 0 && cells[static_cast<std::size_t>(table[slot])] != c) slot = (slot + 1) & mask;
+    return slot;
+  };
+  std::vector<std::int64_t> representative(n);
   const double squared = tolerance * tolerance;
-  std::size_t neighbours = 1;
-  for (std::size_t k = 0; k < width; ++k) neighbours *= tolerance > 0 ? 3 : 1;
+  const std::size_t probes = tolerance > 0 ? (std::size_t{1} << width) : 1;
   for (std::size_t i = 0; i < n; ++i) {
     const double* p = &xyz[i * width];
-    // tolerance 0: the key is the coordinates' bits (equal points, -0 made +0 above, share it)
-    for (std::size_t k = 0; k < width; ++k)
-      coords[k] = tolerance > 0 ? static_cast<std::int64_t>(std::floor(p[k] / cell)) : std::bit_cast<std::int64_t>(p[k]);
     std::int64_t found = -1;
-    for (std::size_t offset = 0; offset < neighbours && found < 0; ++offset) {
-      std::size_t rest = offset;
-      for (std::size_t k = 0; k < width; ++k) {
-        probe[k] = coords[k] + (tolerance > 0 ? static_cast<std::int64_t>(rest % 3) - 1 : 0);
-        rest /= 3;
-      }
-      const auto bucket = grid.find(key_of(probe.data()));
-      if (bucket == grid.end()) continue;
-      for (std::int64_t j : bucket->second) {
+    const Cell home = cells[i];
+    Cell toward{0, 0, 0};  // -1 or +1: the nearer neighbour along each axis
+    if (tolerance > 0)
+      for (std::size_t k = 0; k < width; ++k) toward[k] = p[k] / edge - static_cast<double>(home[k]) < 0.5 ? -1 : 1;
+    for (std::size_t probe_bits = 0; probe_bits < probes && found < 0; ++probe_bits) {
+      Cell probe = home;
+      for (std::size_t k = 0; k < width; ++k)
+        if (probe_bits >> k & 1) probe[k] += toward[k];
+      for (std::int64_t j = table[slot_of(probe)]; j >= 0; j = next[static_cast<std::size_t>(j)]) {
         const double* q = &xyz[static_cast<std::size_t>(j) * width];
         double distance = 0;
         bool equal = true;
@@ -240,9 +259,16 @@ std::int64_t merge_points(Mesh& mesh, double tolerance) {
     }
     if (found >= 0) {
       representative[i] = found;
-    } else {
-      representative[i] = static_cast<std::int64_t>(i);
-      grid[key_of(coords.data())].push_back(static_cast<std::int64_t>(i));
+      continue;
+    }
+    representative[i] = static_cast<std::int64_t>(i);
+    const std::size_t slot = slot_of(home);  // at most n cells: the table never fills past half
+    if (table[slot] < 0) {
+      table[slot] = static_cast<std::int64_t>(i);
+    } else {  // append behind the head: earlier representatives are found first
+      std::int64_t last = table[slot];
+      while (next[static_cast<std::size_t>(last)] >= 0) last = next[static_cast<std::size_t>(last)];
+      next[static_cast<std::size_t>(last)] = static_cast<std::int64_t>(i);
     }
   }
   std::vector<std::int64_t> new_index(n, -1), kept;
@@ -297,26 +323,6 @@ void transform(Mesh& mesh, std::span<const double> matrix, std::int64_t rows, st
 namespace meshioplusplus {
 namespace {
 
-// Sorted corner nodes, padded with -1: the same facet seen from either of its cells.
-using FacetKey = std::array<std::int64_t, 4>;
-
-struct FacetKeyHash {
-  std::size_t operator()(const FacetKey& key) const noexcept {
-    std::uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (std::int64_t node : key) {
-      h ^= static_cast<std::uint64_t>(node) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-      h *= 0xbf58476d1ce4e5b9ull;
-    }
-    return static_cast<std::size_t>(h ^ (h >> 31));
-  }
-};
-
-struct FacetSeen {
-  std::int64_t cell;
-  std::int32_t facet;
-  std::int32_t count;
-};
-
 std::string_view facet_type(int corners) { return corners == 2 ? "line" : corners == 3 ? "triangle" : "quad"; }
 
 }  // namespace
@@ -329,41 +335,84 @@ Mesh extract_surface(const Mesh& mesh) {
   const NDArray bases_array = block_bases(mesh.cells);
   const std::int64_t* bases = bases_array.data_as<std::int64_t>();
 
-  // Every facet of every top-dimensional cell, counted by its corners.
-  std::unordered_map<FacetKey, FacetSeen, FacetKeyHash> seen;
-  std::vector<FacetKey> order;  // first sighting order: the surface lists facets cell by cell
+  // A facet is on the boundary when no other facet of a top-dimensional cell has its corners.
+  // Facets are bucketed by their smallest corner (a CSR over the points: a few dozen facets a
+  // bucket, sorted by key there), which needs O(facets) integers, not a table of keys.
+  struct Source {
+    std::size_t block;
+    std::span<const FacetCorners> facets;
+  };
+  std::vector<Source> sources;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const CellBlock& block = mesh.cells[b];
     if (dimension_of(block) != top || block.is_ragged()) continue;
-    const std::span<const FacetCorners> facets = cell_facets(block.type);
-    if (facets.empty()) continue;
-    const std::int64_t width = block.connectivity.row_width();
-    const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
-    for (std::int64_t c = 0; c < block.num_cells(); ++c) {
-      const std::int64_t* cell = nodes + c * width;
-      for (std::size_t f = 0; f < facets.size(); ++f) {
-        FacetKey key{-1, -1, -1, -1};
-        for (int i = 0; i < facets[f].count; ++i) key[static_cast<std::size_t>(i)] = cell[facets[f].corners[static_cast<std::size_t>(i)]];
-        std::sort(key.begin(), key.end());
-        auto [entry, added] = seen.try_emplace(key, FacetSeen{bases[b] + c, static_cast<std::int32_t>(f), 0});
-        if (added) order.push_back(key);
-        ++entry->second.count;
-      }
+    if (const std::span<const FacetCorners> facets = cell_facets(block.type); !facets.empty()) sources.push_back({b, facets});
+  }
+  auto key_of = [&](std::size_t b, std::int64_t local, const FacetCorners& facet) {
+    const CellBlock& block = mesh.cells[b];
+    const std::int64_t* cell = block.connectivity.data_as<std::int64_t>() + local * block.connectivity.row_width();
+    detail::FacetKey key = detail::make_key(cell, facet);
+    std::rotate(key.begin(), std::find_if(key.begin(), key.end(), [](std::int64_t v) { return v >= 0; }), key.end());
+    return key;  // corners ascending, then the -1 padding: key[0] is the smallest corner
+  };
+  auto smallest_corner = [&](std::size_t b, std::int64_t local, const FacetCorners& facet) {
+    const CellBlock& block = mesh.cells[b];
+    const std::int64_t* cell = block.connectivity.data_as<std::int64_t>() + local * block.connectivity.row_width();
+    std::int64_t smallest = cell[facet.corners[0]];
+    for (int i = 1; i < facet.count; ++i) smallest = std::min(smallest, cell[facet.corners[static_cast<std::size_t>(i)]]);
+    return static_cast<std::size_t>(smallest);
+  };
+  const auto num_points = static_cast<std::size_t>(mesh.num_points());
+  std::vector<std::int64_t> start(num_points + 1, 0);
+  for (const Source& source : sources)
+    for (std::int64_t c = 0; c < mesh.cells[source.block].num_cells(); ++c)
+      for (const FacetCorners& facet : source.facets) ++start[smallest_corner(source.block, c, facet) + 1];
+  for (std::size_t p = 0; p < num_points; ++p) start[p + 1] += start[p];
+  // A facet instance: (global cell) * 8 + local facet.
+  std::vector<std::int64_t> bucket(static_cast<std::size_t>(start[num_points]));
+  {
+    std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+    for (const Source& source : sources)
+      for (std::int64_t c = 0; c < mesh.cells[source.block].num_cells(); ++c)
+        for (std::size_t f = 0; f < source.facets.size(); ++f) {
+          const std::size_t p = smallest_corner(source.block, c, source.facets[f]);
+          bucket[static_cast<std::size_t>(fill[p]++)] = (bases[source.block] + c) * 8 + static_cast<std::int64_t>(f);
+        }
+  }
+  auto block_of = [&](std::int64_t cell) {
+    return static_cast<std::size_t>(std::upper_bound(bases, bases + mesh.cells.size() + 1, cell) - bases) - 1;
+  };
+  auto instance_key = [&](std::int64_t instance) {
+    const std::int64_t cell = instance / 8;
+    const std::size_t b = block_of(cell);
+    return key_of(b, cell - bases[b], cell_facets(mesh.cells[b].type)[static_cast<std::size_t>(instance % 8)]);
+  };
+  std::vector<bool> boundary(static_cast<std::size_t>(bases[mesh.cells.size()]) * 8, false);
+  std::vector<std::pair<detail::FacetKey, std::int64_t>> keyed;
+  for (std::size_t p = 0; p < num_points; ++p) {
+    keyed.clear();
+    for (std::int64_t i = start[p]; i < start[p + 1]; ++i) keyed.emplace_back(instance_key(bucket[static_cast<std::size_t>(i)]), bucket[static_cast<std::size_t>(i)]);
+    std::sort(keyed.begin(), keyed.end());
+    for (std::size_t i = 0; i < keyed.size(); ++i) {
+      const bool alone = (i == 0 || keyed[i - 1].first != keyed[i].first) &&
+                         (i + 1 == keyed.size() || keyed[i + 1].first != keyed[i].first);
+      if (alone) boundary[static_cast<std::size_t>(keyed[i].second)] = true;
     }
   }
 
-  // Boundary facets grouped by corner count, in first-sighting order.
+  // Boundary facets grouped by corner count, cell by cell in block-major order.
   struct Facet {
     std::int64_t cell;
     std::int32_t facet;
   };
   std::vector<std::vector<Facet>> by_corners(5);
-  for (const FacetKey& key : order) {
-    const FacetSeen& facet = seen.at(key);
-    if (facet.count != 1) continue;
-    const int corners = 4 - static_cast<int>(std::count(key.begin(), key.end(), std::int64_t{-1}));
-    by_corners[static_cast<std::size_t>(corners)].push_back({facet.cell, facet.facet});
-  }
+  for (const Source& source : sources)
+    for (std::int64_t c = 0; c < mesh.cells[source.block].num_cells(); ++c)
+      for (std::size_t f = 0; f < source.facets.size(); ++f) {
+        const std::int64_t cell = bases[source.block] + c;
+        if (boundary[static_cast<std::size_t>(cell * 8 + static_cast<std::int64_t>(f))])
+          by_corners[static_cast<std::size_t>(source.facets[f].count)].push_back({cell, static_cast<std::int32_t>(f)});
+      }
 
   auto locate = [&](std::int64_t cell) {
     const std::size_t b = static_cast<std::size_t>(std::upper_bound(bases, bases + mesh.cells.size() + 1, cell) - bases) - 1;
