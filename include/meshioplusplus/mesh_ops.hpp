@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
+#include <vector>
 
 #include "meshioplusplus/mesh.hpp"
 
@@ -53,5 +55,37 @@ void transform(Mesh& mesh, std::span<const double> matrix, std::int64_t rows, st
 // - each Side region of the source as a Cell region of its facets that are on the boundary.
 // Types without a facet table (polyhedron, polygon, unknown) are not looked at.
 Mesh extract_surface(const Mesh& mesh);
+
+// What check() finds — a report, nothing is changed. Cells are block-major indices.
+struct MeshCheck {
+  // Signed volume (3-D cells: from their outward facets, corners only) or signed area (2-D
+  // cells when the points are planar in x-y) below zero: the node order is mirrored.
+  std::vector<std::int64_t> inverted;
+  // A corner node repeated, or a volume/area/length of zero (below 1e-12 of the cell's size²/³).
+  std::vector<std::int64_t> degenerate;
+  // A cell with the same type and the same set of nodes as an earlier one (the later ones).
+  std::vector<std::int64_t> duplicate;
+  std::vector<std::int64_t> unused_points;
+  // Facets of the top-dimensional cells shared by more than two cells, and those cells.
+  std::int64_t non_manifold_facets = 0;
+  std::vector<std::int64_t> non_manifold_cells;
+};
+MeshCheck check(const Mesh& mesh);
+
+// Several meshes as one: points stacked, cell blocks in order (blocks of the same type are not
+// joined: block-major numbering of each part stays a contiguous run), point/cell data kept
+// where every part has the array with the same dtype and trailing shape, regions of the same
+// name and kind joined, field data of the first part. No welding: merge_points() afterwards.
+Mesh merge(const std::vector<Mesh>& meshes);
+
+// The cells whose corners all lie in the box [low, high] (mode "all") or any of whose corners
+// does (mode "any"), as a new mesh; data and regions follow (as remove_orphaned_nodes and a cell
+// removal), orphaned points removed.
+Mesh crop(const Mesh& mesh, std::span<const double> low, std::span<const double> high, bool any_corner = false);
+
+// The cells of `region` (a Cell region; Side regions give their cells) as a new mesh, as crop.
+Mesh extract_region(const Mesh& mesh, std::string_view region);
+// The blocks of `cell_type` as a new mesh, as crop.
+Mesh extract_cell_type(const Mesh& mesh, std::string_view cell_type);
 
 }  // namespace meshioplusplus

@@ -188,3 +188,50 @@ TEST(MeshOps, ExtractSurfaceOfAHexIsSixOutwardQuads) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MeshOps, CheckReportsEachProblemOnce) {
+  mpp::Mesh mesh;
+  mesh.points = array_of<double>({5, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 5, 5, 5});
+  mesh.cells.push_back({"tetra", int64_matrix(3, 4, {0, 1, 2, 3, 0, 2, 1, 3, 0, 1, 1, 3}), {}, {}});
+  mesh.cells.push_back({"tetra", int64_matrix(1, 4, {3, 2, 1, 0}), {}, {}});  // another block, same nodes as cell 0
+  const mpp::MeshCheck found = mpp::check(mesh);
+  EXPECT_EQ((std::vector<std::int64_t>{1}), found.inverted);
+  EXPECT_EQ((std::vector<std::int64_t>{2}), found.degenerate);
+  EXPECT_EQ((std::vector<std::int64_t>{1, 3}), found.duplicate);
+  EXPECT_EQ((std::vector<std::int64_t>{4}), found.unused_points);
+  EXPECT_GE(found.non_manifold_facets, 1);
+}
+
+TEST(MeshOps, MergeShiftsCellsAndRegionsAndKeepsTheSourceIntact) {
+  mpp::Mesh a = sample();
+  const std::vector<std::int64_t> before = nodes_of(a.cells[1]);
+  const mpp::Mesh merged = mpp::merge({a, a});
+  EXPECT_EQ(12, merged.num_points());
+  EXPECT_EQ("line:1;triangle:2;line:1;triangle:2", block_summary(merged));
+  EXPECT_EQ((std::vector<std::int64_t>{6, 7, 8, 7, 9, 8}), nodes_of(merged.cells[3]));
+  EXPECT_EQ((std::vector<std::int64_t>{2, 5}), int_values(named(merged, "second").entries));
+  EXPECT_EQ((std::vector<std::int64_t>{2, 1, 5, 1}), int_values(named(merged, "side").entries));
+  EXPECT_EQ(before, nodes_of(a.cells[1]));
+}
+
+TEST(MeshOps, CropAndExtractLeaveTheSourceAsItWas) {
+  const mpp::Mesh mesh = sample();
+  const std::vector<double> low{-1, -1, -1}, high{0.5, 2, 1};
+  EXPECT_EQ("line:1;triangle:2", block_summary(mpp::crop(mesh, low, high, /*any_corner=*/true)));  // all touch x <= 0.5
+  const std::vector<double> strip_high{1, 0.5, 1};
+  const mpp::Mesh part = mpp::crop(mesh, low, strip_high);  // only the line (0, 5) lies in y <= 0.5
+  EXPECT_EQ("line:1", block_summary(part));
+  EXPECT_EQ(2, part.num_points());
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}), int_values(*mesh.point_data.find("p")));
+  const mpp::Mesh second = mpp::extract_region(mesh, "second");
+  EXPECT_EQ("triangle:1", block_summary(second));
+  EXPECT_EQ(3, second.num_points());
+  EXPECT_EQ((std::vector<std::int64_t>{0, 2, 1}), nodes_of(second.cells[0]));
+  EXPECT_THROW(mpp::extract_region(mesh, "nothing"), std::invalid_argument);
+  EXPECT_THROW(mpp::extract_cell_type(mesh, "hexahedron"), std::invalid_argument);
+  EXPECT_EQ("line:1", block_summary(mpp::extract_cell_type(mesh, "line")));
+}
+
+}  // namespace

@@ -187,3 +187,75 @@ def test_merge_points_welds_each_cluster_into_its_first_point(dim):
     first = np.array([np.flatnonzero(owner == k)[0] for k in range(len(centres))])
     assert sorted(mesh.point_data["i"].tolist()) == sorted(first.tolist())  # the first of each cluster stays
     np.testing.assert_array_equal(mesh.point_data["i"][mesh.cells[0].data[:, 0]], first[owner])
+
+
+# ---- check, merge, crop, split -------------------------------------------------------------
+
+
+def test_check_finds_what_is_wrong_and_nothing_on_a_good_mesh():
+    tets = _sphere_tets()
+    assert tets.check().ok  # Gmsh's mesh: nothing to report
+    mesh = mio.Mesh(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [5, 5, 5.0]]),
+                    [("tetra", np.array([[0, 1, 2, 3], [0, 2, 1, 3], [0, 1, 1, 3], [3, 2, 1, 0]])),
+                     ("triangle", np.array([[0, 1, 2]]))])
+    found = mesh.check()
+    assert found.inverted.tolist() == [1]  # mirrored
+    assert found.degenerate.tolist() == [2]  # node 1 twice
+    assert found.duplicate.tolist() == [1, 3]  # the same nodes as cell 0
+    assert found.unused_points.tolist() == [4]
+    # the face (0, 1, 2) belongs to cells 0, 1 and 3 (2 is degenerate but has it too)
+    assert found.non_manifold_facets >= 1 and {0, 1, 3} <= set(found.non_manifold_cells.tolist())
+    assert not found.ok
+
+
+def test_check_reports_inverted_planar_triangles():
+    mesh = mio.Mesh(np.array([[0, 0], [1, 0], [0, 1.0]]), [("triangle", np.array([[0, 1, 2], [0, 2, 1]]))])
+    assert mesh.check().inverted.tolist() == [1]
+
+
+def test_merge_then_weld_is_the_mesh_twice_over():
+    mesh = _insulated()
+    merged = mio.merge([mesh, mesh])
+    assert len(merged.points) == 2 * len(mesh.points)
+    assert [(c.type, len(c)) for c in merged.cells] == [(c.type, len(c)) for c in mesh.cells] * 2
+    assert {r.name: len(r.entries) for r in merged.regions} == {r.name: 2 * len(r.entries) for r in mesh.regions}
+    np.testing.assert_array_equal(np.concatenate(merged.cell_data["gmsh:physical"]),
+                                  np.concatenate(mesh.cell_data["gmsh:physical"] * 2))
+    assert merged.merge_points() == len(mesh.points)
+    assert len(merged.check().duplicate) == sum(len(c) for c in mesh.cells)
+    with pytest.raises(ValueError, match="no meshes"):
+        mio.merge([])
+
+
+def test_crop_keeps_the_cells_in_the_box_with_their_data_and_regions():
+    mesh = _insulated()
+    low, high = [-np.inf, -np.inf, -np.inf], [0.0, np.inf, np.inf]
+    part = mio.crop(mesh, low, high)
+    for block, data in zip(part.cells, part.cell_data["gmsh:physical"]):
+        assert np.all(part.points[block.data][..., 0] <= 0)
+        assert len(data) == len(block)
+    everything = sum(len(c) for c in mesh.cells)
+    touching = mio.crop(mesh, low, high, mode="any")
+    assert sum(len(c) for c in part.cells) < sum(len(c) for c in touching.cells) < everything
+    # the same cells, by their coordinates, as a mask over the full mesh
+    corners = [mesh.points[b.data] for b in mesh.cells]
+    expected = sum(int(np.all(c[..., 0] <= 0, axis=1).sum()) for c in corners)
+    assert sum(len(c) for c in part.cells) == expected
+    with pytest.raises(ValueError, match="the box has 2 and 2 coordinates for points of 3"):
+        mio.crop(mesh, [0, 0], [1, 1])
+
+
+def test_split_by_region_and_by_type():
+    mesh = _insulated()
+    parts = mio.split(mesh)
+    assert {name: [(c.type, len(c)) for c in part.cells] for name, part in parts.items()} == {
+        "convection": [("line", 21)], "wire": [("triangle", 45)], "insulation": [("triangle", 66)]}
+    wire = parts["wire"]
+    assert set(np.concatenate(wire.cell_data["gmsh:physical"]).tolist()) == {1}
+    assert [r.name for r in wire.regions] == ["wire"] and len(wire.region("wire").entries) == 45
+    by_type = mio.split(mesh, by="type")
+    assert sorted(by_type) == ["line", "triangle"] and len(by_type["line"].points) == 21
+    with pytest.raises(ValueError, match="by is 'region' or 'type'"):
+        mio.split(mesh, by="colour")
+    with pytest.raises(ValueError, match="no Cell or Side region 'x'"):
+        mio._core.subset(mio._conversion.to_core(mesh), [], [], False, "x")

@@ -3,6 +3,8 @@
 // cells (old block-major index → new or -1: cell data, Cell and Side regions).
 #include "meshioplusplus/mesh_ops.hpp"
 
+#include "core/mesh_ops_internal.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -10,19 +12,16 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "meshioplusplus/cell_types.hpp"
 #include "core/facet_map.hpp"
-#include "meshioplusplus/side_regions.hpp"
 
 namespace meshioplusplus {
-namespace {
+namespace detail {
 
 [[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
 
-// Rows of `array` kept, in the order `kept` lists them (a gather over any dtype and shape).
 NDArray gather_rows(const NDArray& array, const std::vector<std::int64_t>& kept) {
   Shape shape = array.shape();
   shape[0] = static_cast<std::int64_t>(kept.size());
@@ -35,8 +34,10 @@ NDArray gather_rows(const NDArray& array, const std::vector<std::int64_t>& kept)
   return out;
 }
 
+namespace {
 // The node list of a block (rectangular connectivity, or the flat list of a ragged one).
-std::span<std::int64_t> node_list(CellBlock& block) { return block.connectivity.values<std::int64_t>(); }
+std::span<const std::int64_t> node_list(const CellBlock& block) { return block.connectivity.values<std::int64_t>(); }
+}  // namespace
 
 void check_connectivity(const Mesh& mesh) {
   const std::int64_t n = mesh.num_points();
@@ -48,11 +49,12 @@ void check_connectivity(const Mesh& mesh) {
   }
 }
 
-// Applies old → new point numbers (-1: removed; no cell may use a removed point).
 void renumber_points(Mesh& mesh, const std::vector<std::int64_t>& new_index, const std::vector<std::int64_t>& kept) {
-  for (CellBlock& block : mesh.cells) {
-    if (!block.connectivity.owns_data()) block.connectivity = block.connectivity.copy();
-    for (std::int64_t& node : node_list(block)) node = new_index[static_cast<std::size_t>(node)];
+  for (CellBlock& block : mesh.cells) {  // into new arrays: the old ones may be shared (a subset's source)
+    NDArray renumbered = NDArray::allocate(DType::int64, block.connectivity.shape());
+    std::int64_t* out = renumbered.data_as<std::int64_t>();
+    for (std::int64_t node : node_list(block)) *out++ = new_index[static_cast<std::size_t>(node)];
+    block.connectivity = std::move(renumbered);
   }
   mesh.points = gather_rows(mesh.points, kept);
   for (auto& [name, array] : mesh.point_data) array = gather_rows(array, kept);
@@ -74,7 +76,6 @@ void renumber_points(Mesh& mesh, const std::vector<std::int64_t>& new_index, con
   }
 }
 
-// Regions the operation emptied go (`had_entries`: taken before it); empty ones it found stay.
 std::vector<bool> regions_with_entries(const Mesh& mesh) {
   std::vector<bool> had;
   for (const Region& region : mesh.regions) had.push_back(region.entries.rows() > 0);
@@ -93,7 +94,90 @@ int dimension_of(const CellBlock& block) {
   return -1;  // unknown types: kept only when nothing has a dimension
 }
 
-}  // namespace
+// The kept cells of a block, in order (ragged blocks: their node lists and offsets rebuilt;
+// a polyhedron's faces with it). Empty blocks are kept as blocks of no cells.
+CellBlock subset_block(const CellBlock& block, const std::vector<std::int64_t>& cells) {
+  if (!block.is_ragged()) return {block.type, gather_rows(block.connectivity, cells), {}, {}};
+  const std::int64_t* offsets = block.offsets.data_as<std::int64_t>();
+  const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
+  const bool polyhedron = !block.face_offsets.empty_handle();
+  const std::int64_t* face_offsets = polyhedron ? block.face_offsets.data_as<std::int64_t>() : nullptr;
+  std::vector<std::int64_t> new_offsets{0}, new_faces{0}, new_nodes;
+  for (std::int64_t c : cells) {
+    if (polyhedron) {
+      for (std::int64_t f = offsets[c]; f < offsets[c + 1]; ++f) {
+        new_nodes.insert(new_nodes.end(), nodes + face_offsets[f], nodes + face_offsets[f + 1]);
+        new_faces.push_back(static_cast<std::int64_t>(new_nodes.size()));
+      }
+      new_offsets.push_back(static_cast<std::int64_t>(new_faces.size()) - 1);
+    } else {
+      new_nodes.insert(new_nodes.end(), nodes + offsets[c], nodes + offsets[c + 1]);
+      new_offsets.push_back(static_cast<std::int64_t>(new_nodes.size()));
+    }
+  }
+  auto array = [](const std::vector<std::int64_t>& values) {
+    NDArray out = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(values.size())});
+    std::copy(values.begin(), values.end(), out.data_as<std::int64_t>());
+    return out;
+  };
+  return {block.type, array(new_nodes), array(new_offsets), polyhedron ? array(new_faces) : NDArray()};
+}
+
+std::int64_t keep_cells(Mesh& mesh, const std::vector<bool>& keep) {
+  const NDArray bases_array = block_bases(mesh.cells);
+  const std::int64_t* bases = bases_array.data_as<std::int64_t>();
+  const std::int64_t total = bases[mesh.cells.size()];
+  if (static_cast<std::int64_t>(keep.size()) != total) fail("keep_cells: one flag per cell");
+  if (std::all_of(keep.begin(), keep.end(), [](bool k) { return k; })) return 0;
+  // Old block-major cell index → new, or -1; a block left without cells goes.
+  std::vector<std::int64_t> new_cell(static_cast<std::size_t>(total), -1);
+  std::vector<std::vector<std::int64_t>> kept_in(mesh.cells.size());
+  std::int64_t next = 0;
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+    for (std::int64_t c = bases[b]; c < bases[b + 1]; ++c)
+      if (keep[static_cast<std::size_t>(c)]) {
+        new_cell[static_cast<std::size_t>(c)] = next++;
+        kept_in[b].push_back(c - bases[b]);
+      }
+  const std::vector<bool> had_entries = regions_with_entries(mesh);
+  std::vector<CellBlock> blocks;
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+    if (kept_in[b].empty()) continue;
+    if (static_cast<std::int64_t>(kept_in[b].size()) == mesh.cells[b].num_cells()) blocks.push_back(std::move(mesh.cells[b]));
+    else blocks.push_back(subset_block(mesh.cells[b], kept_in[b]));
+  }
+  for (auto& [name, arrays] : mesh.cell_data) {
+    std::vector<NDArray> kept;
+    for (std::size_t b = 0; b < arrays.size() && b < kept_in.size(); ++b) {
+      if (kept_in[b].empty()) continue;
+      if (static_cast<std::int64_t>(kept_in[b].size()) == arrays[b].rows()) kept.push_back(std::move(arrays[b]));
+      else kept.push_back(gather_rows(arrays[b], kept_in[b]));
+    }
+    arrays = std::move(kept);
+  }
+  mesh.cells = std::move(blocks);
+  for (Region& region : mesh.regions) {
+    if (region.kind == RegionKind::Point) continue;
+    const std::int64_t width = region.kind == RegionKind::Side ? 2 : 1;
+    const std::span<const std::int64_t> entries = region.entries.values<std::int64_t>();
+    std::vector<std::int64_t> kept;
+    for (std::size_t i = 0; i + static_cast<std::size_t>(width) <= entries.size(); i += static_cast<std::size_t>(width)) {
+      const std::int64_t old = entries[i];
+      if (old < 0 || old >= total || new_cell[static_cast<std::size_t>(old)] < 0) continue;
+      kept.push_back(new_cell[static_cast<std::size_t>(old)]);
+      if (width == 2) kept.push_back(entries[i + 1]);
+    }
+    const auto rows = static_cast<std::int64_t>(kept.size()) / width;
+    region.entries = NDArray::allocate(DType::int64, width == 2 ? Shape{rows, 2} : Shape{rows});
+    std::copy(kept.begin(), kept.end(), region.entries.data_as<std::int64_t>());
+  }
+  drop_emptied_regions(mesh, had_entries);
+  return total - next;
+}
+
+}  // namespace detail
+
+using namespace detail;
 
 bool prune_z_0(Mesh& mesh, double tolerance) {
   if (mesh.points.ndim() != 2 || mesh.points.dim(1) != 3 || mesh.num_points() == 0) return false;
@@ -141,48 +225,12 @@ std::int64_t remove_orphaned_nodes(Mesh& mesh) {
 std::int64_t remove_lower_dimensional_cells(Mesh& mesh) {
   int top = -1;
   for (const CellBlock& block : mesh.cells) top = std::max(top, dimension_of(block));
-  std::vector<bool> keep_block(mesh.cells.size());
-  for (std::size_t b = 0; b < mesh.cells.size(); ++b) keep_block[b] = dimension_of(mesh.cells[b]) == top;
-  if (std::all_of(keep_block.begin(), keep_block.end(), [](bool keep) { return keep; })) return 0;
-
-  // Old block-major cell index → new, or -1 in a removed block.
-  const NDArray old_bases = block_bases(mesh.cells);
-  const std::int64_t* bases = old_bases.data_as<std::int64_t>();
-  const std::int64_t total = bases[mesh.cells.size()];
-  std::vector<std::int64_t> new_cell(static_cast<std::size_t>(total), -1);
-  std::int64_t next = 0;
+  const NDArray bases_array = block_bases(mesh.cells);
+  const std::int64_t* bases = bases_array.data_as<std::int64_t>();
+  std::vector<bool> keep(static_cast<std::size_t>(bases[mesh.cells.size()]), false);
   for (std::size_t b = 0; b < mesh.cells.size(); ++b)
-    if (keep_block[b])
-      for (std::int64_t c = bases[b]; c < bases[b + 1]; ++c) new_cell[static_cast<std::size_t>(c)] = next++;
-
-  const std::vector<bool> had_entries = regions_with_entries(mesh);
-  std::vector<CellBlock> blocks;
-  for (std::size_t b = 0; b < mesh.cells.size(); ++b)
-    if (keep_block[b]) blocks.push_back(std::move(mesh.cells[b]));
-  mesh.cells = std::move(blocks);
-  for (auto& [name, arrays] : mesh.cell_data) {
-    std::vector<NDArray> kept;
-    for (std::size_t b = 0; b < arrays.size() && b < keep_block.size(); ++b)
-      if (keep_block[b]) kept.push_back(std::move(arrays[b]));
-    arrays = std::move(kept);
-  }
-  for (Region& region : mesh.regions) {
-    if (region.kind == RegionKind::Point) continue;
-    const std::int64_t width = region.kind == RegionKind::Side ? 2 : 1;
-    const std::span<const std::int64_t> entries = region.entries.values<std::int64_t>();
-    std::vector<std::int64_t> kept;
-    for (std::size_t i = 0; i + static_cast<std::size_t>(width) <= entries.size(); i += static_cast<std::size_t>(width)) {
-      const std::int64_t old = entries[i];
-      if (old < 0 || old >= total || new_cell[static_cast<std::size_t>(old)] < 0) continue;
-      kept.push_back(new_cell[static_cast<std::size_t>(old)]);
-      if (width == 2) kept.push_back(entries[i + 1]);
-    }
-    const auto rows = static_cast<std::int64_t>(kept.size()) / width;
-    region.entries = NDArray::allocate(DType::int64, width == 2 ? Shape{rows, 2} : Shape{rows});
-    std::copy(kept.begin(), kept.end(), region.entries.data_as<std::int64_t>());
-  }
-  drop_emptied_regions(mesh, had_entries);
-  return total - next;
+    if (dimension_of(mesh.cells[b]) == top) std::fill(keep.begin() + bases[b], keep.begin() + bases[b + 1], true);
+  return detail::keep_cells(mesh, keep);
 }
 
 std::int64_t merge_points(Mesh& mesh, double tolerance) {
@@ -297,7 +345,7 @@ void transform(Mesh& mesh, std::span<const double> matrix, std::int64_t rows, st
       if (matrix[static_cast<std::size_t>(d * columns + k)] != 0.0) fail("transform: the last row of a homogeneous matrix must be 0 … 0 1");
     if (matrix[static_cast<std::size_t>(d * columns + d)] != 1.0) fail("transform: the last row of a homogeneous matrix must be 0 … 0 1");
   }
-  if (!mesh.points.owns_data()) mesh.points = mesh.points.copy();
+  mesh.points = mesh.points.copy();  // a new array: the old one may be shared with another mesh
   visit_dtype(mesh.points.dtype(), [&](auto zero) {
     using T = decltype(zero);
     if constexpr (!std::is_floating_point_v<T>) {
@@ -320,192 +368,3 @@ void transform(Mesh& mesh, std::span<const double> matrix, std::int64_t rows, st
 
 }  // namespace meshioplusplus
 
-namespace meshioplusplus {
-namespace {
-
-std::string_view facet_type(int corners) { return corners == 2 ? "line" : corners == 3 ? "triangle" : "quad"; }
-
-}  // namespace
-
-Mesh extract_surface(const Mesh& mesh) {
-  check_connectivity(mesh);
-  int top = -1;
-  for (const CellBlock& block : mesh.cells) top = std::max(top, dimension_of(block));
-  if (top < 2) fail("extract_surface: the mesh has no 2-D or 3-D cells");
-  const NDArray bases_array = block_bases(mesh.cells);
-  const std::int64_t* bases = bases_array.data_as<std::int64_t>();
-
-  // A facet is on the boundary when no other facet of a top-dimensional cell has its corners.
-  // Facets are bucketed by their smallest corner (a CSR over the points: a few dozen facets a
-  // bucket, sorted by key there), which needs O(facets) integers, not a table of keys.
-  struct Source {
-    std::size_t block;
-    std::span<const FacetCorners> facets;
-  };
-  std::vector<Source> sources;
-  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
-    const CellBlock& block = mesh.cells[b];
-    if (dimension_of(block) != top || block.is_ragged()) continue;
-    if (const std::span<const FacetCorners> facets = cell_facets(block.type); !facets.empty()) sources.push_back({b, facets});
-  }
-  auto key_of = [&](std::size_t b, std::int64_t local, const FacetCorners& facet) {
-    const CellBlock& block = mesh.cells[b];
-    const std::int64_t* cell = block.connectivity.data_as<std::int64_t>() + local * block.connectivity.row_width();
-    detail::FacetKey key = detail::make_key(cell, facet);
-    std::rotate(key.begin(), std::find_if(key.begin(), key.end(), [](std::int64_t v) { return v >= 0; }), key.end());
-    return key;  // corners ascending, then the -1 padding: key[0] is the smallest corner
-  };
-  auto smallest_corner = [&](std::size_t b, std::int64_t local, const FacetCorners& facet) {
-    const CellBlock& block = mesh.cells[b];
-    const std::int64_t* cell = block.connectivity.data_as<std::int64_t>() + local * block.connectivity.row_width();
-    std::int64_t smallest = cell[facet.corners[0]];
-    for (int i = 1; i < facet.count; ++i) smallest = std::min(smallest, cell[facet.corners[static_cast<std::size_t>(i)]]);
-    return static_cast<std::size_t>(smallest);
-  };
-  const auto num_points = static_cast<std::size_t>(mesh.num_points());
-  std::vector<std::int64_t> start(num_points + 1, 0);
-  for (const Source& source : sources)
-    for (std::int64_t c = 0; c < mesh.cells[source.block].num_cells(); ++c)
-      for (const FacetCorners& facet : source.facets) ++start[smallest_corner(source.block, c, facet) + 1];
-  for (std::size_t p = 0; p < num_points; ++p) start[p + 1] += start[p];
-  // A facet instance: (global cell) * 8 + local facet.
-  std::vector<std::int64_t> bucket(static_cast<std::size_t>(start[num_points]));
-  {
-    std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
-    for (const Source& source : sources)
-      for (std::int64_t c = 0; c < mesh.cells[source.block].num_cells(); ++c)
-        for (std::size_t f = 0; f < source.facets.size(); ++f) {
-          const std::size_t p = smallest_corner(source.block, c, source.facets[f]);
-          bucket[static_cast<std::size_t>(fill[p]++)] = (bases[source.block] + c) * 8 + static_cast<std::int64_t>(f);
-        }
-  }
-  auto block_of = [&](std::int64_t cell) {
-    return static_cast<std::size_t>(std::upper_bound(bases, bases + mesh.cells.size() + 1, cell) - bases) - 1;
-  };
-  auto instance_key = [&](std::int64_t instance) {
-    const std::int64_t cell = instance / 8;
-    const std::size_t b = block_of(cell);
-    return key_of(b, cell - bases[b], cell_facets(mesh.cells[b].type)[static_cast<std::size_t>(instance % 8)]);
-  };
-  std::vector<bool> boundary(static_cast<std::size_t>(bases[mesh.cells.size()]) * 8, false);
-  std::vector<std::pair<detail::FacetKey, std::int64_t>> keyed;
-  for (std::size_t p = 0; p < num_points; ++p) {
-    keyed.clear();
-    for (std::int64_t i = start[p]; i < start[p + 1]; ++i) keyed.emplace_back(instance_key(bucket[static_cast<std::size_t>(i)]), bucket[static_cast<std::size_t>(i)]);
-    std::sort(keyed.begin(), keyed.end());
-    for (std::size_t i = 0; i < keyed.size(); ++i) {
-      const bool alone = (i == 0 || keyed[i - 1].first != keyed[i].first) &&
-                         (i + 1 == keyed.size() || keyed[i + 1].first != keyed[i].first);
-      if (alone) boundary[static_cast<std::size_t>(keyed[i].second)] = true;
-    }
-  }
-
-  // Boundary facets grouped by corner count, cell by cell in block-major order.
-  struct Facet {
-    std::int64_t cell;
-    std::int32_t facet;
-  };
-  std::vector<std::vector<Facet>> by_corners(5);
-  for (const Source& source : sources)
-    for (std::int64_t c = 0; c < mesh.cells[source.block].num_cells(); ++c)
-      for (std::size_t f = 0; f < source.facets.size(); ++f) {
-        const std::int64_t cell = bases[source.block] + c;
-        if (boundary[static_cast<std::size_t>(cell * 8 + static_cast<std::int64_t>(f))])
-          by_corners[static_cast<std::size_t>(source.facets[f].count)].push_back({cell, static_cast<std::int32_t>(f)});
-      }
-
-  auto locate = [&](std::int64_t cell) {
-    const std::size_t b = static_cast<std::size_t>(std::upper_bound(bases, bases + mesh.cells.size() + 1, cell) - bases) - 1;
-    return std::pair{b, cell - bases[b]};
-  };
-
-  Mesh surface;
-  surface.points = mesh.points;
-  surface.point_data = mesh.point_data;
-  surface.field_data = mesh.field_data;
-  surface.string_field_data = mesh.string_field_data;
-  std::vector<Facet> listed;  // surface cell (block-major) → its origin
-  std::vector<NDArray> origin_cell, origin_facet;
-  for (int corners = 2; corners <= 4; ++corners) {
-    const std::vector<Facet>& facets = by_corners[static_cast<std::size_t>(corners)];
-    if (facets.empty()) continue;
-    const auto n = static_cast<std::int64_t>(facets.size());
-    CellBlock block{std::string(facet_type(corners)), NDArray::allocate(DType::int64, {n, corners}), {}, {}};
-    std::int64_t* out = block.connectivity.data_as<std::int64_t>();
-    NDArray cells = NDArray::allocate(DType::int64, {n}), locals = NDArray::allocate(DType::int64, {n});
-    for (std::int64_t i = 0; i < n; ++i) {
-      const auto [b, local] = locate(facets[static_cast<std::size_t>(i)].cell);
-      const CellBlock& source = mesh.cells[b];
-      const std::int64_t* cell = source.connectivity.data_as<std::int64_t>() + local * source.connectivity.row_width();
-      const FacetCorners& facet = cell_facets(source.type)[static_cast<std::size_t>(facets[static_cast<std::size_t>(i)].facet)];
-      for (int k = 0; k < corners; ++k) out[i * corners + k] = cell[facet.corners[static_cast<std::size_t>(k)]];
-      cells.data_as<std::int64_t>()[i] = facets[static_cast<std::size_t>(i)].cell;
-      locals.data_as<std::int64_t>()[i] = facets[static_cast<std::size_t>(i)].facet;
-      listed.push_back(facets[static_cast<std::size_t>(i)]);
-    }
-    surface.cells.push_back(std::move(block));
-    origin_cell.push_back(std::move(cells));
-    origin_facet.push_back(std::move(locals));
-  }
-  if (surface.cells.empty()) fail("extract_surface: no boundary facet (no cell type with a facet table)");
-
-  // Cell data of the source, each facet taking its cell's row.
-  for (const auto& [name, arrays] : mesh.cell_data) {
-    std::vector<NDArray> per_block;
-    std::size_t at = 0;
-    for (const CellBlock& block : surface.cells) {
-      std::vector<std::int64_t> rows;
-      std::size_t source_block = SIZE_MAX;
-      bool one_block = true;
-      for (std::int64_t i = 0; i < block.num_cells(); ++i) {
-        const auto [b, local] = locate(listed[at + static_cast<std::size_t>(i)].cell);
-        if (source_block == SIZE_MAX) source_block = b;
-        one_block = one_block && b == source_block;
-        rows.push_back(local);
-      }
-      if (!one_block) {  // facets of cells of several blocks: gather through a stacked copy
-        std::vector<std::int64_t> global;
-        for (std::int64_t i = 0; i < block.num_cells(); ++i) global.push_back(listed[at + static_cast<std::size_t>(i)].cell);
-        const NDArray& first = arrays.front();
-        Shape shape = first.shape();
-        shape[0] = bases[mesh.cells.size()];
-        bool stackable = true;
-        for (const NDArray& array : arrays) stackable = stackable && array.dtype() == first.dtype() && array.row_width() == first.row_width();
-        if (!stackable) fail("extract_surface: cell data '" + name + "' differs in dtype or shape between blocks");
-        NDArray stacked = NDArray::allocate(first.dtype(), shape);
-        std::size_t offset = 0;
-        for (const NDArray& array : arrays) {
-          std::memcpy(static_cast<unsigned char*>(stacked.data()) + offset, array.data(), array.nbytes());
-          offset += array.nbytes();
-        }
-        per_block.push_back(gather_rows(stacked, global));
-      } else {
-        per_block.push_back(gather_rows(arrays[source_block], rows));
-      }
-      at += static_cast<std::size_t>(block.num_cells());
-    }
-    surface.cell_data.set(name, std::move(per_block));
-  }
-  surface.cell_data.set("surface:cell", std::move(origin_cell));
-  surface.cell_data.set("surface:facet", std::move(origin_facet));
-
-  // Side regions of the source → Cell regions of the surface (their facets on the boundary).
-  std::unordered_map<std::int64_t, std::int64_t> surface_cell_of;  // cell * 8 + facet → surface cell
-  for (std::size_t i = 0; i < listed.size(); ++i) surface_cell_of[listed[i].cell * 8 + listed[i].facet] = static_cast<std::int64_t>(i);
-  for (const Region& region : mesh.regions) {
-    if (region.kind != RegionKind::Side) continue;
-    const std::span<const std::int64_t> pairs = region.entries.values<std::int64_t>();
-    std::vector<std::int64_t> entries;
-    for (std::size_t i = 0; i + 1 < pairs.size(); i += 2)
-      if (const auto found = surface_cell_of.find(pairs[i] * 8 + pairs[i + 1]); found != surface_cell_of.end())
-        entries.push_back(found->second);
-    if (entries.empty()) continue;
-    Region cells{region.name, RegionKind::Cell, top - 1, region.tag, NDArray::allocate(DType::int64, {static_cast<std::int64_t>(entries.size())})};
-    std::copy(entries.begin(), entries.end(), cells.entries.data_as<std::int64_t>());
-    surface.regions.push_back(std::move(cells));
-  }
-  remove_orphaned_nodes(surface);
-  return surface;
-}
-
-}  // namespace meshioplusplus

@@ -384,6 +384,54 @@ nb::dict extract_surface_of(const nb::dict& source) {
   return mesh_to_python(surface);
 }
 
+nb::dict check_mesh(const nb::dict& source) {
+  const mpp::Mesh mesh = mesh_from_python(source);
+  mpp::MeshCheck report;
+  {
+    nb::gil_scoped_release released;
+    report = mpp::check(mesh);
+  }
+  const auto indices = [](const std::vector<std::int64_t>& values) {
+    mpp::NDArray array = mpp::NDArray::allocate(mpp::DType::int64, {static_cast<std::int64_t>(values.size())});
+    std::copy(values.begin(), values.end(), array.data_as<std::int64_t>());
+    return to_numpy(array);
+  };
+  nb::dict out;
+  out["inverted"] = indices(report.inverted);
+  out["degenerate"] = indices(report.degenerate);
+  out["duplicate"] = indices(report.duplicate);
+  out["unused_points"] = indices(report.unused_points);
+  out["non_manifold_facets"] = report.non_manifold_facets;
+  out["non_manifold_cells"] = indices(report.non_manifold_cells);
+  return out;
+}
+
+nb::dict merge_meshes(const nb::list& sources) {
+  std::vector<mpp::Mesh> meshes;
+  for (nb::handle source : sources) meshes.push_back(mesh_from_python(nb::cast<nb::dict>(source)));
+  mpp::Mesh merged;
+  {
+    nb::gil_scoped_release released;
+    merged = mpp::merge(meshes);
+  }
+  return mesh_to_python(merged);
+}
+
+// crop(mesh, low, high, any_corner); with a region name extract_region, with a cell type
+// extract_cell_type.
+nb::dict subset_mesh(const nb::dict& source, const std::vector<double>& low, const std::vector<double>& high,
+                     bool any_corner, const std::string& region, const std::string& cell_type) {
+  const mpp::Mesh mesh = mesh_from_python(source);
+  mpp::Mesh part;
+  {
+    nb::gil_scoped_release released;
+    part = !region.empty()      ? mpp::extract_region(mesh, region)
+           : !cell_type.empty() ? mpp::extract_cell_type(mesh, cell_type)
+                                : mpp::crop(mesh, low, high, any_corner);
+  }
+  return mesh_to_python(part);
+}
+
 // Returns (the Side regions added, as region tuples; the report as a dict).
 nb::tuple derive_side_regions_of(const nb::dict& source) {
   mpp::Mesh mesh = mesh_from_python(source);
@@ -735,6 +783,10 @@ NB_MODULE(_core, m) {
   m.def("derive_side_regions", &derive_side_regions_of, nb::arg("mesh"));
   m.def("clean", &clean_mesh, nb::arg("mesh"), nb::arg("operations"));
   m.def("extract_surface", &extract_surface_of, nb::arg("mesh"));
+  m.def("check", &check_mesh, nb::arg("mesh"));
+  m.def("merge", &merge_meshes, nb::arg("meshes"));
+  m.def("subset", &subset_mesh, nb::arg("mesh"), nb::arg("low"), nb::arg("high"), nb::arg("any_corner") = false,
+        nb::arg("region") = "", nb::arg("cell_type") = "");
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
   // The optional libraries this build links: {"zlib": True, "hdf5": False, ...}.
   m.def("features", []() {

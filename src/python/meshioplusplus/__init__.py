@@ -37,7 +37,7 @@ from ._helpers import (
 from ._interop_frameworks import to_jax, to_numba, to_torch, to_xp
 from ._interop_meshes import from_pyvista, from_trimesh, to_pyvista, to_trimesh
 from ._mesh import CellBlock, Mesh
-from ._operations import SideRegionReport, derive_side_regions, extract_surface
+from ._operations import MeshCheck, SideRegionReport, check, crop, derive_side_regions, extract_surface, merge, split
 from ._parallel import device_for_rank, partition
 from . import _parallel as parallel  # partitioned I/O: write_pieces, merge, files_read, bytes_read …
 from ._mirror import DeviceMirror, PendingHostCopy
@@ -68,6 +68,11 @@ __all__ = [
     "WriteError",
     "derive_side_regions",
     "extract_surface",
+    "check",
+    "crop",
+    "merge",
+    "split",
+    "MeshCheck",
     "deregister_format",
     "get_max_array_bytes",
     "MissingFileError",

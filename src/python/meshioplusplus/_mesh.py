@@ -395,6 +395,11 @@ class Mesh:
         """The outward boundary faces as a new mesh (``meshioplusplus.extract_surface``)."""
         return entry_point("extract_surface")(self)
 
+    def check(self) -> Any:
+        """A report of inverted, degenerate and duplicate cells, unused points and non-manifold
+        facets (``meshioplusplus.check``); nothing is changed."""
+        return entry_point("check")(self)
+
     def transform(self, matrix) -> None:
         """Apply an affine map to the points: ``matrix`` d×d, d×(d+1) or homogeneous (d+1)×(d+1)."""
         entry_point("clean")(self, [entry_point("transform_operation")(matrix)])

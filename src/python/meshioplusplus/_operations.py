@@ -74,6 +74,61 @@ def extract_surface(mesh):
     return from_core(_core.extract_surface(to_core(mesh)))
 
 
+class MeshCheck(NamedTuple):
+    """What ``check`` found (nothing is changed); cells are block-major indices."""
+
+    inverted: np.ndarray  # mirrored node order: negative volume, or negative area of planar 2-D cells
+    degenerate: np.ndarray  # a repeated corner, or zero volume/area/length
+    duplicate: np.ndarray  # same type and node set as an earlier cell (the later ones)
+    unused_points: np.ndarray
+    non_manifold_facets: int  # facets of the top-dimensional cells shared by more than two cells
+    non_manifold_cells: np.ndarray
+
+    @property
+    def ok(self) -> bool:
+        return not (len(self.inverted) or len(self.degenerate) or len(self.duplicate) or len(self.unused_points)
+                    or self.non_manifold_facets)
+
+
+def check(mesh):
+    """A report of inverted, degenerate and duplicate cells, unused points and non-manifold
+    facets (docs/clean-up.md); the mesh is not changed."""
+    found = _core.check(to_core(mesh))
+    return MeshCheck(found["inverted"], found["degenerate"], found["duplicate"], found["unused_points"],
+                     int(found["non_manifold_facets"]), found["non_manifold_cells"])
+
+
+def merge(meshes):
+    """The meshes as one: points stacked, cell blocks in order, data every part has, regions of
+    one name joined, field data of the first. No welding: ``merge_points`` afterwards."""
+    meshes = list(meshes)
+    if not meshes:
+        raise ValueError("merge: no meshes")
+    return from_core(_core.merge([to_core(mesh) for mesh in meshes]))
+
+
+def crop(mesh, low, high, mode="all"):
+    """The cells with all (``mode="all"``) or any (``"any"``) corners in the box ``[low, high]``
+    as a new mesh; data and regions follow, unused points go."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"crop: mode is 'all' or 'any', not {mode!r}")
+    low, high = np.atleast_1d(np.asarray(low, float)), np.atleast_1d(np.asarray(high, float))
+    return from_core(_core.subset(to_core(mesh), low.tolist(), high.tolist(), mode == "any"))
+
+
+def split(mesh, by="region"):
+    """``{name: Mesh}``: one mesh per Cell/Side region (``by="region"``) or per cell type
+    (``by="type"``), each with the data and regions of its cells."""
+    if by == "region":
+        names = list(dict.fromkeys(r.name for r in mesh.regions if r.kind != RegionKind.POINT))
+        return {name: from_core(_core.subset(to_core(mesh), [], [], False, name)) for name in names}
+    if by == "type":
+        types = list(dict.fromkeys(block.type for block in mesh.cells))
+        return {name: from_core(_core.subset(to_core(mesh), [], [], False, "", name)) for name in types}
+    raise ValueError(f"split: by is 'region' or 'type', not {by!r}")
+
+
 set_entry_point("clean", clean)
 set_entry_point("extract_surface", extract_surface)
+set_entry_point("check", check)
 set_entry_point("transform_operation", transform_operation)

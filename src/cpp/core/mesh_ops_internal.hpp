@@ -1,0 +1,37 @@
+// Floor 1, private to src/cpp/core: what the clean-up operations (mesh_ops.cpp,
+// mesh_surface.cpp, mesh_subsets.cpp) share — the point and cell renumberings every operation
+// is made of, so data and regions follow them in one place.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "meshioplusplus/mesh.hpp"
+
+namespace meshioplusplus::detail {
+
+[[noreturn]] void fail(const std::string& message);  // std::invalid_argument
+
+// Rows of `array` in the order `kept` lists them (any dtype and shape).
+NDArray gather_rows(const NDArray& array, const std::vector<std::int64_t>& kept);
+
+// int64 connectivity, every node in [0, points): std::invalid_argument otherwise.
+void check_connectivity(const Mesh& mesh);
+
+// Old → new point numbers (-1: removed; no cell may use a removed point), `kept` the old
+// indices of the new points: connectivity, point data and Point regions follow.
+void renumber_points(Mesh& mesh, const std::vector<std::int64_t>& new_index, const std::vector<std::int64_t>& kept);
+
+// Regions an operation empties go; empty ones it found stay (`had_entries`: taken before).
+std::vector<bool> regions_with_entries(const Mesh& mesh);
+void drop_emptied_regions(Mesh& mesh, const std::vector<bool>& had_entries);
+
+// The cell type's topological dimension, -1 for unknown types.
+int dimension_of(const CellBlock& block);
+
+// Keeps the cells flagged (one flag per block-major cell): blocks, cell data, Cell and Side
+// regions follow; a block left without cells goes. Returns how many cells went.
+std::int64_t keep_cells(Mesh& mesh, const std::vector<bool>& keep);
+
+}  // namespace meshioplusplus::detail
