@@ -201,15 +201,24 @@ void File::fail(std::string_view object_path, const std::string& message) const 
   throw ReadError(path_, format_, text);
 }
 
-File File::open(const std::string& path, std::string_view format) {
+// A handle not yet opened, for `path` in `mode`; for an existing file (read, append), the
+// checks an open makes first.
+File File::unopened(const std::string& path, std::string_view format, Mode mode, const char* missing) {
   silence_error_printing();
   File file;
   file.path_ = path;
   file.format_ = std::string(format);
-  file.mode_ = Mode::read;
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) file.fail({}, "no such HDF5 file");
-  if (H5Fis_hdf5(path.c_str()) <= 0) file.fail({}, "not an HDF5 file (no HDF5 signature)");
+  file.mode_ = mode;
+  if (missing != nullptr) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) file.fail({}, missing);
+    if (H5Fis_hdf5(path.c_str()) <= 0) file.fail({}, "not an HDF5 file (no HDF5 signature)");
+  }
+  return file;
+}
+
+File File::open(const std::string& path, std::string_view format) {
+  File file = unopened(path, format, Mode::read, "no such HDF5 file");
   file.id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file.id_ < 0) file.fail({}, "cannot open the HDF5 file (truncated or damaged)");
   // The size of the file HDF5 opened, through its own descriptor: a writer may have put a new
@@ -230,11 +239,7 @@ File File::open(const std::string& path, std::string_view format) {
 }
 
 File File::create(const std::string& path, std::string_view format) {
-  silence_error_printing();
-  File file;
-  file.path_ = path;
-  file.format_ = std::string(format);
-  file.mode_ = Mode::write;
+  File file = unopened(path, format, Mode::write, nullptr);
   // A unique temporary beside the target (two writers of one path must not share it; a long
   // name must not overflow NAME_MAX), moved over the path by commit(). HDF5 creates it new
   // (H5F_ACC_EXCL), not over a reserved empty file (see create_temporary_beside).
@@ -249,14 +254,7 @@ File File::create(const std::string& path, std::string_view format) {
 }
 
 File File::append(const std::string& path, std::string_view format) {
-  silence_error_printing();
-  File file;
-  file.path_ = path;
-  file.format_ = std::string(format);
-  file.mode_ = Mode::write;
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) file.fail({}, "no such HDF5 file to append to");
-  if (H5Fis_hdf5(path.c_str()) <= 0) file.fail({}, "not an HDF5 file (no HDF5 signature)");
+  File file = unopened(path, format, Mode::write, "no such HDF5 file to append to");
   file.temp_path_ = copy_to_temporary_beside(path, format);
   file.id_ = H5Fopen(file.temp_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   if (file.id_ < 0) file.fail({}, "cannot open the HDF5 file to append to it (truncated or damaged)");

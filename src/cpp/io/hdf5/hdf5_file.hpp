@@ -182,6 +182,7 @@ class File {
 
  private:
   File() = default;
+  static File unopened(const std::string& path, std::string_view format, Mode mode, const char* missing);
   void close() noexcept;
 
   std::string path_;
