@@ -12,6 +12,7 @@
 
 #include "core/facet_map.hpp"
 #include "core/mesh_ops_internal.hpp"
+#include "core/parallel_ranges.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/mesh_ops.hpp"
 #include "meshioplusplus/side_regions.hpp"
@@ -84,18 +85,22 @@ Mesh extract_surface(const Mesh& mesh) {
     const std::size_t b = block_of(cell);
     return key_of(b, cell - bases[b], cell_facets(mesh.cells[b].type)[static_cast<std::size_t>(instance % 8)]);
   };
-  std::vector<bool> boundary(static_cast<std::size_t>(bases[mesh.cells.size()]) * 8, false);
-  std::vector<std::pair<detail::FacetKey, std::int64_t>> keyed;
-  for (std::size_t p = 0; p < num_points; ++p) {
-    keyed.clear();
-    for (std::int64_t i = start[p]; i < start[p + 1]; ++i) keyed.emplace_back(instance_key(bucket[static_cast<std::size_t>(i)]), bucket[static_cast<std::size_t>(i)]);
-    std::sort(keyed.begin(), keyed.end());
-    for (std::size_t i = 0; i < keyed.size(); ++i) {
-      const bool alone = (i == 0 || keyed[i - 1].first != keyed[i].first) &&
-                         (i + 1 == keyed.size() || keyed[i + 1].first != keyed[i].first);
-      if (alone) boundary[static_cast<std::size_t>(keyed[i].second)] = true;
+  // Buckets are independent: split over the cores (bytes, not bits: threads write side by side).
+  std::vector<std::uint8_t> boundary(static_cast<std::size_t>(bases[mesh.cells.size()]) * 8, 0);
+  parallel_ranges(num_points, 4096, [&](std::size_t first, std::size_t last) {
+    std::vector<std::pair<detail::FacetKey, std::int64_t>> keyed;
+    for (std::size_t p = first; p < last; ++p) {
+      keyed.clear();
+      for (std::int64_t i = start[p]; i < start[p + 1]; ++i)
+        keyed.emplace_back(instance_key(bucket[static_cast<std::size_t>(i)]), bucket[static_cast<std::size_t>(i)]);
+      std::sort(keyed.begin(), keyed.end());
+      for (std::size_t i = 0; i < keyed.size(); ++i) {
+        const bool alone = (i == 0 || keyed[i - 1].first != keyed[i].first) &&
+                           (i + 1 == keyed.size() || keyed[i + 1].first != keyed[i].first);
+        if (alone) boundary[static_cast<std::size_t>(keyed[i].second)] = 1;
+      }
     }
-  }
+  });
 
   // Boundary facets grouped by corner count, cell by cell in block-major order.
   struct Facet {
