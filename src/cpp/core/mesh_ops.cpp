@@ -233,33 +233,26 @@ std::int64_t remove_lower_dimensional_cells(Mesh& mesh) {
   return detail::keep_cells(mesh, keep);
 }
 
-std::int64_t merge_points(Mesh& mesh, double tolerance) {
-  if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) fail("merge_points: the tolerance must be finite and >= 0");
-  check_connectivity(mesh);
-  const auto n = static_cast<std::size_t>(mesh.num_points());
-  if (n == 0) return 0;
-  const auto width = static_cast<std::size_t>(mesh.points.row_width());
-  if (width > 3) fail("merge_points: points of more than 3 coordinates");
-  std::vector<double> xyz(n * width);
-  visit_dtype(mesh.points.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    const T* values = mesh.points.data_as<T>();
-    for (std::size_t i = 0; i < n * width; ++i) xyz[i] = static_cast<double>(values[i]) + 0.0;  // -0 → +0
-  });
-  // Grid cells of edge `tolerance` (0: a cell per exact position, keyed by the coordinates'
-  // bits): a point looks in its cell and the 3^d around it for an earlier representative
-  // within the tolerance. The table holds one representative per occupied cell (open
-  // addressing on the cell's coordinates, recomputed from that point), the others of the cell
-  // chained behind it — ids only, no keys stored.
+namespace {
+
+// Which earlier point each point is welded into (itself when none): merge_points' search.
+// Grid cells of edge 2 × tolerance (0: one cell per exact position, keyed by the coordinates'
+// bits, -0 as +0): a point within the tolerance of p lies in p's cell or, along each axis, in
+// the neighbour on the side of the cell p is nearer to — 2^d cells to look in, p's own first.
+// The table holds the first representative of each occupied cell (open addressing on the
+// cell's coordinates, recomputed from that point: ids only, no keys), the cell's others
+// chained behind it; it grows with the representatives (a few % of the points when most are
+// copies), so it stays in cache where a table sized by the points would not.
+template <class T>
+std::vector<std::int64_t> weld_targets(const T* xyz, std::size_t n, std::size_t width, double tolerance) {
   using Cell = std::array<std::int64_t, 3>;
-  // Edge 2 × tolerance: a point within the tolerance of p lies in p's cell or, along each axis,
-  // in the neighbour on the side of the cell p is nearer to — 2^d cells to look in, p's first.
   const double edge = 2 * tolerance;
   auto cell_of = [&](std::size_t i) {
     Cell c{0, 0, 0};
-    for (std::size_t k = 0; k < width; ++k)
-      c[k] = tolerance > 0 ? static_cast<std::int64_t>(std::floor(xyz[i * width + k] / edge))
-                           : std::bit_cast<std::int64_t>(xyz[i * width + k]);
+    for (std::size_t k = 0; k < width; ++k) {
+      const double value = static_cast<double>(xyz[i * width + k]) + 0.0;  // -0 → +0
+      c[k] = tolerance > 0 ? static_cast<std::int64_t>(std::floor(value / edge)) : std::bit_cast<std::int64_t>(value);
+    }
     return c;
   };
   auto hash = [](const Cell& c) {
@@ -267,37 +260,49 @@ std::int64_t merge_points(Mesh& mesh, double tolerance) {
     for (std::int64_t v : c) h = detail::mix(h ^ static_cast<std::uint64_t>(v));
     return h;
   };
-  std::vector<Cell> cells(n);
-  for (std::size_t i = 0; i < n; ++i) cells[i] = cell_of(i);
-  std::vector<std::int64_t> table(std::bit_ceil(std::max<std::size_t>(64, 2 * n)), -1);  // head representative of a cell
-  std::vector<std::int64_t> next(n, -1);  // the next representative of the same cell
-  const std::size_t mask = table.size() - 1;
+  // Per representative (in the order found): its point, its cell, the next one of its cell and,
+  // for a cell's first, the last of the cell. Memory grows with the representatives only.
+  std::vector<std::int64_t> rep_point, rep_next, rep_last;
+  std::vector<Cell> rep_cell;
+  std::vector<std::int64_t> table(1024, -1);  // a cell's first representative
   auto slot_of = [&](const Cell& c) {
+    const std::size_t mask = table.size() - 1;
     std::size_t slot = hash(c) & mask;
-    while (table[slot] >= 0 && cells[static_cast<std::size_t>(table[slot])] != c) slot = (slot + 1) & mask;
+    while (table[slot] >= 0 && rep_cell[static_cast<std::size_t>(table[slot])] != c) slot = (slot + 1) & mask;
     return slot;
+  };
+  std::size_t occupied = 0;
+  auto grow = [&] {
+    std::vector<std::int64_t> heads;
+    for (std::int64_t head : table)
+      if (head >= 0) heads.push_back(head);
+    table.assign(table.size() * 2, -1);
+    for (std::int64_t head : heads) table[slot_of(rep_cell[static_cast<std::size_t>(head)])] = head;
   };
   std::vector<std::int64_t> representative(n);
   const double squared = tolerance * tolerance;
   const std::size_t probes = tolerance > 0 ? (std::size_t{1} << width) : 1;
   for (std::size_t i = 0; i < n; ++i) {
-    const double* p = &xyz[i * width];
+    const T* p = xyz + i * width;
     std::int64_t found = -1;
-    const Cell home = cells[i];
+    const Cell home = cell_of(i);
     Cell toward{0, 0, 0};  // -1 or +1: the nearer neighbour along each axis
     if (tolerance > 0)
-      for (std::size_t k = 0; k < width; ++k) toward[k] = p[k] / edge - static_cast<double>(home[k]) < 0.5 ? -1 : 1;
+      for (std::size_t k = 0; k < width; ++k)
+        toward[k] = static_cast<double>(p[k]) / edge - static_cast<double>(home[k]) < 0.5 ? -1 : 1;
     for (std::size_t probe_bits = 0; probe_bits < probes && found < 0; ++probe_bits) {
       Cell probe = home;
       for (std::size_t k = 0; k < width; ++k)
         if (probe_bits >> k & 1) probe[k] += toward[k];
-      for (std::int64_t j = table[slot_of(probe)]; j >= 0; j = next[static_cast<std::size_t>(j)]) {
-        const double* q = &xyz[static_cast<std::size_t>(j) * width];
+      for (std::int64_t r = table[slot_of(probe)]; r >= 0; r = rep_next[static_cast<std::size_t>(r)]) {
+        const std::int64_t j = rep_point[static_cast<std::size_t>(r)];
+        const T* q = xyz + static_cast<std::size_t>(j) * width;
         double distance = 0;
         bool equal = true;
         for (std::size_t k = 0; k < width; ++k) {
-          distance += (p[k] - q[k]) * (p[k] - q[k]);
-          equal = equal && p[k] == q[k];
+          const double d = static_cast<double>(p[k]) - static_cast<double>(q[k]);
+          distance += d * d;
+          equal = equal && p[k] == q[k];  // -0 == +0
         }
         if (tolerance > 0 ? distance <= squared : equal) {
           found = j;
@@ -310,25 +315,56 @@ std::int64_t merge_points(Mesh& mesh, double tolerance) {
       continue;
     }
     representative[i] = static_cast<std::int64_t>(i);
-    const std::size_t slot = slot_of(home);  // at most n cells: the table never fills past half
+    const auto r = static_cast<std::int64_t>(rep_point.size());
+    rep_point.push_back(static_cast<std::int64_t>(i));
+    rep_cell.push_back(home);
+    rep_next.push_back(-1);
+    rep_last.push_back(r);
+    std::size_t slot = slot_of(home);
     if (table[slot] < 0) {
-      table[slot] = static_cast<std::int64_t>(i);
-    } else {  // append behind the head: earlier representatives are found first
-      std::int64_t last = table[slot];
-      while (next[static_cast<std::size_t>(last)] >= 0) last = next[static_cast<std::size_t>(last)];
-      next[static_cast<std::size_t>(last)] = static_cast<std::int64_t>(i);
+      if (2 * (occupied + 1) > table.size()) {
+        grow();
+        slot = slot_of(home);
+      }
+      table[slot] = r;
+      ++occupied;
+    } else {  // behind the cell's others: earlier representatives are found first
+      const auto head = static_cast<std::size_t>(table[slot]);
+      rep_next[static_cast<std::size_t>(rep_last[head])] = r;
+      rep_last[head] = r;
     }
   }
-  std::vector<std::int64_t> new_index(n, -1), kept;
-  for (std::size_t i = 0; i < n; ++i)
+  return representative;
+}
+
+}  // namespace
+
+std::int64_t merge_points(Mesh& mesh, double tolerance) {
+  if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) fail("merge_points: the tolerance must be finite and >= 0");
+  check_connectivity(mesh);
+  const auto n = static_cast<std::size_t>(mesh.num_points());
+  if (n == 0) return 0;
+  const auto width = static_cast<std::size_t>(mesh.points.row_width());
+  if (width > 3) fail("merge_points: points of more than 3 coordinates");
+  std::vector<std::int64_t> representative;
+  visit_dtype(mesh.points.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    representative = weld_targets(mesh.points.data_as<T>(), n, width, tolerance);
+  });
+  // In place: a representative's entry becomes its new number, then every other entry the new
+  // number of its representative (always an earlier point, renumbered by then).
+  std::vector<std::int64_t> kept;
+  for (std::size_t i = 0; i < n; ++i) {
     if (representative[i] == static_cast<std::int64_t>(i)) {
-      new_index[i] = static_cast<std::int64_t>(kept.size());
+      representative[i] = static_cast<std::int64_t>(kept.size());
       kept.push_back(static_cast<std::int64_t>(i));
+    } else {
+      representative[i] = representative[static_cast<std::size_t>(representative[i])];
     }
-  for (std::size_t i = 0; i < n; ++i) new_index[i] = new_index[static_cast<std::size_t>(representative[i])];
+  }
   const auto removed = static_cast<std::int64_t>(n - kept.size());
   if (removed == 0) return 0;
-  renumber_points(mesh, new_index, kept);
+  renumber_points(mesh, representative, kept);
   return removed;
 }
 
