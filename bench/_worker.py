@@ -1,7 +1,7 @@
 """One benchmark measurement in a clean process; prints a JSON line.
 
 usage: _worker.py TOOL OPERATION VARIANT PATH REPEAT
-  TOOL      meshioplusplus | meshio | vtk | meshioplusplus17
+  TOOL      meshioplusplus | meshio | vtk | meshioplusplus17 | ansys-mapdl-reader | pyuff | lsdyna-mesh-reader | ccx2paraview
   OPERATION read | write (write reads PATH's mesh first, untimed, then writes VARIANT)
 """
 
@@ -94,13 +94,24 @@ OUR_WRITE_OPTIONS = dict(MESHIO_WRITE_OPTIONS, **{
     "pvtu-raw": ("pvtu", {"pieces": 4, "binary": True, "compression": None, "appended": True}),
     "vtkhdf": ("vtkhdf", {}),
     "xdmf": ("xdmf", {}),  # HDF heavy data, gzip (ab_packages.py's HDF5 rows)
+    "ansys_cdb": ("ansys_cdb", {}),  # meshio has no .cdb
+    "unv": ("unv", {}),  # meshio has no universal file
+    "lsdyna": ("lsdyna", {}),  # meshio has no LS-DYNA keyword deck
+    "freefem": ("freefem", {}),  # meshio has no FreeFEM .msh
+    "triangle": ("triangle", {}),  # meshio has no Triangle files
+    "mfem": ("mfem", {}),  # meshio has no MFEM mesh
+    "code_aster": ("code_aster", {}),  # meshio has no code_aster .mail
+    "mphtxt": ("mphtxt", {}),  # meshio has no COMSOL .mphtxt
 })
 # File extension of each variant (or of its stem, the part before the first '-').
 EXTENSIONS = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf",
               "medit-binary": "meshb", "ugrid-b8": "b8.ugrid", "tetgen": "node", "avsucd": "avs",
-              "tecplot": "dat", "dolfin": "xml", "permas": "dato", "netgen": "vol", "flac3d": "f3grid", "ansys": "msh"}
+              "tecplot": "dat", "dolfin": "xml", "permas": "dato", "netgen": "vol", "flac3d": "f3grid", "ansys": "msh",
+              "ansys_cdb": "cdb", "frd": "frd", "lsdyna": "k", "freefem": "freefem.msh", "code_aster": "mail",
+              "triangle": "triangle.node", "mfem": "mfem.mesh"}
 # Formats without an extension (meshio registers neuroglancer with none): read by name.
-READ_FORMATS = {".neuroglancer": "neuroglancer"}
+# FreeFEM's .msh (shared with Gmsh and Fluent) is named too, so meshio and 17.21 read it as FreeFEM.
+READ_FORMATS = {".neuroglancer": "neuroglancer", ".freefem.msh": "freefem", ".triangle.node": "triangle", ".mfem.mesh": "mfem"}
 
 
 def extension_of(variant):
@@ -154,6 +165,12 @@ def with_geometry_made(read):
 # meshio++ 17.21 (the earlier implementation) has no appended-raw encoding and no `pieces`
 # option: its nearest settings (inline binary, uncompressed; one .pvtu piece per `part_key`).
 OLD_MPP_WRITE_OPTIONS = {
+    "ansys_cdb": ("ansysInp", {}),  # 17.21's name for .cdb
+    "freefem": ("freefem", {}),  # meshio has none; 17.21 does
+    "triangle": ("triangle", {}),
+    "mfem": ("mfem", {}),
+    "code_aster": ("code_aster", {}),
+    "mphtxt": ("mphtxt", {}),
     "vtp-raw": ("vtp", {"binary": True, "compression": None}),
     "vtp-zlib": ("vtp", {"binary": True, "compression": "zlib"}),
     "vts-raw": ("vts", {"binary": True, "compression": None}),
@@ -341,6 +358,71 @@ def gmsh_tool():
 READ_BY_US_FOR_WRITING = {"wkt"}
 
 
+def mapdl_tool():
+    """ansys-mapdl-reader (pymapdl-reader): Archive(path) and its VTK grid; save_as_archive."""
+    from ansys.mapdl import reader as pymapdl_reader
+
+    def read(path):
+        grid = pymapdl_reader.Archive(path).grid
+        return grid, int(grid.points.nbytes + grid.cell_connectivity.nbytes + grid.celltypes.nbytes)
+
+    def write(grid, variant, target):
+        pymapdl_reader.save_as_archive(target, grid)
+
+    return read, write
+
+
+def pyuff_tool():
+    """pyuff (the universal-file reader on PyPI): every dataset of the file; its 2411/2412/2467 writer."""
+    import pyuff
+
+    def read(path):
+        sets = pyuff.UFF(path).read_sets()
+        sets = sets if isinstance(sets, list) else [sets]
+        return sets, sum(int(np.asarray(v).nbytes) for d in sets for v in d.values() if isinstance(v, np.ndarray))
+
+    def write(sets, variant, target):
+        uff = pyuff.UFF(target)
+        uff.write_sets(sets, mode="overwrite")
+
+    return read, write
+
+
+def lsdyna_mesh_reader_tool():
+    """lsdyna-mesh-reader (pyvista's LS-DYNA deck reader): its node and element sections; it has no writer."""
+    import lsdyna_mesh_reader
+
+    def read(path):
+        deck = lsdyna_mesh_reader.Deck(path)
+        sections = deck.node_sections + deck.element_solid_sections + deck.element_shell_sections
+        arrays = [getattr(s, name) for s in sections for name in ("coordinates", "node_ids", "nid", "eid", "pid")
+                  if hasattr(s, name)]
+        return deck, sum(int(np.asarray(a).nbytes) for a in arrays)
+
+    return read, None  # no writer
+
+
+def ccx2paraview_tool():
+    """ccx2paraview (CalculiX's converter to VTK): the mesh and every step's results."""
+    from ccx2paraview.common import FRD
+
+    def read(path):
+        with open(path) as handle:
+            frd = FRD(handle)
+            frd.parse_mesh()
+            frd.count_increments()
+            values = 0
+            for step, inc in frd.steps_increments:
+                for block in frd.parse_results(step, inc):
+                    values += len(block.results) * max(len(block.components), 1) * 8
+        return frd.ugrid, values
+
+    def write(*_):
+        raise SystemExit("ccx2paraview writes no .frd")
+
+    return read, write
+
+
 def read_for_writing(tool, variant, path, read):
     if tool == "vtk" and variant.startswith("pvtu"):
         return read.pieces(path)
@@ -361,11 +443,21 @@ def main():
         read, write = gmsh_tool()
     elif tool in ("vtk", "vtk-explicit"):
         read, write = vtk_tool(explicit_cells=tool == "vtk-explicit")
+    elif tool == "ansys-mapdl-reader":
+        read, write = mapdl_tool()
+    elif tool == "ccx2paraview":
+        read, write = ccx2paraview_tool()
+    elif tool == "pyuff":
+        read, write = pyuff_tool()
+    elif tool == "lsdyna-mesh-reader":
+        read, write = lsdyna_mesh_reader_tool()
     elif tool == "meshioplusplus-explicit":
         read, write = meshio_like("meshioplusplus")
         read = with_geometry_made(read)
     else:
         read, write = meshio_like({"meshioplusplus17": "meshioplusplus"}.get(tool, tool), tool == "meshioplusplus17")
+    if operation == "write" and write is None:
+        raise SystemExit(f"{tool} has no writer")
     reset_peak_rss()
     baseline = rss_now_kib()
     best = float("inf")

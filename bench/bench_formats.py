@@ -11,6 +11,8 @@ Input files are written by meshio (MSH: by Gmsh), the reference producers.
 
 import argparse
 import datetime
+import os
+import pathlib
 import sys
 
 import numpy as np
@@ -20,14 +22,23 @@ from common import DATA_DIR, OLD_MPP_PYTHON, format_seconds, machine_description
 
 VOLUME = ["msh41-binary", "msh41-ascii", "msh22-ascii", "msh22-binary", "medit-ascii", "abaqus", "nastran",
           "su2", "ugrid-ascii", "ugrid-b8", "tetgen", "avsucd", "tecplot", "dolfin", "flac3d-ascii", "flac3d-binary",
-          "mdpa", "permas", "netgen", "ansys-ascii", "ansys-binary"]
-SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off", "wkt", "svg", "neuroglancer"]
+          "mdpa", "permas", "netgen", "ansys-ascii", "ansys-binary", "ansys_cdb", "unv", "lsdyna", "frd", "code_aster", "mphtxt",
+          "mfem"]
+SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off", "wkt", "svg", "neuroglancer", "freefem",
+           "triangle"]
+# 2-D formats (FreeFEM .msh): the sheet's x, y only, written by meshio++ (meshio has no writer).
+FLAT_2D = {"freefem", "triangle"}
 # SVG is write-only: its input is the sheet flattened to z = 0 (SVG refuses non-flat meshes) in a VTU file.
 WRITE_ONLY = {"svg": "vtu"}
 # meshio 5.3.5's ascii UGRID writer emits 'np.float64(...)' under numpy 2 (docs/meshio-compatibility.md).
-WRITTEN_BY_US = {"ugrid-ascii"}
+WRITTEN_BY_US = {"ugrid-ascii", "ansys_cdb", "unv", "lsdyna", "code_aster", "mphtxt", "mfem"}  # meshio has no .cdb, universal-file, LS-DYNA, .mail or .mphtxt writer
+# The format's own Python reader, a column of its own where one exists (its tool name in _worker.py).
+# Read-only formats: no write row; their input is written by meshio++ 17.21's writer (ccx's
+# layout: nodes, elements and a DISP result block), the only .frd writer on PyPI.
+READ_ONLY = {"frd": "frd"}
+TOOL_OF_FORMAT = {"ansys_cdb": "ansys-mapdl-reader", "frd": "ccx2paraview", "unv": "pyuff", "lsdyna": "lsdyna-mesh-reader"}
 # meshio's WKT reader takes many minutes on a 1 M-triangle TIN: its time is capped, not waited for.
-TIMEOUT = {"wkt": 300}
+TIMEOUT = {"wkt": 300, "lsdyna": 120}  # lsdyna-mesh-reader too: minutes on the 96 MB deck
 
 
 def sheet(cells_per_side):
@@ -67,14 +78,24 @@ def write_inputs(variants, size, sheet_size):
         if variant.startswith("msh"):
             write_msh_with_gmsh(mesh, variant, path)
             continue
+        if variant in READ_ONLY:
+            write_with_meshioplusplus17(mesh, READ_ONLY[variant], path)
+            continue
+        if variant in FLAT_2D:
+            import meshioplusplus
+
+            file_format = extension_of(variant).split(".")[0]
+            meshioplusplus.write(path, meshioplusplus.Mesh(np.ascontiguousarray(mesh.points[:, :2]),
+                                                           [(b.type, b.data) for b in mesh.cells]), file_format=file_format)
+            continue
         if variant in WRITE_ONLY:
             flat = mesh.points.copy()
             flat[:, 2] = 0.0
             meshio.write(path, meshio.Mesh(flat, mesh.cells))
             continue
-        from _worker import MESHIO_WRITE_OPTIONS
+        from _worker import MESHIO_WRITE_OPTIONS, OUR_WRITE_OPTIONS
 
-        file_format, kwargs = MESHIO_WRITE_OPTIONS[variant]
+        file_format, kwargs = (OUR_WRITE_OPTIONS if variant in WRITTEN_BY_US else MESHIO_WRITE_OPTIONS)[variant]
         if variant in WRITTEN_BY_US:
             import meshioplusplus
 
@@ -83,6 +104,22 @@ def write_inputs(variants, size, sheet_size):
             continue
         meshio.write(path, mesh, file_format=file_format, **kwargs)
     return {v: input_path(v, size if v in VOLUME else sheet_size) for v in variants}
+
+
+def write_with_meshioplusplus17(mesh, file_format, path):
+    """A read-only format's input, written by meshio++ 17.21 (its own venv), with a DISP field."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        arrays = pathlib.Path(folder) / "mesh.npz"
+        np.savez(arrays, points=mesh.points, cells=mesh.cells[0].data)
+        code = ("import sys, numpy as np, meshioplusplus as m; d = np.load(sys.argv[1]); "
+                "p = d['points']; mesh = m.Mesh(p, [(sys.argv[3], d['cells'])], point_data={'DISP': p * 1e-3}); "
+                "m.write(sys.argv[2], mesh, file_format=sys.argv[4])")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # 17.21's own package, not ours
+        subprocess.run([str(OLD_MPP_PYTHON), "-c", code, str(arrays), str(path), mesh.cells[0].type, file_format],
+                       check=True, env=env)
 
 
 def write_msh_with_gmsh(mesh, variant, path):
@@ -110,6 +147,8 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--size", type=int, default=56)
     parser.add_argument("--sheet", type=int, default=710)
+    parser.add_argument("--package-dir", default=None,
+                        help="a folder holding the meshioplusplus build to time as ours (a private copy)")
     args = parser.parse_args()
     variants = [v for v in VOLUME + SURFACE if not args.only or v.split("-")[0] in args.only.split(",") or v in args.only.split(",")]
     paths = write_inputs(variants, args.size, args.sheet)
@@ -118,23 +157,28 @@ def main():
     tools = [("meshioplusplus", sys.executable), ("meshio", sys.executable)]
     if OLD_MPP_PYTHON.exists():
         tools.append(("meshioplusplus17", OLD_MPP_PYTHON))
+    # The "gmsh" column holds the format's own tool where that is not Gmsh (TOOL_OF_FORMAT).
     print("| variant | op | " + " | ".join(t for t, _ in tools) + " | gmsh | vs meshio | vs gmsh | MB/s (ours) | MB/s (ours, 1 thread) |")
     print("|---|---|" + "---|" * (len(tools) + 5))
     for variant in variants:
         for operation in ("read", "write"):
-            if operation == "read" and variant in WRITE_ONLY:
+            if (operation == "read" and variant in WRITE_ONLY) or (operation == "write" and variant in READ_ONLY):
                 continue
             timeout = TIMEOUT.get(variant, 900)
-            results = {tool: run_worker(python, tool, operation, variant, paths[variant], 3, timeout=timeout)
+            results = {tool: run_worker(python, tool, operation, variant, paths[variant], 3, timeout=timeout,
+                                        package_dir=args.package_dir)
                        if tool == "meshioplusplus" else run_peer(python, tool, operation, variant, paths[variant], timeout)
                        for tool, python in tools}
             results["gmsh"] = (run_peer(sys.executable, "gmsh", operation, variant, paths[variant])
                                if variant.startswith("msh") else None)
+            if variant in TOOL_OF_FORMAT:
+                results["gmsh"] = run_peer(sys.executable, TOOL_OF_FORMAT[variant], operation, variant, paths[variant], timeout)
             ours = results["meshioplusplus"]
             speed = one_core_speed = "—"
             if ours and "error" not in ours and operation == "read":
                 speed = f"{ours['file_bytes'] / ours['seconds'] / 1e6:.0f}"
-                one_core = run_worker(sys.executable, "meshioplusplus", operation, variant, paths[variant], 3, threads=1)
+                one_core = run_worker(sys.executable, "meshioplusplus", operation, variant, paths[variant], 3, threads=1,
+                                      package_dir=args.package_dir)
                 if "error" not in one_core:
                     one_core_speed = f"{one_core['file_bytes'] / one_core['seconds'] / 1e6:.0f}"
             cells = " | ".join(format_seconds(results[t]) for t, _ in tools)

@@ -35,6 +35,7 @@ target_for() {
     *.msh) echo gmsh ;;
     *.mesh) echo medit ;;
     *.meshb) echo medit_meshb ;;
+    *.poly) echo triangle ;;
     *.inp) echo abaqus ;;
     *.bdf|*.fem|*.nas) echo nastran ;;
     *.stl) echo stl ;;
@@ -49,6 +50,12 @@ target_for() {
     *.f3grid) echo flac3d ;;
     *.mdpa) echo mdpa ;;
     *.post|*.dato) echo permas ;;
+    *.k|*.key|*.dyn) echo lsdyna ;;
+    *.cdb) echo ansys_cdb ;;
+    *.frd) echo frd ;;
+    *.mail) echo code_aster ;;
+    *.mphtxt) echo mphtxt ;;
+    *.unv|*.uff) echo unv ;;
     *.vol) echo netgen ;;
     *.vtp) echo vtp ;;
     *.vts) echo vts ;;
@@ -77,7 +84,10 @@ add_public_files() {
     local target
     case "$file" in  # formats a folder names better than an extension
       */ansys/*) target=ansys ;;
+      */freefem/gmsh_*) target=gmsh ;;
+      */freefem/*) target=freefem ;;
       */neuroglancer/*) target=neuroglancer ;;
+      */mfem/*.mesh) target=mfem ;;
       *) target="$(target_for "$(basename "$file")")" ;;
     esac
     [ -n "$target" ] || continue

@@ -25,12 +25,13 @@ struct FuzzTarget {
 
 // Every format in the registry that can read, plus the variants a file name selects. The
 // HDF5, netCDF and CGNS formats read the input as a file through their library, like any other.
-inline constexpr std::array<FuzzTarget, 41> kFuzzTargets{{
+inline constexpr std::array<FuzzTarget, 50> kFuzzTargets{{
     {"vtu", "vtu", ".vtu"},
     {"vtk", "vtk", ".vtk"},
     {"gmsh", "gmsh", ".msh"},
     {"medit", "medit", ".mesh"},
     {"medit_meshb", "medit", ".meshb"},
+    {"mfem", "mfem", ".mesh"},
     {"abaqus", "abaqus", ".inp"},
     {"nastran", "nastran", ".bdf"},
     {"stl", "stl", ".stl"},
@@ -42,6 +43,7 @@ inline constexpr std::array<FuzzTarget, 41> kFuzzTargets{{
     {"ugrid_lb8", "ugrid", ".lb8.ugrid"},
     {"ugrid_r8", "ugrid", ".r8.ugrid"},
     {"tetgen", "tetgen", ".node"},
+    {"triangle", "triangle", ".poly"},  // the .poly: points, segments, holes, regions in one file
     {"avsucd", "avsucd", ".avs"},
     {"tecplot", "tecplot", ".dat"},
     {"dolfin", "dolfin", ".xml"},
@@ -49,8 +51,15 @@ inline constexpr std::array<FuzzTarget, 41> kFuzzTargets{{
     {"flac3d", "flac3d", ".f3grid"},
     {"mdpa", "mdpa", ".mdpa"},
     {"permas", "permas", ".post"},
+    {"lsdyna", "lsdyna", ".k"},
     {"netgen", "netgen", ".vol"},
     {"ansys", "ansys", ".msh"},
+    {"ansys_cdb", "ansys_cdb", ".cdb"},
+    {"frd", "frd", ".frd"},
+    {"freefem", "freefem", ".msh"},
+    {"code_aster", "code_aster", ".mail"},
+    {"mphtxt", "mphtxt", ".mphtxt"},
+    {"unv", "unv", ".unv"},
     {"neuroglancer", "neuroglancer", ""},  // no file name ending: the format is named
     {"vtp", "vtp", ".vtp"},
     {"vts", "vts", ".vts"},

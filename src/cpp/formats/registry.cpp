@@ -15,11 +15,15 @@
 #include "core/deferred_check.hpp"
 #include "formats/abaqus/abaqus.hpp"
 #include "formats/ansys/ansys.hpp"
+#include "formats/ansys_cdb/ansys_cdb.hpp"
 #include "formats/avsucd/avsucd.hpp"
 #include "formats/cgns/cgns.hpp"
+#include "formats/code_aster/code_aster.hpp"
 #include "formats/dolfin/dolfin.hpp"
 #include "formats/exodus/exodus.hpp"
 #include "formats/flac3d/flac3d.hpp"
+#include "formats/frd/frd.hpp"
+#include "formats/freefem/freefem.hpp"
 #include "formats/gmsh/gmsh.hpp"
 #include "formats/gmsh/gmsh_sniff.hpp"
 #include "formats/h5m/h5m.hpp"
@@ -27,11 +31,14 @@
 #include "formats/mdpa/mdpa.hpp"
 #include "formats/med/med.hpp"
 #include "formats/medit/medit.hpp"
+#include "formats/mfem/mfem.hpp"
+#include "formats/mphtxt/mphtxt.hpp"
 #include "formats/nastran/nastran.hpp"
 #include "formats/netgen/netgen.hpp"
 #include "formats/neuroglancer/neuroglancer.hpp"
 #include "formats/obj/obj.hpp"
 #include "formats/off/off.hpp"
+#include "formats/lsdyna/lsdyna.hpp"
 #include "formats/permas/permas.hpp"
 #include "formats/ply/ply.hpp"
 #include "formats/stl/stl.hpp"
@@ -39,7 +46,9 @@
 #include "formats/svg/svg.hpp"
 #include "formats/tecplot/tecplot.hpp"
 #include "formats/tetgen/tetgen.hpp"
+#include "formats/triangle/triangle.hpp"
 #include "formats/ugrid/ugrid.hpp"
+#include "formats/unv/unv.hpp"
 #include "formats/vtk/vtk.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
 #include "formats/vtk_xml/vtk_xml.hpp"
@@ -117,6 +126,7 @@ constexpr std::array kMeditOptions{
     kFloatFormatSpec,
 };
 
+constexpr std::array<std::string_view, 1> kMfemExtensions{".mesh"};
 constexpr std::array<std::string_view, 1> kAbaqusExtensions{".inp"};
 constexpr std::array kAbaqusOptions{
     WriteOptionSpec{"translate_cell_names", "true", "Abaqus element names (C3D8 …) instead of meshio's"},
@@ -144,6 +154,7 @@ constexpr std::array<std::string_view, 1> kOffExtensions{".off"};
 constexpr std::array<std::string_view, 1> kSu2Extensions{".su2"};
 constexpr std::array<std::string_view, 1> kUgridExtensions{".ugrid"};
 constexpr std::array<std::string_view, 2> kTetgenExtensions{".node", ".ele"};
+constexpr std::array<std::string_view, 4> kTriangleExtensions{".node", ".ele", ".poly", ".edge"};
 constexpr std::array<std::string_view, 1> kAvsucdExtensions{".avs"};
 constexpr std::array<std::string_view, 2> kTecplotExtensions{".dat", ".tec"};
 constexpr std::array<std::string_view, 1> kDolfinExtensions{".xml"};
@@ -157,9 +168,16 @@ constexpr std::array kFlac3dOptions{
 
 constexpr std::array<std::string_view, 1> kMdpaExtensions{".mdpa"};
 constexpr std::array<std::string_view, 4> kPermasExtensions{".post", ".post.gz", ".dato", ".dato.gz"};
+constexpr std::array<std::string_view, 3> kLsdynaExtensions{".k", ".key", ".dyn"};
+constexpr std::array<std::string_view, 2> kUnvExtensions{".unv", ".uff"};
 constexpr std::array<std::string_view, 2> kNetgenExtensions{".vol", ".vol.gz"};
 
 constexpr std::array<std::string_view, 1> kAnsysExtensions{".msh"};
+constexpr std::array<std::string_view, 1> kFreefemExtensions{".msh"};
+constexpr std::array<std::string_view, 1> kCodeAsterExtensions{".mail"};
+constexpr std::array<std::string_view, 1> kMphtxtExtensions{".mphtxt"};
+constexpr std::array<std::string_view, 1> kAnsysCdbExtensions{".cdb"};
+constexpr std::array<std::string_view, 1> kFrdExtensions{".frd"};
 constexpr std::array kAnsysOptions{
     WriteOptionSpec{"binary", "true", "binary (3010/3012/3013) sections instead of ascii"},
 };
@@ -230,7 +248,8 @@ const std::array kFormats{
     FormatInfo{"vtm", kVtmExtensions, "VTK XML multiblock (one mesh, a Cell region per dataset)", vtm::read, vtm::write, kVtkXmlOptions},
     FormatInfo{"pvd", kPvdExtensions, "ParaView time series (first step)", pvd::read, pvd::write, kPvdOptions},
     FormatInfo{"gmsh", kGmshExtensions, "Gmsh MSH", gmsh::read, gmsh::write, kGmshOptions, gmsh::looks_like},
-    FormatInfo{"medit", kMeditExtensions, "Medit / Gamma Mesh Format", medit::read, medit::write, kMeditOptions},
+    FormatInfo{"medit", kMeditExtensions, "Medit / Gamma Mesh Format", medit::read, medit::write, kMeditOptions, medit::looks_like},
+    FormatInfo{"mfem", kMfemExtensions, "MFEM mesh v1.0-v1.3", mfem::read, mfem::write, kFloatFormatOnlyOptions, mfem::looks_like},
     FormatInfo{"abaqus", kAbaqusExtensions, "Abaqus input", abaqus::read, abaqus::write, kAbaqusOptions},
     FormatInfo{"nastran", kNastranExtensions, "Nastran bulk data", nastran::read, nastran::write, kNastranOptions},
     FormatInfo{"stl", kStlExtensions, "STL (stereolithography)", stl::read, stl::write, kStlOptions},
@@ -239,7 +258,8 @@ const std::array kFormats{
     FormatInfo{"off", kOffExtensions, "Geomview OFF", off::read, off::write, {}},
     FormatInfo{"su2", kSu2Extensions, "SU2 native mesh", su2::read, su2::write, {}},
     FormatInfo{"ugrid", kUgridExtensions, "AFLR3 UGRID (variant from the file name)", ugrid::read, ugrid::write, {}},
-    FormatInfo{"tetgen", kTetgenExtensions, "TetGen .node/.ele pair", tetgen::read, tetgen::write, kFloatFormatOnlyOptions},
+    FormatInfo{"tetgen", kTetgenExtensions, "TetGen .node/.ele pair", tetgen::read, tetgen::write, kFloatFormatOnlyOptions, tetgen::looks_like},
+    FormatInfo{"triangle", kTriangleExtensions, "Triangle .node/.ele/.poly/.edge (2-D)", triangle::read, triangle::write, kFloatFormatOnlyOptions, triangle::looks_like},
     FormatInfo{"avsucd", kAvsucdExtensions, "AVS-UCD", avsucd::read, avsucd::write, {}},
     FormatInfo{"tecplot", kTecplotExtensions, "Tecplot ASCII (finite-element zones)", tecplot::read, tecplot::write, {}},
     FormatInfo{"dolfin", kDolfinExtensions, "DOLFIN XML", dolfin::read, dolfin::write, {}},
@@ -247,8 +267,15 @@ const std::array kFormats{
     FormatInfo{"flac3d", kFlac3dExtensions, "FLAC3D grid", flac3d::read, flac3d::write, kFlac3dOptions},
     FormatInfo{"mdpa", kMdpaExtensions, "Kratos Multiphysics model part", mdpa::read, mdpa::write, kFloatFormatOnlyOptions},
     FormatInfo{"permas", kPermasExtensions, "PERMAS", permas::read, permas::write, {}},
+    FormatInfo{"lsdyna", kLsdynaExtensions, "LS-DYNA keyword deck", lsdyna::read, lsdyna::write, {}, nullptr, false, /*index_check_beside_write=*/true},
+    FormatInfo{"unv", kUnvExtensions, "I-deas Universal File (nodes, elements, groups, units)", unv::read, unv::write, {}},
     FormatInfo{"netgen", kNetgenExtensions, "Netgen mesh", netgen::read, netgen::write, kFloatFormatOnlyOptions},
     FormatInfo{"ansys", kAnsysExtensions, "ANSYS Fluent mesh", ansys::read, ansys::write, kAnsysOptions, ansys::looks_like},
+    FormatInfo{"freefem", kFreefemExtensions, "FreeFEM 2-D mesh", freefem::read, freefem::write, {}, freefem::looks_like},
+    FormatInfo{"code_aster", kCodeAsterExtensions, "code_aster native mesh (.mail)", code_aster::read, code_aster::write, {}},
+    FormatInfo{"mphtxt", kMphtxtExtensions, "COMSOL Multiphysics text mesh", mphtxt::read, mphtxt::write, {}},
+    FormatInfo{"ansys_cdb", kAnsysCdbExtensions, "ANSYS MAPDL archive (CDB)", ansys_cdb::read, ansys_cdb::write, {}, nullptr, false, /*index_check_beside_write=*/true},
+    FormatInfo{"frd", kFrdExtensions, "CalculiX results (last step; every step as a time series)", frd::read, nullptr, {}},
     FormatInfo{"neuroglancer", kNeuroglancerExtensions, "Neuroglancer precomputed mesh", neuroglancer::read,
                neuroglancer::write, {}},
     FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions, nullptr, false, true},
@@ -333,13 +360,8 @@ const FormatInfo* format_for_file(const std::string& path) {
     if (format->sniff != nullptr && format->sniff(head)) return format;
     names += (names.empty() ? "" : ", ") + std::string(format->name);
   }
-  std::string message = "the content matches none of the formats using " + std::string(extension) + " (" + names +
-                        "); name one with file_format";
-  const std::size_t first = head.find_first_not_of(" \t\r\n");
-  if (extension == ".msh" && first != std::string::npos && head[first] >= '0' && head[first] <= '9')
-    message += ". It starts with a number, as FreeFEM .msh files do (vertex, triangle and edge counts); "
-               "meshio++ does not read FreeFEM meshes (nor does meshio)";
-  throw ReadError(path, "", message, 0);
+  throw ReadError(path, "", "the content matches none of the formats using " + std::string(extension) + " (" + names +
+                               "); name one with file_format", 0);
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 #include <filesystem>
 
 #include "formats/exodus/exodus.hpp"
+#include "formats/frd/frd.hpp"
 #include "formats/gmsh/gmsh_time_series.hpp"
 #include "formats/med/med_time_series.hpp"
+#include "formats/unv/unv_time_series.hpp"
 #include "formats/vtk_xml/pvd_time_series.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
 #include "formats/xdmf/xdmf.hpp"
@@ -73,6 +75,8 @@ std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, std:
   if (name == "gmsh") return gmsh::open_time_series(path);
   if (name == "med") return med::open_time_series(path);
   if (name == "vtkhdf") return vtkhdf::open_time_series(path);
+  if (name == "frd") return frd::open_time_series(path);
+  if (name == "unv") return unv::open_time_series(path);
   throw ReadError(path, name, name.empty() ? "cannot tell the format from the file name"
                                            : "format '" + name + "' has no time-series reader (xdmf has)");
 }

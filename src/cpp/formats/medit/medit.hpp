@@ -26,6 +26,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"
@@ -33,6 +34,9 @@
 namespace meshioplusplus::medit {
 
 Mesh read(const std::string& path);
+// .mesh is MFEM's too: the .meshb code word 1, or a first keyword of Medit's
+// (MeshVersionFormatted, Dimension, Vertices …, any case) after '#' comments.
+bool looks_like(std::string_view head) noexcept;
 
 // .meshb is binary, anything else ASCII. Options:
 //   version     "" (default: chosen) or "1"-"4". Chosen: 1 for float32 points, 2 for float64,

@@ -1,10 +1,13 @@
+#include <cctype>
 #include <cstdint>
+#include <string>
 #include <cstring>
 
 #include "formats/medit/medit.hpp"
 #include "formats/medit/medit_reader.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/significant_lines.hpp"
 
 namespace meshioplusplus::medit {
 namespace {
@@ -20,6 +23,19 @@ bool looks_binary(std::string_view bytes) noexcept {
 }
 
 }  // namespace
+
+bool looks_like(std::string_view head) noexcept {
+  if (looks_binary(head)) return true;
+  const std::string_view text = io::skip_blanks_and_comment_lines(head, '#');
+  std::size_t end = 0;
+  while (end < text.size() && ((text[end] >= 'A' && text[end] <= 'Z') || (text[end] >= 'a' && text[end] <= 'z'))) ++end;
+  std::string keyword(text.substr(0, end));
+  for (char& c : keyword) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string_view known : {"meshversionformatted", "meshversion", "dimension", "vertices", "edges", "triangles",
+                                       "quadrilaterals", "tetrahedra", "prisms", "pyramids", "hexahedra", "hexaedra", "end"})
+    if (keyword == known) return true;
+  return false;
+}
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, "medit");

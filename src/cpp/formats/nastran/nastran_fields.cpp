@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/text/fortran_fields.hpp"
 #include "io/text/text_scanner.hpp"
 
 namespace meshioplusplus::nastran::detail {
@@ -12,8 +13,6 @@ namespace {
 
 // Longer fields are not numbers Nastran writes; they are refused rather than truncated.
 constexpr std::size_t kMaxRealText = 48;
-
-bool is_exponent_letter(char c) noexcept { return c == 'e' || c == 'E' || c == 'd' || c == 'D'; }
 
 // Adds the decimal point Nastran requires of a real: "1" → "1.", "1e+20" → "1.e+20".
 std::string with_decimal_point(std::string text) {
@@ -60,29 +59,9 @@ std::optional<std::int64_t> parse_integer(std::string_view field) noexcept {
 }
 
 std::optional<double> parse_real(std::string_view field) noexcept {
-  if (!field.empty() && field.front() == '+') field.remove_prefix(1);
-  if (field.empty() || field.size() > kMaxRealText) return std::nullopt;
-  // Rewritten into a stack buffer as from_chars wants it: D → e, and an 'e' put before an
-  // exponent sign that follows the mantissa directly.
-  char text[2 * kMaxRealText];
-  std::size_t size = 0;
-  bool has_letter = false;
-  for (std::size_t i = 0; i < field.size(); ++i) {
-    const char c = field[i];
-    if (is_exponent_letter(c)) {
-      has_letter = true;
-      text[size++] = 'e';
-      continue;
-    }
-    if ((c == '+' || c == '-') && i > 0 && !has_letter && !is_exponent_letter(field[i - 1])) {
-      text[size++] = 'e';
-      has_letter = true;
-    }
-    text[size++] = c;
-  }
+  if (field.size() > kMaxRealText) return std::nullopt;
   double value = 0;
-  const auto [end, error] = std::from_chars(text, text + size, value, std::chars_format::general);
-  if (error != std::errc{} || end != text + size) return std::nullopt;
+  if (!io::parse_fortran_real(field, value)) return std::nullopt;
   return value;
 }
 

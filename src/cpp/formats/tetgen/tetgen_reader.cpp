@@ -32,6 +32,8 @@
 #include "formats/tetgen/tetgen.hpp"
 #include "formats/tetgen/tetgen_paths.hpp"
 #include "io/text/line_values.hpp"
+#include "io/text/parallel_records.hpp"
+#include "io/text/shewchuk_sniff.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
@@ -52,66 +54,16 @@ class Lines : public io::SignificantLines {
   Lines(std::string_view document, const std::string& path) : SignificantLines(document, path, kFormat, '#') {}
 };
 
-// Records one per line with nothing between them — what every writer produces — parse on
-// all cores from `lines`' position: `fast(i, first, last)` may read record i from its raw
-// line [first, last) when it is plainly laid out; otherwise `parse(scanner, line_begin, i)`
-// reads it from its significant line exactly as the sequential loop does (same code, same
-// errors). False when the sequential loop must run instead (small section; blank,
-// comment-only or missing lines, which only it words errors for); `lines` is then untouched.
-template <class Fast, class Parse>
-bool parse_records_in_parallel(Lines& lines, std::string_view document, std::int64_t count, const Fast& fast,
-                               const Parse& parse) {
-  const auto parse_record = [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
-    if (fast(static_cast<std::int64_t>(i), document.data() + begin, document.data() + stop)) return true;
-    const std::optional<LineSpan> line = lines.significant_part(begin, stop);
-    if (!line) return false;
-    io::TextScanner scanner = lines.scanner(*line);
-    parse(scanner, line->begin, static_cast<std::int64_t>(i));
-    return true;
-  };
-  const std::optional<std::size_t> end =
-      io::parse_lines_in_parallel(document, lines.position(), static_cast<std::uint64_t>(count), parse_record);
-  if (!end) return false;
-  lines.seek(*end);
-  return true;
-}
+using io::parse_records_in_parallel;
 
-// The index base: the number starting the first point's line, when that line comes straight
-// after the header (otherwise the parallel parse declines anyway). nullopt when it is not
-// there or does not parse: the sequential loop then says why.
+// The index base: the number starting the first point's line (io/text/parallel_records.hpp).
 std::optional<std::int64_t> peek_base(const Lines& lines, std::string_view document) {
-  const std::size_t begin = lines.position();
-  const void* newline = std::memchr(document.data() + begin, '\n', document.size() - begin);
-  const std::size_t end =
-      newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - document.data()) : document.size();
-  const std::optional<LineSpan> line = lines.significant_part(begin, end);
-  if (!line) return std::nullopt;
-  try {
-    io::TextScanner scanner = lines.scanner(*line);
-    return scanner.next_number<std::int64_t>();
-  } catch (const ReadError&) {
-    return std::nullopt;
-  }
+  return io::peek_first_integer(lines, document);
 }
 
 // Header values: `required` of them, then up to `optional` more (missing ones are 0).
 std::vector<std::int64_t> read_header(Lines& lines, std::size_t required, std::size_t optional, const char* what) {
-  const LineSpan line = lines.require(std::string("the ") + what + " header");
-  io::TextScanner scanner = lines.scanner(line);
-  std::vector<std::int64_t> values;
-  while (values.size() < required + optional) {
-    scanner.skip_whitespace();
-    if (scanner.at_end()) break;
-    const std::size_t offset = scanner.position();
-    values.push_back(scanner.next_number<std::int64_t>());
-    if (values.back() < 0) scanner.fail_at(offset, std::string("negative value in the ") + what + " header");
-  }
-  scanner.skip_whitespace();
-  if (!scanner.at_end()) scanner.fail(std::string("unexpected value in the ") + what + " header");
-  if (values.size() < required)
-    lines.fail_at(line.begin, std::string("the ") + what + " header needs at least " + std::to_string(required) + " values");
-  values.resize(required + optional, 0);
-  return values;
+  return io::read_count_header(lines, required, std::vector<std::int64_t>(optional, 0), what);
 }
 
 // A corrupt count must not drive a huge allocation: each record needs `values` numbers of
@@ -331,6 +283,10 @@ void read_elements(const std::string& path, const Nodes& nodes, Mesh& mesh) {
 }
 
 }  // namespace
+
+bool looks_like(std::string_view head) noexcept {
+  return io::classify_node_ele(head, kSniffBytes) == io::ShewchukKind::tetgen;
+}
 
 Mesh read(const std::string& path) {
   const std::optional<std::string> stem = detail::pair_stem(path);

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "io/text/text_scanner.hpp"
 
@@ -110,5 +111,46 @@ class SignificantLines {
   static constexpr std::size_t kNotSearched = static_cast<std::size_t>(-1);
   std::size_t next_comment_ = kNotSearched;  // offset of the next comment character seen by next()
 };
+
+// A header line of non-negative counts (TetGen's and Triangle's "<count> <dim> <attributes>
+// <markers>"): `required` values, then up to defaults.size() more, those missing taking their
+// default. The next significant line of `lines`; a negative, extra or missing value is a
+// ReadError at its offset. `line_begin`, when given, receives the line's offset.
+inline std::vector<std::int64_t> read_count_header(SignificantLines& lines, std::size_t required,
+                                                   const std::vector<std::int64_t>& defaults, const char* what,
+                                                   std::size_t* line_begin = nullptr) {
+  const LineSpan line = lines.require(std::string("the ") + what + " header");
+  if (line_begin != nullptr) *line_begin = line.begin;
+  TextScanner scanner = lines.scanner(line);
+  std::vector<std::int64_t> values;
+  while (values.size() < required + defaults.size()) {
+    scanner.skip_whitespace();
+    if (scanner.at_end()) break;
+    const std::size_t offset = scanner.position();
+    values.push_back(scanner.next_number<std::int64_t>());
+    if (values.back() < 0) scanner.fail_at(offset, std::string("negative value in the ") + what + " header");
+  }
+  scanner.skip_whitespace();
+  if (!scanner.at_end()) scanner.fail(std::string("unexpected value in the ") + what + " header");
+  if (values.size() < required)
+    lines.fail_at(line.begin, std::string("the ") + what + " header needs at least " + std::to_string(required) + " values");
+  for (std::size_t k = values.size(); k < required + defaults.size(); ++k) values.push_back(defaults[k - required]);
+  return values;
+}
+
+// `head` from its first significant byte: blanks and whole lines starting with `comment` skipped
+// (the format sniffs of files that may open with comments: Medit, MFEM).
+inline std::string_view skip_blanks_and_comment_lines(std::string_view head, char comment) noexcept {
+  std::size_t pos = 0;
+  while (pos < head.size()) {
+    while (pos < head.size() && (head[pos] == ' ' || head[pos] == '\t' || head[pos] == '\r' || head[pos] == '\n')) ++pos;
+    if (pos < head.size() && head[pos] == comment) {
+      while (pos < head.size() && head[pos] != '\n') ++pos;
+      continue;
+    }
+    break;
+  }
+  return head.substr(pos);
+}
 
 }  // namespace meshioplusplus::io

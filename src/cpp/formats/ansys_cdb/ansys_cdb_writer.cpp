@@ -1,0 +1,282 @@
+// ANSYS MAPDL archive (.cdb) writer (see ansys_cdb.hpp): the blocks pymapdl-reader's
+// save_as_archive writes (/PREP7, ET, NBLOCK, EBLOCK, CMBLOCK), with 17-digit reals.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/ansys_cdb/ansys_cdb.hpp"
+#include "formats/ansys_cdb/ansys_cdb_elements.hpp"
+#include "io/cells/integer_cell_data.hpp"
+#include "io/output/atomic_file.hpp"
+
+namespace meshioplusplus::ansys_cdb {
+namespace {
+
+constexpr int kIntegerWidth = 10;
+constexpr int kRealWidth = 25;
+
+// `value` right-aligned in `width` columns.
+void put_integer(io::OutputBuffer& out, std::int64_t value, int width = kIntegerWidth) {
+  char text[24];
+  const auto result = std::to_chars(text, text + sizeof text, value);
+  const int length = static_cast<int>(result.ptr - text);
+  std::string& raw = out.raw();
+  if (length < width) raw.append(static_cast<std::size_t>(width - length), ' ');
+  raw.append(text, static_cast<std::size_t>(length));
+}
+
+// E25.16E3: " 1.2345678901234567E+000", 17 significant digits (every double exactly).
+void put_real(io::OutputBuffer& out, double value) {
+  if (!std::isfinite(value)) throw std::invalid_argument("ANSYS .cdb cannot hold the coordinate " + std::to_string(value));
+  char text[40];
+  const auto result = std::to_chars(text, text + sizeof text, value, std::chars_format::scientific, 16);
+  std::string_view printed(text, static_cast<std::size_t>(result.ptr - text));
+  const std::size_t e = printed.find('e');
+  const std::string_view mantissa = printed.substr(0, e);
+  const char sign = printed[e + 1];
+  std::string_view exponent = printed.substr(e + 2);
+  char field[40];
+  std::size_t n = 0;
+  std::memcpy(field + n, mantissa.data(), mantissa.size());
+  n += mantissa.size();
+  field[n++] = 'E';
+  field[n++] = sign;
+  for (std::size_t k = exponent.size(); k < 3; ++k) field[n++] = '0';
+  std::memcpy(field + n, exponent.data(), exponent.size());
+  n += exponent.size();
+  std::string& raw = out.raw();
+  if (static_cast<int>(n) < kRealWidth) raw.append(static_cast<std::size_t>(kRealWidth) - n, ' ');
+  raw.append(field, n);
+}
+
+// An int64 cell data column for every block, or nullptr.
+const std::vector<NDArray>* column(const Mesh& mesh, std::string_view name) {
+  const std::vector<NDArray>* arrays = mesh.cell_data.find(name);
+  return arrays != nullptr && io::holds_one_integer_per_cell(mesh, *arrays) ? arrays : nullptr;
+}
+
+std::int64_t value_or(const std::vector<NDArray>* arrays, std::size_t block, std::int64_t cell, std::int64_t fallback) {
+  return arrays == nullptr ? fallback : io::integer_at((*arrays)[block], cell);
+}
+
+std::string component_name(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    out.push_back((std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_');
+  if (out.empty()) out = "COMPONENT";
+  return out;
+}
+
+// Numbers ascending as CMBLOCK items: runs a, a+1 … b as a, -b.
+std::vector<std::int64_t> cmblock_items(std::vector<std::int64_t> numbers) {
+  std::sort(numbers.begin(), numbers.end());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  std::vector<std::int64_t> items;
+  for (std::size_t i = 0; i < numbers.size();) {
+    std::size_t j = i;
+    while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+    items.push_back(numbers[i]);
+    if (j > i) items.push_back(-numbers[j]);
+    i = j + 1;
+  }
+  return items;
+}
+
+}  // namespace
+
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& /*options*/) {
+  const std::vector<NDArray>* element_numbers = column(mesh, "ansys:element");
+  const std::vector<NDArray>* types = column(mesh, "ansys:type");
+  const std::vector<NDArray>* routines = column(mesh, "ansys:routine");
+  const std::vector<NDArray>* mats = column(mesh, "ansys:mat");
+  const std::vector<NDArray>* reals = column(mesh, "ansys:real");
+  const std::vector<NDArray>* secnums = column(mesh, "ansys:secnum");
+  if (mesh.points.ndim() != 2 || mesh.points.dim(1) < 1 || mesh.points.dim(1) > 3)
+    throw std::invalid_argument("ANSYS .cdb needs points of 1 to 3 coordinates");
+
+  // Element numbers: the mesh's when they are positive and distinct.
+  const std::int64_t total = mesh.num_cells();
+  if (element_numbers != nullptr) {
+    std::vector<std::int64_t> all;
+    all.reserve(static_cast<std::size_t>(total));
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+      for (std::int64_t c = 0; c < mesh.cells[b].num_cells(); ++c) all.push_back(io::integer_at((*element_numbers)[b], c));
+    std::sort(all.begin(), all.end());
+    if (!all.empty() && (all.front() <= 0 || std::adjacent_find(all.begin(), all.end()) != all.end())) element_numbers = nullptr;
+  }
+
+  // Each block's routine (with MESH200's KEYOPT(1)) and layout; one type number per routine and
+  // KEYOPT: the mesh's ansys:type where each of its numbers names one, else 1, 2, … in order.
+  struct BlockPlan {
+    std::int64_t routine = 0;
+    int keyopt = -1;
+    std::span<const std::int8_t> order;
+    std::int64_t key() const noexcept { return routine * 100 + keyopt + 1; }
+  };
+  std::vector<BlockPlan> plans(mesh.cells.size());
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+    const CellBlock& block = mesh.cells[b];
+    const std::int64_t fallback = detail::default_routine(block.type);
+    if (block.is_ragged() || fallback == 0)
+      throw std::invalid_argument("ANSYS .cdb has no element for cells of type '" + block.type + "'");
+    BlockPlan plan{fallback, -1, detail::written_order(detail::routine_family(fallback), block.type)};
+    if (routines != nullptr && block.num_cells() > 0) {
+      const std::int64_t given = io::integer_at((*routines)[b], 0);
+      bool same = true;
+      for (std::int64_t c = 1; c < block.num_cells() && same; ++c) same = io::integer_at((*routines)[b], c) == given;
+      if (same && given == 200 && detail::mesh200_keyopt(block.type) >= 0)
+        plan = {200, detail::mesh200_keyopt(block.type), detail::mesh200_order(block.type)};
+      else if (same && given != 200 && !detail::written_order(detail::routine_family(given), block.type).empty())
+        plan = {given, -1, detail::written_order(detail::routine_family(given), block.type)};
+    }
+    plans[b] = plan;
+  }
+  struct TypeEntry {
+    std::int64_t type, routine;
+    int keyopt;
+  };
+  std::vector<TypeEntry> et;
+  std::unordered_map<std::int64_t, std::int64_t> type_for_key;
+  bool use_types = types != nullptr;
+  if (use_types) {
+    std::unordered_map<std::int64_t, std::int64_t> key_of_type;
+    for (std::size_t b = 0; b < mesh.cells.size() && use_types; ++b)
+      for (std::int64_t c = 0; c < mesh.cells[b].num_cells(); ++c) {
+        const std::int64_t type = io::integer_at((*types)[b], c);
+        const auto [it, inserted] = key_of_type.try_emplace(type, plans[b].key());
+        if (type <= 0 || it->second != plans[b].key()) {
+          use_types = false;
+          break;
+        }
+        if (inserted) et.push_back({type, plans[b].routine, plans[b].keyopt});
+      }
+  }
+  if (!use_types) {
+    et.clear();
+    for (const BlockPlan& plan : plans)
+      if (type_for_key.try_emplace(plan.key(), static_cast<std::int64_t>(et.size()) + 1).second)
+        et.push_back({static_cast<std::int64_t>(et.size()) + 1, plan.routine, plan.keyopt});
+  }
+  std::sort(et.begin(), et.end(), [](const TypeEntry& a, const TypeEntry& b) { return a.type < b.type; });
+
+  io::AtomicFile file(path, "ansys_cdb");
+  io::OutputBuffer out(file);
+  out.text("/PREP7\n");
+  for (const TypeEntry& entry : et) {
+    out.text("ET,");
+    put_integer(out, entry.type);
+    out.text(",");
+    out.number(entry.routine);
+    out.put('\n');
+    if (entry.keyopt >= 0) {
+      out.text("KEYOPT,");
+      put_integer(out, entry.type);
+      out.text(",1,");
+      out.number(entry.keyopt);
+      out.put('\n');
+    }
+  }
+
+  const std::int64_t n = mesh.num_points();
+  const std::int64_t dim = mesh.points.dim(1);
+  const NDArray points = mesh.points.dtype() == DType::float64 ? mesh.points : mesh.points.astype(DType::float64);
+  const double* xyz = points.data_as<double>();
+  if (n > 0) {
+    out.text("NBLOCK,6,SOLID,");
+    put_integer(out, n);
+    out.put(',');
+    put_integer(out, n);
+    out.text("\n(3i10,6e25.16e3)\n");
+    for (std::int64_t i = 0; i < n; ++i) {
+      put_integer(out, i + 1);
+      out.text("         0         0");
+      for (std::int64_t axis = 0; axis < 3; ++axis) put_real(out, axis < dim ? xyz[i * dim + axis] : 0.0);
+      out.put('\n');
+      out.maybe_flush();
+    }
+    out.text("N,R5.3,LOC,        -1,\n");
+  }
+
+  std::int64_t max_number = total;
+  if (element_numbers != nullptr) {
+    max_number = 0;
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+      for (std::int64_t c = 0; c < mesh.cells[b].num_cells(); ++c)
+        max_number = std::max(max_number, io::integer_at((*element_numbers)[b], c));
+  }
+  std::vector<std::int64_t> numbers;  // global cell index -> element number (for CMBLOCKs)
+  numbers.reserve(static_cast<std::size_t>(total));
+  if (total > 0) {
+    out.text("EBLOCK,19,SOLID,");
+    put_integer(out, max_number);
+    out.put(',');
+    put_integer(out, total);
+    out.text("\n(19i10)\n");
+    std::int64_t next = 1;
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+      const CellBlock& block = mesh.cells[b];
+      const BlockPlan& plan = plans[b];
+      const std::int64_t width = block.connectivity.row_width();
+      const std::int64_t* ids = block.connectivity.data_as<std::int64_t>();
+      const std::int64_t type = use_types ? 0 : type_for_key.at(plan.key());
+      const std::int64_t count = static_cast<std::int64_t>(plan.order.size());
+      for (std::int64_t c = 0; c < block.num_cells(); ++c) {
+        const std::int64_t number = value_or(element_numbers, b, c, next++);
+        numbers.push_back(number);
+        put_integer(out, value_or(mats, b, c, 1));
+        put_integer(out, use_types ? io::integer_at((*types)[b], c) : type);
+        put_integer(out, value_or(reals, b, c, 1));
+        put_integer(out, value_or(secnums, b, c, 1));
+        out.raw().append("         0         0         0         0");
+        put_integer(out, count);
+        out.raw().append("         0");
+        put_integer(out, number);
+        for (std::int64_t k = 0; k < count; ++k) {
+          if (k == 8) out.put('\n');
+          const std::int64_t from = plan.order[static_cast<std::size_t>(k)];
+          put_integer(out, from < width ? ids[c * width + from] + 1 : 0);
+        }
+        out.put('\n');
+        out.maybe_flush();
+      }
+    }
+    out.text("        -1\n");
+  }
+
+  for (const Region& region : mesh.regions) {
+    if (region.kind == RegionKind::Side) continue;
+    const bool nodes = region.kind == RegionKind::Point;
+    const std::int64_t* entries = region.entries.data_as<std::int64_t>();
+    std::vector<std::int64_t> members;
+    members.reserve(static_cast<std::size_t>(region.entries.rows()));
+    for (std::int64_t k = 0; k < region.entries.rows(); ++k) {
+      const std::int64_t entry = entries[k];
+      if (entry < 0 || entry >= (nodes ? n : total))
+        throw std::invalid_argument("region '" + region.name + "' names entry " + std::to_string(entry) + ", out of range");
+      members.push_back(nodes ? entry + 1 : numbers[static_cast<std::size_t>(entry)]);
+    }
+    const std::vector<std::int64_t> items = cmblock_items(std::move(members));
+    out.text("CMBLOCK,");
+    out.text(component_name(region.name));
+    out.text(nodes ? ",NODE," : ",ELEM,");
+    put_integer(out, static_cast<std::int64_t>(items.size()), 8);
+    out.text("\n(8i10)\n");
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      put_integer(out, items[k]);
+      if (k % 8 == 7 || k + 1 == items.size()) out.put('\n');
+    }
+  }
+  out.flush();
+  file.commit();
+}
+
+}  // namespace meshioplusplus::ansys_cdb

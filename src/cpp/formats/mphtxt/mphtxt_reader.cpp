@@ -1,0 +1,293 @@
+// COMSOL .mphtxt reader.
+//
+// Layout: a stream of count-prefixed records, '#' starting a comment (COMSOL labels each
+// number with one: "9 # number of mesh points"). The header: the version "0 1", the tags
+// (one per object; strings are written "length text": "5 mesh1") and the types ("3 obj"); then
+// per object the serialization triple "0 0 1" and its class. A Mesh object (class version 1
+// or 2, COMSOL 3.5 and 4, or 4, COMSOL 5 and later) holds: the space dimension, the point count and the
+// lowest point index, the coordinates, the number of element types and per type: its name
+// (vtx, edg, edg2, tri, tri2, quad, quad2, tet, tet2, pyr, prism, hex, hex2), nodes per
+// element, the element count and the elements (point indices from the lowest index), before
+// version 4 the parameter values (a line per element, skipped), the geometric entity
+// index of each element ("domains" in version 1), and before version 4 the up/down pairs
+// (skipped). Reading stops at the first object that is not a
+// Mesh (geometry: Geom2, BezierCurve …), as meshio++ 17.21 does; a file without a Mesh object
+// is a ReadError.
+//
+// What becomes what: points float64 (n, sdim), the objects' points one after the other; one
+// cell block per element type and object, in file order, COMSOL's lexicographic node order
+// turned into ours (mphtxt_types.hpp); the geometric entity indices become cell data
+// "mphtxt:geometric_entity" int64 (meshio++ 17.21 calls it "mphtxt:geom") and Cell regions,
+// one per dimension and entity, named "dim D entity N" (prefixed by the object's tag and ": "
+// when the file has several objects, each of which is then also a Cell region of its own,
+// named by its tag, as in 17.21). Prisms come in our (meshio's) wedge order. Every count is checked against the file's length before it
+// is allocated, every index against the object's points.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "formats/mphtxt/mphtxt.hpp"
+#include "formats/mphtxt/mphtxt_types.hpp"
+#include "io/source/mapped_file.hpp"
+#include "io/source/read_limits.hpp"
+#include "io/text/significant_lines.hpp"
+#include "io/text/text_scanner.hpp"
+#include "meshioplusplus/errors.hpp"
+
+namespace meshioplusplus::mphtxt {
+namespace {
+
+constexpr std::string_view kFormat = "mphtxt";
+using detail::ElementType;
+
+// The numbers and words of the significant lines ('#' comments cut), one after the other.
+class Tokens {
+ public:
+  Tokens(std::string_view bytes, const std::string& path) : lines_(bytes, path, kFormat, '#'), size_(bytes.size()) {}
+
+  bool at_end() { return !fill(); }
+  std::size_t position() { return fill() ? scanner_->position() : size_; }
+  // Bytes after what has been read (the next line is not looked at: skip_lines relies on it).
+  std::size_t bytes_left() const { return size_ - (scanner_ ? scanner_->position() : lines_.position()); }
+
+  // `what` names the value in errors only: a view, so hot loops build no string.
+  template <class T> T number(std::string_view what) {
+    if (!scanner_ || (scanner_->skip_whitespace(), scanner_->at_end())) [[unlikely]]
+      if (!fill()) lines_.fail("unexpected end of file: expected " + std::string(what));
+    return scanner_->next_number<T>();
+  }
+  std::int64_t count(std::string_view what) {
+    const std::size_t at = position();
+    const auto value = number<std::int64_t>(what);
+    if (value < 0) fail_at(at, "negative " + std::string(what));
+    return value;
+  }
+  // COMSOL's "length text" strings.
+  std::string_view text(const std::string& what) {
+    const std::size_t at = position();
+    const std::int64_t length = count("the length of " + what);
+    if (!fill()) lines_.fail("unexpected end of file: expected " + what);
+    const std::string_view word = scanner_->next_token();
+    if (static_cast<std::int64_t>(word.size()) != length)
+      fail_at(at, what + " '" + std::string(word.substr(0, 40)) + "' is announced with " + std::to_string(length) +
+                      " characters");
+    return word;
+  }
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const { lines_.fail_at(offset, message); }
+
+  // Skips the rest of the current line and `count` more significant lines.
+  void skip_lines(std::int64_t count, const std::string& what) {
+    scanner_.reset();
+    for (std::int64_t i = 0; i < count; ++i)
+      if (!lines_.next()) lines_.fail("unexpected end of file: expected " + what);
+  }
+
+ private:
+  bool fill() {
+    while (!scanner_ || (scanner_->skip_whitespace(), scanner_->at_end())) {
+      const std::optional<io::LineSpan> line = lines_.next();
+      if (!line) return false;
+      scanner_.emplace(lines_.scanner(*line));
+    }
+    return true;
+  }
+
+  io::SignificantLines lines_;
+  std::size_t size_;
+  std::optional<io::TextScanner> scanner_;
+};
+
+struct RegionKey {
+  int object;
+  int dim;
+  std::int64_t entity;
+  bool operator<(const RegionKey& other) const {
+    return std::tie(object, dim, entity) < std::tie(other.object, other.dim, other.entity);
+  }
+};
+
+class Reader {
+ public:
+  Reader(std::string_view bytes, const std::string& path) : tokens_(bytes, path), path_(path), size_(bytes.size()) {}
+
+  Mesh read() {
+    tokens_.number<std::int64_t>("the major version");
+    tokens_.number<std::int64_t>("the minor version");
+    const std::int64_t num_tags = tokens_.count("the number of tags");
+    check(num_tags, 4, "tags");
+    for (std::int64_t i = 0; i < num_tags; ++i) tags_.emplace_back(tokens_.text("a tag"));
+    const std::int64_t num_types = tokens_.count("the number of types");
+    check(num_types, 4, "types");
+    for (std::int64_t i = 0; i < num_types; ++i) tokens_.text("a type");
+    for (std::int64_t object = 0; object < num_tags && !tokens_.at_end(); ++object) {
+      for (int k = 0; k < 3; ++k) tokens_.number<std::int64_t>("the object's serialization header");
+      const std::size_t at = tokens_.position();
+      const std::string_view object_class = tokens_.text("the object's class");
+      if (object_class != "Mesh") {
+        if (object == 0) tokens_.fail_at(at, "object 0 is a '" + std::string(object_class) + "', not a Mesh: the file holds no mesh");
+        break;  // geometry after the meshes: not read
+      }
+      read_mesh(static_cast<int>(object));
+    }
+    if (objects_read_ == 0) tokens_.fail_at(tokens_.position(), "the file holds no Mesh object");
+    return finish();
+  }
+
+ private:
+  void check(std::int64_t count, std::uint64_t min_bytes, const char* what) {
+    const std::size_t left = tokens_.bytes_left();
+    io::check_claim_fits_file(path_, kFormat, what, static_cast<std::uint64_t>(count), min_bytes, left + 1,
+                              io::ClaimSite{size_ - left, std::nullopt});
+  }
+
+  void read_mesh(int object) {
+    const std::size_t version_at = tokens_.position();
+    const std::int64_t version = tokens_.number<std::int64_t>("the Mesh version");
+    if (version != 1 && version != 2 && version != 4)
+      tokens_.fail_at(version_at, "Mesh version " + std::to_string(version) + " (versions 1, 2 and 4 are read)");
+    const std::size_t sdim_at = tokens_.position();
+    const std::int64_t sdim = tokens_.count("the space dimension");
+    if (sdim < 1 || sdim > 3) tokens_.fail_at(sdim_at, "space dimension " + std::to_string(sdim));
+    if (sdim_ != 0 && sdim != sdim_) tokens_.fail_at(sdim_at, "objects of different space dimensions");
+    sdim_ = static_cast<int>(sdim);
+    const std::int64_t num_points = tokens_.count("the number of mesh points");
+    const std::int64_t lowest = tokens_.number<std::int64_t>("the lowest mesh point index");
+    check(num_points, 2 * static_cast<std::uint64_t>(sdim), "mesh points");
+    const std::int64_t first_point = static_cast<std::int64_t>(coordinates_.size()) / sdim_;
+    coordinates_.reserve(coordinates_.size() + static_cast<std::size_t>(num_points * sdim));
+    for (std::int64_t i = 0; i < num_points * sdim; ++i) coordinates_.push_back(tokens_.number<double>("a coordinate"));
+
+    const std::int64_t num_types = tokens_.count("the number of element types");
+    check(num_types, 8, "element types");
+    for (std::int64_t t = 0; t < num_types; ++t) {
+      const std::size_t name_at = tokens_.position();
+      const std::string_view name = tokens_.text("an element type name");
+      const ElementType* type = detail::type_of_name(name);
+      if (type == nullptr)
+        tokens_.fail_at(name_at, "element type '" + std::string(name) + "' is not read (vtx, edg, edg2, tri, tri2, quad, "
+                                                                      "quad2, tet, tet2, pyr, prism, hex, hex2 are)");
+      const std::size_t nodes_at = tokens_.position();
+      if (tokens_.count("the number of nodes per element") != type->nodes)
+        tokens_.fail_at(nodes_at, std::string(name) + " elements have " + std::to_string(type->nodes) + " nodes");
+      const std::int64_t count = tokens_.count("the number of elements");
+      check(count, 2 * static_cast<std::uint64_t>(type->nodes), "elements");
+      NDArray connectivity = NDArray::allocate(DType::int64, {count, type->nodes});
+      std::int64_t* out = connectivity.data_as<std::int64_t>();
+      std::int64_t file_nodes[27];
+      for (std::int64_t e = 0; e < count; ++e) {
+        for (int k = 0; k < type->nodes; ++k) {
+          const std::size_t at = tokens_.position();
+          const std::int64_t index = io::id_offset(tokens_.number<std::int64_t>("an element's node"), lowest);
+          if (!io::id_within(index, num_points))
+            tokens_.fail_at(at, std::string(name) + " element " + std::to_string(e) + " refers to point " +
+                                    std::to_string(index + lowest) + ", outside the object's " +
+                                    std::to_string(num_points) + " points from " + std::to_string(lowest));
+          file_nodes[k] = index + first_point;
+        }
+        for (int k = 0; k < type->nodes; ++k) out[e * type->nodes + k] = file_nodes[type->order.empty() ? k : type->order[k]];
+      }
+      if (version < 4) {
+        // One line of parameter values per element (their number per line depends on the
+        // element and the geometry, not on the count before them): skipped by lines.
+        tokens_.count("the number of parameter values per element");
+        const std::int64_t rows = tokens_.count("the number of parameters");
+        check(rows, 2, "parameter rows");
+        tokens_.skip_lines(rows, "a line of parameter values");
+      }
+      const std::size_t entities_at = tokens_.position();
+      const std::int64_t num_entities = tokens_.count("the number of geometric entity indices");
+      if (num_entities != count && num_entities != 0)
+        tokens_.fail_at(entities_at, std::to_string(num_entities) + " geometric entity indices for " +
+                                         std::to_string(count) + " " + std::string(name) + " elements");
+      NDArray entities = NDArray::allocate(DType::int64, {count});
+      std::int64_t* entity = entities.data_as<std::int64_t>();
+      std::fill(entity, entity + count, 0);
+      for (std::int64_t e = 0; e < num_entities; ++e) entity[e] = tokens_.number<std::int64_t>("a geometric entity index");
+      if (version < 4) {
+        const std::int64_t pairs = tokens_.count("the number of up/down pairs");
+        check(pairs, 4, "up/down pairs");
+        for (std::int64_t i = 0; i < 2 * pairs; ++i) tokens_.number<std::int64_t>("an up/down index");
+      }
+      blocks_.push_back({object, type, std::move(connectivity), std::move(entities)});
+    }
+    ++objects_read_;
+  }
+
+  Mesh finish() {
+    Mesh mesh;
+    const std::int64_t num_points = static_cast<std::int64_t>(coordinates_.size()) / sdim_;
+    mesh.points = NDArray::allocate(DType::float64, {num_points, sdim_});
+    std::copy(coordinates_.begin(), coordinates_.end(), mesh.points.data_as<double>());
+    std::vector<NDArray> entities;
+    std::map<RegionKey, std::vector<std::int64_t>> members;
+    std::vector<std::vector<std::int64_t>> object_cells(static_cast<std::size_t>(objects_read_));
+    std::int64_t first_cell = 0;
+    for (Block& block : blocks_) {
+      const std::int64_t count = block.connectivity.dim(0);
+      const std::int64_t* entity = block.entities.data_as<std::int64_t>();
+      for (std::int64_t e = 0; e < count; ++e) {
+        members[{block.object, block.type->dim, entity[e]}].push_back(first_cell + e);
+        if (objects_read_ > 1) object_cells[static_cast<std::size_t>(block.object)].push_back(first_cell + e);
+      }
+      first_cell += count;
+      mesh.cells.push_back(CellBlock{std::string(block.type->cell_type), std::move(block.connectivity), {}, {}});
+      entities.push_back(std::move(block.entities));
+    }
+    if (!mesh.cells.empty()) mesh.cell_data.set("mphtxt:geometric_entity", std::move(entities));
+    const auto add_region = [&](std::string name, int dim, std::int64_t tag, const std::vector<std::int64_t>& cells) {
+      Region region;
+      region.name = std::move(name);
+      region.kind = RegionKind::Cell;
+      region.dim = dim;
+      region.tag = tag;
+      region.entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(cells.size())});
+      std::copy(cells.begin(), cells.end(), region.entries.data_as<std::int64_t>());
+      mesh.regions.push_back(std::move(region));
+    };
+    if (objects_read_ > 1)
+      for (int object = 0; object < objects_read_; ++object) {
+        int dim = -1;
+        for (const Block& block : blocks_)
+          if (block.object == object) dim = std::max(dim, block.type->dim);
+        add_region(tags_[static_cast<std::size_t>(object)], dim, -1, object_cells[static_cast<std::size_t>(object)]);
+      }
+    for (const auto& [key, cells] : members) {
+      std::string name = "dim " + std::to_string(key.dim) + " entity " + std::to_string(key.entity);
+      if (objects_read_ > 1) name = tags_[static_cast<std::size_t>(key.object)] + ": " + name;
+      add_region(std::move(name), key.dim, key.entity, cells);
+    }
+    return mesh;
+  }
+
+  struct Block {
+    int object;
+    const ElementType* type;
+    NDArray connectivity;
+    NDArray entities;
+  };
+
+  Tokens tokens_;
+  const std::string& path_;
+  std::size_t size_;
+  std::vector<std::string> tags_;
+  int sdim_ = 0;
+  int objects_read_ = 0;
+  std::vector<double> coordinates_;
+  std::vector<Block> blocks_;
+};
+
+}  // namespace
+
+Mesh read(const std::string& path) {
+  const io::MappedFile file(path, kFormat);
+  io::reject_empty_file(file.bytes(), path, kFormat);
+  return Reader(file.bytes(), path).read();
+}
+
+}  // namespace meshioplusplus::mphtxt

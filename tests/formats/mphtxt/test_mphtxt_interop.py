@@ -1,0 +1,84 @@
+"""COMSOL .mphtxt through meshio++ and meshio++ 17.21 (its own interpreter: the same import
+name). COMSOL-written files (tests/data/mphtxt, FEconv's test data) read the same points,
+cells (node orders included) and geometric entity indices in both (17.21 names them
+"mphtxt:geom"); what we write 17.21 reads back bit for bit, and the other way round.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+import meshioplusplus as mio
+
+TESTS = pathlib.Path(__file__).resolve().parents[2]
+DATA = TESTS / "data" / "mphtxt"
+FILES = sorted(DATA.glob("*.mphtxt"))
+PEER = TESTS.parent / "bench" / ".venv-meshioplusplus-17" / "bin" / "python"
+
+PEER_READ = r"""
+import json, sys
+import numpy as np
+import meshioplusplus as m
+out = {}
+for path in sys.argv[1:]:
+    mesh = m.read(path, file_format="mphtxt")
+    out[path] = {
+        "points": np.asarray(mesh.points, dtype=float).tolist(),
+        "cells": [[b.type, np.asarray(b.data).tolist()] for b in mesh.cells],
+        "entities": [np.asarray(a).tolist() for a in mesh.cell_data["mphtxt:geom"]],
+    }
+print(json.dumps(out))
+"""
+
+
+def peer(script, *args):
+    if not PEER.exists():
+        pytest.skip("meshio++ 17.21 is not installed at bench/.venv-meshioplusplus-17")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([str(PEER), "-c", script, *map(str, args)], capture_output=True, text=True, check=True, env=env)
+    return done.stdout
+
+
+def summary(mesh):
+    return {
+        "points": np.asarray(mesh.points, dtype=float).tolist(),
+        "cells": [[b.type, np.asarray(b.data).tolist()] for b in mesh.cells],
+        "entities": [np.asarray(a).tolist() for a in mesh.cell_data["mphtxt:geometric_entity"]],
+    }
+
+
+def test_real_files_read_as_meshioplusplus_17_reads_them():
+    theirs = json.loads(peer(PEER_READ, *FILES))
+    for path in FILES:
+        assert summary(mio.read(path)) == theirs[str(path)], path.name
+
+
+def test_what_we_write_17_reads_bit_for_bit(tmp_path):
+    for name in ("hexap2.mphtxt", "tetrap2.mphtxt", "prismp1.mphtxt", "quadp2.mphtxt"):
+        mesh = mio.read(DATA / name)
+        mesh.points = np.random.default_rng(2).standard_normal(mesh.points.shape) * 1e3
+        path = tmp_path / name
+        mio.mphtxt.write(path, mesh)
+        assert json.loads(peer(PEER_READ, path))[str(path)] == summary(mesh), name
+
+
+def test_what_17_writes_we_read(tmp_path):
+    for name in ("hexap2.mphtxt", "4quads.mphtxt", "triap2.mphtxt"):
+        path = tmp_path / name
+        peer("import sys, meshioplusplus as m; m.write(sys.argv[2], m.read(sys.argv[1], file_format='mphtxt'), "
+             "file_format='mphtxt')", DATA / name, path)
+        assert summary(mio.read(path)) == summary(mio.read(DATA / name)), name
+
+
+def test_entity_regions_and_errors(tmp_path):
+    mesh = mio.read(DATA / "prismp1.mphtxt")
+    names = {r.name for r in mesh.regions}
+    assert "dim 3 entity 1" in names and "dim 0 entity 7" in names
+    path = tmp_path / "bad.mphtxt"
+    path.write_text("0 1\n1\n5 mesh1\n1\n3 obj\n0 0 1\n5 Geom2 # class\n")
+    with pytest.raises(mio.ReadError, match="not a Mesh"):
+        mio.read(path)
