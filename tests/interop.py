@@ -1,6 +1,10 @@
 """Cross-checks against meshio (PyPI): files we write read back equal in meshio, and files
-meshio writes read back equal in meshio++. Used by the per-format interop tests."""
+meshio writes read back equal in meshio++. Used by the per-format interop tests. Also the way
+to meshio++ 17.21 (the earlier implementation, a peer in its own venv: same import name)."""
 
+import os
+import pathlib
+import subprocess
 import threading
 
 import numpy as np
@@ -86,3 +90,18 @@ class CountingAllocator:
     @property
     def bytes_allocated(self):
         return sum(self.allocated)
+
+
+#: meshio++ 17.21's interpreter (docs/benchmarks.md says how to make the venv).
+MESHIOPLUSPLUS_17 = pathlib.Path(__file__).resolve().parents[1] / "bench" / ".venv-meshioplusplus-17" / "bin" / "python"
+
+
+def run_meshioplusplus_17(script, *args, timeout=600):
+    """The standard output of `script` run by meshio++ 17.21 with `args` — its own package, not
+    a PYTHONPATH pointing at ours; a skip naming the venv when it is not installed."""
+    if not MESHIOPLUSPLUS_17.exists():
+        pytest.skip("meshio++ 17.21 is not installed at bench/.venv-meshioplusplus-17")
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run([str(MESHIOPLUSPLUS_17), "-c", script, *map(str, args)], capture_output=True, text=True,
+                          check=True, env=environment, timeout=timeout)
+    return done.stdout

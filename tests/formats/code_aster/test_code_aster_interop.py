@@ -6,19 +6,17 @@ way round.
 """
 
 import json
-import os
 import pathlib
-import subprocess
 
 import numpy as np
 import pytest
 
 import meshioplusplus as mio
+from interop import run_meshioplusplus_17
 
 TESTS = pathlib.Path(__file__).resolve().parents[2]
 DATA = TESTS / "data" / "code_aster"
 FILES = sorted(DATA.glob("*.mail"))
-PEER = TESTS.parent / "bench" / ".venv-meshioplusplus-17" / "bin" / "python"
 PEER_FAILS = {"comp001a.mail", "sdnd108a.mail"}
 
 PEER_READ = r"""
@@ -43,11 +41,7 @@ print(json.dumps(out))
 
 
 def peer(script, *args):
-    if not PEER.exists():
-        pytest.skip("meshio++ 17.21 is not installed at bench/.venv-meshioplusplus-17")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([str(PEER), "-c", script, *map(str, args)], capture_output=True, text=True, check=True, env=env)
-    return done.stdout
+    return run_meshioplusplus_17(script, *args)
 
 
 def summary(mesh):

@@ -6,18 +6,16 @@ with the same points (bit for bit), elements and groups.
 """
 
 import json
-import os
 import pathlib
-import subprocess
 
 import numpy as np
 import pytest
 
 import meshioplusplus as mio
+from interop import run_meshioplusplus_17
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data" / "unv"
 FILES = sorted(p for p in DATA.iterdir() if p.suffix in (".unv", ".uff"))
-PEER = pathlib.Path(__file__).resolve().parents[3] / "bench" / ".venv-meshioplusplus-17" / "bin" / "python"
 
 # What 17.21 reads, as JSON-able lists (run in its own interpreter: same import name).
 PEER_SCRIPT = r"""
@@ -39,16 +37,8 @@ print(json.dumps(out))
 """
 
 
-def peer_env():
-    """The peer's own package, not a PYTHONPATH pointing at ours."""
-    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-
-
 def peer_read(paths):
-    if not PEER.exists():
-        pytest.skip("meshio++ 17.21 is not installed at bench/.venv-meshioplusplus-17")
-    done = subprocess.run([str(PEER), "-c", PEER_SCRIPT, *map(str, paths)], capture_output=True, text=True, check=True, env=peer_env())
-    return json.loads(done.stdout)
+    return json.loads(run_meshioplusplus_17(PEER_SCRIPT, *paths))
 
 
 def kind_name(kind):
@@ -261,12 +251,9 @@ def with_nodes(tmp_path, name, count):
 
 
 def test_results_are_the_time_steps_meshioplusplus_17_reads(tmp_path):
-    if not PEER.exists():
-        pytest.skip("meshio++ 17.21 is not installed at bench/.venv-meshioplusplus-17")
     files = RESULT_FILES + [with_nodes(tmp_path, "pyuff_uff55_translation.uff", 4),
                             with_nodes(tmp_path, "pyuff_uff55_translation_rotation.uff", 43)]
-    done = subprocess.run([str(PEER), "-c", PEER_STEPS, *map(str, files)], capture_output=True, text=True, check=True, env=peer_env())
-    peer = json.loads(done.stdout)
+    peer = json.loads(run_meshioplusplus_17(PEER_STEPS, *files))
     for path in files:
         theirs = peer[str(path)]
         with mio.unv.TimeSeriesReader(path) as reader:
