@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "formats/mfem/mfem.hpp"
+#include "formats/mfem/mfem_geometries.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/line_values.hpp"
@@ -51,19 +52,8 @@ namespace {
 
 constexpr std::string_view kFormat = "mfem";
 
-struct Geometry {
-  const char* type;
-  int nodes;
-  int dim;
-};
-constexpr std::array<Geometry, 8> kGeometries{{{"vertex", 1, 0},
-                                               {"line", 2, 1},
-                                               {"triangle", 3, 2},
-                                               {"quad", 4, 2},
-                                               {"tetra", 4, 3},
-                                               {"hexahedron", 8, 3},
-                                               {"wedge", 6, 3},
-                                               {"pyramid", 5, 3}}};
+using detail::Geometry;
+using detail::kGeometries;
 
 class Reader {
  public:

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "formats/mfem/mfem.hpp"
+#include "formats/mfem/mfem_geometries.hpp"
 #include "io/output/atomic_file.hpp"
 
 namespace meshioplusplus::mfem {
@@ -22,24 +23,16 @@ namespace {
 constexpr std::string_view kFormat = "mfem";
 
 struct Kind {
-  const char* type;
   int geometry;
   int nodes;
   int dim;
 };
-constexpr std::array<Kind, 8> kKinds{{{"vertex", 0, 1, 0},
-                                      {"line", 1, 2, 1},
-                                      {"triangle", 2, 3, 2},
-                                      {"quad", 3, 4, 2},
-                                      {"tetra", 4, 4, 3},
-                                      {"hexahedron", 5, 8, 3},
-                                      {"wedge", 6, 6, 3},
-                                      {"pyramid", 7, 5, 3}}};
 
-const Kind& kind_of(const std::string& type) {
-  for (const Kind& kind : kKinds)
-    if (type == kind.type) return kind;
-  throw std::invalid_argument("MFEM has no geometry for '" + type + "' cells");
+Kind kind_of(const std::string& type) {
+  const int geometry = detail::geometry_of(type);
+  if (geometry < 0) throw std::invalid_argument("MFEM has no geometry for '" + type + "' cells");
+  const detail::Geometry& g = detail::kGeometries[static_cast<std::size_t>(geometry)];
+  return {geometry, g.nodes, g.dim};
 }
 
 bool is_integer(DType d) {
@@ -84,7 +77,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
     out.put('\n');
     for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
       const CellBlock& block = mesh.cells[b];
-      const Kind& kind = kind_of(block.type);
+      const Kind kind = kind_of(block.type);
       if (kind.dim != section_dim) continue;
       const NDArray values = attributes ? (*attributes)[b].astype(DType::int64) : attribute64;
       const std::int64_t* a = values.data_as<std::int64_t>();
