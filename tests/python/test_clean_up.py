@@ -259,3 +259,20 @@ def test_split_by_region_and_by_type():
         mio.split(mesh, by="colour")
     with pytest.raises(ValueError, match="no Cell or Side region 'x'"):
         mio._core.subset(mio._conversion.to_core(mesh), [], [], False, "x")
+
+
+def test_cli_check_and_extract_surface(tmp_path):
+    good = subprocess.run([sys.executable, "-m", "meshioplusplus", "check", str(corpus_file("gmsh/insulated-2.2.msh"))],
+                          capture_output=True, text=True)
+    assert good.returncode == 0 and good.stdout.rstrip().endswith("ok"), good.stdout + good.stderr
+    bad_mesh = mio.Mesh(np.array([[0, 0], [1, 0], [0, 1.0], [5, 5]]), [("triangle", np.array([[0, 1, 2], [0, 2, 1]]))])
+    mio.write(tmp_path / "bad.vtu", bad_mesh)
+    bad = subprocess.run([sys.executable, "-m", "meshioplusplus", "check", str(tmp_path / "bad.vtu")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert "unused points: 1 (3)" in bad.stdout and "duplicate cells: 1 (1)" in bad.stdout
+    out = tmp_path / "surface.vtu"
+    done = subprocess.run([sys.executable, "-m", "meshioplusplus", "convert", str(corpus_file("gmsh/quadratic_sphere_tet.msh")),
+                           str(out), "--remove-lower-dimensional-cells", "--extract-surface"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert [(c.type, len(c)) for c in mio.read(out).cells] == [("triangle", 322)]

@@ -16,7 +16,7 @@ import numpy as np
 from . import _core
 from ._exceptions import MeshioError
 from ._helpers import _resolve_format, _write_format_for_path, _writer_map, read, reader_map, write
-from ._operations import clean
+from ._operations import check, clean, extract_surface
 from ._parallel import partition, write_pieces
 from ._regions import RegionKind, block_bases
 from ._version import __version__
@@ -162,6 +162,9 @@ def _convert(args):
         if dropped:
             print(f"dropped cell blocks of type {', '.join(dropped)}", file=sys.stderr)
     _clean_up(mesh, args)
+    if args.extract_surface:
+        mesh = extract_surface(mesh)
+        print(f"extracted the surface: {sum(len(block) for block in mesh.cells)} facets", file=sys.stderr)
     options = {}
     supports = _write_options(_core_name(out_format))
     # Text-only formats have no binary switch: --ascii asks for what they write anyway.
@@ -204,6 +207,22 @@ def _clean_up(mesh, args):
     for (name, _), count in zip(operations, clean(mesh, operations)):
         if count:
             print(messages[name].format(count), file=sys.stderr)
+
+
+def _check(args):
+    _check_input(args.infile)
+    mesh = read(args.infile, file_format=args.input_format)
+    found = check(mesh)
+    print(args.infile)
+    rows = (("inverted cells", found.inverted), ("degenerate cells", found.degenerate),
+            ("duplicate cells", found.duplicate), ("unused points", found.unused_points),
+            ("cells at non-manifold facets", found.non_manifold_cells))
+    for label, indices in rows:
+        shown = ", ".join(str(int(i)) for i in indices[:10]) + (" …" if len(indices) > 10 else "")
+        print(f"  {label}: {len(indices)}" + (f" ({shown})" if len(indices) else ""))
+    print(f"  non-manifold facets: {found.non_manifold_facets}")
+    print("  ok" if found.ok else "  problems found (cells are block-major indices)")
+    return 0 if found.ok else 1
 
 
 def _describe_array(array):
@@ -405,7 +424,14 @@ def build_parser():
                          action="store_true", help="remove the points no cell uses")
     cleanup.add_argument("--prune-z-0", dest="prune_z_0", action="store_true",
                          help="drop z when it is 0 everywhere (2-D meshes for FEniCS)")
+    cleanup.add_argument("--extract-surface", action="store_true",
+                         help="write the outward boundary facets instead of the cells (last)")
     convert.set_defaults(run=_convert)
+
+    checking = commands.add_parser("check", help="report inverted, degenerate and duplicate cells, unused points "
+                                                 "and non-manifold facets (exit status 1 when there are any)")
+    add_input(checking)
+    checking.set_defaults(run=_check)
 
     info = commands.add_parser("info", aliases=["i"], help="summarise a mesh file (or, with --formats, this build)")
     info.add_argument("infile", nargs="?", help="mesh file to read")
