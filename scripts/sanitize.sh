@@ -72,6 +72,8 @@ export LD_PRELOAD="$runtime\${LD_PRELOAD:+:\$LD_PRELOAD}"
 export ASAN_OPTIONS="\${SANITIZE_PYTHON_ASAN_OPTIONS:-detect_leaks=0:alloc_dealloc_mismatch=0:abort_on_error=1}"
 export UBSAN_OPTIONS="\${SANITIZE_PYTHON_UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export PYTHONPATH="$build_dir/python\${PYTHONPATH:+:\$PYTHONPATH}"
+# Tests that call a third-party C extension known to fail under ASan skip on this (its name).
+export MESHIOPLUSPLUS_SANITIZED=1
 exec "$python" "\$@"
 WRAPPER
   chmod +x "$build_dir/python-asan"
