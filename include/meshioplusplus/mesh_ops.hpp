@@ -61,7 +61,7 @@ struct MeshCheck {
   // Signed volume (3-D cells: from their outward facets, corners only) or signed area (2-D
   // cells when the points are planar in x-y) below zero: the node order is mirrored.
   std::vector<std::int64_t> inverted;
-  // A corner node repeated, or a volume/area/length of zero (below 1e-12 of the cell's size²/³).
+  // A node repeated, or a volume/area/length of zero (below 1e-12 of the cell's size²/³).
   std::vector<std::int64_t> degenerate;
   // A cell with the same type and the same set of nodes as an earlier one (the later ones).
   std::vector<std::int64_t> duplicate;

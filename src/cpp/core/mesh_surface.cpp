@@ -252,8 +252,14 @@ MeshCheck check(const Mesh& mesh) {
   std::vector<bool> used(n, false);
   const NDArray bases_array = block_bases(mesh.cells);
   const std::int64_t* bases = bases_array.data_as<std::int64_t>();
-  // Duplicates: cells of one type (in any block) with the same sorted node list.
-  std::unordered_map<std::string, std::vector<std::pair<std::vector<std::int64_t>, std::int64_t>>> node_sets;
+  // Duplicates: cells of one type (in any block) with the same sorted node list — kept flat per
+  // type (one array of width-wide rows, no allocation a cell), compared after sorting row indices.
+  struct SortedRows {
+    std::int64_t width = 0;
+    std::vector<std::int64_t> nodes;  // row r: [r * width, (r + 1) * width), ascending
+    std::vector<std::int64_t> cells;  // row r's block-major cell
+  };
+  std::unordered_map<std::string, SortedRows> node_sets;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const CellBlock& block = mesh.cells[b];
     for (std::int64_t node : block.connectivity.values<std::int64_t>()) used[static_cast<std::size_t>(node)] = true;
@@ -266,16 +272,19 @@ MeshCheck check(const Mesh& mesh) {
     int corners = facets.empty() ? static_cast<int>(k) : 0;
     for (const FacetCorners& facet : facets)
       for (int i = 0; i < facet.count; ++i) corners = std::max(corners, facet.corners[static_cast<std::size_t>(i)] + 1);
-    std::vector<std::pair<std::vector<std::int64_t>, std::int64_t>>& sets = node_sets[block.type];
+    SortedRows& rows = node_sets[block.type];
+    rows.width = k;  // one type, one node count (a rectangular block)
+    rows.nodes.reserve(rows.nodes.size() + static_cast<std::size_t>(block.num_cells() * k));
+    rows.cells.reserve(rows.cells.size() + static_cast<std::size_t>(block.num_cells()));
     for (std::int64_t c = 0; c < block.num_cells(); ++c) {
       const std::int64_t* cell = nodes + c * k;
       const std::int64_t global = bases[b] + c;
-      std::vector<std::int64_t> sorted(cell, cell + k);
-      std::sort(sorted.begin(), sorted.end());
-      sets.emplace_back(std::move(sorted), global);
-      std::vector<std::int64_t> corner_nodes(cell, cell + corners);
-      std::sort(corner_nodes.begin(), corner_nodes.end());
-      const bool repeated = std::adjacent_find(corner_nodes.begin(), corner_nodes.end()) != corner_nodes.end();
+      const std::size_t at = rows.nodes.size();
+      rows.nodes.insert(rows.nodes.end(), cell, cell + k);
+      const auto sorted_begin = rows.nodes.begin() + static_cast<std::ptrdiff_t>(at);
+      std::sort(sorted_begin, rows.nodes.end());
+      rows.cells.push_back(global);
+      const bool repeated = std::adjacent_find(sorted_begin, rows.nodes.end()) != rows.nodes.end();
       double measure = 0, scale = 0;  // signed volume/area/length and the square of the cell's size
       for (int i = 1; i < corners; ++i)
         scale = std::max(scale, dot(minus(point_of(mesh, cell[i], xyz), point_of(mesh, cell[0], xyz)),
@@ -308,10 +317,22 @@ MeshCheck check(const Mesh& mesh) {
       else if (oriented && measure < 0) report.inverted.push_back(global);
     }
   }
-  for (auto& [type, sets] : node_sets) {
-    std::sort(sets.begin(), sets.end());  // by nodes, then by cell: the first of equal ones stays
-    for (std::size_t i = 1; i < sets.size(); ++i)
-      if (sets[i].first == sets[i - 1].first) report.duplicate.push_back(sets[i].second);
+  for (const auto& [type, rows] : node_sets) {
+    const auto width = static_cast<std::size_t>(rows.width);
+    auto row = [&](std::size_t r) { return std::span<const std::int64_t>(rows.nodes.data() + r * width, width); };
+    std::vector<std::size_t> order(rows.cells.size());
+    for (std::size_t r = 0; r < order.size(); ++r) order[r] = r;
+    // by nodes, then by cell: the first of equal ones stays
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      const auto a = row(x), b = row(y);
+      if (std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end())) return true;
+      if (std::lexicographical_compare(b.begin(), b.end(), a.begin(), a.end())) return false;
+      return rows.cells[x] < rows.cells[y];
+    });
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      const auto a = row(order[i - 1]), b = row(order[i]);
+      if (std::equal(a.begin(), a.end(), b.begin())) report.duplicate.push_back(rows.cells[order[i]]);
+    }
   }
   std::sort(report.duplicate.begin(), report.duplicate.end());
   for (std::size_t i = 0; i < n; ++i)

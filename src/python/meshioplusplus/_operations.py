@@ -78,7 +78,7 @@ class MeshCheck(NamedTuple):
     """What ``check`` found (nothing is changed); cells are block-major indices."""
 
     inverted: np.ndarray  # mirrored node order: negative volume, or negative area of planar 2-D cells
-    degenerate: np.ndarray  # a repeated corner, or zero volume/area/length
+    degenerate: np.ndarray  # a node repeated, or zero volume/area/length
     duplicate: np.ndarray  # same type and node set as an earlier cell (the later ones)
     unused_points: np.ndarray
     non_manifold_facets: int  # facets of the top-dimensional cells shared by more than two cells

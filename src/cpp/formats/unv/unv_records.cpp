@@ -15,8 +15,6 @@
 namespace meshioplusplus::unv::detail {
 namespace {
 
-constexpr std::string_view kFormat = "unv";
-
 bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
 std::string_view trimmed(std::string_view text) noexcept {

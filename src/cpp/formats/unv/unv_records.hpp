@@ -12,6 +12,9 @@
 
 namespace meshioplusplus::unv::detail {
 
+// The format's name in every error and temporary file name of this folder.
+inline constexpr std::string_view kFormat = "unv";
+
 // One ASCII dataset: its number, where its number line stands, and its body (the lines
 // between the number line and the closing "-1"), with the count of non-blank body lines.
 struct Dataset {

@@ -39,7 +39,7 @@
 namespace meshioplusplus::unv {
 namespace {
 
-constexpr std::string_view kFormat = "unv";
+using detail::kFormat;
 using detail::Dataset;
 using detail::Line;
 using detail::Lines;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "formats/unv/unv.hpp"
+#include "formats/unv/unv_records.hpp"
 #include "formats/unv/unv_types.hpp"
 #include "io/output/atomic_file.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -23,7 +24,7 @@
 namespace meshioplusplus::unv {
 namespace {
 
-constexpr std::string_view kFormat = "unv";
+using detail::kFormat;
 
 // The 164 description of each I-deas units code.
 std::string_view units_description(std::int64_t code) noexcept {
