@@ -317,7 +317,8 @@ MeshCheck check(const Mesh& mesh) {
       else if (oriented && measure < 0) report.inverted.push_back(global);
     }
   }
-  for (const auto& [type, rows] : node_sets) {
+  for (const auto& entry : node_sets) {
+    const SortedRows& rows = entry.second;  // a named reference: lambdas below capture it (not a binding)
     const auto width = static_cast<std::size_t>(rows.width);
     auto row = [&](std::size_t r) { return std::span<const std::int64_t>(rows.nodes.data() + r * width, width); };
     std::vector<std::size_t> order(rows.cells.size());
