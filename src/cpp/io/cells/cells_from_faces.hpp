@@ -1,0 +1,66 @@
+// Floor 2: face-based volume meshes -> cell blocks.
+//
+// CFD formats (OpenFOAM polyMesh, Fluent .msh/.cas and CFF .cas.h5) do not list a cell's
+// nodes: they list faces, each with the cell on either side. build_cells_from_faces() turns
+// such a face list into our cells, as VTK's vtkOpenFOAMReader and vtkFLUENTReader do:
+//   3-D: a cell of 4 triangles on 4 nodes is a tetra, 1 quad + 4 triangles on 5 nodes a
+//        pyramid, 2 triangles + 3 quads on 6 nodes a wedge, 6 quads on 8 nodes a hexahedron
+//        (node orders derived from the faces, in VTK/meshio order, positive volume for an
+//        outward-oriented face set); every other cell, or one whose faces do not close into
+//        that shape, is a polyhedron whose faces are kept, each oriented out of the cell.
+//   2-D: the edges of a cell are chained into a loop: 3 edges a triangle, 4 a quad, more a
+//        polygon (counter-clockwise for faces oriented as described below).
+// Blocks: one per cell type, in the order each type first appears in cell order; within a
+// block cells keep their relative order. The maps between the file's cell numbers and
+// block-major numbers come back, so readers permute cell data and map zones to regions.
+// For every face, the (block-major cell, local facet) pair of the cells on both sides comes
+// back too: local facets follow core/side_regions' tables (Exodus numbering) for the standard
+// shapes and are the face's position in the cell's face list for polyhedra and polygons, so
+// boundary patches become Side regions directly.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "meshioplusplus/mesh.hpp"
+
+namespace meshioplusplus::io {
+
+struct FaceCellInput {
+  // Face f's nodes are face_nodes[face_offsets[f] .. face_offsets[f + 1]), 0-based points.
+  std::span<const std::int64_t> face_offsets;  // (num_faces + 1)
+  std::span<const std::int64_t> face_nodes;
+  // 3-D: the face's normal by the right-hand rule on its node order points OUT of `owner`
+  // (OpenFOAM's rule) and into `neighbour`. 2-D: walking the edge from its first node to its
+  // second keeps `owner` on the left. Cells are 0-based; -1 = no cell on that side.
+  std::span<const std::int64_t> owner;      // (num_faces)
+  std::span<const std::int64_t> neighbour;  // (num_faces) or shorter: faces past its end have none
+  std::int64_t num_cells = 0;
+  int dimension = 3;  // 3: faces are polygons; 2: faces are edges (2 nodes each)
+  // When false every 3-D cell is a polyhedron and every 2-D cell a polygon (no recognition).
+  bool recognise_shapes = true;
+};
+
+struct FaceCells {
+  std::vector<CellBlock> blocks;
+  NDArray block_major_of_cell;  // int64 (num_cells): file cell number -> block-major index
+  NDArray cell_of_block_major;  // int64 (num_cells): the inverse
+  // int64 (num_faces, 2): (block-major cell, local facet) of the owner / neighbour side of
+  // each face; (-1, -1) where the face has no cell on that side.
+  NDArray owner_sides;
+  NDArray neighbour_sides;
+};
+
+// Throws std::invalid_argument (readers turn it into a ReadError naming their file) when a
+// face names a cell outside [0, num_cells), a cell has no faces, a 2-D face is not an edge or
+// a 2-D cell's edges do not form one closed loop, or a 3-D face has fewer than 3 nodes.
+// Runs on every core (io parallel_ranges); the result does not depend on the thread count.
+FaceCells build_cells_from_faces(const FaceCellInput& input);
+
+// `values` (num_cells rows, any dtype and row width) in block-major order: one array per block,
+// as Mesh::cell_data holds them.
+std::vector<NDArray> cell_values_by_block(const FaceCells& cells, const NDArray& values);
+
+}  // namespace meshioplusplus::io
