@@ -1,0 +1,37 @@
+"""The text-parsing floor (issue 36): bench/floor/text_floor.cpp, built here on first use, timed
+on a file beside the readers. `floor_seconds(path)` is its best wall time over `repeat` runs in a
+fresh process (mmap, line-aligned parts on every core, std::from_chars on every token, a sum)."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+
+FLOOR_DIR = pathlib.Path(__file__).resolve().parent / "floor"
+BINARY = pathlib.Path(__file__).resolve().parent / ".build" / "text_floor"
+
+
+def build_floor():
+    source = FLOOR_DIR / "text_floor.cpp"
+    if BINARY.exists() and BINARY.stat().st_mtime >= source.stat().st_mtime:
+        return BINARY
+    compiler = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++")
+    if compiler is None:
+        raise RuntimeError("the text floor needs a C++20 compiler (g++ or clang++)")
+    BINARY.parent.mkdir(exist_ok=True)
+    subprocess.run([compiler, "-std=c++20", "-O2", "-pthread", str(source), "-o", str(BINARY)], check=True)
+    return BINARY
+
+
+def floor_seconds(path, threads=None, repeat=3):
+    """Best wall time (s) of the floor on `path`; `threads` defaults to every core."""
+    arguments = [str(build_floor()), str(path), str(threads or os.cpu_count()), str(repeat)]
+    done = subprocess.run(arguments, capture_output=True, text=True, check=True)
+    return float(done.stdout.split()[0])
+
+
+if __name__ == "__main__":
+    import sys
+
+    for name in sys.argv[1:]:
+        print(f"{name}: {floor_seconds(name) * 1e3:.1f} ms")
