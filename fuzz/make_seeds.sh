@@ -66,6 +66,7 @@ target_for() {
     *.vtm) echo vtm ;;
     *.pvd) echo pvd ;;
     *.xdmf|*.xmf) echo xdmf ;;
+    *.cas.h5|*.dat.h5|*.msh.h5) echo fluent_cff ;;
     *.hmf) echo hmf ;;
     *.h5m) echo h5m ;;
     *.vtkhdf|*.hdf) echo vtkhdf ;;
@@ -108,6 +109,23 @@ add_public_files() {
   done < <(find "$root" -type f -name '*.node' -print0)
 }
 
+# OpenFOAM: the input is one file of a case, its first byte choosing which (fuzz_targets.hpp,
+# kOpenfoamFuzzCase: 0 faces, 1 owner, 2 neighbour, 3 points, 4 boundary, 5 cellZones, 6 a field).
+add_openfoam_seeds() {
+  local root="$1" index name file
+  [ -d "$root" ] || return 0
+  mkdir -p "$seeds_dir/openfoam"
+  for index in 0 1 2 3 4 5 6; do
+    name=(faces owner neighbour points boundary cellZones p)
+    while IFS= read -r -d '' file; do
+      [ "$(stat -c %s "$file")" -le "$max_bytes" ] || continue
+      { printf "\\$(printf '%03o' "$index")"; cat "$file"; } > "$seeds_dir/openfoam/public-${name[$index]}-$(echo "$file" | md5sum | cut -c1-12)"
+      copied=$((copied + 1))
+    done < <(find "$root" -type f \( -name "${name[$index]}" -o -name "${name[$index]}.gz" \) -print0)
+  done
+}
+
+add_openfoam_seeds "$repo_root/tests/data/openfoam"
 add_public_files "$repo_root/../shared/corpus"
 add_public_files "$repo_root/tests/data"
 for meshes in /tmp/meshio_sdist/meshio-*/tests/meshes; do add_public_files "$meshes"; done

@@ -30,6 +30,8 @@ install_system_packages() {
     [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
     command -v clang++ >/dev/null || missing+=(clang)
     command -v mpirun >/dev/null || missing+=(openmpi-bin libopenmpi-dev)
+    # CGNS's own checker: the CGNS tests run it on the polyhedra we write.
+    command -v cgnscheck >/dev/null || missing+=(cgns-convert)
   fi
   command -v g++ >/dev/null || missing+=(g++)
   if [ "${#missing[@]}" -gt 0 ]; then

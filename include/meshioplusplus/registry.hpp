@@ -62,7 +62,8 @@ struct FormatInfo {
 std::span<const FormatInfo> registered_formats() noexcept;
 // Throws std::invalid_argument listing the known names.
 const FormatInfo& format_by_name(std::string_view name);
-// The longest registered extension that ends `path` (case-insensitive); nullptr if none.
+// The longest registered extension that ends `path` (case-insensitive); nullptr if none. A
+// directory holding an OpenFOAM case (or a polyMesh directory) is openfoam's.
 const FormatInfo* format_for_path(std::string_view path) noexcept;
 
 // `format` empty: deduced from the extension, and where several formats claim it, from the

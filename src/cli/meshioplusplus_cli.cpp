@@ -192,7 +192,9 @@ Arguments parse(const std::vector<std::string>& args) {
 
 void check_input(const std::string& path) {
   std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw CliError(path + " is a directory; give a mesh file");
+  // A directory is read only where the registry names it (an OpenFOAM case directory).
+  if (std::filesystem::is_directory(path, error) && mpp::format_for_path(path) == nullptr)
+    throw CliError(path + " is a directory; give a mesh file (or an OpenFOAM case directory)");
   if (!std::filesystem::exists(path, error)) throw CliError(path + ": no such file");
 }
 

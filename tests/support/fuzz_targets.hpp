@@ -25,7 +25,7 @@ struct FuzzTarget {
 
 // Every format in the registry that can read, plus the variants a file name selects. The
 // HDF5, netCDF and CGNS formats read the input as a file through their library, like any other.
-inline constexpr std::array<FuzzTarget, 50> kFuzzTargets{{
+inline constexpr std::array<FuzzTarget, 52> kFuzzTargets{{
     {"vtu", "vtu", ".vtu"},
     {"vtk", "vtk", ".vtk"},
     {"gmsh", "gmsh", ".msh"},
@@ -70,8 +70,10 @@ inline constexpr std::array<FuzzTarget, 50> kFuzzTargets{{
     {"h5m", "h5m", ".h5m"},
     {"vtkhdf", "vtkhdf", ".vtkhdf"},
     {"med", "med", ".med"},
+    {"fluent_cff", "fluent_cff", ".cas.h5"},  // a .dat.h5 beside it is never there: the case alone
     {"cgns", "cgns", ".cgns"},  // ADF or HDF5, as the file's first bytes say
     {"exodus", "exodus", ".exo"},
+    {"openfoam", "openfoam", ".foam"},  // a case folder: the input is one of its files (openfoam_fuzz_case below)
     // Collections: the input is the index, written into a folder of fixed piece files
     // (prepare_fuzz_directory below).
     {"pvtu", "pvtu", ".pvtu"},
@@ -101,9 +103,40 @@ inline void write_whole_file(const std::string& path, std::string_view bytes) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+// OpenFOAM reads a case folder: one hexahedron (points, faces, owner, neighbour, boundary,
+// cellZones and a field at time 1). The input's first byte picks the file it replaces (its
+// value modulo the number of files; the rest of the input is that file's content), so the
+// FoamFile grammar is fuzzed through every kind of file a case holds. Seeds: real files with
+// their selector byte (fuzz/make_seeds.sh).
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kOpenfoamFuzzCase{{
+    {"constant/polyMesh/faces",
+     "FoamFile{format ascii;class faceList;}\n6(4(0 3 2 1) 4(4 5 6 7) 4(0 1 5 4) 4(3 7 6 2) 4(0 4 7 3) 4(1 2 6 5))\n"},
+    {"constant/polyMesh/owner", "FoamFile{format ascii;class labelList;}\n6{0}\n"},
+    {"constant/polyMesh/neighbour", "FoamFile{format ascii;class labelList;}\n0()\n"},
+    {"constant/polyMesh/points",
+     "FoamFile{format ascii;class vectorField;}\n8((0 0 0)(1 0 0)(1 1 0)(0 1 0)(0 0 1)(1 0 1)(1 1 1)(0 1 1))\n"},
+    {"constant/polyMesh/boundary",
+     "FoamFile{format ascii;class polyBoundaryMesh;}\n1(walls{type wall;inGroups 1(wall);nFaces 6;startFace 0;})\n"},
+    {"constant/polyMesh/cellZones",
+     "FoamFile{format ascii;class regIOobject;}\n1(zone{type cellZone;cellLabels List<label> 1(0);})\n"},
+    {"1/p", "FoamFile{format ascii;class volScalarField;}\ninternalField uniform 1;\nboundaryField{walls{type zeroGradient;}}\n"},
+}};
+
+inline std::string openfoam_fuzz_case(const std::string& stem, std::string_view input) {
+  const std::string root = stem + "_case";
+  std::filesystem::create_directories(root + "/constant/polyMesh");
+  std::filesystem::create_directories(root + "/1");
+  const std::size_t chosen = input.empty() ? 0 : static_cast<unsigned char>(input[0]) % kOpenfoamFuzzCase.size();
+  for (std::size_t k = 0; k < kOpenfoamFuzzCase.size(); ++k)
+    write_whole_file(root + "/" + std::string(kOpenfoamFuzzCase[k].first),
+                     k == chosen ? input.substr(input.empty() ? 0 : 1) : kOpenfoamFuzzCase[k].second);
+  return root;
+}
+
 // Writes `input` as the file(s) `target` reads, named `stem` + extension; returns the path
 // to hand to meshioplusplus::read.
 inline std::string materialize_fuzz_input(const FuzzTarget& target, const std::string& stem, std::string_view input) {
+  if (target.format == "openfoam") return openfoam_fuzz_case(stem, input);
   if (target.format == "tetgen") {
     const std::size_t split = input.find(kTetgenSplit);
     write_whole_file(stem + ".node", input.substr(0, split));

@@ -22,6 +22,7 @@
 #include "formats/dolfin/dolfin.hpp"
 #include "formats/exodus/exodus.hpp"
 #include "formats/flac3d/flac3d.hpp"
+#include "formats/fluent_cff/fluent_cff.hpp"
 #include "formats/frd/frd.hpp"
 #include "formats/freefem/freefem.hpp"
 #include "formats/gmsh/gmsh.hpp"
@@ -38,6 +39,7 @@
 #include "formats/neuroglancer/neuroglancer.hpp"
 #include "formats/obj/obj.hpp"
 #include "formats/off/off.hpp"
+#include "formats/openfoam/openfoam.hpp"
 #include "formats/lsdyna/lsdyna.hpp"
 #include "formats/permas/permas.hpp"
 #include "formats/ply/ply.hpp"
@@ -172,14 +174,21 @@ constexpr std::array<std::string_view, 3> kLsdynaExtensions{".k", ".key", ".dyn"
 constexpr std::array<std::string_view, 2> kUnvExtensions{".unv", ".uff"};
 constexpr std::array<std::string_view, 2> kNetgenExtensions{".vol", ".vol.gz"};
 
-constexpr std::array<std::string_view, 1> kAnsysExtensions{".msh"};
+constexpr std::array<std::string_view, 4> kAnsysExtensions{".msh", ".msh.gz", ".cas", ".cas.gz"};
 constexpr std::array<std::string_view, 1> kFreefemExtensions{".msh"};
 constexpr std::array<std::string_view, 1> kCodeAsterExtensions{".mail"};
 constexpr std::array<std::string_view, 1> kMphtxtExtensions{".mphtxt"};
 constexpr std::array<std::string_view, 1> kAnsysCdbExtensions{".cdb"};
 constexpr std::array<std::string_view, 1> kFrdExtensions{".frd"};
+// OpenFOAM cases are directories: the .foam marker file ParaView opens, and any directory
+// openfoam::is_case_directory accepts (format_for_path below).
+constexpr std::array<std::string_view, 1> kOpenfoamExtensions{".foam"};
+constexpr std::array kOpenfoamOptions{
+    WriteOptionSpec{"binary", "false", "binary lists (arch \"LSB;label=32;scalar=64\") instead of ascii"},
+};
 constexpr std::array kAnsysOptions{
     WriteOptionSpec{"binary", "true", "binary (3010/3012/3013) sections instead of ascii"},
+    WriteOptionSpec{"layout", "meshio", "meshio (cells list their nodes; meshio reads them back node for node) or fluent (cells by their faces, as Fluent and VTK read)"},
 };
 // meshio registers neuroglancer without an extension: it is always named.
 constexpr std::array<std::string_view, 0> kNeuroglancerExtensions{};
@@ -215,6 +224,8 @@ constexpr std::array kCgnsOptions{
 };
 
 constexpr std::array<std::string_view, 1> kMedExtensions{".med"};
+// Fluent CFF: case, data (read with its case) and Fluent Meshing mesh; nothing else claims .h5.
+constexpr std::array<std::string_view, 3> kFluentCffExtensions{".cas.h5", ".dat.h5", ".msh.h5"};
 
 constexpr std::array<std::string_view, 2> kVtkhdfExtensions{".vtkhdf", ".hdf"};
 // The text formats whose meshio writers take float_fmt and have no other option.
@@ -276,6 +287,8 @@ const std::array kFormats{
     FormatInfo{"mphtxt", kMphtxtExtensions, "COMSOL Multiphysics text mesh", mphtxt::read, mphtxt::write, {}},
     FormatInfo{"ansys_cdb", kAnsysCdbExtensions, "ANSYS MAPDL archive (CDB)", ansys_cdb::read, ansys_cdb::write, {}, nullptr, false, /*index_check_beside_write=*/true},
     FormatInfo{"frd", kFrdExtensions, "CalculiX results (last step; every step as a time series)", frd::read, nullptr, {}},
+    FormatInfo{"openfoam", kOpenfoamExtensions, "OpenFOAM polyMesh case (directory, .foam file or polyMesh; latest time; every time as a time series)",
+               openfoam::read, openfoam::write, kOpenfoamOptions},
     FormatInfo{"neuroglancer", kNeuroglancerExtensions, "Neuroglancer precomputed mesh", neuroglancer::read,
                neuroglancer::write, {}},
     FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions, nullptr, false, true},
@@ -285,6 +298,7 @@ const std::array kFormats{
     FormatInfo{"cgns", kCgnsExtensions, "CGNS (ADF or HDF5)", cgns::read, cgns::write, kCgnsOptions},
     FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}, nullptr, false, true},
     FormatInfo{"vtkhdf", kVtkhdfExtensions, "VTKHDF (VTK's HDF5 format; needs HDF5)", vtkhdf::read, vtkhdf::write, kVtkhdfOptions, nullptr, false, true},
+    FormatInfo{"fluent_cff", kFluentCffExtensions, "ANSYS Fluent CFF case/data (.cas.h5 + .dat.h5; read only, needs HDF5)", fluent_cff::read, nullptr, {}},
     FormatInfo{"svg", kSvgExtensions, "SVG drawing (write only)", nullptr, svg::write, kSvgOptions},
 };
 
@@ -317,6 +331,10 @@ const FormatInfo& format_by_name(std::string_view name) {
 }
 
 const FormatInfo* format_for_path(std::string_view path) noexcept {
+  // A directory has no extension: an OpenFOAM case (or polyMesh) directory is openfoam's.
+  if (openfoam::is_case_directory(std::string(path)))
+    for (const FormatInfo& format : kFormats)
+      if (format.name == "openfoam") return &format;
   const std::string name = lower(path);
   const FormatInfo* best = nullptr;
   std::size_t best_length = 0;

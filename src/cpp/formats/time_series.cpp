@@ -9,6 +9,7 @@
 #include "formats/frd/frd.hpp"
 #include "formats/gmsh/gmsh_time_series.hpp"
 #include "formats/med/med_time_series.hpp"
+#include "formats/openfoam/openfoam.hpp"
 #include "formats/unv/unv_time_series.hpp"
 #include "formats/vtk_xml/pvd_time_series.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
@@ -77,6 +78,7 @@ std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, std:
   if (name == "vtkhdf") return vtkhdf::open_time_series(path);
   if (name == "frd") return frd::open_time_series(path);
   if (name == "unv") return unv::open_time_series(path);
+  if (name == "openfoam") return openfoam::open_time_series(path);
   throw ReadError(path, name, name.empty() ? "cannot tell the format from the file name"
                                            : "format '" + name + "' has no time-series reader (xdmf has)");
 }

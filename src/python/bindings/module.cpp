@@ -772,6 +772,12 @@ NB_MODULE(_core, m) {
   m.def("write", &write_mesh, nb::arg("path"), nb::arg("mesh"), nb::arg("format") = "",
         nb::arg("options") = nb::dict());
   m.def("formats", &format_table);
+  // The format the core reads `path` as without a name: by extension, or a directory's (an
+  // OpenFOAM case); "" when it cannot tell. Python's dispatch asks it for directories.
+  m.def("format_for_path", [](const std::string& path) {
+    const mpp::FormatInfo* format = mpp::format_for_path(path);
+    return format == nullptr ? std::string() : std::string(format->name);
+  }, nb::arg("path"));
   m.def("cell_types", &cell_type_table);
   m.def("gmsh_element_types", &gmsh_element_type_table);
   m.def("xdmf_topology_names", &xdmf_topology_name_table);

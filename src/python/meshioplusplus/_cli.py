@@ -13,9 +13,9 @@ import time
 
 import numpy as np
 
-from . import _core
+from . import _core, _isolation
 from ._exceptions import MeshioError
-from ._helpers import _resolve_format, _write_format_for_path, _writer_map, read, reader_map, write
+from ._helpers import _filetypes_from_path, _resolve_format, _write_format_for_path, _writer_map, read, reader_map, write
 from ._operations import check, clean, extract_surface
 from ._parallel import partition, write_pieces
 from ._regions import RegionKind, block_bases
@@ -83,8 +83,8 @@ class _Progress:
 
 
 def _check_input(path):
-    if os.path.isdir(path):
-        raise CliError(f"{path} is a directory; give a mesh file")
+    if os.path.isdir(path) and not _core.format_for_path(path):  # an OpenFOAM case directory is a mesh
+        raise CliError(f"{path} is a directory; give a mesh file (or an OpenFOAM case directory)")
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
 
@@ -97,6 +97,27 @@ def _input_format(args):
         return _write_format_for_path(args.infile)
     except Exception:
         raise CliError(f"cannot tell the format of {args.infile} from its name; pass -i/--input-format") from None
+
+
+def _isolates(args):
+    """--isolate / --no-isolate, else MESHIOPLUSPLUS_ISOLATE, else: isolate the formats parsed
+    by HDF5, netCDF or CGNS (docs/isolation.md), whose crashes on hostile files are not ours to fix."""
+    if args.isolate is not None:
+        return args.isolate
+    if getattr(args, "timeout", None) is not None or _isolation.environment_default():
+        return True
+    if args.input_format:
+        return _core_name(args.input_format) in _isolation.LIBRARY_BACKED_FORMATS
+    try:
+        candidates = _filetypes_from_path(args.infile)
+    except MeshioError:
+        return False
+    return any(name in _isolation.LIBRARY_BACKED_FORMATS for name in candidates)
+
+
+def _read_input(args):
+    return read(args.infile, file_format=args.input_format, isolate=_isolates(args),
+                timeout=getattr(args, "timeout", None))
 
 
 def _output_format(args):
@@ -147,7 +168,7 @@ def _convert(args):
         raise CliError(f"unknown output format {out_format!r} (-o/--output-format); see --help")
     progress = _Progress(sys.stderr.isatty())
     progress.begin(f"reading {args.infile}")
-    mesh = read(args.infile, file_format=args.input_format)
+    mesh = _read_input(args)
     progress.end()
     if args.sets_to_int_data:
         mesh.point_sets_to_data()
@@ -211,7 +232,7 @@ def _clean_up(mesh, args):
 
 def _check(args):
     _check_input(args.infile)
-    mesh = read(args.infile, file_format=args.input_format)
+    mesh = _read_input(args)
     found = check(mesh)
     print(args.infile)
     rows = (("inverted cells", found.inverted), ("degenerate cells", found.degenerate),
@@ -296,7 +317,7 @@ def _info(args):
         raise CliError("info needs a mesh file (or --formats)")
     _check_input(args.infile)
     started = time.perf_counter()
-    mesh = read(args.infile, file_format=args.input_format)
+    mesh = _read_input(args)
     print(info_text(mesh, args.infile, time.perf_counter() - started))
     return 0
 
@@ -309,7 +330,7 @@ def _rewrite(args, options_for, verb):
     if options is None:
         raise CliError(f"don't know how to {verb} {args.infile} ({format_name})")
     print(f"File size before: {os.stat(args.infile).st_size / 1024 ** 2:.2f} MB")
-    mesh = read(args.infile, file_format=args.input_format)
+    mesh = _read_input(args)
     write(args.infile, mesh, file_format=format_name, **options)
     print(f"File size after: {os.stat(args.infile).st_size / 1024 ** 2:.2f} MB")
     return 0
@@ -365,7 +386,7 @@ def _partition(args):
         raise CliError(f"{args.outfile}: partitioned output must be .pvtu")
     progress = _Progress(sys.stderr.isatty())
     progress.begin(f"reading {args.infile}")
-    mesh = read(args.infile, file_format=args.input_format)
+    mesh = _read_input(args)
     progress.end()
     progress.begin(f"partitioning into {args.parts} ({args.method})")
     pieces = partition(mesh, args.parts, method=args.method)
@@ -391,10 +412,21 @@ def build_parser():
     parser.add_argument("--version", "-v", action="version", version=_version_text())
     commands = parser.add_subparsers(dest="command", required=True, title="subcommands")
 
+    def add_isolation(sub):
+        isolation = sub.add_mutually_exclusive_group()
+        isolation.add_argument("--isolate", dest="isolate", action="store_true", default=None,
+                               help="read in a worker process, so a hostile file cannot crash this one "
+                                    "(default for HDF5/netCDF/CGNS formats; docs/isolation.md)")
+        isolation.add_argument("--no-isolate", dest="isolate", action="store_false",
+                               help="read in this process, also HDF5/netCDF/CGNS formats")
+        sub.add_argument("--timeout", metavar="SECONDS", type=float,
+                         help="give up on a read after SECONDS (implies --isolate)")
+
     def add_input(sub):
         sub.add_argument("infile", help="mesh file to read")
         sub.add_argument("--input-format", "-i", metavar="FORMAT", choices=sorted(reader_map),
                          help="input file format (default: from the file name)")
+        add_isolation(sub)
 
     convert = commands.add_parser("convert", aliases=["c"], help="convert a mesh file to another format")
     add_input(convert)
@@ -439,6 +471,7 @@ def build_parser():
                       help="input file format (default: from the file name)")
     info.add_argument("--formats", action="store_true",
                       help="list the formats and which optional libraries this build has")
+    add_isolation(info)
     info.set_defaults(run=_info)
 
     compress = commands.add_parser("compress", help="rewrite a file compressed (in place)")

@@ -156,7 +156,14 @@ def _unknown_format(message, path=None, format_name=None):
 
 
 def _filetypes_from_path(path):
-    """Format names for ``path`` by its suffixes, longest match first (meshio's rule)."""
+    """Format names for ``path`` by its suffixes, longest match first (meshio's rule); a
+    directory is the core's to name (an OpenFOAM case directory is ``openfoam``)."""
+    if os.path.isdir(path):
+        name = _core.format_for_path(os.fspath(path))
+        if not name:
+            raise _unknown_format(f"Could not deduce file format from path '{path}': a directory that holds no "
+                                  f"OpenFOAM case (constant/polyMesh or processor*/).", path)
+        return [name]
     extension = ""
     names = []
     for suffix in reversed(Path(path).suffixes):

@@ -10,7 +10,7 @@ the floor below (``_dispatch``); without one they are ``_dispatch``'s own read a
 import os
 from typing import IO, Any, Optional, Union
 
-from . import _parallel
+from . import _isolation, _parallel
 from ._capabilities import set_entry_point
 from ._dispatch import (  # noqa: F401  (meshio's names, re-exported)
     _filetypes_from_path,
@@ -33,7 +33,8 @@ from ._options import MESHIO_ONLY_OPTIONS  # noqa: F401
 
 def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optional[str] = None,
          max_bytes: Optional[int] = None, comm: Any = None, piece: Optional[int] = None,
-         merge_points: bool = False, ghost_cells: bool = False) -> Mesh:
+         merge_points: bool = False, ghost_cells: bool = False, isolate: Optional[bool] = None,
+         timeout: Optional[float] = None) -> Mesh:
     """Read a mesh. ``file_format`` is deduced from the file name when omitted (for ``.msh``
     from the content too: Gmsh or ANSYS).
 
@@ -44,7 +45,22 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
     partitions, flagged by ``vtkGhostType`` point and cell data.
     For .pvtu/.pvtp, ``piece=k`` reads only piece k and ``merge_points=True`` welds the points
     that pieces share (docs/vtk-xml.md).
+
+    ``isolate=True`` reads in a worker process (docs/isolation.md): a file that crashes or hangs
+    the parser, or needs more memory than allowed, is a ``ReadError`` and this process is
+    untouched; the arrays come back through shared memory, not copied. ``timeout`` (seconds)
+    bounds such a read (and implies ``isolate``); with ``isolate``, ``max_bytes`` also caps the
+    worker's memory for the read. ``isolate=None`` follows ``MESHIOPLUSPLUS_ISOLATE``.
     """
+    if isolate is None:
+        isolate = timeout is not None or _isolation.environment_default()
+    elif not isolate and timeout is not None:
+        raise ValueError("timeout= bounds an isolated read; it cannot apply with isolate=False")
+    if isolate and comm is not None:
+        raise ValueError("isolate=True reads one file in a worker process; it does not combine with comm=")
+    if isolate:
+        return _isolation.read(filename, file_format, max_bytes=max_bytes, piece=piece, merge_points=merge_points,
+                               timeout=timeout)
     if ghost_cells and comm is None:
         raise ValueError("ghost_cells=True asks for the ghost cells of this rank's partitions, so it needs a "
                          "communicator: read(path, comm=comm, ghost_cells=True) on a Gmsh-partitioned file")

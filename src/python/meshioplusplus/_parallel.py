@@ -23,6 +23,8 @@ from . import _core
 from ._conversion import from_core
 from ._dispatch import read, write
 from ._exceptions import ReadError, WriteError
+from ._format_extras.openfoam import processor_dirs as openfoam_processor_dirs
+from ._format_extras.openfoam import read_processor as _read_openfoam_processor
 from ._format_extras.vtkhdf import write_partitioned_main
 from ._mesh import CellBlock, Mesh
 from ._regions import Region, RegionKind, block_bases
@@ -38,7 +40,7 @@ bytes_read = 0
 #: Formats with partitioned reads (one piece file per rank, plus an index / main file; Gmsh:
 #: one file with ``$PartitionedEntities``, or the split files ``name_1.msh`` … of
 #: ``Mesh.PartitionSplitMeshFiles=1``).
-PARTITIONED_FORMATS = ("pvtu", "vtkhdf", "xdmf", "gmsh", "pvtp")
+PARTITIONED_FORMATS = ("pvtu", "vtkhdf", "xdmf", "gmsh", "pvtp", "openfoam")
 #: Formats with partitioned (collective) writes.
 PARTITIONED_WRITE_FORMATS = ("pvtu", "vtkhdf", "xdmf", "pvtp")
 #: The VTK XML partitioned kinds: index format → (the index's grid element, the piece format).
@@ -259,7 +261,9 @@ def _format_of(path, file_format, writing=False):
                            "pvtp" if lower.endswith(".pvtp") else
                            "vtkhdf" if lower.endswith((".vtkhdf", ".hdf")) else
                            "xdmf" if lower.endswith((".xdmf", ".xmf")) else
-                           "gmsh" if lower.endswith(".msh") else None)
+                           "gmsh" if lower.endswith(".msh") else
+                           "openfoam" if lower.endswith(".foam") or _core.format_for_path(os.fspath(path)) == "openfoam"
+                           else None)
     if name == "xmf":
         name = "xdmf"
     supported = PARTITIONED_WRITE_FORMATS if writing else PARTITIONED_FORMATS
@@ -325,6 +329,8 @@ def read_piece(path, comm, file_format=None, ghost_cells=False):
         return _read_xdmf_share(os.fspath(path), comm)
     if name == "gmsh":
         return _read_gmsh_share(os.fspath(path), comm, ghost_cells)
+    if name == "openfoam":
+        return _read_openfoam_share(os.fspath(path), comm)
     path = os.fspath(path)
     # rank 0 reads the index; the others get its piece list (Source attributes) by bcast
     sources = _index_from_root(comm, path, functools.partial(_vtk_xml_sources, path, name))
@@ -818,6 +824,37 @@ def _read_gmsh_share(path, comm, ghost_cells=False):
     if len(meshes) == 1:
         return meshes[0]
     return _merge_with_ghosts(meshes) if ghost_cells else merge(meshes)
+
+
+# --- OpenFOAM decomposed cases ---------------------------------------------------------------
+# decomposePar writes one case per processor (processor0/ … with constant/polyMesh and the time
+# directories); each is an ordinary case to the core's reader, whose point and cell data
+# "global_ids" are decomposePar's pointProcAddressing / cellProcAddressing, so a rank's
+# processors weld into one piece by them. Listing the processor directories is a directory read
+# on every rank (no index to broadcast).
+
+
+def _read_openfoam_share(path, comm):
+    """This rank's ``rank_share`` of the processor directories of the case at ``path`` (merged,
+    welded by ``global_ids``); an undecomposed case is one piece, rank 0's."""
+    global bytes_read
+    rank, size = comm.Get_rank(), comm.Get_size()
+    folders = openfoam_processor_dirs(path)
+    files_read.clear()
+    if not folders:
+        if rank != 0:
+            return Mesh(np.zeros((0, 3)), [])
+        files_read.append(os.path.abspath(path))
+        return read(path, "openfoam")
+    meshes = []
+    for number in rank_share(len(folders), size, rank):
+        meshes.append(_read_openfoam_processor(folders[number]))
+        files_read.append(os.path.abspath(folders[number]))
+    bytes_read = sum(os.path.getsize(os.path.join(directory, name))
+                     for folder in files_read for directory, _, names in os.walk(folder) for name in names)
+    if not meshes:
+        return Mesh(np.zeros((0, 3)), [], point_data={GLOBAL_IDS: np.zeros(0, dtype=np.int64)}, cell_data={GLOBAL_IDS: []})
+    return meshes[0] if len(meshes) == 1 else merge(meshes)
 
 
 def device_for_rank(comm, device_count=None):

@@ -15,7 +15,7 @@ netCDF4 = pytest.importorskip("netCDF4")
 TMAP8 = pathlib.Path(__file__).resolve().parents[2] / "data" / "exodus" / "tmap8_val-2d_limited_out.e"
 
 # VTK cell type numbers → our Python names (polyhedra: meshio's polyhedron<N>, N nodes).
-VTK_NAMES = {1: "vertex", 3: "line", 7: "polygon", 9: "quad"}
+VTK_NAMES = {1: "vertex", 3: "line", 7: "polygon", 9: "quad", 12: "hexahedron"}
 
 
 def vtk_name(vtk_type, num_points):
@@ -189,3 +189,100 @@ def test_nfaced_faces_are_numbered_over_every_face_block(tmp_path):
         expected = [faces[f - 1] for f in exo["facconn1"][:]]
     mesh = mio.read(path)
     assert our_cells(mesh) == [("polyhedron5", expected)]
+
+
+# ---- polyhedra written by meshio++ (NFACED over one NSIDED face block per polyhedron block) ----
+
+# A unit cube, a pyramid on its top and a non-convex L prism beside it (volumes 1, 1/3, 3),
+# some faces listed inward (the writer turns every face out of its cell), and a hexahedron.
+POLY_POINTS = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1],
+                        [0.5, 0.5, 2], [2, 0, 0], [4, 0, 0], [4, 1, 0], [3, 1, 0], [3, 2, 0], [2, 2, 0],
+                        [2, 0, 1], [4, 0, 1], [4, 1, 1], [3, 1, 1], [3, 2, 1], [2, 2, 1]], dtype=float)
+CUBE = [[0, 3, 2, 1], [4, 5, 6, 7], [4, 5, 1, 0], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]]
+PYRAMID_ON_TOP = [[4, 5, 6, 7], [4, 5, 8], [5, 6, 8], [6, 7, 8], [7, 4, 8]]
+L_PRISM = [[10, 11, 12, 13, 14, 9], [15, 16, 17, 18, 19, 20], [9, 10, 16, 15], [10, 11, 17, 16], [11, 12, 18, 17],
+           [12, 13, 19, 18], [13, 14, 20, 19], [14, 9, 15, 20]]
+
+
+def polyhedron_volume(points, faces):
+    """Signed volume by the divergence theorem: positive when every face points out."""
+    volume = 0.0
+    for face in faces:
+        p = points[np.asarray(face)]
+        for k in range(1, len(p) - 1):
+            volume += np.dot(p[0], np.cross(p[k], p[k + 1])) / 6
+    return volume
+
+
+def vtk_cell_volumes(path):
+    """VTK's own volume of every cell (vtkCellSizeFilter), block after block."""
+    exodus = pytest.importorskip("vtkmodules.vtkIOExodus")
+    verdict = pytest.importorskip("vtkmodules.vtkFiltersVerdict")
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    reader = exodus.vtkExodusIIReader()
+    reader.SetFileName(str(path))
+    reader.SetSqueezePoints(False)
+    reader.UpdateInformation()
+    reader.Update()
+    volumes = []
+    iterator = reader.GetOutput().NewIterator()
+    iterator.InitTraversal()
+    while not iterator.IsDoneWithTraversal():
+        sizes = verdict.vtkCellSizeFilter()
+        sizes.SetInputData(iterator.GetCurrentDataObject())
+        sizes.Update()
+        volumes += list(vtk_to_numpy(sizes.GetOutput().GetCellData().GetArray("Volume")))
+        iterator.GoToNextItem()
+    return volumes
+
+
+def test_polyhedra_we_write_read_in_vtk_with_our_faces_volumes_and_data(tmp_path):
+    path = tmp_path / "polyhedra.exo"
+    mesh = mio.Mesh(POLY_POINTS, [("polyhedron", [CUBE, PYRAMID_ON_TOP, L_PRISM[::-1]]),
+                                  ("hexahedron", np.array([[9, 10, 11, 12, 15, 16, 17, 18]]))],
+                    cell_data={"pressure": [np.array([1.5, 2.5, 3.5]), np.array([4.5])]})
+    mio.write(path, mesh)
+    with netCDF4.Dataset(path) as exo:
+        assert exo["fbconn1"].elem_type == "nsided" and exo["facconn1"].elem_type == "NFACED"
+        assert exo["ebepecnt1"].entity_type1 == "FACE" and exo["fbepecnt1"].entity_type2 == "FACE"
+        assert list(exo["ebepecnt1"][:]) == [6, 5, 8]
+        assert list(exo["facconn1"][:]) == list(range(1, 20))  # each polyhedron's own faces
+        assert exo.dimensions["num_face"].size == 19 and len(exo["fa_prop1"][:]) == 1
+        stored = np.asarray(exo["fbconn1"][:]) - 1
+        counts = np.asarray(exo["fbepecnt1"][:])
+        faces = np.split(stored, np.cumsum(counts)[:-1])
+        for first, last, volume in ((0, 6, 1.0), (6, 11, 1 / 3), (11, 19, 3.0)):  # outward in the file
+            assert polyhedron_volume(POLY_POINTS, faces[first:last]) == pytest.approx(volume)
+    read = mio.read(path)
+    vtk = [cell for block in vtk_blocks(path) for cell in block]
+    assert our_cells(read) == vtk  # the same faces, in the same order, the same way round
+    assert [len(cell[1]) for cell in vtk[:3]] == [6, 5, 8]
+    ours = [polyhedron_volume(POLY_POINTS, faces) for _, faces in vtk[:3]]
+    np.testing.assert_allclose(ours, [1, 1 / 3, 3])
+    # VTK's own volumes agree on the convex cells; for the non-convex L prism vtkCellSizeFilter
+    # (VTK 9.7) gives 3.5, while the divergence theorem over VTK's own faces (above) gives 3.
+    volumes = vtk_cell_volumes(path)
+    np.testing.assert_allclose([volumes[0], volumes[1], volumes[3]], [1, 1 / 3, 1.5])
+    assert volumes[2] != pytest.approx(3.0)
+    np.testing.assert_array_equal(np.concatenate([np.asarray(a) for a in read.cell_data["pressure"]]),
+                                  [1.5, 2.5, 3.5, 4.5])
+
+
+def test_faces_shared_as_seacas_stores_them_are_turned_out_of_each_polyhedron(tmp_path):
+    # SEACAS's example layout: the face the cube and the pyramid share is stored once (outward for
+    # the cube, inward for the pyramid). We turn it for the pyramid keeping its first node first;
+    # VTK 9.7 turns it too (reversed whole): the same faces, volumes and orientation.
+    path = tmp_path / "shared.e"
+    faces = CUBE[:2] + [[0, 1, 5, 4]] + CUBE[3:] + PYRAMID_ON_TOP[1:]
+    write_exodus(path, POLY_POINTS[:9],
+                 [dict(elem_type="NFACED", conn=[1, 2, 3, 4, 5, 6, 2, 7, 8, 9, 10], counts=[6, 5], name="cells", id=1)],
+                 [dict(elem_type="NSIDED", conn=[n + 1 for face in faces for n in face],
+                       counts=[len(face) for face in faces], id=1)])
+    read = mio.read(path)
+    ours = our_cells(read)
+    vtk = [cell for block in vtk_blocks(path) for cell in block]
+    assert [sorted(map(sorted, cell[1])) for cell in ours] == [sorted(map(sorted, cell[1])) for cell in vtk]
+    np.testing.assert_allclose([polyhedron_volume(POLY_POINTS, cell[1]) for cell in ours], [1, 1 / 3])
+    np.testing.assert_allclose([polyhedron_volume(POLY_POINTS, cell[1]) for cell in vtk], [1, 1 / 3])
+    assert ours[1][1][0] == [4, 7, 6, 5] and vtk[1][1][0] == [7, 6, 5, 4]
+    assert ours[0] == vtk[0] and ours[1][1][1:] == vtk[1][1][1:]

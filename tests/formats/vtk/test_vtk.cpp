@@ -472,27 +472,7 @@ INSTANTIATE_TEST_SUITE_P(VtkLegacyFlavours, VtkLegacyRoundTrip,
 // Writer limits
 // ---------------------------------------------------------------------------------------
 
-TEST(VtkLegacyWrite, PolyhedraAreRefusedAndTheOldFileSurvives) {
-  ScratchDir scratch;
-  const std::string path = scratch.file("keep.vtk");
-  write_file(path, "old contents");
-  Mesh mesh = two_block_mesh();
-  CellBlock polyhedron;
-  polyhedron.type = "polyhedron";
-  polyhedron.connectivity = make_array<std::int64_t>({12}, {0, 1, 2, 0, 1, 4, 1, 2, 4, 2, 0, 4});
-  polyhedron.face_offsets = make_array<std::int64_t>({5}, {0, 3, 6, 9, 12});
-  polyhedron.offsets = make_array<std::int64_t>({2}, {0, 4});
-  mesh.cells.push_back(polyhedron);
-  try {
-    vtk::write(path, mesh, {});
-    FAIL() << "polyhedra were written";
-  } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("polyhedron"), std::string::npos) << error.what();
-  }
-  EXPECT_EQ(read_file(path), "old contents");
-  EXPECT_THROW(meshioplusplus::write(path, mesh, "vtk"), WriteError);
-  EXPECT_EQ(read_file(path), "old contents");
-}
+// Polyhedra are written (and read): tests/formats/vtk/test_vtk_polyhedra.cpp.
 
 TEST(VtkLegacyWrite, UnknownVersionIsRefused) {
   ScratchDir scratch;

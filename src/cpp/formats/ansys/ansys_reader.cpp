@@ -1,36 +1,51 @@
-// ANSYS Fluent mesh reader (.msh as written by Fluent, TGrid, GAMBIT, fluentMeshToFoam's
-// counterpart foamMeshToFluent, and meshio).
+// ANSYS Fluent mesh and case reader (.msh, .cas and their .gz, as written by Fluent, Fluent
+// Meshing, TGrid, GAMBIT, ICEM, foamMeshToFluent — and meshio's own writer). `.cas.h5` (CFF,
+// HDF5) is another format.
 //
 // Layout: a sequence of sections "(id ...)". Section ids are decimal; every number inside an
-// index section is hexadecimal. An id 20xx / 30xx is the binary form of section xx: its body
-// holds raw little-endian int32 / int64 (float32 / float64 for nodes) and is followed by
-// "End of Binary Section id". The sections read:
+// index section is hexadecimal. An id 20xx / 30xx is the binary form of section xx: nodes
+// float32 / float64; indices int32 in both (Fluent; VTK reads them so) or int64 in 30xx
+// (meshio's writer) — the width whose data ends where the body closes wins. A binary body is
+// followed by "End of Binary Section id". The sections read:
 //   (0 "comment"), (1 "header")        skipped (a comment may hold parentheses of its own)
 //   (2 ND)                              the dimension, used when node zones do not give it
 //   (10 (zone first last type [ND]))    declaration of the node count (zone 0): no body
 //   (10 (zone first last type ND)(x y [z] ...))   node coordinates of ids first..last
-//   (12 (zone first last type elem))    cell zone; a body lists element types when elem = 0
-//   (13 (zone first last bc face)(...)) faces: per face its nodes then the two adjacent
-//                                       cells; face = 0 (mixed) starts each face with its
-//                                       type, face = 5 (polygonal) with its node count
+//   (12 (zone first last type elem))    cell zone (zone 0: the total); a body lists element
+//                                       types when elem = 0; a binary zone of one element type
+//                                       may close with the trailer alone
+//   (13 (zone first last bc face)(...)) faces: per face its nodes, then the right cell c0 and
+//                                       the left cell c1 (0 = none); in mixed (face = 0) and
+//                                       polygonal (5) zones each face starts with its node count
 //   (39 / 45 (zone-id type name ...)(...))   zone names (the zone id here is decimal)
-//   anything else (18 periodic pairs, 58/59 trees, …) is skipped, binary bodies included.
+//   anything else — a case file's settings (37, 38, 40, 64 …, nested lists, strings with
+//   escapes, Scheme #\ characters), 18 periodic pairs, 58/59 trees — is skipped, binary
+//   bodies included.
 //
-// What becomes what: points (n, ND), float32 when every node zone is 2010, float64 otherwise,
-// placed by node id (zones may come in any order; together they must cover first..last of
-// the ids without gaps or overlaps). Each face section becomes one block per run of faces of
-// one type — line, triangle, quad, polygon — in file order (io/cells/face_blocks.hpp; meshio makes
-// one block per type of a mixed zone, which differs only where the types alternate).
-// Fluent cell sections carry no nodes (volume cells are defined by their faces), so they
-// give no block, as in meshio; a non-mixed cell section that does list nodes (meshio's own
-// writer does so) becomes a block of its type: triangle, tetra, quad, hexahedron, pyramid,
-// wedge. Node ids become 0-based rows. Every block gets cell data "ansys:zone" (int64, the
-// zone id). A named zone with blocks becomes a Cell region (tag = zone id, dim = ND for cell
-// zones, ND - 1 for face zones). Adjacent-cell columns of the faces are not kept.
+// What becomes what (default, as VTK's vtkFLUENTReader): the volume cells, rebuilt from the
+// faces' cell columns by io::build_cells_from_faces (formats/ansys/ansys_volume.cpp says which
+// side c0 is): tetra, pyramid, wedge, hexahedron where the faces close into that shape,
+// polyhedron otherwise; in 2-D triangle, quad or polygon. The faces decide, not the zone's
+// element type (VTK keeps a declared polyhedron, type 7, as one even when it is a hexahedron).
+// Cell data "ansys:zone" (int64) is each cell's cell-zone id. A named cell zone becomes a Cell
+// region (tag = zone id, dim = ND); a named face zone (boundaries and the interior faces alike) a
+// Side region of (cell, local facet) pairs on its faces' c0 side (dim = ND - 1). The face blocks
+// meshio returns are not made: the boundary faces are the Side regions
+// (meshioplusplus.extract_surface gives the boundary as faces); no tool we know needs meshio's
+// face blocks, so there is no option. Points (n, ND), float32 when every node zone is 2010,
+// float64 otherwise, placed by node id (zones may come in any order; together they must cover
+// first..last without gaps/overlaps). 
+// Files without volume cells read as before, as meshio reads them: when a cell section lists
+// nodes (meshio's writer: a block of triangle, tetra, quad, hexahedron, pyramid or wedge), or
+// when there is no cell zone or no face names a cell, each face section becomes one block per
+// run of faces of one type — line, triangle, quad, polygon — in file order
+// (io/cells/face_blocks.hpp), every block gets "ansys:zone", and a named zone with blocks
+// becomes a Cell region (dim ND for cell zones, ND - 1 for face zones).
 //
 // Errors: every count is checked against the bytes left before anything is allocated; a node
-// id outside the nodes, an unknown element or face type, a body with too few or too many
-// values, or an unclosed section raises ReadError with the byte offset and line.
+// id outside the nodes, a cell id outside the cells, an unknown element or face type, a body
+// with too few or too many values, faces that do not close into cells, or an unclosed
+// section raises ReadError with the byte offset and line.
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -44,6 +59,8 @@
 #include <vector>
 
 #include "formats/ansys/ansys.hpp"
+#include "formats/ansys/ansys_internal.hpp"
+#include "io/codecs/zlib_codec.hpp"
 #include "io/source/byte_order.hpp"
 #include "io/cells/face_blocks.hpp"
 #include "io/source/mapped_file.hpp"
@@ -56,10 +73,9 @@ namespace {
 
 constexpr std::string_view kFormat = "ansys";
 constexpr std::string_view kBinaryEnd = "End of Binary Section";
+constexpr std::int64_t kMaxFaceNodes = 1 << 20;
 
 enum class Encoding { ascii, binary32, binary64 };
-
-std::size_t value_width(Encoding encoding) noexcept { return encoding == Encoding::binary32 ? 4 : 8; }
 
 bool is_delimiter(char c) noexcept { return io::is_space(c) || c == '(' || c == ')'; }
 
@@ -87,6 +103,9 @@ std::optional<CellKind> cell_kind(std::int64_t element_type) noexcept {
 struct Section {
   int kind = 0;  // 10, 12 or 13
   Encoding encoding = Encoding::ascii;
+  // Bytes per binary value: 4 or 8 for nodes (20xx / 30xx); 4 for indices in Fluent's files,
+  // 8 in 30xx index sections as meshio writes them (told apart by where the body ends).
+  std::size_t width = 8;
   std::size_t offset = 0;  // of its '('
   std::vector<std::int64_t> header;
   std::size_t body_begin = 0, body_end = 0;  // the data between the body's parentheses
@@ -104,10 +123,38 @@ class Reader {
   Mesh read() {
     index_sections();
     read_points();
+    // Fluent's cells are defined by their faces; only meshio's writer lists a cell's nodes.
+    const bool cells_list_nodes = std::any_of(sections_.begin(), sections_.end(), [](const Section& s) { return s.kind == 12; });
+    if (!cells_list_nodes && !volume_.cell_zones.empty()) {
+      if (std::optional<Mesh> volume = read_volume()) return std::move(*volume);
+    }
     for (const Section& section : sections_)
       if (section.kind == 12) read_cell_section(section);
       else if (section.kind == 13) read_face_section(section);
     name_zones();
+    return std::move(mesh_);
+  }
+
+  // nullopt when no face names a cell (a surface mesh with an empty cell zone): read as faces.
+  std::optional<Mesh> read_volume() {
+    for (const detail::CellZone& zone : volume_.cell_zones) {
+      // Cells are addressed by id - 1 (meshio's node-listed zones start at 0; they never get
+      // here), bounded by the bytes of the file (each cell has faces).
+      if (zone.first < 1 || static_cast<std::uint64_t>(zone.last) > doc_.size())
+        fail_at(zone.offset, "cell zone " + hex(zone.zone) + " names cell ids " + hex(zone.first) + ".." + hex(zone.last) +
+                                 ", more cells than the file can define");
+      volume_.num_cells = std::max(volume_.num_cells, zone.last);
+    }
+    volume_.num_cells = std::max(volume_.num_cells, declared_cells_);
+    for (const Section& section : sections_)
+      if (section.kind == 13) collect_faces(section);
+    const auto has_cell = [](std::int64_t cell) { return cell >= 0; };
+    if (std::none_of(volume_.faces.right.begin(), volume_.faces.right.end(), has_cell) &&
+        std::none_of(volume_.faces.left.begin(), volume_.faces.left.end(), has_cell))
+      return std::nullopt;
+    volume_.zone_names = zone_names_;
+    volume_.dimension = static_cast<int>(mesh_.points.ndim() == 2 ? mesh_.points.dim(1) : 3);
+    detail::add_volume_cells(mesh_, volume_, path_);
     return std::move(mesh_);
   }
 
@@ -164,7 +211,15 @@ class Reader {
       fail_at(open, "invalid index range " + hex(section.first()) + ".." + hex(section.last()));
     skip_whitespace();
     if (pos_ >= doc_.size()) fail_at(open, "unclosed section");
-    if (doc_[pos_] == ')') {  // a declaration: no body
+    if (kind == 12) note_cell_zone(section);
+    // A declaration has no body; Fluent's binary cell zones of one element type close with the
+    // trailer alone: "(3012 (9 1 d8 1 4)\nEnd of Binary Section 3012)".
+    if (doc_[pos_] == ')' || doc_.substr(pos_).starts_with(kBinaryEnd)) {
+      if (doc_[pos_] != ')') {
+        const void* close = std::memchr(doc_.data() + pos_, ')', doc_.size() - pos_);
+        if (close == nullptr) fail_at(pos_, "unclosed 'End of Binary Section' trailer");
+        pos_ = static_cast<std::size_t>(static_cast<const char*>(close) - doc_.data());
+      }
       ++pos_;
       return;
     }
@@ -194,23 +249,43 @@ class Reader {
       sections_.push_back(std::move(section));
   }
 
+  // A cell zone (zone 0 declares the total); its body, if any, lists element types (mixed
+  // zones) or, from meshio's writer, nodes.
+  void note_cell_zone(const Section& section) {
+    if (section.zone() == 0) {
+      if (static_cast<std::uint64_t>(section.last()) <= doc_.size()) declared_cells_ = std::max(declared_cells_, section.last());
+      return;
+    }
+    if (section.count() == 0) return;
+    volume_.cell_zones.push_back({section.zone(), section.first(), section.last(), section.offset});
+  }
+
   // A binary body starts right after its '(' (Fluent) or after one more newline (meshio
   // writes "(\n" and reads from the next line). The candidate whose data ends at a ')' wins.
+  // Index values are int32 in Fluent's 20xx and 30xx sections (VTK reads them so) and int64 in
+  // meshio's 30xx: the width whose data ends at a ')' wins, Fluent's first.
   void locate_binary_body(Section& section, std::size_t body_open) {
     const std::size_t right_after = body_open + 1;
     std::vector<std::size_t> candidates;
     if (right_after < doc_.size() && doc_[right_after] == '\n') candidates.push_back(right_after + 1);
     candidates.push_back(right_after);
-    for (std::size_t begin : candidates) {
-      const std::optional<std::size_t> end = binary_body_end(section, begin);
-      if (!end) continue;
-      std::size_t after = *end;
-      while (after < doc_.size() && io::is_space(doc_[after])) ++after;
-      if (after < doc_.size() && doc_[after] == ')') {
-        section.body_begin = begin;
-        section.body_end = *end;
-        pos_ = after + 1;
-        return;
+    std::vector<std::size_t> widths;
+    if (section.kind == 10) widths.push_back(section.encoding == Encoding::binary32 ? 4 : 8);
+    else if (section.encoding == Encoding::binary32) widths.push_back(4);
+    else widths = {4, 8};
+    for (std::size_t width : widths) {
+      section.width = width;
+      for (std::size_t begin : candidates) {
+        const std::optional<std::size_t> end = binary_body_end(section, begin);
+        if (!end) continue;
+        std::size_t after = *end;
+        while (after < doc_.size() && io::is_space(doc_[after])) ++after;
+        if (after < doc_.size() && doc_[after] == ')') {
+          section.body_begin = begin;
+          section.body_end = *end;
+          pos_ = after + 1;
+          return;
+        }
       }
     }
     fail_at(body_open, "binary section " + std::to_string(section.kind) + " does not end with ')' where its " +
@@ -221,10 +296,10 @@ class Reader {
   std::optional<std::size_t> binary_body_end(const Section& section, std::size_t begin) const {
     const std::uint64_t left = doc_.size() - std::min(begin, doc_.size());
     const auto count = static_cast<std::uint64_t>(section.count());
-    std::uint64_t values = 0, value_bytes = value_width(section.encoding);
+    std::uint64_t values = 0;
+    const std::uint64_t value_bytes = section.width;
     if (section.kind == 10) {
       values = count * static_cast<std::uint64_t>(node_dimension(section));
-      if (section.encoding == Encoding::binary32) value_bytes = 4;
     } else if (section.kind == 12) {
       const std::int64_t element = section.header.size() > 4 ? section.header[4] : 0;
       const std::optional<CellKind> kind = cell_kind(element);
@@ -240,24 +315,17 @@ class Reader {
 
   // Mixed and polygonal binary faces have no fixed size: walk them.
   std::optional<std::size_t> variable_faces_end(const Section& section, std::size_t begin) const {
-    const std::size_t width = value_width(section.encoding);
-    const bool mixed = section.header[4] == 0;
+    const std::size_t width = section.width;
     std::size_t at = begin;
     const auto next = [&](std::int64_t& value) {
       if (doc_.size() - std::min(at, doc_.size()) < width) return false;
-      value = binary_value(section.encoding, at);
+      value = binary_value(width, at);
       at += width;
       return true;
     };
     for (std::int64_t face = 0; face < section.count(); ++face) {
-      std::int64_t type = 5, corners = 0;
-      if (mixed && !next(type)) return std::nullopt;
-      if (type == 5) {
-        if (!next(corners)) return std::nullopt;
-      } else {
-        corners = face_corners(type);
-      }
-      if (corners <= 0) return std::nullopt;
+      std::int64_t corners = 0;
+      if (!next(corners) || corners < 0 || corners > kMaxFaceNodes) return std::nullopt;
       const std::uint64_t skip = (static_cast<std::uint64_t>(corners) + 2) * width;
       if (skip > doc_.size() - std::min(at, doc_.size())) return std::nullopt;
       at += static_cast<std::size_t>(skip);
@@ -309,10 +377,13 @@ class Reader {
         ++depth;
       } else if (c == ')') {
         --depth;
-      } else if (c == '"') {
-        const std::size_t close = doc_.find('"', pos_);
-        if (close == std::string_view::npos) fail_at(pos_ - 1, "unclosed string");
-        pos_ = close + 1;
+      } else if (c == '"') {  // a string; \" and \\ inside it are escapes (case-file settings)
+        const std::size_t open_quote = pos_ - 1;
+        while (pos_ < doc_.size() && doc_[pos_] != '"') pos_ += doc_[pos_] == '\\' ? 2 : 1;
+        if (pos_ >= doc_.size()) fail_at(open_quote, "unclosed string");
+        ++pos_;
+      } else if (c == '#' && pos_ < doc_.size() && doc_[pos_] == '\\') {
+        pos_ += 2;  // a Scheme character literal such as #\( in a case file's settings
       }
     }
   }
@@ -404,12 +475,17 @@ class Reader {
    public:
     Values(const Reader& reader, const Section& section)
         : reader_(reader), section_(section), at_(section.body_begin) {}
-    std::size_t position() const noexcept { return at_; }
+    // Where the next value starts (past blanks, so errors name its line).
+    std::size_t position() noexcept {
+      if (section_.encoding == Encoding::ascii)
+        while (at_ < section_.body_end && io::is_space(reader_.doc_[at_])) ++at_;
+      return at_;
+    }
     std::int64_t next(const char* what) {
       if (section_.encoding != Encoding::ascii) {
-        const std::size_t width = value_width(section_.encoding);
+        const std::size_t width = section_.width;
         if (section_.body_end - at_ < width) reader_.fail_at(at_, std::string("section body ends before ") + what);
-        const std::int64_t value = reader_.binary_value(section_.encoding, at_);
+        const std::int64_t value = reader_.binary_value(width, at_);
         at_ += width;
         return value;
       }
@@ -442,7 +518,7 @@ class Reader {
 
   // The least bytes one record of `values` values takes: a digit and a blank each in text.
   void check_room(const Section& section, std::uint64_t values_per_record) const {
-    const std::uint64_t value_bytes = section.encoding == Encoding::ascii ? 2 : value_width(section.encoding);
+    const std::uint64_t value_bytes = section.encoding == Encoding::ascii ? 2 : section.width;
     const std::uint64_t room = (section.body_end - section.body_begin + 1) / (value_bytes * values_per_record);
     if (static_cast<std::uint64_t>(section.count()) > room)
       fail_at(section.offset, "section announces " + std::to_string(section.count()) +
@@ -466,6 +542,41 @@ class Reader {
     add_blocks(section, {std::move(block)});
   }
 
+  // Volume mode: every face with its nodes and both cell columns (checked against the cells).
+  void collect_faces(const Section& section) {
+    const std::int64_t zone_type = section.header[4];
+    if (zone_type != 0 && zone_type != 5 && face_corners(zone_type) == 0)
+      fail_at(section.offset, "unknown face type " + hex(zone_type));
+    check_room(section, 3);
+    detail::FaceList& faces = volume_.faces;
+    const std::int64_t begin = faces.size();
+    faces.right.reserve(faces.right.size() + static_cast<std::size_t>(section.count()));
+    faces.left.reserve(faces.left.size() + static_cast<std::size_t>(section.count()));
+    Values values(*this, section);
+    for (std::int64_t face = 0; face < section.count(); ++face) {
+      const std::int64_t corners = face_header(values, zone_type);
+      for (std::int64_t k = 0; k < corners; ++k) {
+        const std::size_t offset = values.position();
+        faces.nodes.push_back(node_row(values.next("a face node"), offset));
+      }
+      faces.offsets.push_back(static_cast<std::int64_t>(faces.nodes.size()));
+      faces.right.push_back(cell_index(values, "the face's right cell (c0)"));
+      faces.left.push_back(cell_index(values, "the face's left cell (c1)"));
+    }
+    values.finish();
+    volume_.face_zones.push_back({section.zone(), begin, faces.size()});
+  }
+
+  // A face's cell column: 0 = no cell, else a Fluent cell id in 1..num_cells -> id - 1.
+  std::int64_t cell_index(Values& values, const char* what) const {
+    const std::size_t offset = values.position();
+    const std::int64_t id = values.next(what);
+    if (id == 0) return -1;
+    if (id < 0 || id > volume_.num_cells)
+      fail_at(offset, std::string(what) + " " + hex(id) + " is not among the cells 1.." + hex(volume_.num_cells));
+    return id - 1;
+  }
+
   void read_face_section(const Section& section) {
     if (section.header.size() < 5) fail_at(section.offset, "a face section header needs a face type");
     const std::int64_t zone_type = section.header[4];
@@ -479,7 +590,7 @@ class Reader {
       Values values(*this, section);
       for (std::int64_t face = 0; face < section.count(); ++face) {
         const std::int64_t corners = face_header(values, zone_type);
-        corner_counts.push_back(corners);
+        if (corners > 0) corner_counts.push_back(corners);
         for (std::int64_t k = 0; k < corners + 2; ++k) values.next("a face node or cell");
       }
       values.finish();
@@ -490,10 +601,12 @@ class Reader {
     Values values(*this, section);
     for (std::int64_t face = 0; face < section.count(); ++face) {
       const std::int64_t corners = face_header(values, zone_type);
-      const io::FaceSlot slot = filler.place(corners);
-      for (std::int64_t k = 0; k < corners; ++k) {
-        const std::size_t offset = values.position();
-        slot.corners[k] = node_row(values.next("a face node"), offset);
+      if (corners > 0) {
+        const io::FaceSlot slot = filler.place(corners);
+        for (std::int64_t k = 0; k < corners; ++k) {
+          const std::size_t offset = values.position();
+          slot.corners[k] = node_row(values.next("a face node"), offset);
+        }
       }
       values.next("the first adjacent cell");
       values.next("the second adjacent cell");
@@ -501,18 +614,17 @@ class Reader {
     add_blocks(section, std::move(blocks));
   }
 
-  // A face's type (mixed zones) and node count (polygons); returns its corner count.
+  // A face's node count: the zone's face type, or in mixed (0) and polygonal (5) zones the
+  // first value of each face. Fluent's manual calls that value the face type in mixed zones,
+  // which equals the node count for lines, triangles and quads; Fluent writes the node count
+  // for larger polygons there too (6 for a hexagon in mixer-ran_2019r3.cas), as VTK reads it.
   std::int64_t face_header(Values& values, std::int64_t zone_type) const {
-    std::int64_t type = zone_type;
-    std::size_t offset = values.position();
-    if (zone_type == 0) {
-      type = values.next("a face type");
-      if (type != 5 && face_corners(type) == 0) fail_at(offset, "unknown face type " + hex(type) + " in a mixed zone");
-    }
-    if (type != 5) return face_corners(type);
-    offset = values.position();
-    const std::int64_t corners = values.next("a polygon's node count");
-    if (corners < 1 || corners > 1 << 20) fail_at(offset, "invalid polygon node count " + hex(corners));
+    if (zone_type != 0 && zone_type != 5) return face_corners(zone_type);
+    const std::size_t offset = values.position();
+    const std::int64_t corners = values.next("a face's node count");
+    // 0: a face without nodes, which Fluent writes in some special zones (vki_turbine.cas: bc
+    // type 3f4 lists "0 c0 0"); such a face bounds nothing and is left out.
+    if (corners < 0 || corners == 1 || corners > kMaxFaceNodes) fail_at(offset, "invalid face node count " + hex(corners));
     return corners;
   }
 
@@ -558,8 +670,8 @@ class Reader {
 
   // ---- lexing helpers ----------------------------------------------------------------------
 
-  std::int64_t binary_value(Encoding encoding, std::size_t at) const {
-    if (encoding == Encoding::binary32) {
+  std::int64_t binary_value(std::size_t width, std::size_t at) const {
+    if (width == 4) {
       std::int32_t value;
       io::copy_from_file_order(&value, doc_.data() + at, 4, 1, true);
       return value;
@@ -634,6 +746,8 @@ class Reader {
   std::int64_t first_node_ = 1;
   std::vector<NDArray> zone_data_;
   std::vector<std::pair<std::int64_t, bool>> block_zone_;  // per block: zone id, from a cell section
+  std::int64_t declared_cells_ = 0;  // "(12 (0 1 last 0))"
+  detail::VolumeInput volume_;
   Mesh mesh_;
 };
 
@@ -642,7 +756,8 @@ class Reader {
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
   io::reject_empty_file(file.bytes(), path, kFormat);
-  return Reader(file.bytes(), path).read();
+  std::string inflated;  // .msh.gz / .cas.gz: decided by content, as io/codecs does for every reader
+  return Reader(io::maybe_gunzip(file.bytes(), inflated, path, kFormat), path).read();
 }
 
 bool looks_like(std::string_view head) noexcept {

@@ -1,4 +1,10 @@
-// ANSYS Fluent mesh writer, in the layout meshio writes and reads (so meshio reads our files):
+// ANSYS Fluent mesh writer. layout="fluent": Fluent's face-based layout
+// (ansys_fluent_writer.cpp), which Fluent and VTK read. layout="meshio" (the default), and any
+// mesh without cells of its points' dimension (surfaces, which a Fluent volume mesh cannot
+// hold): the layout meshio writes and reads. It stays the default because meshio's API (and its
+// own test suite, which we run) promises read(write(mesh)) node for node; cells rebuilt from
+// faces are the same cells with other node orders (tetra, hexahedron, 2-D triangles), and
+// meshio reads a face-based file as faces only:
 //
 //   (1 "meshio++")  (2 ND)  (10 (0 1 n 0 ND))  (12 (0 1 cells 0))  (13 (0 1 faces 0))
 //   (10 (1 1 n 1 ND)( coordinates ))                       or 3010 / 2010 binary
@@ -21,6 +27,7 @@
 #include <type_traits>
 
 #include "formats/ansys/ansys.hpp"
+#include "formats/ansys/ansys_internal.hpp"
 #include "io/output/atomic_file.hpp"
 #include "io/source/byte_order.hpp"
 #include "io/cells/face_blocks.hpp"
@@ -211,7 +218,12 @@ class Writer {
 }  // namespace
 
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
-  Writer(path, mesh, options.get_bool("binary", true)).write();
+  const bool binary = options.get_bool("binary", true);
+  const std::string_view layout = options.get("layout", "meshio");
+  if (layout != "fluent" && layout != "meshio")
+    throw WriteError(path, std::string(kFormat), "layout must be fluent or meshio, got '" + std::string(layout) + "'");
+  if (layout == "fluent" && detail::write_fluent_layout(path, mesh, binary)) return;
+  Writer(path, mesh, binary).write();
 }
 
 }  // namespace meshioplusplus::ansys

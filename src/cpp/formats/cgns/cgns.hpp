@@ -42,6 +42,10 @@ Mesh read(const std::string& path);
 // BC names are unique and at most 32 characters: a cell region keeps its name, a point region
 // named like a cell region is "<name>_points", a name still taken gets "_2", "_3"…; such a
 // BC (and one whose name was cut to 32) keeps the region's name in a "RegionName" descriptor.
+// Polyhedron blocks → NFACE_n sections over one NGON_n section "PolyhedronFaces" numbered after
+// every other element (shared faces once, negative in the cell they point into; see
+// cgns_poly_faces.hpp); polygon blocks → NGON_n cell sections (refused beside polyhedra, where
+// every NGON_n section is read as faces).
 // Options: backend — hdf5 (default) or adf.
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
 

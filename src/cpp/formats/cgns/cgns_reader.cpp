@@ -279,22 +279,35 @@ class Reader {
     return cells;
   }
 
-  // NFACE_n → a polyhedron block: each face number (negative: the face reversed) looked up in
-  // the zone's NGON_n sections.
+  // NFACE_n → a polyhedron block: each face number (negative: the face's normal points into
+  // the cell, SIDS) looked up in the zone's NGON_n sections (`faces`, sorted by start) and
+  // reversed where negative, so that every face is oriented out of its cell (VTK's rule).
   CellBlock polyhedron_block(const Zone& zone, const std::string& where, const std::vector<cgsize_t>& data,
                              const std::vector<cgsize_t>& offsets, const std::vector<FaceSection>& faces) {
     CellBlock cells;
     cells.type = "polyhedron";
     const std::int64_t count = static_cast<std::int64_t>(offsets.size()) - 1;
-    std::vector<std::int64_t> nodes, face_offsets{0};
-    for (cgsize_t entry : data) {
-      const cgsize_t number = entry < 0 ? -entry : entry;
-      const FaceSection* section = nullptr;
-      for (const FaceSection& candidate : faces)
-        if (number >= candidate.start && number <= candidate.end) section = &candidate;
-      if (section == nullptr)
+    const auto section_of = [&](cgsize_t entry) {
+      const std::int64_t number = entry < 0 ? -static_cast<std::int64_t>(entry) : entry;
+      const auto after = std::upper_bound(faces.begin(), faces.end(), number,
+                                          [](std::int64_t n, const FaceSection& section) { return n < section.start; });
+      if (after == faces.begin() || number > std::prev(after)->end)
         file_.fail(where, "face " + std::to_string(number) + " is in no NGON_n section of the zone");
-      const std::size_t i = static_cast<std::size_t>(number - section->start);
+      return std::pair{&*std::prev(after), static_cast<std::size_t>(number - std::prev(after)->start)};
+    };
+    // Every face is copied once per cell that lists it: the total is checked before it is stored.
+    std::uint64_t total_nodes = 0;
+    for (cgsize_t entry : data) {
+      const auto [section, i] = section_of(entry);
+      total_nodes += static_cast<std::uint64_t>(section->offsets[i + 1] - section->offsets[i]);
+    }
+    check_bound(total_nodes * sizeof(std::int64_t), where);
+    std::vector<std::int64_t> nodes, face_offsets{0};
+    nodes.reserve(static_cast<std::size_t>(total_nodes));
+    face_offsets.reserve(data.size() + 1);
+    for (cgsize_t entry : data) {
+      const auto [section, i] = section_of(entry);
+      const std::int64_t number = entry < 0 ? -static_cast<std::int64_t>(entry) : entry;
       const cgsize_t begin = section->offsets[i], end = section->offsets[i + 1];
       const std::size_t first = nodes.size();
       for (cgsize_t at = begin; at < end; ++at) {
@@ -353,6 +366,10 @@ class Reader {
         read_poly(s, zone, where, static_cast<std::int64_t>(end) - start + 1, data_size, section.nodes, section.offsets);
         faces.push_back(std::move(section));
       }
+      std::sort(faces.begin(), faces.end(), [](const FaceSection& a, const FaceSection& b) { return a.start < b.start; });
+      for (std::size_t i = 1; i < faces.size(); ++i)
+        if (faces[i].start <= faces[i - 1].end)
+          file_.fail(node(zone), "NGON_n sections overlap at element " + std::to_string(faces[i].start));
     }
     for (int s = 1; s <= num_sections; ++s) {
       char name[33] = {};
@@ -462,6 +479,14 @@ class Reader {
     return std::nullopt;
   }
 
+  static std::vector<SectionCells> cell_sections_in_element_order(const Zone& zone) {
+    std::vector<SectionCells> cells;
+    for (const SectionCells& section : zone.sections)
+      if (section.first_cell >= 0) cells.push_back(section);
+    std::sort(cells.begin(), cells.end(), [](const SectionCells& a, const SectionCells& b) { return a.start < b.start; });
+    return cells;
+  }
+
   bool is_face_element(const Zone& zone, cgsize_t number) const {
     for (const SectionCells& section : zone.sections)
       if (number >= section.start && number <= section.end && section.first_cell < 0) return true;
@@ -469,11 +494,14 @@ class Reader {
   }
 
   // The cell of cell-centred value `i`: element i + 1, except in zones whose NGON_n sections
-  // are only the faces of NFACE_n polyhedra, where it is the i-th element of the other sections.
-  std::optional<std::int64_t> cell_of_value(const Zone& zone, std::int64_t i) const {
+  // are only the faces of NFACE_n polyhedra, where it is the i-th element of the other sections
+  // in element-number order (faces numbered before the cells, as Fluent and STAR-CCM+ write
+  // them, or after, as meshio++ does).
+  // `cell_sections`: cell_sections_in_element_order(zone).
+  std::optional<std::int64_t> cell_of_value(const Zone& zone, const std::vector<SectionCells>& cell_sections,
+                                            std::int64_t i) const {
     if (!zone.has_face_sections) return cell_of_element(zone, static_cast<cgsize_t>(i + 1));
-    for (const SectionCells& section : zone.sections) {  // file order (sections are written in element order)
-      if (section.first_cell < 0) continue;
+    for (const SectionCells& section : cell_sections) {
       const std::int64_t size = static_cast<std::int64_t>(section.end - section.start) + 1;
       if (i < size) return section.first_cell + i;
       i -= size;
@@ -683,8 +711,9 @@ class Reader {
       return;
     }
     // Cell-centred values belong to elements 1 … ncells (the zone's cells of its dimension).
+    const std::vector<SectionCells> cell_sections = cell_sections_in_element_order(zone);
     for (std::size_t i = 0; i < values.size(); ++i) {
-      const auto cell = cell_of_value(zone, static_cast<std::int64_t>(i));
+      const auto cell = cell_of_value(zone, cell_sections, static_cast<std::int64_t>(i));
       if (!cell) continue;
       const std::size_t block = block_of(*cell);
       (*arrays)[block].data_as<double>()[*cell - base[block]] = values[i];

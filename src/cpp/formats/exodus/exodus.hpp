@@ -19,7 +19,12 @@
 //   NFACED block (facconn<k>, ebepecnt<k>) → polyhedra: facconn lists each one's faces
 //                                          (ebepecnt of them), numbered 1.. over all face blocks;
 //                                          face block j is fbconn<j> with fbepecnt<j> (NSIDED) or
-//                                          rows of a fixed node count. Not written back.
+//                                          rows of a fixed node count. Exodus faces carry no
+//                                          sign (a face two polyhedra share is stored once), so
+//                                          every face is turned out of its polyhedron
+//                                          (io/cells/polyhedron_orientation.hpp). Written back as
+//                                          one NSIDED face block per polyhedron block, each
+//                                          polyhedron with its own faces, oriented outward.
 //   element block names (eb_names)       → Cell regions (tag = block id, eb_prop1), one per block;
 //                                          an unnamed block is called "block_<id>"
 //   node sets (node_ns<k>, ns_names)     → Point regions (tag = set id)

@@ -9,6 +9,7 @@
 
 #include "formats/exodus/exodus.hpp"
 #include "formats/exodus/exodus_types.hpp"
+#include "io/cells/polyhedron_orientation.hpp"
 #include "io/netcdf/netcdf_file.hpp"
 #include "io/source/read_limits.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -253,6 +254,8 @@ class Reader {
         cells = read_polygons(*connect, k, num_points);
       } else if (ragged_type == "polyhedron") {
         cells = read_polyhedra(*connect, k, num_points);
+        // NFACED faces carry no sign (a face two polyhedra share is stored once): ours point out.
+        io::orient_polyhedron_faces_outward(mesh.points, cells);
       } else {
         if (connect->shape.size() != 2) file_.fail(connect->name, "expected shape (num_el_in_blk, num_nod_per_el)");
         const auto count = static_cast<std::int64_t>(connect->shape[0]);

@@ -70,7 +70,7 @@ constexpr std::array kWrittenNames{
     WrittenName{"pyramid13", "PYRAMID13"}, WrittenName{"pyramid14", "PYRAMID14"}, WrittenName{"wedge", "WEDGE"},
     WrittenName{"wedge15", "WEDGE15"},     WrittenName{"wedge18", "WEDGE18"},    WrittenName{"hexahedron", "HEX8"},
     WrittenName{"hexahedron9", "HEX9"},    WrittenName{"hexahedron20", "HEX20"}, WrittenName{"hexahedron27", "HEX27"},
-    WrittenName{"polygon", "NSIDED"},
+    WrittenName{"polygon", "NSIDED"},      WrittenName{"polyhedron", "NFACED"},
 };
 
 }  // namespace

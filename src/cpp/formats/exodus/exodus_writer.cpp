@@ -22,6 +22,7 @@
 
 #include "formats/exodus/exodus.hpp"
 #include "formats/exodus/exodus_types.hpp"
+#include "io/cells/polyhedron_orientation.hpp"
 #include "io/netcdf/netcdf_file.hpp"
 #include "io/output/series_writer_state.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -50,6 +51,15 @@ struct WrittenBlock {
   std::string name;        // eb_names entry
   std::int64_t id;
   int connect = -1;
+};
+
+// The NSIDED face block written for a polyhedron block: its faces, numbered from `first_face`
+// (0-based) over all face blocks, as facconn<k> refers to them.
+struct FaceBlock {
+  std::size_t mesh_index;
+  std::int64_t first_face;
+  std::int64_t count;
+  int connect = -1, counts = -1;
 };
 
 // A variable to fill once definitions end: `source` (rows, …) into `variable`, one column of
@@ -118,15 +128,22 @@ class Writer {
                           mesh_.num_cells() < std::numeric_limits<std::int32_t>::max()
                       ? DType::int32
                       : DType::int64;
+    std::int64_t faces = 0;  // facconn holds face numbers: they need the index type too
+    for (const CellBlock& cells : mesh_.cells)
+      if (cells.type == "polyhedron") faces += std::max<std::int64_t>(cells.face_offsets.rows() - 1, 0);
+    if (faces >= std::numeric_limits<std::int32_t>::max()) index_type_ = DType::int64;
     if (!out_.stores(index_type_)) fail("more than 2^31 nodes or cells need netcdf_format NETCDF4 or NETCDF3_64BIT_DATA");
     bases_ = block_bases(mesh_.cells);
     const std::int64_t* bases = bases_.data_as<std::int64_t>();
     for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
       const CellBlock& cells = mesh_.cells[b];
-      if (cells.type == "polyhedron") fail("polyhedra (Exodus NFACED blocks) are not written");
       if (exodus_name_for(cells.type).empty()) fail("cell type '" + cells.type + "' has no Exodus element");
       if (cells.num_cells() == 0) continue;  // Exodus has no empty fixed-size dimension
       blocks_.push_back({b, "", static_cast<std::int64_t>(blocks_.size() + 1)});
+      if (cells.type == "polyhedron") {
+        const std::int64_t first_face = face_blocks_.empty() ? 0 : face_blocks_.back().first_face + face_blocks_.back().count;
+        face_blocks_.push_back({b, first_face, cells.face_offsets.rows() - 1});
+      }
     }
     // Cell regions covering exactly one block name it; the others become element sets.
     for (const Region& region : mesh_.regions) {
@@ -214,6 +231,7 @@ class Writer {
                             &mesh_.points, static_cast<int>(axis), false});
     }
 
+    define_face_blocks(len_name);
     if (!blocks_.empty()) {
       eb_status_ = out_.define_variable("eb_status", DType::int32, std::vector<int>{blocks_dim});
       eb_prop1_ = out_.define_variable("eb_prop1", index_type_, std::vector<int>{blocks_dim});
@@ -223,11 +241,17 @@ class Writer {
         const CellBlock& cells = mesh_.cells[blocks_[k].mesh_index];
         const std::string suffix = std::to_string(k + 1);
         const int count_dim = out_.define_dimension("num_el_in_blk" + suffix, static_cast<std::size_t>(cells.num_cells()));
-        if (cells.type == "polygon") {
-          const int nodes_per = out_.define_dimension("num_nod_per_el" + suffix, cells.connectivity.size());
-          blocks_[k].connect = out_.define_variable("connect" + suffix, index_type_, std::vector<int>{nodes_per});
-          polygon_counts_.push_back({out_.define_variable("ebepecnt" + suffix, index_type_, std::vector<int>{count_dim}),
-                                     blocks_[k].mesh_index});
+        if (cells.type == "polygon" || cells.type == "polyhedron") {
+          // SEACAS's layout of ragged blocks: one flat list of nodes (NSIDED) or of face numbers
+          // (NFACED), and ebepecnt<k> with each element's count of them.
+          const bool polygon = cells.type == "polygon";
+          const std::size_t flat = polygon ? cells.connectivity.size() : static_cast<std::size_t>(cells.face_offsets.rows() - 1);
+          const int flat_dim = out_.define_dimension((polygon ? "num_nod_per_el" : "num_fac_per_el") + suffix, flat);
+          blocks_[k].connect = out_.define_variable((polygon ? "connect" : "facconn") + suffix, index_type_, std::vector<int>{flat_dim});
+          const int counts = out_.define_variable("ebepecnt" + suffix, index_type_, std::vector<int>{count_dim});
+          out_.put_text_attribute(counts, "entity_type1", polygon ? "NODE" : "FACE");
+          out_.put_text_attribute(counts, "entity_type2", "ELEM");
+          entity_counts_.push_back({counts, blocks_[k].mesh_index});
         } else {
           const int nodes_per = out_.define_dimension("num_nod_per_el" + suffix,
                                                       static_cast<std::size_t>(cells.connectivity.row_width()));
@@ -246,6 +270,59 @@ class Writer {
     define_global_variables(time_step, len_name);
     define_records(len_string, len_line, four);
     has_step_ = series_ || !nodal_names_.empty() || !element_names_.empty() || !global_names_.empty();
+  }
+
+  // One NSIDED face block per polyhedron block (SEACAS's layout: num_fa_blk, fa_status,
+  // fa_prop1, fa_names; fbconn<j> the flat node list, fbepecnt<j> the nodes of each face). Each
+  // polyhedron's faces are its own, stored once per polyhedron and oriented out of it: Exodus
+  // faces carry no sign, so a face shared by two polyhedra would be inward for one of them, and
+  // only readers that orient faces themselves (ours, VTK 9.7's) would see every cell outward.
+  void define_face_blocks(int len_name) {
+    if (face_blocks_.empty()) return;
+    const int count_dim = out_.define_dimension("num_fa_blk", face_blocks_.size());
+    const FaceBlock& last = face_blocks_.back();
+    out_.define_dimension("num_face", static_cast<std::size_t>(last.first_face + last.count));
+    fa_status_ = out_.define_variable("fa_status", DType::int32, std::vector<int>{count_dim});
+    fa_prop1_ = out_.define_variable("fa_prop1", index_type_, std::vector<int>{count_dim});
+    out_.put_text_attribute(fa_prop1_, "name", "ID");
+    fa_names_ = out_.define_text_variable("fa_names", std::vector<int>{count_dim, len_name});
+    for (std::size_t j = 0; j < face_blocks_.size(); ++j) {
+      FaceBlock& block = face_blocks_[j];
+      const CellBlock& cells = mesh_.cells[block.mesh_index];
+      const std::string suffix = std::to_string(j + 1);
+      const int faces_dim = out_.define_dimension("num_fa_in_blk" + suffix, static_cast<std::size_t>(block.count));
+      const int nodes_dim = out_.define_dimension("num_nod_per_fa" + suffix, cells.connectivity.size());
+      block.connect = out_.define_variable("fbconn" + suffix, index_type_, std::vector<int>{nodes_dim});
+      out_.put_text_attribute(block.connect, "elem_type", "nsided");
+      block.counts = out_.define_variable("fbepecnt" + suffix, index_type_, std::vector<int>{faces_dim});
+      out_.put_text_attribute(block.counts, "entity_type1", "NODE");
+      out_.put_text_attribute(block.counts, "entity_type2", "FACE");
+    }
+  }
+
+  void fill_face_blocks() {
+    if (face_blocks_.empty()) return;
+    std::vector<std::int32_t> status(face_blocks_.size(), 1);
+    std::vector<std::int64_t> ids;
+    std::vector<std::string> names;
+    for (std::size_t j = 0; j < face_blocks_.size(); ++j) {
+      ids.push_back(static_cast<std::int64_t>(j + 1));
+      names.push_back("faces_of_block_" + std::to_string(face_blocks_[j].mesh_index + 1));
+    }
+    out_.write(fa_status_, DType::int32, status.data());
+    out_.write(fa_prop1_, DType::int64, ids.data());
+    out_.write_strings(fa_names_, names);
+    for (const FaceBlock& block : face_blocks_) {
+      const CellBlock& cells = mesh_.cells[block.mesh_index];
+      // Oriented out of each polyhedron, whatever the caller's mesh did (a copy: the mesh is const).
+      CellBlock outward{cells.type, cells.connectivity.copy(), cells.offsets, cells.face_offsets};
+      io::orient_polyhedron_faces_outward(mesh_.points, outward);
+      write_one_based(block.connect, outward.connectivity.values<std::int64_t>());
+      const auto offsets = cells.face_offsets.values<std::int64_t>();
+      std::vector<std::int64_t> counts(offsets.size() - 1);
+      for (std::size_t i = 0; i + 1 < offsets.size(); ++i) counts[i] = offsets[i + 1] - offsets[i];
+      write_one_based(block.counts, counts, 0);
+    }
   }
 
   struct SetVariables {
@@ -427,8 +504,17 @@ class Writer {
     out_.write(eb_status_, DType::int32, status.data());
     out_.write(eb_prop1_, DType::int64, ids.data());
     out_.write_strings(eb_names_, names);
+    fill_face_blocks();
     for (const WrittenBlock& block : blocks_) {
       const CellBlock& cells = mesh_.cells[block.mesh_index];
+      if (cells.type == "polyhedron") {  // facconn<k>: the numbers of its face block's faces, in order
+        const auto face_block = std::find_if(face_blocks_.begin(), face_blocks_.end(),
+                                             [&](const FaceBlock& faces) { return faces.mesh_index == block.mesh_index; });
+        std::vector<std::int64_t> numbers(static_cast<std::size_t>(face_block->count));
+        for (std::size_t i = 0; i < numbers.size(); ++i) numbers[i] = face_block->first_face + static_cast<std::int64_t>(i);
+        write_one_based(block.connect, numbers);
+        continue;
+      }
       const std::span<const std::int8_t> order = node_permutation(cells.type);
       if (order.empty()) {
         write_one_based(block.connect, cells.connectivity.values<std::int64_t>());
@@ -441,7 +527,7 @@ class Writer {
         for (std::int64_t i = 0; i < width; ++i) permuted[cell * width + i] = in[cell * width + order[i]];
       write_one_based(block.connect, permuted);
     }
-    for (const auto& [variable, mesh_index] : polygon_counts_) {
+    for (const auto& [variable, mesh_index] : entity_counts_) {
       const auto offsets = mesh_.cells[mesh_index].offsets.values<std::int64_t>();
       std::vector<std::int64_t> counts(offsets.size() - 1);
       for (std::size_t i = 0; i + 1 < offsets.size(); ++i) counts[i] = offsets[i + 1] - offsets[i];
@@ -498,10 +584,12 @@ class Writer {
   DType index_type_ = DType::int32;
   NDArray bases_;
   std::vector<WrittenBlock> blocks_;
+  std::vector<FaceBlock> face_blocks_;
+  int fa_status_ = -1, fa_prop1_ = -1, fa_names_ = -1;
   std::vector<const Region*> node_sets_, side_sets_, element_sets_;
   SetVariables node_set_vars_, side_set_vars_, element_set_vars_;
   std::vector<Pending> pending_;
-  std::vector<std::pair<int, std::size_t>> polygon_counts_;
+  std::vector<std::pair<int, std::size_t>> entity_counts_;
   std::vector<std::string> nodal_names_, element_names_, global_names_;
   std::vector<const NDArray*> global_sources_;
   const std::vector<std::string>* qa_records_ = nullptr;
@@ -534,7 +622,6 @@ class SeriesWriter final : public TimeSeriesWriter, private io::SeriesWriterStat
       fail(problem.what());
     }
     for (const CellBlock& cells : mesh.cells) {
-      if (cells.type == "polyhedron") fail("polyhedra (Exodus NFACED blocks) are not written");
       if (exodus_name_for(cells.type).empty()) fail("cell type '" + cells.type + "' has no Exodus element");
     }
     // Kept until the first step: views of the caller's memory (Python's arrays) become copies.

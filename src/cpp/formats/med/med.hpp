@@ -15,11 +15,19 @@
 // several meshes; it reads every field of /CHA with its one mesh.)
 //
 // What becomes what (reading the chosen mesh of ENS_MAA, and its first mesh step):
-//   NOE/COO (coordinates, Fortran order)     → points (n, ESP)
+//   NOE/COO (coordinates, Fortran order)     → points (n, ESP; DIM in MED 2.2 files, which lack ESP)
 //   MAI/<type>/NOD                           → one cell block per MED type (PO1 → vertex, SE2 → line,
 //                                              TR3 → triangle, QU4 → quad, TE4 → tetra, HE8 →
 //                                              hexahedron, PY5, PE6 and their quadratic members),
 //                                              nodes as stored (meshio does not reorder either)
+//   MAI/POG (NOD, INN: per polygon, 1-based)  → one polygon block
+//   MAI/POE (NOD, INN, IFN)                   → one polyhedron block: IFN indexes each polyhedron's
+//                                              faces, INN each face's nodes (MED 3 and 4; MED 2
+//                                              files name the two the other way round, told apart
+//                                              by INFOS_GENERALES/MAJ). MED does not say which way
+//                                              faces turn (Salome's SMESH writes them outward,
+//                                              MEDMEM's test files inward): every face is turned
+//                                              out of its polyhedron (io/cells/polyhedron_orientation)
 //   NOE/FAM, MAI/<type>/FAM (family numbers)  → point_data "point_tags", cell_data "cell_tags"
 //   FAS families (number → group names)       → string_field_data "med:point_tags" and
 //                                              "med:cell_tags" ("<number>\t<group>\t<group>…" per
@@ -56,7 +64,9 @@ Mesh read(const std::string& path, const ReadOptions& options);
 std::vector<std::string> mesh_names(const std::string& path);
 
 // meshio's layout (MED 3.0.0, mesh "mesh"): coordinates, one MAI group per cell type (two
-// blocks of one type are a WriteError, as in meshio), families from "point_tags"/"cell_tags"
+// blocks of one fixed-size type are a WriteError, as in meshio; blocks of one ragged type —
+// meshio's Python view splits polygons and polyhedra by node count — are joined into one POG or
+// POE group with their data; polyhedra as the MED library writes them, faces oriented outward), families from "point_tags"/"cell_tags"
 // with "med:point_tags"/"med:cell_tags" or, without them, from the Point and Cell regions
 // (one family per distinct set of groups), point data as NOE fields, cell data as ELEM (n,) /
 // (n, k) or ELNO (n, nodes per cell, k) fields.

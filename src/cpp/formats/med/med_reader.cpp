@@ -14,6 +14,7 @@
 #include "formats/med/med.hpp"
 #include "formats/med/med_meshes.hpp"
 #include "formats/med/med_types.hpp"
+#include "io/cells/polyhedron_orientation.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
@@ -24,6 +25,7 @@ namespace meshioplusplus::med {
 namespace {
 
 constexpr std::string_view kFormat = "med";
+constexpr std::size_t kMed2GroupName = 80;  // MED_TAILLE_LNOM
 using io::hdf5::File;
 
 struct Family {
@@ -38,7 +40,8 @@ class Reader {
   Mesh read(const ReadOptions& options) {
     mesh_name_ = chosen_mesh(file_, options.mesh_name);
     const std::string mesh_path = "/ENS_MAA/" + mesh_name_;
-    dimension_ = file_.integer_attribute(mesh_path, "ESP").value_or(0);
+    // MED 2.2 files (before the space dimension ESP) carry only the mesh dimension DIM.
+    dimension_ = file_.integer_attribute(mesh_path, "ESP").value_or(file_.integer_attribute(mesh_path, "DIM").value_or(0));
     if (dimension_ < 1 || dimension_ > 3) file_.fail(mesh_path, "attribute ESP (space dimension) is not 1-3");
     std::string step_path = mesh_path;
     if (!file_.exists(mesh_path + "/NOE")) {  // MED 3: the mesh sits in its (first) step group
@@ -107,42 +110,10 @@ class Reader {
       const std::string group = mai + "/" + med_type;
       const std::string_view type = cell_type_of_med(med_type);
       if (type.empty()) file_.fail(group, "MED cell type '" + med_type + "' is not read by meshio++ (nor meshio)");
-      const std::string nod = group + "/NOD";
-      // Read as stored (int32 in MED files), then converted and transposed in one pass.
-      const NDArray flat = staged(nod);
-      if (dtype_is_float(flat.dtype())) file_.fail(nod, "holds floats, not node numbers");
-      const auto total = static_cast<std::int64_t>(flat.size());
-      const std::int64_t n = count_attribute(nod, 0);
-      if (n <= 0 || total % n != 0) file_.fail(nod, "holds " + std::to_string(total) + " entries for NBR = " + std::to_string(n) + " cells");
-      const std::int64_t width = total / n;
-      CellBlock cells;
-      cells.type = std::string(type);
-      cells.connectivity = NDArray::allocate(DType::int64, {n, width});
-      std::int64_t* out = cells.connectivity.data_as<std::int64_t>();
-      visit_dtype(flat.dtype(), [&](auto zero) {
-        using T = decltype(zero);
-        if constexpr (std::is_integral_v<T>) {
-          const T* in = flat.data_as<T>();
-          std::atomic<bool> bad{false};
-          // Cells outer, nodes inner: `width` sequential read streams, one sequential write
-          // stream, over a range of cells per core.
-          parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
-            bool outside = false;
-            for (auto cell = static_cast<std::int64_t>(first); cell < static_cast<std::int64_t>(last); ++cell)
-              for (std::int64_t node = 0; node < width; ++node) {
-                const std::int64_t value = io::zero_based(static_cast<std::int64_t>(in[node * n + cell]));
-                outside |= !io::id_within(value, num_points);
-                out[cell * width + node] = value;
-              }
-            if (outside) bad.store(true, std::memory_order_relaxed);
-          });
-          if (!bad.load()) return;
-          for (std::int64_t i = 0; i < total; ++i)
-            if (in[i] < 1 || static_cast<std::int64_t>(in[i]) > num_points)
-              file_.fail(nod, "entry " + std::to_string(i) + " is node " + std::to_string(static_cast<std::int64_t>(in[i])) +
-                                  ", outside 1.." + std::to_string(num_points));
-        }
-      });
+      CellBlock cells = type == "polygon" || type == "polyhedron" ? read_ragged(group, type, num_points)
+                                                                   : read_fixed(group, type, num_points);
+      if (cells.type == "polyhedron") io::orient_polyhedron_faces_outward(mesh.points, cells);
+      const std::int64_t n = cells.num_cells();
       const std::string fam = group + "/FAM";
       if (file_.exists(fam)) {
         NDArray tags = file_.read(fam);
@@ -158,6 +129,99 @@ class Reader {
     if (any_tags) mesh.cell_data.set("cell_tags", std::move(cell_tags));
   }
 
+  // MAI/<type>/NOD of a fixed-size type: NBR cells, stored column-major (node k of every cell).
+  CellBlock read_fixed(const std::string& group, std::string_view type, std::int64_t num_points) const {
+    const std::string nod = group + "/NOD";
+    // Read as stored (int32 in MED files), then converted and transposed in one pass.
+    const NDArray flat = staged(nod);
+    if (dtype_is_float(flat.dtype())) file_.fail(nod, "holds floats, not node numbers");
+    const auto total = static_cast<std::int64_t>(flat.size());
+    const std::int64_t n = count_attribute(nod, 0);
+    if (n <= 0 || total % n != 0) file_.fail(nod, "holds " + std::to_string(total) + " entries for NBR = " + std::to_string(n) + " cells");
+    const std::int64_t width = total / n;
+    CellBlock cells;
+    cells.type = std::string(type);
+    cells.connectivity = NDArray::allocate(DType::int64, {n, width});
+    std::int64_t* out = cells.connectivity.data_as<std::int64_t>();
+    visit_dtype(flat.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (std::is_integral_v<T>) {
+        const T* in = flat.data_as<T>();
+        std::atomic<bool> bad{false};
+        // Cells outer, nodes inner: `width` sequential read streams, one sequential write
+        // stream, over a range of cells per core.
+        parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+          bool outside = false;
+          for (auto cell = static_cast<std::int64_t>(first); cell < static_cast<std::int64_t>(last); ++cell)
+            for (std::int64_t node = 0; node < width; ++node) {
+              const std::int64_t value = io::zero_based(static_cast<std::int64_t>(in[node * n + cell]));
+              outside |= !io::id_within(value, num_points);
+              out[cell * width + node] = value;
+            }
+          if (outside) bad.store(true, std::memory_order_relaxed);
+        });
+        if (!bad.load()) return;
+        for (std::int64_t i = 0; i < total; ++i)
+          if (in[i] < 1 || static_cast<std::int64_t>(in[i]) > num_points)
+            file_.fail(nod, "entry " + std::to_string(i) + " is node " + std::to_string(static_cast<std::int64_t>(in[i])) +
+                                ", outside 1.." + std::to_string(num_points));
+      }
+    });
+    return cells;
+  }
+
+  // A 1-based MED index dataset (entries+1 values, starting at 1, rising by at least one) over
+  // `total` entries → our 0-based offsets.
+  NDArray index_offsets(const std::string& path, std::int64_t total, std::string_view entity) const {
+    const NDArray stored = staged(path, DType::int64);
+    const auto values = stored.values<std::int64_t>();
+    if (values.empty() || values[0] != 1) file_.fail(path, "an index must start at 1");
+    NDArray offsets = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(values.size())});
+    std::int64_t* out = offsets.data_as<std::int64_t>();
+    out[0] = 0;
+    for (std::size_t i = 1; i < values.size(); ++i) {
+      if (values[i] <= values[i - 1])
+        file_.fail(path, "entry " + std::to_string(i) + " (" + std::to_string(values[i]) + ") does not rise above entry " +
+                             std::to_string(i - 1) + " (" + std::to_string(values[i - 1]) + "): every " +
+                             std::string(entity) + " needs at least one entry");
+      out[i] = values[i] - 1;
+    }
+    if (out[values.size() - 1] != total)
+      file_.fail(path, "ends at " + std::to_string(values.back()) + ", the indexed dataset holds " + std::to_string(total) +
+                           " entries (the last index is their count + 1)");
+    return offsets;
+  }
+
+  // POG: INN indexes NOD per polygon. POE: one index per polyhedron into its faces, one per face
+  // into NOD — MED 3 and 4 name them IFN and INN, MED 2 the other way round (the MED library
+  // swaps them when it converts a 2.3 file to 3.0; INFOS_GENERALES/MAJ tells them apart).
+  CellBlock read_ragged(const std::string& group, std::string_view type, std::int64_t num_points) const {
+    const std::string nod = group + "/NOD";
+    const NDArray stored = staged(nod, DType::int64);
+    CellBlock cells;
+    cells.type = std::string(type);
+    cells.connectivity = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(stored.size())});
+    const std::int64_t* in = stored.data_as<std::int64_t>();
+    std::int64_t* out = cells.connectivity.data_as<std::int64_t>();
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+      out[i] = io::zero_based(in[i]);
+      if (!io::id_within(out[i], num_points))
+        file_.fail(nod, "entry " + std::to_string(i) + " is node " + std::to_string(in[i]) + ", outside 1.." +
+                            std::to_string(num_points));
+    }
+    const auto total = static_cast<std::int64_t>(stored.size());
+    if (type == "polygon") {
+      cells.offsets = index_offsets(group + "/INN", total, "polygon");
+      return cells;
+    }
+    const bool med2 = file_.integer_attribute("/INFOS_GENERALES", "MAJ").value_or(3) < 3;
+    const std::string face_index = group + (med2 ? "/IFN" : "/INN");
+    const std::string cell_index = group + (med2 ? "/INN" : "/IFN");
+    cells.face_offsets = index_offsets(face_index, total, "face");
+    cells.offsets = index_offsets(cell_index, cells.face_offsets.rows() - 1, "polyhedron");
+    return cells;
+  }
+
   std::vector<Family> families(const std::string& group_path) const {
     std::vector<Family> result;
     if (!file_.exists(group_path)) return result;
@@ -165,7 +229,13 @@ class Reader {
       const std::string family_path = group_path + "/" + name;
       Family family{file_.integer_attribute(family_path, "NUM").value_or(0), {}};
       const std::string nom = family_path + "/GRO/NOM";
-      if (file_.exists(nom)) {
+      if (file_.exists(nom) && file_.dataset_info(nom).string) {
+        // MED 2.2: the names as one run of 1-character strings, 80 characters per group.
+        std::string run;
+        for (const std::string& part : file_.read_strings(nom)) run += part.empty() ? std::string(1, '\0') : part;
+        for (std::size_t start = 0; start + kMed2GroupName <= run.size(); start += kMed2GroupName)
+          family.groups.push_back(trimmed(run.substr(start, kMed2GroupName)));
+      } else if (file_.exists(nom)) {
         const NDArray names = file_.read(nom, DType::int8);
         const std::int64_t width = names.row_width();
         const auto* chars = static_cast<const char*>(names.data());

@@ -16,6 +16,8 @@ inline constexpr std::array kMedTypes{
     MedType{"QU8", "quad8"},      MedType{"TE4", "tetra"},        MedType{"T10", "tetra10"},
     MedType{"HE8", "hexahedron"}, MedType{"H20", "hexahedron20"}, MedType{"PY5", "pyramid"},
     MedType{"P13", "pyramid13"},  MedType{"PE6", "wedge"},        MedType{"P15", "wedge15"},
+    // Ragged types: index datasets (INN, IFN) beside NOD, see med.hpp.
+    MedType{"POG", "polygon"},    MedType{"POE", "polyhedron"},
 };
 
 inline std::string_view cell_type_of_med(std::string_view med) {

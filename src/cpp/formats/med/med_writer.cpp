@@ -14,6 +14,7 @@
 #include "formats/med/med.hpp"
 #include "formats/med/med_types.hpp"
 #include "formats/med/med_time_series.hpp"
+#include "io/cells/polyhedron_orientation.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -305,8 +306,12 @@ class Writer {
       file_.set_int32_attribute(group, "CGT", 1);
       file_.set_int32_attribute(group, "CGS", 1);
       file_.set_fixed_string_attribute(group, "PFL", kNoProfile);
-      const NDArray nodes = fortran_order(cells.connectivity, index_fits ? DType::int32 : DType::int64, 1);
-      write_dataset(group + "/NOD", nodes, cells.num_cells());
+      if (cells.is_ragged()) {
+        write_ragged(group, cells);
+      } else {
+        const NDArray nodes = fortran_order(cells.connectivity, index_fits ? DType::int32 : DType::int64, 1);
+        write_dataset(group + "/NOD", nodes, cells.num_cells());
+      }
       if (tags != nullptr) {
         write_dataset(group + "/FAM", tags->at(b).astype(DType::int32), cells.num_cells());
       } else if (!derived.empty_handle()) {
@@ -316,6 +321,30 @@ class Writer {
       }
       first += cells.num_cells();
     }
+  }
+
+  // POG: NOD (every polygon's nodes) and INN (n+1, 1-based, into NOD). POE, as the MED 3 and 4
+  // library writes it: NOD (every face's nodes), INN (faces+1, into NOD) and IFN (n+1, into the
+  // faces); each with NBR = its length. Faces are written out of their polyhedron (VTK's rule
+  // and Salome's SMESH files'; MED itself does not say), each polyhedron with its own faces.
+  void write_ragged(const std::string& group, const CellBlock& cells) {
+    const auto total = static_cast<std::int64_t>(cells.connectivity.size());
+    const DType index = mesh_->num_points() < std::numeric_limits<std::int32_t>::max() &&
+                                total < std::numeric_limits<std::int32_t>::max()
+                            ? DType::int32
+                            : DType::int64;
+    const NDArray* connectivity = &cells.connectivity;
+    CellBlock outward;
+    if (cells.type == "polyhedron") {
+      outward = {cells.type, cells.connectivity.copy(), cells.offsets, cells.face_offsets};
+      io::orient_polyhedron_faces_outward(mesh_->points, outward);
+      connectivity = &outward.connectivity;
+      write_dataset(group + "/INN", fortran_order(cells.face_offsets, index, 1), cells.face_offsets.rows());
+      write_dataset(group + "/IFN", fortran_order(cells.offsets, index, 1), cells.offsets.rows());
+    } else {
+      write_dataset(group + "/INN", fortran_order(cells.offsets, index, 1), cells.offsets.rows());
+    }
+    write_dataset(group + "/NOD", fortran_order(*connectivity, index, 1), total);
   }
 
   void write_family_group(const std::string& path, const std::vector<Family>& families) {
@@ -412,7 +441,112 @@ void MedStream::write_fields(const NamedList<NDArray>& point_data, const NamedLi
 }
 void MedStream::commit() { writer_->commit(); }
 
-void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
+namespace {
+
+// Rows of `parts` (one dtype and trailing shape) one after the other.
+NDArray stacked_rows(const std::vector<const NDArray*>& parts, const std::string& what, const std::string& path) {
+  const NDArray& first = *parts.front();
+  Shape shape(first.shape().begin(), first.shape().end());
+  shape[0] = 0;
+  for (const NDArray* part : parts) {
+    bool same = part->dtype() == first.dtype() && part->ndim() == first.ndim();
+    for (std::size_t axis = 1; same && axis < first.ndim(); ++axis) same = part->dim(axis) == first.dim(axis);
+    if (!same)
+      throw WriteError(path, std::string(kFormat), what + ": the blocks merged into one MED group differ in dtype or shape");
+    shape[0] += part->rows();
+  }
+  NDArray out = NDArray::allocate(first.dtype(), shape);
+  auto* to = static_cast<char*>(out.data());
+  for (const NDArray* part : parts) {
+    const std::size_t bytes = part->size() * dtype_size(part->dtype());
+    std::copy_n(static_cast<const char*>(part->data()), bytes, to);
+    to += bytes;
+  }
+  return out;
+}
+
+// MED holds one group per cell type, and meshio's Python view splits a ragged block into one
+// block per corner count (polygon) or node count (polyhedron<N>): blocks of one ragged type are
+// joined here, in the place of the first, with their cell data and Cell regions following.
+// Fixed-size types keep meshio's refusal of two blocks (check_mesh).
+Mesh with_ragged_blocks_joined(const Mesh& mesh, const std::string& path) {
+  std::vector<std::size_t> target(mesh.cells.size());  // joined block of each block
+  std::vector<std::vector<std::size_t>> members;        // blocks of each joined block
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+    std::size_t t = members.size();
+    if (mesh.cells[b].is_ragged())
+      for (std::size_t j = 0; j < members.size() && t == members.size(); ++j)
+        if (mesh.cells[members[j].front()].type == mesh.cells[b].type) t = j;
+    if (t == members.size()) members.emplace_back();
+    members[t].push_back(b);
+    target[b] = t;
+  }
+  if (members.size() == mesh.cells.size()) return mesh;
+  Mesh joined = mesh;
+  joined.cells.clear();
+  joined.cell_data = {};
+  std::vector<std::int64_t> old_first(mesh.cells.size() + 1, 0), new_first(members.size(), 0);
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) old_first[b + 1] = old_first[b] + mesh.cells[b].num_cells();
+  std::vector<std::int64_t> new_of_old(static_cast<std::size_t>(old_first.back()));
+  std::int64_t next = 0;
+  for (const std::vector<std::size_t>& group : members) {
+    CellBlock cells;
+    cells.type = mesh.cells[group.front()].type;
+    if (group.size() == 1 || !mesh.cells[group.front()].is_ragged()) {
+      cells = mesh.cells[group.front()];
+    } else {
+      const bool polyhedra = cells.type == "polyhedron";
+      std::vector<std::int64_t> offsets{0}, face_offsets{0};
+      std::vector<const NDArray*> nodes;
+      for (std::size_t b : group) {
+        const CellBlock& part = mesh.cells[b];
+        nodes.push_back(&part.connectivity);
+        const std::int64_t entity_base = polyhedra ? static_cast<std::int64_t>(face_offsets.size()) - 1 : offsets.back();
+        const auto part_offsets = part.offsets.values<std::int64_t>();
+        for (std::size_t i = 1; i < part_offsets.size(); ++i) offsets.push_back(entity_base + part_offsets[i]);
+        if (!polyhedra) continue;
+        const std::int64_t node_base = face_offsets.back();
+        const auto part_faces = part.face_offsets.values<std::int64_t>();
+        for (std::size_t i = 1; i < part_faces.size(); ++i) face_offsets.push_back(node_base + part_faces[i]);
+      }
+      cells.connectivity = stacked_rows(nodes, "connectivity", path);
+      cells.offsets = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(offsets.size())});
+      std::copy(offsets.begin(), offsets.end(), cells.offsets.data_as<std::int64_t>());
+      if (polyhedra) {
+        cells.face_offsets = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(face_offsets.size())});
+        std::copy(face_offsets.begin(), face_offsets.end(), cells.face_offsets.data_as<std::int64_t>());
+      }
+    }
+    for (std::size_t b : group)
+      for (std::int64_t cell = old_first[b]; cell < old_first[b + 1]; ++cell) new_of_old[static_cast<std::size_t>(cell)] = next++;
+    joined.cells.push_back(std::move(cells));
+  }
+  for (const auto& [name, per_block] : mesh.cell_data) {
+    std::vector<NDArray> arrays;
+    for (const std::vector<std::size_t>& group : members) {
+      std::vector<const NDArray*> parts;
+      for (std::size_t b : group) parts.push_back(&per_block.at(b));
+      arrays.push_back(parts.size() == 1 ? *parts.front() : stacked_rows(parts, "cell data '" + name + "'", path));
+    }
+    joined.cell_data.set(name, std::move(arrays));
+  }
+  for (Region& region : joined.regions) {
+    if (region.kind == RegionKind::Point) continue;
+    NDArray entries = region.entries.copy();
+    std::int64_t* values = entries.data_as<std::int64_t>();
+    const std::int64_t stride = region.kind == RegionKind::Side ? 2 : 1;
+    for (std::size_t i = 0; i < entries.size(); i += static_cast<std::size_t>(stride))
+      if (values[i] >= 0 && values[i] < static_cast<std::int64_t>(new_of_old.size()))
+        values[i] = new_of_old[static_cast<std::size_t>(values[i])];
+    region.entries = std::move(entries);
+  }
+  return joined;
+}
+
+}  // namespace
+
+void write(const std::string& path, const Mesh& given, const WriteOptions&) {
+  const Mesh mesh = with_ragged_blocks_joined(given, path);
   Writer writer(path);
   writer.write_mesh(mesh);
   NamedList<NDArray> point_data;  // the families are written under NOE/FAM and MAI/<type>/FAM

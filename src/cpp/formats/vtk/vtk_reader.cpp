@@ -29,7 +29,12 @@
 //  - Binary 'bit' arrays are unpacked (8 values per byte, most significant bit first) into
 //    uint8 0/1; 'vtkIdType' arrays, which VTK writes as 32-bit ints, become int64.
 //  - Wedges are reordered into meshio's node order, as meshio does (io::cells_from_vtk).
-//  - Polyhedra (type 42) and string arrays are not supported and raise a ReadError.
+//  - Polyhedra (type 42) become one "polyhedron" block per run (faces as listed, VTK orients
+//    them outwards): each polyhedron's CELLS list is its face stream [nfaces, n0, ids…, …],
+//    in 4.2 files as in 5.1 ones (OFFSETS/CONNECTIVITY), which is what VTK 9's writer emits
+//    for both (no FACES section exists in either). A stream that runs past or stops short of
+//    its cell's list, or names a missing point, is a ReadError at the CELLS line.
+//  - String arrays are not supported and raise a ReadError.
 //
 // The reader is one class (vtk_reader_internal.hpp) defined over three files; this one holds
 // the preamble, the keyword dispatch, the header-line values and the array payloads (ASCII and

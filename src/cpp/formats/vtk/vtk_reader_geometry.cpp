@@ -293,6 +293,13 @@ io::VtkCells LegacyReader::convert_cells(const CellArray& cells, std::span<const
   stream.connectivity = cells.connectivity;
   stream.connectivity_byte_swapped = cells.connectivity_byte_swapped;
   stream.num_points = mesh_.num_points();
+  // A polyhedron's list holds its face stream [nfaces, n0, ids…, …] (VTK writes it so in 4.2
+  // and in 5.1 alike, and has no separate FACES section): the cell list is the face list.
+  if (std::find(types.begin(), types.end(), static_cast<std::uint8_t>(kVtkPolyhedron)) != types.end()) {
+    stream.faces = cells.connectivity;
+    stream.face_offsets = cells.offsets;
+    stream.faces_byte_swapped = cells.connectivity_byte_swapped;
+  }
   try {
     return io::cells_from_vtk(stream);
   } catch (const io::CellStreamError& error) {

@@ -20,8 +20,10 @@
 //    meshio's 5.1 reader takes binary 'int' for 8 bytes, a meshio bug this does not chase.
 //  - Wedges are written in VTK's node order (io::vtk_node_permutation), as meshio does.
 //  - Names are %XX-escaped where they hold blanks or other bytes a token cannot.
-//  - Polyhedra are refused (std::invalid_argument): their faces need the FACES section of
-//    newer VTK legacy files, which this writer does not produce; write .vtu instead.
+//  - Polyhedra (type 42) are written as VTK 9's writer writes them, in both versions: the
+//    cell's list is its face stream [nfaces, n0, ids…, n1, ids…] (io::PolyhedronFaceStreams),
+//    faces as the block holds them (outward, VTK's rule). VTK's reader gives the same faces
+//    back (GetFaceStream); meshio cannot read polyhedra from legacy files.
 //    string_field_data and regions have no place in a legacy file and are not written.
 //
 // Binary values are converted to big-endian chunk by chunk while they stream out, so no
@@ -30,6 +32,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <initializer_list>
 #include <stdexcept>
@@ -43,6 +46,7 @@
 #include "io/output/atomic_file.hpp"
 #include "io/source/byte_order.hpp"
 #include "io/vtk/vtk_cells.hpp"
+#include "io/vtk/vtk_face_stream.hpp"
 
 namespace meshioplusplus::vtk {
 namespace {
@@ -146,18 +150,22 @@ struct NamedArray {
   std::int64_t tuples = 0;
 };
 
-// The point ids of one block, cell by cell and in VTK's node order, rectangular or ragged.
+// The list of each cell of one block as a legacy file holds it: its point ids in VTK's node
+// order (rectangular or ragged blocks), or its face stream (polyhedra).
 struct BlockCells {
   const std::int64_t* ids = nullptr;
   const std::int64_t* offsets = nullptr;  // null for rectangular blocks
   const int* permutation = nullptr;       // our node order → VTK's, where they differ
+  std::optional<io::PolyhedronFaceStreams> polyhedra;
   std::int64_t nodes = 0;
   std::int64_t count = 0;
   int vtk_id = 0;
 
   explicit BlockCells(const CellBlock& block)
       : ids(block.connectivity.data_as<std::int64_t>()), count(block.num_cells()), vtk_id(io::vtk_id_for(block)) {
-    if (block.is_ragged()) {
+    if (block.type == "polyhedron") {
+      polyhedra.emplace(block);
+    } else if (block.is_ragged()) {
       offsets = block.offsets.data_as<std::int64_t>();
     } else {
       nodes = block.connectivity.row_width();
@@ -165,11 +173,19 @@ struct BlockCells {
     }
   }
   std::int64_t begin(std::int64_t cell) const noexcept { return offsets ? offsets[cell] : cell * nodes; }
-  std::int64_t size(std::int64_t cell) const noexcept { return offsets ? offsets[cell + 1] - offsets[cell] : nodes; }
-  std::int64_t id(std::int64_t cell, std::int64_t k) const noexcept {
-    return ids[begin(cell) + (permutation ? permutation[k] : k)];
+  std::int64_t size(std::int64_t cell) const noexcept {
+    return polyhedra ? polyhedra->size(cell) : offsets ? offsets[cell + 1] - offsets[cell] : nodes;
   }
-  std::int64_t total_ids() const noexcept { return offsets ? offsets[count] - offsets[0] : count * nodes; }
+  // emit(value) for each value of the cell's list.
+  template <class Emit>
+  void emit(std::int64_t cell, Emit&& emit) const {
+    if (polyhedra) return polyhedra->emit(cell, emit);
+    const std::int64_t first = begin(cell), length = size(cell);
+    for (std::int64_t k = 0; k < length; ++k) emit(ids[first + (permutation ? permutation[k] : k)]);
+  }
+  std::int64_t total_ids() const noexcept {
+    return polyhedra ? polyhedra->total_size() : offsets ? offsets[count] - offsets[0] : count * nodes;
+  }
 };
 
 class LegacyWriter {
@@ -258,7 +274,7 @@ class LegacyWriter {
     for (const BlockCells& block : blocks)
       for (std::int64_t c = 0; c < block.count; ++c) {
         sink.push(static_cast<std::int32_t>(block.size(c)));
-        for (std::int64_t k = 0; k < block.size(c); ++k) sink.push(static_cast<std::int32_t>(block.id(c, k)));
+        block.emit(c, [&sink](std::int64_t value) { sink.push(static_cast<std::int32_t>(value)); });
         sink.end_line();
       }
     sink.finish();
@@ -287,7 +303,7 @@ class LegacyWriter {
     ValueSink<std::int64_t> sink(out_, binary_);
     for (const BlockCells& block : blocks)
       for (std::int64_t c = 0; c < block.count; ++c) {
-        for (std::int64_t k = 0; k < block.size(c); ++k) sink.push(block.id(c, k));
+        block.emit(c, [&sink](std::int64_t value) { sink.push(value); });
         sink.end_line();
       }
     sink.finish();
@@ -385,9 +401,6 @@ void check_writable(const Mesh& mesh, bool version5) {
     refuse("VTK legacy points must be (n, 1..3)");
   if (!dtype_is_float(mesh.points.dtype())) refuse("points must be float32 or float64");
   for (const CellBlock& block : mesh.cells) {
-    if (block.type == "polyhedron")
-      refuse("VTK legacy files written here cannot hold polyhedron cells (their faces need the FACES "
-             "section of newer VTK versions); write .vtu instead");
     io::vtk_id_for(block);  // throws for types VTK has no id for
   }
   if (!version5 && mesh.num_points() > std::numeric_limits<std::int32_t>::max())

@@ -5,7 +5,9 @@
 //     (ORIGIN_DXDY[DZ], listed slowest axis first)         hexahedra in VTK's order; (nz, ny, nx …)
 //                                                          attributes flattened to rows
 //   <Topology Type="Mixed">                              → one block per run of equal types
-//                                                          (Polygon runs → a ragged polygon block)
+//                                                          (Polygon runs → a ragged polygon block,
+//                                                          id 16 runs → a polyhedron block)
+//   <Topology Type="Polyhedron"> (face streams)          → one polyhedron block (xdmf_polyhedra.hpp)
 //   <Attribute Center="Node|Cell|Grid">                  → point_data / cell_data (split over the
 //                                                          blocks) / field_data
 //   <Attribute ItemType="FiniteElementFunction">         → CG1 → point_data, DG0 → cell data, other
@@ -36,10 +38,14 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <span>
 
 #include "formats/xdmf/xdmf.hpp"
 #include "formats/xdmf/xdmf_document.hpp"
 #include "formats/xdmf/xdmf_dolfin.hpp"
+#include "formats/xdmf/xdmf_polyhedra.hpp"
+#include "io/vtk/vtk_face_stream.hpp"
 #include "io/cells/xdmf_cell_types.hpp"
 #include "io/source/parallel.hpp"
 #include "io/text/text_scanner.hpp"
@@ -243,6 +249,7 @@ class GridReader {
       context_.fail(topology, "expected one <DataItem> in <Topology>, found " + std::to_string(items.size()));
     NDArray data = context_.read_data_item(items[0], DType::int64);
     if (*type_text == "Mixed") return split_mixed(data, topology);
+    if (*type_text == "Polyhedron") return {read_polyhedra(data, topology)};
     const TopologyName* name = topology_from_xdmf(*type_text);
     std::int64_t nodes = 0;
     std::string ours;
@@ -279,6 +286,38 @@ class GridReader {
     return {std::move(block)};
   }
 
+  CellBlock read_polyhedra(const NDArray& data, const Node& topology) {
+    CellBlock block;
+    try {
+      block = polyhedra_from_streams(data.values<std::int64_t>());
+    } catch (const io::CellStreamError& error) {
+      context_.fail(topology, std::string("Polyhedron topology: ") + error.what());
+    }
+    check_declared_count(topology, block.num_cells(), "Polyhedron");
+    return block;
+  }
+
+  void check_declared_count(const Node& topology, std::int64_t count, std::string_view type) {
+    if (const std::string* declared = topology.attribute("NumberOfElements")) {
+      std::int64_t value = -1;
+      std::from_chars(declared->data(), declared->data() + declared->size(), value);
+      if (value != count)
+        context_.fail(topology, "NumberOfElements " + *declared + " but the " + std::string(type) + " data holds " +
+                                    std::to_string(count) + " cells");
+    }
+  }
+
+  // The length of the Mixed polyhedron entry (id 16) at `pos`, id included.
+  std::int64_t mixed_polyhedron_length(const std::int64_t* values, std::int64_t size, std::int64_t pos,
+                                       const Node& topology) {
+    try {
+      return 1 + io::polyhedron_face_stream_length(
+                     std::span<const std::int64_t>(values + pos + 1, static_cast<std::size_t>(size - pos - 1)));
+    } catch (const io::CellStreamError& error) {
+      context_.fail(topology, "Mixed topology: the polyhedron at entry " + std::to_string(pos) + ": " + error.what());
+    }
+  }
+
   std::vector<CellBlock> split_mixed(const NDArray& data, const Node& topology) {
     const std::int64_t* values = data.data_as<std::int64_t>();
     const std::int64_t size = static_cast<std::int64_t>(data.size());
@@ -290,6 +329,12 @@ class GridReader {
     };
     std::vector<Run> runs;
     for (std::int64_t pos = 0; pos < size;) {
+      if (values[pos] == kMixedPolyhedron.id) {
+        if (runs.empty() || runs.back().type != &kMixedPolyhedron) runs.push_back({&kMixedPolyhedron, pos, 0, 0});
+        ++runs.back().cells;
+        pos += mixed_polyhedron_length(values, size, pos, topology);
+        continue;
+      }
       const MixedId* type = mixed_from_id(values[pos]);
       if (type == nullptr) context_.fail(topology, "unknown cell id " + std::to_string(values[pos]) + " in Mixed topology at entry " + std::to_string(pos));
       std::int64_t nodes = type->nodes;
@@ -315,6 +360,10 @@ class GridReader {
     }
     std::vector<CellBlock> blocks;
     for (const Run& run : runs) {
+      if (run.type == &kMixedPolyhedron) {
+        blocks.push_back(mixed_polyhedra(values, size, run.first, run.cells, topology));
+        continue;
+      }
       CellBlock block;
       block.type = std::string(run.type->ours);
       const bool ragged = run.type->ours == "polygon";
@@ -339,14 +388,26 @@ class GridReader {
       if (offsets) offsets[run.cells] = written;
       blocks.push_back(std::move(block));
     }
-    if (const std::string* declared = topology.attribute("NumberOfElements")) {
-      std::int64_t value = -1, total = 0;
-      std::from_chars(declared->data(), declared->data() + declared->size(), value);
-      for (const CellBlock& block : blocks) total += block.num_cells();
-      if (value != total)
-        context_.fail(topology, "NumberOfElements " + *declared + " but the Mixed data holds " + std::to_string(total) + " cells");
-    }
+    std::int64_t total = 0;
+    for (const CellBlock& block : blocks) total += block.num_cells();
+    check_declared_count(topology, total, "Mixed");
     return blocks;
+  }
+
+  // A run of `cells` polyhedra from entry `pos` on (lengths already checked by the scan).
+  CellBlock mixed_polyhedra(const std::int64_t* values, std::int64_t size, std::int64_t pos, std::int64_t cells,
+                            const Node& topology) {
+    io::PolyhedronBlockBuilder builder(std::numeric_limits<std::int64_t>::max());
+    try {
+      for (std::int64_t cell = 0; cell < cells; ++cell) {
+        const std::int64_t length = mixed_polyhedron_length(values, size, pos, topology);
+        builder.add_cell(std::span<const std::int64_t>(values + pos + 1, static_cast<std::size_t>(length - 1)), cell);
+        pos += length;
+      }
+    } catch (const io::CellStreamError& error) {
+      context_.fail(topology, std::string("Mixed topology: ") + error.what());
+    }
+    return builder.finish();
   }
 
   // meshio's field data: <Information> whose text (usually CDATA) holds <map key= dim=>tag</map>.

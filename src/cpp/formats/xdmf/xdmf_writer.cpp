@@ -1,13 +1,15 @@
 // XDMF writer: XDMF 3 as meshio writes it — one Uniform grid (Geometry, one Topology, Mixed
 // when there are several blocks, Node/Cell Attributes), heavy data in an HDF5 file beside the
 // .xdmf ("<stem>.h5", datasets /data0, /data1 …, gzip level 4 by default), in raw binary files
-// ("<stem><k>.bin") or inline. Field data of meshio's gmsh kind ([tag, dim]) goes into an
-// <Information> block meshio reads back. The time-series writer: meshio's layout exactly — the
-// Temporal collection first, each step XIncluding the Geometry and Topology of the Uniform
-// "mesh" grid, which follows the collection as the Domain's last grid. VTK's XDMF readers
-// then give the collection, with every step's data, as block 0 and the bare mesh as block 1,
-// as for meshio's files (felupe's ViewXdmf, for one, takes block 0); a mesh grid written before
-// the collection made block 0 the bare mesh and hid the data from ParaView/PyVista users.
+// ("<stem><k>.bin") or inline. Polyhedra go into the Mixed topology as id 16 + face stream
+// (xdmf_polyhedra.hpp), the layout VTK's XDMF reader reads. Field data of meshio's gmsh kind
+// ([tag, dim]) goes into an <Information> block meshio reads back. The time-series writer:
+// meshio's layout exactly — the Temporal collection first, each step XIncluding the Geometry
+// and Topology of the Uniform "mesh" grid, which follows the collection as the Domain's last
+// grid. VTK's XDMF readers then give the collection, with every step's data, as block 0 and the
+// bare mesh as block 1, as for meshio's files (felupe's ViewXdmf, for one, takes block 0); a
+// mesh grid written before the collection made block 0 the bare mesh and hid the data from
+// ParaView/PyVista users.
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -16,6 +18,7 @@
 
 #include "formats/xdmf/xdmf.hpp"
 #include "formats/xdmf/xdmf_document.hpp"
+#include "formats/xdmf/xdmf_polyhedra.hpp"
 #include "io/cells/xdmf_cell_types.hpp"
 #include "io/output/atomic_file.hpp"
 #include "io/output/series_append.hpp"
@@ -219,9 +222,15 @@ void write_topology(std::string& xml, HeavyData& heavy, const std::vector<CellBl
     xml += "</Topology>";
     return;
   }
-  // Mixed: each cell is its id, the node count for Polyvertex/Polyline/Polygon, its nodes.
+  // Mixed: each cell is its id, the node count for Polyvertex/Polyline/Polygon, its nodes;
+  // a polyhedron (even a single block of them, which VTK reads only so) its id and face stream.
   std::int64_t total = 0, cells_total = 0;
   for (const CellBlock& block : cells) {
+    if (block.type == kMixedPolyhedron.ours) {
+      cells_total += block.num_cells();
+      total += mixed_polyhedra_size(block);
+      continue;
+    }
     const MixedId* id = mixed_from_ours(block.type);
     if (id == nullptr) throw WriteError(path, std::string(kFormat), "XDMF Mixed topology has no id for '" + block.type + "'");
     const std::int64_t n = block.num_cells();
@@ -231,6 +240,10 @@ void write_topology(std::string& xml, HeavyData& heavy, const std::vector<CellBl
   NDArray stream = NDArray::allocate_scratch(DType::int64, {total});
   std::int64_t* out = stream.data_as<std::int64_t>();
   for (const CellBlock& block : cells) {
+    if (block.type == kMixedPolyhedron.ours) {
+      out = write_mixed_polyhedra(block, out);
+      continue;
+    }
     const MixedId* id = mixed_from_ours(block.type);
     const NDArray connectivity = block.connectivity.dtype() == DType::int64 ? block.connectivity : block.connectivity.astype(DType::int64);
     const std::int64_t* nodes = connectivity.data_as<std::int64_t>();

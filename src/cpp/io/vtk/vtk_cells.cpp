@@ -5,6 +5,7 @@
 
 #include "io/source/byte_order.hpp"
 #include "io/source/parallel.hpp"
+#include "io/vtk/vtk_face_stream.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus::io {
@@ -98,46 +99,31 @@ CellBlock make_polygon_block(const VtkCellStream& stream, std::int64_t first, st
 CellBlock make_polyhedron_block(const VtkCellStream& stream, std::int64_t first, std::int64_t count) {
   if (stream.faces.empty_handle() || stream.face_offsets.empty())
     throw CellStreamError("polyhedron cells without faces/faceoffsets arrays");
+  if (!dtype_is_signed_int(stream.faces.dtype()) && !dtype_is_unsigned_int(stream.faces.dtype()))
+    throw CellStreamError("polyhedron faces must be an integer array");
   // Only this run's window of the face stream: copying all of it for every run would be
   // quadratic when polyhedra alternate with other cells.
   const std::int64_t window_begin = stream.face_offsets[first], window_end = stream.face_offsets[first + count];
   if (window_begin < 0 || window_end < window_begin || window_end > static_cast<std::int64_t>(stream.faces.size()))
     throw CellStreamError("polyhedron face offsets out of range");
-  std::vector<std::int64_t> faces;
-  visit_dtype(stream.faces.dtype(), [&](auto tag) {
-    using Index = decltype(tag);
-    if constexpr (std::is_integral_v<Index>) {
-      const auto* source = static_cast<const Index*>(stream.faces.data());
-      faces.assign(source + window_begin, source + window_end);
+  std::vector<std::int64_t> faces(static_cast<std::size_t>(window_end - window_begin));
+  visit_connectivity(stream.faces, stream.faces_byte_swapped, [&](auto source) {
+    for (std::int64_t i = window_begin; i < window_end; ++i) {
+      const auto value = source[i];
+      if constexpr (std::is_unsigned_v<decltype(value)>)
+        if (static_cast<std::uint64_t>(value) > static_cast<std::uint64_t>(INT64_MAX))
+          throw CellStreamError("polyhedron face stream value out of range");
+      faces[static_cast<std::size_t>(i - window_begin)] = static_cast<std::int64_t>(value);
     }
   });
-  std::vector<std::int64_t> cell_offsets{0}, face_offsets{0}, nodes;
+  PolyhedronBlockBuilder builder(stream.num_points);
   for (std::int64_t c = first; c < first + count; ++c) {
-    std::int64_t at = stream.face_offsets[c] - window_begin;
-    const std::int64_t stop = stream.face_offsets[c + 1] - window_begin;
-    if (at < 0 || stop > static_cast<std::int64_t>(faces.size()) || at >= stop)
+    const std::int64_t at = stream.face_offsets[c] - window_begin, stop = stream.face_offsets[c + 1] - window_begin;
+    if (at < 0 || stop > static_cast<std::int64_t>(faces.size()) || at > stop)
       throw CellStreamError("polyhedron face offsets out of range");
-    const std::int64_t nfaces = faces[at++];
-    for (std::int64_t f = 0; f < nfaces; ++f) {
-      if (at >= stop) throw CellStreamError("polyhedron face list shorter than announced");
-      const std::int64_t nverts = faces[at++];
-      if (nverts < 0 || at + nverts > stop) throw CellStreamError("polyhedron face list shorter than announced");
-      for (std::int64_t v = 0; v < nverts; ++v) nodes.push_back(checked_index(faces[at++], stream.num_points));
-      face_offsets.push_back(static_cast<std::int64_t>(nodes.size()));
-    }
-    cell_offsets.push_back(static_cast<std::int64_t>(face_offsets.size()) - 1);
+    builder.add_cell(std::span<const std::int64_t>(faces).subspan(static_cast<std::size_t>(at), static_cast<std::size_t>(stop - at)), c);
   }
-  auto to_array = [](const std::vector<std::int64_t>& values) {
-    NDArray array = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(values.size())});
-    if (!values.empty()) std::memcpy(array.data(), values.data(), values.size() * sizeof(std::int64_t));
-    return array;
-  };
-  CellBlock block;
-  block.type = "polyhedron";
-  block.connectivity = to_array(nodes);
-  block.offsets = to_array(cell_offsets);
-  block.face_offsets = to_array(face_offsets);
-  return block;
+  return builder.finish();
 }
 
 }  // namespace
@@ -374,9 +360,7 @@ VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks) {
     total += static_cast<std::int64_t>(block.connectivity.size());
     if (block.type == "polyhedron") {
       any_polyhedron = true;
-      // per cell: nfaces + per face (count + nodes)
-      total_faces += block.num_cells() + (block.face_offsets.rows() - 1) +
-                     static_cast<std::int64_t>(block.connectivity.size());
+      total_faces += PolyhedronFaceStreams(block).total_size();
     }
   }
   VtkCellArrays out;
@@ -398,23 +382,11 @@ VtkCellArrays cells_to_vtk(const std::vector<CellBlock>& blocks) {
     const std::int64_t count = block.num_cells();
     const auto* ids = block.connectivity.data_as<std::int64_t>();
     if (block.type == "polyhedron") {
-      const auto* cell_faces = block.offsets.data_as<std::int64_t>();
-      const auto* face_nodes = block.face_offsets.data_as<std::int64_t>();
+      const PolyhedronFaceStreams streams(block);
       for (std::int64_t c = 0; c < count; ++c) {
         // Connectivity lists each distinct point of the polyhedron once, in first-seen order.
-        const std::int64_t node_begin = face_nodes[cell_faces[c]], node_end = face_nodes[cell_faces[c + 1]];
-        std::vector<std::int64_t> unique;
-        for (std::int64_t i = node_begin; i < node_end; ++i) {
-          bool seen = false;
-          for (std::int64_t u : unique) seen = seen || u == ids[i];
-          if (!seen) unique.push_back(ids[i]);
-        }
-        for (std::int64_t u : unique) connectivity[written++] = u;
-        faces[faces_written++] = cell_faces[c + 1] - cell_faces[c];
-        for (std::int64_t f = cell_faces[c]; f < cell_faces[c + 1]; ++f) {
-          faces[faces_written++] = face_nodes[f + 1] - face_nodes[f];
-          for (std::int64_t i = face_nodes[f]; i < face_nodes[f + 1]; ++i) faces[faces_written++] = ids[i];
-        }
+        for (const std::int64_t point : streams.points(c)) connectivity[written++] = point;
+        streams.emit(c, [&](std::int64_t value) { faces[faces_written++] = value; });
         face_offsets[cell] = faces_written;
         types[cell] = vtk_id;
         offsets[cell++] = written;

@@ -33,10 +33,14 @@ struct VtkCellStream {
   // binary VTK is big-endian), possibly unaligned: values are swapped as they are gathered,
   // so the file's array is read once instead of being copied and swapped first.
   bool connectivity_byte_swapped = false;
-  // Polyhedra (VTK 42), VTU layout: per polyhedron [nfaces, n0, ids…, n1, ids…];
-  // face_offsets are n+1 start offsets into `faces` (only polyhedron cells are read).
+  // Polyhedra (VTK 42): per polyhedron its face stream [nfaces, n0, ids…, n1, ids…]
+  // (io/vtk/vtk_face_stream.hpp); face_offsets are n+1 start offsets into `faces` (only
+  // polyhedron cells are read). VTU keeps the streams in their own array; legacy files keep
+  // each in the cell's own list, so there `faces` is `connectivity` and `face_offsets` the
+  // cell offsets. `faces_byte_swapped` as connectivity_byte_swapped, for `faces`.
   NDArray faces;
   std::span<const std::int64_t> face_offsets;
+  bool faces_byte_swapped = false;
   std::int64_t num_points = 0;  // for the index range check
   // True when the caller has checked every connectivity index against num_points (VTKHDF
   // checks each partition's against that partition's points): a connectivity shared as one

@@ -5,4 +5,4 @@ importing this package imports them all, once, from the package's top. Format mo
 only the floors below them (``_core``, ``_conversion``, ``_mesh``, ``_options``,
 ``_capabilities``), never the read/write dispatch."""
 
-from . import exodus, frd, gmsh, mdpa, med, pvd, pvtp, pvtu, unv, vtkhdf, vtm, xdmf  # noqa: F401  (they register)
+from . import exodus, frd, gmsh, mdpa, med, openfoam, pvd, pvtp, pvtu, unv, vtkhdf, vtm, xdmf  # noqa: F401  (they register)

@@ -1,0 +1,54 @@
+// What the Fluent reader's section parser (ansys_reader.cpp) hands to the volume-cell builder
+// (ansys_volume.cpp): the faces of every face section with their cell columns, the cell and
+// face zones, and the zone names. Private to formats/ansys.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "meshioplusplus/mesh.hpp"
+
+namespace meshioplusplus::ansys::detail {
+
+// Every face of the file's face sections, in file order. Nodes are 0-based point rows; cells
+// 0-based file cell numbers (Fluent id - 1), -1 where the column is 0 (no cell on that side).
+struct FaceList {
+  std::vector<std::int64_t> offsets{0};
+  std::vector<std::int64_t> nodes;
+  std::vector<std::int64_t> right;  // Fluent's c0
+  std::vector<std::int64_t> left;   // Fluent's c1
+  std::int64_t size() const noexcept { return static_cast<std::int64_t>(right.size()); }
+};
+
+struct FaceZone {
+  std::int64_t zone = 0;
+  std::int64_t begin = 0, end = 0;  // faces [begin, end) of the FaceList
+};
+
+struct CellZone {
+  std::int64_t zone = 0;
+  std::int64_t first = 1, last = 0;  // Fluent cell ids (1-based, inclusive)
+  std::size_t offset = 0;            // of the section, for errors
+};
+
+struct VolumeInput {
+  FaceList faces;
+  std::vector<FaceZone> face_zones;
+  std::vector<CellZone> cell_zones;
+  std::map<std::int64_t, std::string> zone_names;
+  std::int64_t num_cells = 0;
+  int dimension = 3;
+};
+
+// Rebuilds the volume cells from the faces into `mesh` (whose points are set): cell blocks,
+// "ansys:zone" cell data, Cell regions of the named cell zones and Side regions of the named
+// face zones. Throws ReadError(path, "ansys", …) when the faces do not close into cells.
+void add_volume_cells(Mesh& mesh, const VolumeInput& input, const std::string& path);
+
+// Writes `mesh` in Fluent's face-based layout (ansys_fluent_writer.cpp); false, writing
+// nothing, when the mesh has no cells of its points' dimension (meshio's layout is used then).
+bool write_fluent_layout(const std::string& path, const Mesh& mesh, bool binary);
+
+}  // namespace meshioplusplus::ansys::detail

@@ -1,0 +1,26 @@
+// TEMPORARY NOTE FOR HELPERS (the lead removes it): before any build or edit, read
+// /tmp/helpers/common.md — the house rules, your build folder (build/openfoam-reader), time limit, no git.
+// OpenFOAM polyMesh cases: a case directory (or its `*.foam` marker file, or its
+// constant/polyMesh directory) holding points, faces, owner, neighbour and boundary, with
+// optional cell/face/point zones, time directories of fields and processor* decompositions.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/time_series.hpp"
+
+namespace meshioplusplus::openfoam {
+
+// The mesh with the fields of the latest time directory (openfoam_reader.cpp says what becomes
+// what); every time directory as a step through open_time_series.
+Mesh read(const std::string& path);
+std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path);
+// Whether `path` is a directory holding an OpenFOAM case (constant/polyMesh or processor0's),
+// or is a polyMesh directory: the registry reads such a directory as openfoam.
+bool is_case_directory(const std::string& path) noexcept;
+void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);
+
+}  // namespace meshioplusplus::openfoam

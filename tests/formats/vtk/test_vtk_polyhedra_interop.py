@@ -1,0 +1,167 @@
+"""Legacy VTK polyhedra (type 42) against VTK's own legacy reader and writer
+(vtkUnstructuredGridReader/Writer): VTK writes 4.2 and 5.1, ASCII and binary, and we read the
+same faces; we write every variant and VTK reads the same faces (GetFaceStream per cell); real
+files written by VTK/ParaView (SimuCell3D's meshes, tests/data/vtk/) read cell by cell as VTK
+reads them. meshio 5.3.5 refuses legacy polyhedra ("cells that meshio cannot handle")."""
+
+import os
+
+import numpy as np
+import pytest
+
+import meshioplusplus as mio
+from interop import meshio_module
+
+vtk = pytest.importorskip("vtk", reason="vtk is in requirements-test.txt")
+from vtk.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "data", "vtk")
+VARIANTS = [("4.2", False), ("4.2", True), ("5.1", False), ("5.1", True)]
+
+POINTS = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1],
+                   [2, 0, 0], [2, 1, 0], [2, 2, 0], [1, 2, 0]], dtype=np.float64)
+CUBE = [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]]
+PYRAMID = [[1, 2, 9, 8], [1, 8, 5], [8, 9, 5], [9, 2, 5], [2, 1, 5]]
+# A triangular prism as a polyhedron (6 points, 5 faces): a third node count.
+PRISM = [[2, 11, 9], [6, 10, 5], [2, 9, 5, 6], [9, 11, 10, 5], [11, 2, 6, 10]]
+
+
+def _stream(faces):
+    out = [len(faces)]
+    for face in faces:
+        out += [len(face), *face]
+    return out
+
+
+def _faces(stream):
+    faces, at = [], 1
+    for _ in range(stream[0]):
+        n = stream[at]
+        faces.append(list(stream[at + 1: at + 1 + n]))
+        at += n + 1
+    return faces
+
+
+def _vtk_grid():
+    """tetra, cube, pyramid, triangle, prism, cube — with a cell data 'id' = the cell number."""
+    grid = vtk.vtkUnstructuredGrid()
+    points = vtk.vtkPoints()
+    points.SetData(numpy_to_vtk(POINTS, deep=True))
+    grid.SetPoints(points)
+    cells = [(10, [1, 8, 2, 5]), (42, _stream(CUBE)), (42, _stream(PYRAMID)), (5, [8, 9, 5]), (42, _stream(PRISM)),
+             (42, _stream(CUBE))]
+    for kind, ids in cells:
+        id_list = vtk.vtkIdList()
+        for i in ids:
+            id_list.InsertNextId(i)
+        grid.InsertNextCell(kind, id_list)
+    ids = numpy_to_vtk(np.arange(len(cells), dtype=np.int32), deep=True)
+    ids.SetName("id")
+    grid.GetCellData().AddArray(ids)
+    return grid
+
+
+def _vtk_read(path):
+    reader = vtk.vtkUnstructuredGridReader()
+    reader.SetFileName(os.fspath(path))
+    reader.Update()
+    return reader.GetOutput()
+
+
+def _vtk_cells(grid):
+    """Per cell: ("polyhedron", faces) or (VTK type, point ids)."""
+    out = []
+    for c in range(grid.GetNumberOfCells()):
+        ids = vtk.vtkIdList()
+        if grid.GetCellType(c) == 42:
+            grid.GetFaceStream(c, ids)
+            out.append(("polyhedron", _faces([ids.GetId(i) for i in range(ids.GetNumberOfIds())])))
+        else:
+            grid.GetCellPoints(c, ids)
+            out.append((grid.GetCellType(c), [ids.GetId(i) for i in range(ids.GetNumberOfIds())]))
+    return out
+
+
+def _our_cells(mesh, order_by=None):
+    """The same per cell, from our Python mesh (polyhedron<N> blocks hold per cell its faces);
+    in the order of cell data `order_by` when given (blocks are grouped by type and size)."""
+    vtk_ids = {"tetra": 10, "triangle": 5, "hexahedron": 12, "pyramid": 14, "wedge": 13, "quad": 9}
+    cells = []
+    for block in mesh.cells:
+        for cell in block.data:
+            if block.type.startswith("polyhedron"):
+                cells.append(("polyhedron", [list(np.asarray(face)) for face in cell]))
+            else:
+                cells.append((vtk_ids[block.type], list(np.asarray(cell))))
+    if order_by is None:
+        return cells
+    order = np.concatenate(mesh.cell_data[order_by])
+    return [cell for _, cell in sorted(zip(order.tolist(), cells), key=lambda pair: pair[0])]
+
+
+@pytest.mark.parametrize("version,binary", VARIANTS)
+def test_vtk_written_polyhedra_read_with_the_same_faces(tmp_path, version, binary):
+    path = tmp_path / "from_vtk.vtk"
+    writer = vtk.vtkUnstructuredGridWriter()
+    writer.SetInputData(_vtk_grid())
+    writer.SetFileVersion(42 if version == "4.2" else 51)
+    if binary:
+        writer.SetFileTypeToBinary()
+    writer.SetFileName(os.fspath(path))
+    assert writer.Write() == 1
+    mesh = mio.read(path)
+    np.testing.assert_array_equal(mesh.points, POINTS)
+    expected = _vtk_cells(_vtk_read(path))
+    assert [kind for kind, _ in expected].count("polyhedron") == 4
+    assert _our_cells(mesh, order_by="id") == expected
+
+
+@pytest.mark.parametrize("version,binary", VARIANTS)
+def test_our_polyhedra_read_in_vtk_with_the_same_faces(tmp_path, version, binary):
+    path = tmp_path / "from_vtk.vtk"
+    writer = vtk.vtkUnstructuredGridWriter()
+    writer.SetInputData(_vtk_grid())
+    writer.SetFileName(os.fspath(path))
+    writer.Write()
+    mesh = mio.read(path)
+    ours = tmp_path / "ours.vtk"
+    mio.vtk.write(ours, mesh, binary=binary, fmt_version=version)
+    grid = _vtk_read(ours)
+    np.testing.assert_array_equal(vtk_to_numpy(grid.GetPoints().GetData()), POINTS)
+    assert _vtk_cells(grid) == _our_cells(mesh)
+    np.testing.assert_array_equal(vtk_to_numpy(grid.GetCellData().GetArray("id")), np.concatenate(mesh.cell_data["id"]))
+    # The faces are those VTK wrote in the first place.
+    assert sorted(map(str, _vtk_cells(grid))) == sorted(map(str, _vtk_cells(_vtk_grid())))
+
+
+@pytest.mark.parametrize("name,cells,faces", [("simucell3d_2_cubes.vtk", 2, 24),
+                                              ("simucell3d_hexagonal_cell_layer.vtk", 25, 200)])
+def test_real_files_read_cell_by_cell_as_vtk_reads_them(name, cells, faces):
+    path = os.path.join(DATA, name)
+    grid = _vtk_read(path)
+    expected = _vtk_cells(grid)
+    assert len(expected) == cells and sum(len(f) for _, f in expected) == faces
+    mesh = mio.read(path)
+    np.testing.assert_array_equal(mesh.points, vtk_to_numpy(grid.GetPoints().GetData()))
+    assert _our_cells(mesh) == expected
+    cell_data = grid.GetCellData()
+    for k in range(cell_data.GetNumberOfArrays()):
+        array = cell_data.GetArray(k)
+        np.testing.assert_array_equal(np.concatenate(mesh.cell_data[array.GetName()]).ravel(),
+                                      vtk_to_numpy(array).ravel())
+
+
+def test_meshio_refuses_legacy_polyhedra_that_we_read(tmp_path):
+    meshio = meshio_module()
+    path = tmp_path / "from_vtk.vtk"
+    writer = vtk.vtkUnstructuredGridWriter()
+    writer.SetInputData(_vtk_grid())
+    writer.SetFileName(os.fspath(path))
+    writer.Write()
+    with pytest.raises(Exception):  # meshio 5.3.5: "cells that meshio cannot handle" or KeyError
+        meshio.vtk.read(path)
+    assert len(_our_cells(mio.read(path))) == 6
+    real = os.path.join(DATA, "simucell3d_hexagonal_cell_layer.vtk")
+    with pytest.raises(Exception):
+        meshio.vtk.read(real)
+    assert sum(len(block.data) for block in mio.read(real).cells) == 25
