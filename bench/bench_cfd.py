@@ -81,6 +81,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--size", default="0.02")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds one measurement may take")
     options = parser.parse_args()
     msh = DATA_DIR / "bracket" / "bracket-4.1-binary.msh"
     if not msh.exists():
@@ -89,11 +90,13 @@ def main():
     rows = []
     for variant in ("ascii", "binary"):
         case = DATA_DIR / "openfoam" / f"bracket-{variant}"
-        write = run(sys.executable, WRITE, msh, case, options.repeat, variant)
+        limit = options.timeout
+        write = run(sys.executable, WRITE, msh, case, options.repeat, variant, timeout=limit)
         marker = case / "bracket.foam"
-        ours = run(sys.executable, READ["meshioplusplus"] + TIMER, marker, options.repeat)
-        vtk = run(sys.executable, READ["vtk"] + TIMER, marker, options.repeat, keep_pythonpath=False)
-        old = (run(OLD_MPP_PYTHON, READ["meshioplusplus17"] + TIMER, marker, options.repeat, keep_pythonpath=False)
+        ours = run(sys.executable, READ["meshioplusplus"] + TIMER, marker, options.repeat, timeout=limit)
+        vtk = run(sys.executable, READ["vtk"] + TIMER, marker, options.repeat, keep_pythonpath=False, timeout=limit)
+        old = (run(OLD_MPP_PYTHON, READ["meshioplusplus17"] + TIMER, marker, options.repeat, keep_pythonpath=False,
+                   timeout=limit)
                if OLD_MPP_PYTHON.exists() else {"error": "17.21 not installed"})
         cells = ours.get("cells")
         rows.append((variant, shown(write), shown(ours), shown(vtk), shown(old), cells, vtk.get("cells")))

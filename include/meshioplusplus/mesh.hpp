@@ -99,6 +99,11 @@ struct Mesh {
 NDArray block_bases(const std::vector<CellBlock>& blocks);
 NDArray block_bases(std::span<const std::int64_t> cell_counts);
 
+// The number of distinct nodes of each cell of a "polyhedron" block, int64 (num_cells,):
+// meshio names polyhedron blocks by it ("polyhedron8" for a cube). Runs on every core.
+// Throws std::invalid_argument when the block is not a polyhedron block with consistent offsets.
+NDArray polyhedron_node_counts(const CellBlock& block);
+
 // How much of the cells validate() reads: every node index (a writer that writes them), or
 // only the blocks' types and shapes (a format whose cells are implied by its structure, like
 // VTK's structured grids, where a pass over the largest array would check nothing written).

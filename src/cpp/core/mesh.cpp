@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <stdexcept>
+#include <vector>
 
 #include "core/parallel_ranges.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -128,6 +129,34 @@ void validate_node_indices(const Mesh& mesh) {
   const std::int64_t num_points = mesh.num_points();
   for (std::size_t b = 0; b < mesh.cells.size(); ++b)
     check_indices(mesh.cells[b].connectivity, num_points, block_label(b, mesh.cells[b]));
+}
+
+NDArray polyhedron_node_counts(const CellBlock& block) {
+  if (block.type != "polyhedron" || block.offsets.empty_handle() || block.face_offsets.empty_handle())
+    throw std::invalid_argument("polyhedron_node_counts: not a polyhedron block");
+  const auto cells = block.offsets.values<std::int64_t>();
+  const auto faces = block.face_offsets.values<std::int64_t>();
+  const auto nodes = block.connectivity.values<std::int64_t>();
+  const std::int64_t count = block.num_cells();
+  if (cells.empty() || cells.front() != 0 || cells.back() + 1 != static_cast<std::int64_t>(faces.size()) ||
+      faces.front() != 0 || faces.back() != static_cast<std::int64_t>(nodes.size()))
+    throw std::invalid_argument("polyhedron_node_counts: offsets do not match the faces and nodes");
+  NDArray counts = NDArray::allocate(DType::int64, {count});
+  std::int64_t* out = counts.data_as<std::int64_t>();
+  parallel_ranges(static_cast<std::size_t>(count), std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+    std::vector<std::int64_t> corners;
+    for (std::size_t c = first; c < last; ++c) {
+      if (cells[c] > cells[c + 1]) throw std::invalid_argument("polyhedron_node_counts: offsets decrease");
+      const std::int64_t begin = faces[static_cast<std::size_t>(cells[c])];
+      const std::int64_t end = faces[static_cast<std::size_t>(cells[c + 1])];
+      if (begin < 0 || begin > end || end > static_cast<std::int64_t>(nodes.size()))
+        throw std::invalid_argument("polyhedron_node_counts: face offsets outside the nodes");
+      corners.assign(nodes.begin() + begin, nodes.begin() + end);
+      std::sort(corners.begin(), corners.end());
+      out[c] = std::unique(corners.begin(), corners.end()) - corners.begin();
+    }
+  });
+  return counts;
 }
 
 }  // namespace meshioplusplus

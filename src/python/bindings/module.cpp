@@ -487,6 +487,25 @@ nb::list cell_type_table() {
   return table;
 }
 
+// Distinct nodes per cell of a polyhedron block given as its three arrays (views).
+nb::object polyhedron_node_counts_of(nb::handle connectivity, nb::handle offsets, nb::handle face_offsets) {
+  mpp::CellBlock block;
+  block.type = "polyhedron";
+  block.connectivity = view_of(connectivity, "connectivity");
+  block.offsets = view_of(offsets, "offsets");
+  block.face_offsets = view_of(face_offsets, "face_offsets");
+  for (const mpp::NDArray* array : {&block.connectivity, &block.offsets, &block.face_offsets})
+    if (array->dtype() != mpp::DType::int64 || array->ndim() != 1) throw nb::type_error("polyhedron_node_counts: int64 vectors");
+  mpp::NDArray counts;
+  try {
+    nb::gil_scoped_release released;
+    counts = mpp::polyhedron_node_counts(block);
+  } catch (const std::invalid_argument& error) {
+    throw nb::value_error(error.what());
+  }
+  return to_numpy(counts);
+}
+
 nb::object block_bases_of(const std::vector<std::int64_t>& cell_counts) {
   return to_numpy(mpp::block_bases(cell_counts));
 }
@@ -786,6 +805,8 @@ NB_MODULE(_core, m) {
   m.def("abaqus_element_types", &abaqus_element_type_table);
   m.def("abaqus_written_names", &abaqus_written_name_table);
   m.def("block_bases", &block_bases_of, nb::arg("cell_counts"));
+  m.def("polyhedron_node_counts", &polyhedron_node_counts_of, nb::arg("connectivity"), nb::arg("offsets"),
+        nb::arg("face_offsets"));
   m.def("derive_side_regions", &derive_side_regions_of, nb::arg("mesh"));
   m.def("clean", &clean_mesh, nb::arg("mesh"), nb::arg("operations"));
   m.def("extract_surface", &extract_surface_of, nb::arg("mesh"));

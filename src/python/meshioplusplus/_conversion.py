@@ -11,7 +11,7 @@ from . import _core
 from ._allocation import python_allocator_active
 from ._format_tables import pop_tables, table_fields
 from ._gmsh import periodic_fields, pop_periodic
-from ._mesh import CellBlock, DeferredCellBlock, DeferredArray, Mesh, _as_cell_block, is_ragged_type
+from ._mesh import CellBlock, DeferredCellBlock, DeferredArray, Mesh, PolyhedronCellBlock, _as_cell_block, is_ragged_type
 from ._regions import Region, RegionKind, block_bases, join_blocks
 
 _SUPPORTED_KINDS = "iuf"
@@ -62,6 +62,10 @@ def _core_cells(block, index):
     core_type = "polyhedron" if block.type.startswith("polyhedron") else block.type
     if not is_ragged_type(block.type):
         return (core_type, index_array(block.data, name), None, None)
+    csr = getattr(block, "csr", None)
+    if csr is not None:  # a read's polyhedra never unpacked into lists: its arrays as they are
+        connectivity, faces_per_cell, nodes_per_face = csr
+        return (core_type, index_array(connectivity, name), faces_per_cell, nodes_per_face)
     data = block.data
     if core_type == "polygon":
         if isinstance(data, np.ndarray):
@@ -105,7 +109,7 @@ def _regions_of(mesh, cells):
         made.append(Region(name, RegionKind.POINT, entries=np.asarray(indices).reshape(-1)))
     cell_sets = getattr(mesh, "cell_sets", None) or {}
     if cell_sets:
-        bases = block_bases([len(block.data) for block in cells])
+        bases = block_bases([len(block) for block in cells])
         for name, per_block in cell_sets.items():
             made.append(Region(name, RegionKind.CELL, entries=join_blocks(per_block, bases, name)))
     return made
@@ -163,16 +167,19 @@ def _python_blocks(cell_type, connectivity, offsets, face_offsets):
             rows = connectivity[offsets[first] : offsets[last]].reshape(last - first, corners)
             blocks.append((_raw_block("polygon", rows), int(first), int(last)))
         return blocks
-    faces = np.split(connectivity, face_offsets[1:-1]) if len(face_offsets) > 1 else []
-    cells = [faces[offsets[c] : offsets[c + 1]] for c in range(count)]
-    node_counts = [np.unique(connectivity[face_offsets[offsets[c]] : face_offsets[offsets[c + 1]]]).size
-                   for c in range(count)]
+    # One lazily unpacked block per run of cells of equal node count, each with its own slice
+    # of the arrays rebased to 0 (views where the slice starts at 0, a small copy of offsets).
+    node_counts = _core.polyhedron_node_counts(connectivity, offsets, face_offsets)
+    starts = np.concatenate(([0], np.flatnonzero(node_counts[1:] != node_counts[:-1]) + 1, [count]))
     blocks = []
-    first = 0
-    for c in range(1, count + 1):
-        if c == count or node_counts[c] != node_counts[first]:
-            blocks.append((_raw_block(f"polyhedron{node_counts[first]}", cells[first:c]), first, c))
-            first = c
+    for first, last in zip(starts[:-1].tolist(), starts[1:].tolist()):
+        cell_offsets = offsets[first:last + 1]
+        face_slice = face_offsets[cell_offsets[0]:cell_offsets[-1] + 1]
+        nodes = connectivity[face_slice[0]:face_slice[-1]]
+        block = PolyhedronCellBlock(f"polyhedron{int(node_counts[first])}", nodes,
+                                    cell_offsets - cell_offsets[0] if first else cell_offsets,
+                                    face_slice - face_slice[0] if first else face_slice)
+        blocks.append((block, first, last))
     return blocks
 
 

@@ -114,6 +114,47 @@ class DeferredCellBlock(CellBlock):
         return self.__dict__
 
 
+class PolyhedronCellBlock(CellBlock):
+    """A polyhedron block as a read returns it: meshio's ``data`` (a list per cell of face node
+    arrays, views of one buffer) is made on first use, since a CFD mesh of a million polyhedra
+    holds millions of faces and most code never walks them one by one. Until then ``csr`` holds
+    the core's arrays for these cells — (connectivity, faces per cell as offsets from 0, face
+    offsets from 0) — and a write hands them on as they are; once ``data`` exists (or is
+    assigned) it is the truth and ``csr`` is None."""
+
+    def __init__(self, cell_type: str, connectivity: Any, offsets: Any, face_offsets: Any) -> None:
+        self.type = cell_type
+        self.dim = 3
+        self.tags = []
+        self._csr = (connectivity, offsets, face_offsets)
+        self._data = None
+
+    @property
+    def data(self):
+        if self._data is None:
+            with _MAKING:
+                if self._data is None:
+                    connectivity, offsets, face_offsets = self._csr
+                    faces = np.split(connectivity, face_offsets[1:-1]) if len(face_offsets) > 1 else []
+                    self._data = [faces[offsets[c]:offsets[c + 1]] for c in range(len(offsets) - 1)]
+        return self._data
+
+    @data.setter
+    def data(self, value):
+        self._data = _polyhedron_cells(value)
+
+    @property
+    def csr(self):
+        return self._csr if self._data is None else None
+
+    def __len__(self):
+        return len(self._csr[1]) - 1 if self._data is None else len(self._data)
+
+    def __getstate__(self):
+        self.data  # noqa: B018 - copies and pickles carry the lists
+        return self.__dict__
+
+
 def _polyhedron_cells(data):
     return [[np.asarray(face) for face in cell] for cell in data]
 
@@ -410,9 +451,8 @@ class Mesh:
             lines.append("  Number of cells:")
             for block in self.cells:
                 corners = ""
-                if not getattr(block, "is_deferred", False) and isinstance(block.data, np.ndarray) and block.data.ndim == 2 and (
-                    block.type == "polygon" or block.type.startswith("VTK_LAGRANGE")
-                ):
+                if (block.type == "polygon" or block.type.startswith("VTK_LAGRANGE")) and not getattr(
+                    block, "is_deferred", False) and isinstance(block.data, np.ndarray) and block.data.ndim == 2:
                     corners = f"({block.data.shape[1]})"
                 lines.append(f"    {block.type}{corners}: {len(block)}")
         else:

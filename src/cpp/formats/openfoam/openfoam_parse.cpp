@@ -13,6 +13,7 @@
 #include "io/source/read_limits.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/limits.hpp"
 
 namespace meshioplusplus::openfoam {
 namespace {
@@ -87,6 +88,17 @@ std::string_view kind_name(ElementKind kind) noexcept {
     case ElementKind::boolean: return "bool";
   }
   return "";
+}
+
+// The claim of `count` elements at `at`: io::check_claim, with the claim's line counted only
+// when the claim fails (counting lines from the start for every list made reads quadratic).
+void check_list_claim(const FoamFile& file, std::size_t at, const std::string& what, std::uint64_t count,
+                      std::uint64_t min_file_bytes_each, std::uint64_t bytes_left, std::uint64_t bytes_each_in_memory) {
+  const auto needed = io::checked_product(count, min_file_bytes_each);
+  const auto memory = io::checked_product(count, bytes_each_in_memory);
+  if (needed && *needed <= bytes_left && memory && *memory <= max_array_bytes()) return;
+  io::check_claim(file.path(), kFormat, what, count, min_file_bytes_each, bytes_left, bytes_each_in_memory,
+                  {at, io::line_of_offset(file.text(), at)});
 }
 
 Shape list_shape(std::int64_t count, int width) {
@@ -484,13 +496,11 @@ NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view 
   const std::size_t count_at = cursor.position();
   const std::int64_t count = cursor.label(std::string(what) + " (its size)");
   if (count < 0) file.fail(count_at, "the list " + std::string(what) + " has a negative size (" + std::to_string(count) + ")");
-  const io::ClaimSite site{count_at, io::line_of_offset(text, count_at)};
   const auto n = static_cast<std::uint64_t>(count);
   const char next = cursor.peek();
   if (next == '{') {
     // N copies of one element.
-    io::check_claim_fits_limit(file.path(), kFormat, std::string(what) + " elements", n,
-                               component_bytes * static_cast<std::size_t>(width), site);
+    check_list_claim(file, count_at, std::string(what) + " elements", n, 0, 0, component_bytes * static_cast<std::size_t>(width));
     cursor.expect('{', what);
     NDArray one = NDArray::allocate_scratch(dtype, list_shape(1, width));
     read_ascii_element(cursor, kind, width, one, 0, what);
@@ -507,18 +517,18 @@ NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view 
   const std::size_t open = cursor.position();
   if (file.header().binary) {
     const int size = binary_component_size(cursor, open + 1, n, width, kind, what);
-    io::check_claim(file.path(), kFormat, std::string(what) + " elements", n,
-                    static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(size), text.size() - open - 1,
-                    component_bytes * static_cast<std::size_t>(width), site);
+    check_list_claim(file, count_at, std::string(what) + " elements", n,
+                     static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(size), text.size() - open - 1,
+                     component_bytes * static_cast<std::size_t>(width));
     NDArray out = NDArray::allocate(dtype, list_shape(count, width));
     copy_binary(cursor, open + 1, n, width, kind, size, out);
     cursor.seek(open + 1 + n * static_cast<std::size_t>(width) * static_cast<std::size_t>(size) + 1);
     return out;
   }
   // ASCII: a number takes at least two bytes (digit and separator); a tuple two more.
-  io::check_claim(file.path(), kFormat, std::string(what) + " elements", n,
-                  static_cast<std::uint64_t>(width) * 2 + (width > 1 ? 2 : 0), text.size() - open,
-                  component_bytes * static_cast<std::size_t>(width), site);
+  check_list_claim(file, count_at, std::string(what) + " elements", n,
+                   static_cast<std::uint64_t>(width) * 2 + (width > 1 ? 2 : 0), text.size() - open,
+                   component_bytes * static_cast<std::size_t>(width));
   cursor.expect('(', what);
   NDArray out = NDArray::allocate(dtype, list_shape(count, width));
   for (std::uint64_t i = 0; i < n; ++i) read_ascii_element(cursor, kind, width, out, i, what);
@@ -588,7 +598,6 @@ Faces read_faces_file(const FoamFile& file) {
   const std::size_t count_at = cursor.position();
   const std::int64_t count = cursor.label("faces (their number)");
   if (count < 0) file.fail(count_at, "faces: a negative number of faces (" + std::to_string(count) + ")");
-  const io::ClaimSite site{count_at, io::line_of_offset(text, count_at)};
   const auto n = static_cast<std::uint64_t>(count);
   if (count == 0 && cursor.peek() != '(') {
     faces.offsets = NDArray::zeros(DType::int64, {1});
@@ -597,7 +606,7 @@ Faces read_faces_file(const FoamFile& file) {
   }
   cursor.expect('(', "faces");
   // A face takes at least "3(a b c)" — 8 bytes in text, more in binary.
-  io::check_claim(file.path(), kFormat, "faces", n, 8, text.size() - cursor.position(), 8, site);
+  check_list_claim(file, count_at, "faces", n, 8, text.size() - cursor.position(), 8);
   faces.offsets = NDArray::allocate(DType::int64, {count + 1});
   std::int64_t* offsets = faces.offsets.data_as<std::int64_t>();
   offsets[0] = 0;
@@ -621,8 +630,10 @@ Faces read_faces_file(const FoamFile& file) {
       else convert_raw<std::int64_t>(text.data() + cursor.position(), static_cast<std::size_t>(k), file.header().swap_bytes, nodes.data() + begin);
       cursor.seek(cursor.position() + *bytes + 1);
     } else {
-      io::check_claim_fits_file(file.path(), kFormat, "labels of a face", static_cast<std::uint64_t>(k), 2,
-                                text.size() - cursor.position(), {face_at, io::line_of_offset(text, face_at)});
+      // A label takes two bytes at least (the claim's site, its line, only on failure).
+      if (static_cast<std::uint64_t>(k) > (text.size() - cursor.position()) / 2)
+        io::check_claim_fits_file(file.path(), kFormat, "labels of a face", static_cast<std::uint64_t>(k), 2,
+                                  text.size() - cursor.position(), {face_at, io::line_of_offset(text, face_at)});
       cursor.expect('(', "faces");
       for (std::int64_t i = 0; i < k; ++i) nodes.push_back(cursor.label("faces"));
       cursor.expect(')', "faces");

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -22,7 +23,6 @@
 #include <vector>
 
 #include "io/source/parallel.hpp"
-#include "meshioplusplus/side_regions.hpp"
 
 namespace meshioplusplus::io {
 namespace {
@@ -52,6 +52,10 @@ struct CellFaces {
   const FaceCellInput* input;
   std::size_t size() const noexcept { return entries.size(); }
   std::int64_t face(std::size_t k) const noexcept { return entries[k] >> 1; }
+  int corners(std::size_t k) const noexcept {
+    const auto f = static_cast<std::size_t>(face(k));
+    return static_cast<int>(input->face_offsets[f + 1] - input->face_offsets[f]);
+  }
   FaceView view(std::size_t k) const noexcept {
     const std::int64_t f = face(k);
     const std::int64_t first = input->face_offsets[static_cast<std::size_t>(f)];
@@ -60,141 +64,132 @@ struct CellFaces {
   }
 };
 
-bool contains(const std::int64_t* values, int count, std::int64_t value) noexcept {
-  return std::find(values, values + count, value) != values + count;
-}
 
-// The distinct nodes of a cell's faces, up to `limit` + 1 of them (enough to see "too many").
-int distinct_nodes(const CellFaces& faces, std::int64_t* out, int limit) noexcept {
-  int found = 0;
-  for (std::size_t k = 0; k < faces.size(); ++k) {
-    const FaceView view = faces.view(k);
-    for (int i = 0; i < view.count; ++i) {
-      if (contains(out, found, view.nodes[i])) continue;
-      if (found == limit) return limit + 1;
-      out[found++] = view.nodes[i];
-    }
-  }
-  return found;
-}
-
-// The base face of a prism-like shape seen from outside gives the bottom nodes in VTK order by
-// walking it backwards (VTK's bottom faces, listed outward, are (0, m-1, ..., 1)).
+// The base face of a shape seen from outside gives the bottom nodes in VTK order by walking it
+// backwards (the bottom facets of side_regions' tables, listed outward, are (0, m-1, ..., 1)).
 void bottom_from_base(const FaceView& base, std::int64_t* nodes) noexcept {
   nodes[0] = base.at(0);
   for (int i = 1; i < base.count; ++i) nodes[i] = base.at(base.count - i);
 }
 
-// Top nodes of a hexahedron or wedge: the bottom node i's partner is the node next to it, in a
-// side quad, that is not a bottom node. Every side quad must hold exactly two bottom nodes
-// along one edge, the partners must agree between the quads that name them, and the partners
-// must be the remaining distinct nodes.
-bool derive_prism(const CellFaces& faces, std::size_t base, int m, std::int64_t* nodes) noexcept {
+// Derives a standard shape from its faces: the `base` face (m = 3 or 4 corners) gives the
+// bottom nodes; every other face but one (the top of a prism) must hold exactly two bottom
+// nodes along one bottom edge (p, p+1), which makes it side facet p — side_regions' tables number
+// the side facets of all four shapes that way, the base is facet m and a prism's top facet m+1.
+// A prism's side quad also names the top partner of its two bottom nodes (its other two nodes,
+// in order); an apex shape's side triangle names the apex. Accepted only when every facet is
+// found once, the partners agree and are distinct, and the top face holds exactly them, so a
+// cell that does not close into the shape is left to be a polyhedron. Fills `nodes` (VTK order)
+// and `facet_of_face` (per face of the cell, its local facet). About a hundred comparisons a
+// cell: a million cells take milliseconds.
+bool derive_standard(const CellFaces& faces, std::size_t base, int m, bool prism, std::int64_t* nodes,
+                     std::int64_t* facet_of_face) noexcept {
   bottom_from_base(faces.view(base), nodes);
-  std::int64_t* top = nodes + m;
-  std::fill(top, top + m, -1);
+  std::int64_t* top = nodes + m;  // a prism's partners, or the apex in top[0]
+  std::fill(top, top + (prism ? m : 1), -1);
+  unsigned found = 1u << m;
+  facet_of_face[base] = m;
+  std::size_t top_face = faces.size();
   for (std::size_t k = 0; k < faces.size(); ++k) {
     if (k == base) continue;
     const FaceView view = faces.view(k);
-    int bottom_count = 0;
-    for (int i = 0; i < view.count; ++i) bottom_count += contains(nodes, m, view.nodes[i]) ? 1 : 0;
-    if (bottom_count == 0) continue;  // the top face
-    if (view.count != 4 || bottom_count != 2) return false;
-    for (int i = 0; i < 4; ++i) {
-      const std::int64_t node = view.nodes[i];
-      const int position = static_cast<int>(std::find(nodes, nodes + m, node) - nodes);
-      if (position == m) continue;
-      const std::int64_t before = view.nodes[(i + 3) % 4], after = view.nodes[(i + 1) % 4];
-      const bool before_bottom = contains(nodes, m, before), after_bottom = contains(nodes, m, after);
-      if (before_bottom == after_bottom) return false;
-      const std::int64_t partner = before_bottom ? after : before;
-      if (top[position] != -1 && top[position] != partner) return false;
-      top[position] = partner;
+    const int corners = view.count;
+    int position[4];
+    int bottom = 0;
+    for (int i = 0; i < corners; ++i) {
+      position[i] = static_cast<int>(std::find(nodes, nodes + m, view.nodes[i]) - nodes);
+      if (position[i] == m) {
+        position[i] = -1;
+      } else {
+        ++bottom;
+      }
+    }
+    if (bottom == 0) {
+      if (!prism || corners != m || top_face != faces.size()) return false;
+      top_face = k;
+      continue;
+    }
+    if (bottom != 2 || corners != (prism ? 4 : 3)) return false;
+    int first = 0;  // the face's bottom edge runs from its node `first` to `first + 1`
+    while (first < corners && !(position[first] >= 0 && position[(first + 1) % corners] >= 0)) ++first;
+    if (first == corners) return false;
+    const int a = position[first], b = position[(first + 1) % corners];
+    const int edge = (a + 1) % m == b ? a : (b + 1) % m == a ? b : -1;
+    if (edge < 0 || (found & (1u << edge)) != 0) return false;
+    found |= 1u << edge;
+    facet_of_face[k] = edge;
+    auto claim = [](std::int64_t& slot, std::int64_t node) {
+      if (slot != -1 && slot != node) return false;
+      slot = node;
+      return true;
+    };
+    if (prism) {
+      if (!claim(top[a], view.nodes[(first + 3) % 4]) || !claim(top[b], view.nodes[(first + 2) % 4])) return false;
+    } else if (!claim(top[0], view.nodes[(first + 2) % 3])) {
+      return false;
     }
   }
-  for (int i = 0; i < m; ++i) {
-    if (top[i] == -1 || contains(nodes, m, top[i]) || contains(top, i, top[i])) return false;
-  }
-  // The top face must be there, holding exactly the partners.
-  for (std::size_t k = 0; k < faces.size(); ++k) {
-    const FaceView view = faces.view(k);
-    if (k == base || view.count != m) continue;
-    bool all_top = true;
-    for (int i = 0; i < m && all_top; ++i) all_top = contains(top, m, view.nodes[i]);
-    if (all_top) return true;
-  }
-  return false;
-}
-
-// Tetra or pyramid: the base (a triangle for a tetra, the quad for a pyramid) walked backwards,
-// then the apex: the one node not on the base.
-bool derive_apex_shape(const CellFaces& faces, std::size_t base, int corners, std::int64_t* nodes) noexcept {
-  const FaceView view = faces.view(base);
-  bottom_from_base(view, nodes);
-  std::int64_t all[6];
-  if (distinct_nodes(faces, all, corners + 1) != corners + 1) return false;
-  int apexes = 0;
-  for (int i = 0; i <= corners; ++i) {
-    if (!contains(nodes, corners, all[i])) {
-      nodes[corners] = all[i];
-      ++apexes;
-    }
-  }
-  if (apexes != 1) return false;
-  // Every other face is a triangle with the apex and one edge of the base.
-  for (std::size_t k = 0; k < faces.size(); ++k) {
-    if (k == base) continue;
-    const FaceView side = faces.view(k);
-    if (side.count != 3 || !contains(side.nodes, 3, nodes[corners])) return false;
-  }
+  if (found != (1u << (m + 1)) - 1) return false;
+  if (!prism) return true;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < i; ++j)
+      if (top[i] == top[j]) return false;
+  if (top_face == faces.size()) return false;
+  const FaceView view = faces.view(top_face);
+  for (int i = 0; i < m; ++i)
+    if (std::find(top, top + m, view.nodes[i]) == top + m) return false;
+  facet_of_face[top_face] = m + 1;
   return true;
 }
 
-// The cell's shape and, when `nodes` is given room for 8, its nodes in VTK order.
-Shape3 classify_3d(const CellFaces& faces, bool recognise, std::int64_t* nodes) noexcept {
-  if (!recognise) return kPolyhedron;
+// The standard shape a 3-D cell's face corner counts allow (4 triangles a tetra, a quad and 4
+// triangles a pyramid, 2 triangles and 3 quads a wedge, 6 quads a hexahedron), else a
+// polyhedron. Reads only the face offsets; derive_shape() confirms it from the nodes.
+Shape3 shape_by_counts(const CellFaces& faces) noexcept {
   const std::size_t count = faces.size();
   if (count < 4 || count > 6) return kPolyhedron;
   int triangles = 0, quads = 0;
-  std::size_t first_triangle = count, first_quad = count;
   for (std::size_t k = 0; k < count; ++k) {
-    const int corners = faces.view(k).count;
-    if (corners == 3) {
-      ++triangles;
-      if (first_triangle == count) first_triangle = k;
-    } else if (corners == 4) {
-      ++quads;
-      if (first_quad == count) first_quad = k;
-    } else {
-      return kPolyhedron;
-    }
+    const int corners = faces.corners(k);
+    triangles += corners == 3 ? 1 : 0;
+    quads += corners == 4 ? 1 : 0;
   }
-  std::int64_t distinct[9];
-  if (count == 4 && triangles == 4) {
-    return distinct_nodes(faces, distinct, 4) == 4 && derive_apex_shape(faces, 0, 3, nodes) ? kTetra : kPolyhedron;
-  }
-  if (count == 5 && quads == 1) {
-    return distinct_nodes(faces, distinct, 5) == 5 && derive_apex_shape(faces, first_quad, 4, nodes) ? kPyramid : kPolyhedron;
-  }
-  if (count == 5 && triangles == 2) {
-    return distinct_nodes(faces, distinct, 6) == 6 && derive_prism(faces, first_triangle, 3, nodes) ? kWedge : kPolyhedron;
-  }
-  if (count == 6 && quads == 6) {
-    return distinct_nodes(faces, distinct, 8) == 8 && derive_prism(faces, 0, 4, nodes) ? kHexahedron : kPolyhedron;
-  }
+  if (triangles + quads != static_cast<int>(count)) return kPolyhedron;
+  if (count == 4 && triangles == 4) return kTetra;
+  if (count == 5 && quads == 1) return kPyramid;
+  if (count == 5 && triangles == 2) return kWedge;
+  if (count == 6) return kHexahedron;
   return kPolyhedron;
 }
 
-// The local facet (side_regions' table) whose corners are the face's nodes.
-std::int64_t local_facet(std::span<const FacetCorners> facets, const std::int64_t* cell_nodes, const FaceView& face) noexcept {
-  for (std::size_t k = 0; k < facets.size(); ++k) {
-    const FacetCorners& facet = facets[k];
-    if (facet.count != face.count) continue;
-    bool all = true;
-    for (int i = 0; i < facet.count && all; ++i) all = contains(face.nodes, face.count, cell_nodes[facet.corners[static_cast<std::size_t>(i)]]);
-    if (all) return static_cast<std::int64_t>(k);
+// The nodes (room for 8) and each face's local facet (room for 6) of a cell shape_by_counts()
+// named; false when its faces do not close into that shape.
+bool derive_shape(Shape3 shape, const CellFaces& faces, std::int64_t* nodes, std::int64_t* facet_of_face) noexcept {
+  auto first_with = [&](int corners) {
+    std::size_t k = 0;
+    while (k + 1 < faces.size() && faces.corners(k) != corners) ++k;
+    return k;
+  };
+  switch (shape) {
+    case kTetra: return derive_standard(faces, 0, 3, false, nodes, facet_of_face);
+    case kPyramid: return derive_standard(faces, first_with(4), 4, false, nodes, facet_of_face);
+    case kWedge: return derive_standard(faces, first_with(3), 3, true, nodes, facet_of_face);
+    case kHexahedron: return derive_standard(faces, 0, 4, true, nodes, facet_of_face);
+    default: return false;
   }
-  return -1;  // not reached for a shape derive_* accepted
+}
+
+// Pass 3 walks cells in order, but each cell's faces sit wherever the file put them: their
+// offsets are asked for 16 cells ahead and their nodes 8 cells ahead (by then the offsets are
+// in cache), so the loads of several cells overlap instead of queueing one after another.
+constexpr std::size_t kPrefetchNodes = 8, kPrefetchOffsets = 16;
+void prefetch_offsets(const CellFaces& faces) noexcept {
+  for (std::size_t k = 0; k < faces.size(); ++k)
+    __builtin_prefetch(faces.input->face_offsets.data() + static_cast<std::size_t>(faces.face(k)));
+}
+void prefetch_nodes(const CellFaces& faces) noexcept {
+  for (std::size_t k = 0; k < faces.size(); ++k)
+    __builtin_prefetch(faces.input->face_nodes.data() + faces.input->face_offsets[static_cast<std::size_t>(faces.face(k))]);
 }
 
 // 2-D: chains the cell's edges into one loop, counter-clockwise. `loop` gets the nodes (edge j
@@ -284,18 +279,18 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
                      &input};
   };
 
-  // 2. shapes.
+  // 2. shapes: 3-D cells by their faces' corner counts only (the face offsets), the nodes
+  // derived once, in pass 3, straight into their block rows; 2-D cells by their edge loops.
   const bool three_d = input.dimension == 3;
   std::vector<std::uint8_t> shape(static_cast<std::size_t>(num_cells));
   parallel_ranges(static_cast<std::size_t>(num_cells), kCellGrain, [&](std::size_t first, std::size_t last) {
-    std::int64_t nodes[8];
     std::vector<std::int64_t> loop;
     std::vector<std::size_t> edge_of;
     std::vector<char> used;
     for (std::size_t c = first; c < last; ++c) {
       const CellFaces faces = faces_of(static_cast<std::int64_t>(c));
       if (three_d) {
-        shape[c] = classify_3d(faces, input.recognise_shapes, nodes);
+        shape[c] = input.recognise_shapes ? shape_by_counts(faces) : kPolyhedron;
       } else {
         if (!chain_edges(faces, loop, edge_of, used))
           fail("cells from faces: the " + std::to_string(faces.size()) + " edges of cell " + std::to_string(c) +
@@ -305,118 +300,133 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
     }
   });
 
-  // 3. blocks: rows by a running count per shape, in cell order.
+  // 3. blocks, rows by a running count per shape in cell order, then every cell into its row.
+  // A cell whose face counts promised a standard shape but whose faces do not close into it is
+  // found only while filling: it becomes a polyhedron and the blocks are planned again (rare:
+  // a broken or unusual mesh pays for a second pass, a sound one never does).
   const std::size_t num_shapes = three_d ? kShapeNames3.size() : kShapeNames2.size();
   const std::uint8_t ragged_shape = three_d ? std::uint8_t{kPolyhedron} : std::uint8_t{kPolygon};
-  std::vector<std::int64_t> shape_count(num_shapes, 0);
-  std::vector<int> block_of_shape(num_shapes, -1);
-  std::vector<std::uint8_t> shape_of_block;
-  std::vector<std::int64_t> row(static_cast<std::size_t>(num_cells));
-  std::vector<std::int64_t> ragged_faces_before, ragged_nodes_before;  // per ragged cell: prefix sums
-  ragged_faces_before.push_back(0);
-  ragged_nodes_before.push_back(0);
-  for (std::int64_t c = 0; c < num_cells; ++c) {
-    const std::uint8_t s = shape[static_cast<std::size_t>(c)];
-    if (block_of_shape[s] < 0) {
-      block_of_shape[s] = static_cast<int>(shape_of_block.size());
-      shape_of_block.push_back(s);
-    }
-    row[static_cast<std::size_t>(c)] = shape_count[s]++;
-    if (s == ragged_shape) {
-      const CellFaces faces = faces_of(c);
-      std::int64_t nodes = 0;
-      if (three_d) {
-        for (std::size_t k = 0; k < faces.size(); ++k) nodes += faces.view(k).count;
-      } else {
-        nodes = static_cast<std::int64_t>(faces.size());
-      }
-      ragged_faces_before.push_back(ragged_faces_before.back() + (three_d ? static_cast<std::int64_t>(faces.size()) : 0));
-      ragged_nodes_before.push_back(ragged_nodes_before.back() + nodes);
-    }
-  }
-
   FaceCells result;
-  std::vector<std::int64_t> block_base(shape_of_block.size() + 1, 0);
-  for (std::size_t b = 0; b < shape_of_block.size(); ++b) {
-    const std::uint8_t s = shape_of_block[b];
-    const std::int64_t n = shape_count[s];
-    block_base[b + 1] = block_base[b] + n;
-    CellBlock block;
-    block.type = std::string(three_d ? kShapeNames3[s] : kShapeNames2[s]);
-    if (s == ragged_shape) {
-      block.connectivity = NDArray::allocate(DType::int64, {ragged_nodes_before.back()});
-      block.offsets = NDArray::allocate(DType::int64, {n + 1});
-      if (three_d) {
-        block.face_offsets = NDArray::allocate(DType::int64, {ragged_faces_before.back() + 1});
-        std::copy(ragged_faces_before.begin(), ragged_faces_before.end(), block.offsets.data_as<std::int64_t>());
-      } else {
-        std::copy(ragged_nodes_before.begin(), ragged_nodes_before.end(), block.offsets.data_as<std::int64_t>());
+  for (;;) {
+    std::vector<std::int64_t> shape_count(num_shapes, 0);
+    std::vector<int> block_of_shape(num_shapes, -1);
+    std::vector<std::uint8_t> shape_of_block;
+    std::vector<std::int64_t> row(static_cast<std::size_t>(num_cells));
+    std::vector<std::int64_t> ragged_faces_before, ragged_nodes_before;  // per ragged cell: prefix sums
+    ragged_faces_before.push_back(0);
+    ragged_nodes_before.push_back(0);
+    for (std::int64_t c = 0; c < num_cells; ++c) {
+      const std::uint8_t s = shape[static_cast<std::size_t>(c)];
+      if (block_of_shape[s] < 0) {
+        block_of_shape[s] = static_cast<int>(shape_of_block.size());
+        shape_of_block.push_back(s);
       }
-    } else {
-      const int width = three_d ? kShapeNodes3[s] : (s == kTriangle ? 3 : 4);
-      block.connectivity = NDArray::allocate(DType::int64, {n, width});
-    }
-    result.blocks.push_back(std::move(block));
-  }
-  result.block_major_of_cell = NDArray::allocate(DType::int64, {num_cells});
-  result.cell_of_block_major = NDArray::allocate(DType::int64, {num_cells});
-  result.owner_sides = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(num_faces), 2});
-  result.neighbour_sides = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(num_faces), 2});
-  std::int64_t* owner_sides = result.owner_sides.data_as<std::int64_t>();
-  std::int64_t* neighbour_sides = result.neighbour_sides.data_as<std::int64_t>();
-  std::fill(owner_sides, owner_sides + 2 * num_faces, -1);
-  std::fill(neighbour_sides, neighbour_sides + 2 * num_faces, -1);
-  std::int64_t* block_major = result.block_major_of_cell.data_as<std::int64_t>();
-  std::int64_t* cell_of = result.cell_of_block_major.data_as<std::int64_t>();
-
-  parallel_ranges(static_cast<std::size_t>(num_cells), kCellGrain, [&](std::size_t first, std::size_t last) {
-    std::int64_t nodes[8];
-    std::vector<std::int64_t> loop;
-    std::vector<std::size_t> edge_of;
-    std::vector<char> used;
-    for (std::size_t c = first; c < last; ++c) {
-      const std::uint8_t s = shape[c];
-      const auto b = static_cast<std::size_t>(block_of_shape[s]);
-      const std::int64_t r = row[c];
-      const std::int64_t global = block_base[b] + r;
-      block_major[c] = global;
-      cell_of[global] = static_cast<std::int64_t>(c);
-      CellBlock& block = result.blocks[b];
-      const CellFaces faces = faces_of(static_cast<std::int64_t>(c));
-      auto set_side = [&](std::size_t k, std::int64_t facet) {
-        const std::int64_t f = faces.face(k);
-        std::int64_t* side = ((faces.entries[k] & 1) != 0 ? neighbour_sides : owner_sides) + 2 * f;
-        side[0] = global;
-        side[1] = facet;
-      };
-      if (three_d && s != kPolyhedron) {
-        classify_3d(faces, true, nodes);
-        const int width = kShapeNodes3[s];
-        std::copy(nodes, nodes + width, block.connectivity.data_as<std::int64_t>() + r * width);
-        const std::span<const FacetCorners> facets = cell_facets(kShapeNames3[s]);
-        for (std::size_t k = 0; k < faces.size(); ++k) set_side(k, local_facet(facets, nodes, faces.view(k)));
-      } else if (three_d) {
-        std::int64_t* offsets = block.face_offsets.data_as<std::int64_t>();
-        std::int64_t face_slot = block.offsets.data_as<std::int64_t>()[r];
-        std::int64_t node_slot = ragged_nodes_before[static_cast<std::size_t>(r)];
-        std::int64_t* out = block.connectivity.data_as<std::int64_t>();
-        for (std::size_t k = 0; k < faces.size(); ++k) {
-          const FaceView view = faces.view(k);
-          offsets[face_slot++] = node_slot;
-          for (int i = 0; i < view.count; ++i) out[node_slot++] = view.at(i);
-          set_side(k, static_cast<std::int64_t>(k));
+      row[static_cast<std::size_t>(c)] = shape_count[s]++;
+      if (s == ragged_shape) {
+        const CellFaces faces = faces_of(c);
+        std::int64_t nodes = 0;
+        if (three_d) {
+          for (std::size_t k = 0; k < faces.size(); ++k) nodes += faces.view(k).count;
+        } else {
+          nodes = static_cast<std::int64_t>(faces.size());
         }
-        if (r + 1 == shape_count[kPolyhedron]) offsets[face_slot] = node_slot;
-      } else {
-        chain_edges(faces, loop, edge_of, used);
-        std::int64_t* out = s == kPolygon ? block.connectivity.data_as<std::int64_t>() + block.offsets.data_as<std::int64_t>()[r]
-                                          : block.connectivity.data_as<std::int64_t>() + r * (s == kTriangle ? 3 : 4);
-        std::copy(loop.begin(), loop.end(), out);
-        for (std::size_t j = 0; j < edge_of.size(); ++j) set_side(edge_of[j], static_cast<std::int64_t>(j));
+        ragged_faces_before.push_back(ragged_faces_before.back() + (three_d ? static_cast<std::int64_t>(faces.size()) : 0));
+        ragged_nodes_before.push_back(ragged_nodes_before.back() + nodes);
       }
     }
-  });
-  return result;
+
+    result = FaceCells{};
+    std::vector<std::int64_t> block_base(shape_of_block.size() + 1, 0);
+    for (std::size_t b = 0; b < shape_of_block.size(); ++b) {
+      const std::uint8_t s = shape_of_block[b];
+      const std::int64_t n = shape_count[s];
+      block_base[b + 1] = block_base[b] + n;
+      CellBlock block;
+      block.type = std::string(three_d ? kShapeNames3[s] : kShapeNames2[s]);
+      if (s == ragged_shape) {
+        block.connectivity = NDArray::allocate(DType::int64, {ragged_nodes_before.back()});
+        block.offsets = NDArray::allocate(DType::int64, {n + 1});
+        if (three_d) {
+          block.face_offsets = NDArray::allocate(DType::int64, {ragged_faces_before.back() + 1});
+          std::copy(ragged_faces_before.begin(), ragged_faces_before.end(), block.offsets.data_as<std::int64_t>());
+        } else {
+          std::copy(ragged_nodes_before.begin(), ragged_nodes_before.end(), block.offsets.data_as<std::int64_t>());
+        }
+      } else {
+        const int width = three_d ? kShapeNodes3[s] : (s == kTriangle ? 3 : 4);
+        block.connectivity = NDArray::allocate(DType::int64, {n, width});
+      }
+      result.blocks.push_back(std::move(block));
+    }
+    result.block_major_of_cell = NDArray::allocate(DType::int64, {num_cells});
+    result.cell_of_block_major = NDArray::allocate(DType::int64, {num_cells});
+    result.owner_sides = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(num_faces), 2});
+    result.neighbour_sides = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(num_faces), 2});
+    std::int64_t* owner_sides = result.owner_sides.data_as<std::int64_t>();
+    std::int64_t* neighbour_sides = result.neighbour_sides.data_as<std::int64_t>();
+    // Faces without a cell on a side keep (-1, -1) there: only the side rows no cell writes.
+    for (std::size_t f = 0; f < num_faces; ++f) {
+      if (input.owner[f] < 0) owner_sides[2 * f] = owner_sides[2 * f + 1] = -1;
+      if (f >= input.neighbour.size() || input.neighbour[f] < 0) neighbour_sides[2 * f] = neighbour_sides[2 * f + 1] = -1;
+    }
+    std::int64_t* block_major = result.block_major_of_cell.data_as<std::int64_t>();
+    std::int64_t* cell_of = result.cell_of_block_major.data_as<std::int64_t>();
+
+    std::atomic<bool> shapes_changed{false};
+    parallel_ranges(static_cast<std::size_t>(num_cells), kCellGrain, [&](std::size_t first, std::size_t last) {
+      std::int64_t nodes[8], facets[6];
+      std::vector<std::int64_t> loop;
+      std::vector<std::size_t> edge_of;
+      std::vector<char> used;
+      for (std::size_t c = first; c < last; ++c) {
+        if (c + kPrefetchOffsets < last) prefetch_offsets(faces_of(static_cast<std::int64_t>(c + kPrefetchOffsets)));
+        if (c + kPrefetchNodes < last) prefetch_nodes(faces_of(static_cast<std::int64_t>(c + kPrefetchNodes)));
+        const std::uint8_t s = shape[c];
+        const auto b = static_cast<std::size_t>(block_of_shape[s]);
+        const std::int64_t r = row[c];
+        const std::int64_t global = block_base[b] + r;
+        block_major[c] = global;
+        cell_of[global] = static_cast<std::int64_t>(c);
+        CellBlock& block = result.blocks[b];
+        const CellFaces faces = faces_of(static_cast<std::int64_t>(c));
+        auto set_side = [&](std::size_t k, std::int64_t facet) {
+          const std::int64_t f = faces.face(k);
+          std::int64_t* side = ((faces.entries[k] & 1) != 0 ? neighbour_sides : owner_sides) + 2 * f;
+          side[0] = global;
+          side[1] = facet;
+        };
+        if (three_d && s != kPolyhedron) {
+          if (derive_shape(static_cast<Shape3>(s), faces, nodes, facets)) {
+            const int width = kShapeNodes3[s];
+            std::copy(nodes, nodes + width, block.connectivity.data_as<std::int64_t>() + r * width);
+            for (std::size_t k = 0; k < faces.size(); ++k) set_side(k, facets[k]);
+          } else {
+            shape[c] = kPolyhedron;  // only this range touches cell c
+            shapes_changed.store(true, std::memory_order_relaxed);
+          }
+        } else if (three_d) {
+          std::int64_t* offsets = block.face_offsets.data_as<std::int64_t>();
+          std::int64_t face_slot = block.offsets.data_as<std::int64_t>()[r];
+          std::int64_t node_slot = ragged_nodes_before[static_cast<std::size_t>(r)];
+          std::int64_t* out = block.connectivity.data_as<std::int64_t>();
+          for (std::size_t k = 0; k < faces.size(); ++k) {
+            const FaceView view = faces.view(k);
+            offsets[face_slot++] = node_slot;
+            for (int i = 0; i < view.count; ++i) out[node_slot++] = view.at(i);
+            set_side(k, static_cast<std::int64_t>(k));
+          }
+          if (r + 1 == shape_count[kPolyhedron]) offsets[face_slot] = node_slot;
+        } else {
+          chain_edges(faces, loop, edge_of, used);
+          std::int64_t* out = s == kPolygon ? block.connectivity.data_as<std::int64_t>() + block.offsets.data_as<std::int64_t>()[r]
+                                            : block.connectivity.data_as<std::int64_t>() + r * (s == kTriangle ? 3 : 4);
+          std::copy(loop.begin(), loop.end(), out);
+          for (std::size_t j = 0; j < edge_of.size(); ++j) set_side(edge_of[j], static_cast<std::int64_t>(j));
+        }
+      }
+    });
+    if (!shapes_changed.load()) return result;
+  }
 }
 
 std::vector<NDArray> cell_values_by_block(const FaceCells& cells, const NDArray& values) {
