@@ -195,21 +195,32 @@ def _raw_block(cell_type, data):
 INFO_FIELDS = ("netgen:identifications", "netgen:identificationtypes")
 
 
+def split_cell_data(cell_data, block_ranges):
+    """The core's cell data (one array per core block) split as from_core splits the blocks:
+    ``block_ranges[b]`` lists the (first, last) cell ranges of core block b's Python blocks
+    (more than one for polygons and polyhedra of several sizes). Slices are views."""
+    return {name: [values if len(pieces) == 1 else values[first:last]
+                   for values, pieces in zip(per_block, block_ranges) for first, last in pieces]
+            for name, per_block in cell_data.items()}
+
+
+def python_block_ranges(core_cells):
+    """For each core block (bindings' tuple), the cell ranges of the Python blocks it becomes."""
+    return [[(first, last) for _, first, last in _python_blocks(*core_block)] for core_block in core_cells]
+
+
 def from_core(container):
     """A Mesh adopting the core's arrays (every array shares the C++ buffer)."""
     field_data = dict(container["field_data"])
     for name, strings in container["string_field_data"].items():
         field_data[name] = np.array(strings)
     info = {name: field_data.pop(name) for name in INFO_FIELDS if name in field_data}
-    cells = []
-    cell_data = {name: [] for name in container["cell_data"]}
-    for b, core_block in enumerate(container["cells"]):
+    cells, ranges = [], []
+    for core_block in container["cells"]:
         pieces = _python_blocks(*core_block)
-        for block, first, last in pieces:
-            cells.append(block)
-            for name, per_block in container["cell_data"].items():
-                values = per_block[b]
-                cell_data[name].append(values if len(pieces) == 1 else values[first:last])
+        cells.extend(block for block, _, _ in pieces)
+        ranges.append([(first, last) for _, first, last in pieces])
+    cell_data = split_cell_data(container["cell_data"], ranges)
     mesh = Mesh(
         container["points"],
         cells,

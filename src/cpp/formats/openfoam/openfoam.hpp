@@ -1,5 +1,3 @@
-// TEMPORARY NOTE FOR HELPERS (the lead removes it): before any build or edit, read
-// /tmp/helpers/common.md — the house rules, your build folder (build/openfoam-reader), time limit, no git.
 // OpenFOAM polyMesh cases: a case directory (or its `*.foam` marker file, or its
 // constant/polyMesh directory) holding points, faces, owner, neighbour and boundary, with
 // optional cell/face/point zones, time directories of fields and processor* decompositions.

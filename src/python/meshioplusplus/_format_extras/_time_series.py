@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from .. import _core
-from .._conversion import from_core, host_array, to_core
+from .._conversion import from_core, host_array, python_block_ranges, split_cell_data, to_core
 from .._exceptions import WriteError
 from .._mesh import Mesh
 
@@ -40,7 +40,9 @@ class TimeSeriesReader:
         self._reader = None
 
     def read_points_cells(self):
-        self.mesh = from_core(self._reader.read_mesh())
+        container = self._reader.read_mesh()
+        self._block_ranges = python_block_ranges(container["cells"])
+        self.mesh = from_core(container)
         self.cells = self.mesh.cells
         return self.mesh.points, self.mesh.cells
 
@@ -48,7 +50,11 @@ class TimeSeriesReader:
         if not 0 <= k < self.num_steps:
             raise IndexError(f"time step {k} out of range (the series has {self.num_steps})")
         t, point_data, cell_data, self.field_data = self._reader.read_step(k)
-        return t, point_data, cell_data
+        # Cell data comes per core block; polygon and polyhedron blocks are several Python
+        # blocks (one per size, as meshio shows them): split it the same way.
+        if getattr(self, "_block_ranges", None) is None:
+            self._block_ranges = python_block_ranges(self._reader.read_mesh()["cells"])
+        return t, point_data, split_cell_data(cell_data, self._block_ranges)
 
 
 def _cell_arrays(entry):
