@@ -12,6 +12,41 @@
 
 namespace meshioplusplus::testing_support {
 
+// One polyhedron as its faces' node lists.
+using Polyhedron = std::vector<std::vector<std::int64_t>>;
+
+// A "polyhedron" block (offsets into faces, face offsets into the node list) of `cells`.
+inline CellBlock polyhedron_block(const std::vector<Polyhedron>& cells) {
+  std::vector<std::int64_t> nodes, face_offsets{0}, offsets{0};
+  for (const Polyhedron& cell : cells) {
+    for (const auto& face : cell) {
+      nodes.insert(nodes.end(), face.begin(), face.end());
+      face_offsets.push_back(static_cast<std::int64_t>(nodes.size()));
+    }
+    offsets.push_back(static_cast<std::int64_t>(face_offsets.size()) - 1);
+  }
+  CellBlock block;
+  block.type = "polyhedron";
+  block.connectivity = int64_vector(nodes);
+  block.offsets = int64_vector(offsets);
+  block.face_offsets = int64_vector(face_offsets);
+  return block;
+}
+
+// The cells of a "polyhedron" block as their faces' node lists.
+inline std::vector<Polyhedron> polyhedra_of(const CellBlock& block) {
+  const std::vector<std::int64_t> offsets = int_values(block.offsets), face_offsets = int_values(block.face_offsets),
+                                  nodes = int_values(block.connectivity);
+  std::vector<Polyhedron> cells;
+  for (std::size_t c = 0; c + 1 < offsets.size(); ++c) {
+    Polyhedron faces;
+    for (auto f = static_cast<std::size_t>(offsets[c]); f < static_cast<std::size_t>(offsets[c + 1]); ++f)
+      faces.emplace_back(nodes.begin() + face_offsets[f], nodes.begin() + face_offsets[f + 1]);
+    cells.push_back(faces);
+  }
+  return cells;
+}
+
 // The signed volume of each polyhedron of `cells` by the divergence theorem: positive when its
 // faces point out of it (our rule), negative when they all point in.
 inline std::vector<double> polyhedron_volumes(const NDArray& points, const CellBlock& cells) {

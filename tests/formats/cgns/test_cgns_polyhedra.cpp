@@ -15,6 +15,7 @@
 #include "formats/cgns/cgns.hpp"
 #include "io/cgns/cgns_file.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "support/polyhedron_checks.hpp"
 #include "support/test_support.hpp"
 
 #ifdef MESHIOPLUSPLUS_HAVE_CGNS
@@ -28,8 +29,7 @@ namespace {
 
 #ifdef MESHIOPLUSPLUS_HAVE_CGNS
 
-using Face = std::vector<std::int64_t>;
-using Polyhedron = std::vector<Face>;
+using Face = Polyhedron::value_type;  // Polyhedron: tests/support/polyhedron_checks.hpp
 
 // A unit cube (points 0-7), a pyramid on its top (apex 8) and a second cube right of it
 // (points 1, 9, 10, 2, 5, 11, 12, 6).
@@ -39,34 +39,6 @@ NDArray test_points() {
 }
 const Polyhedron kCube = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
 const Polyhedron kPyramid = {{4, 7, 6, 5}, {4, 5, 8}, {5, 6, 8}, {6, 7, 8}, {7, 4, 8}};
-
-CellBlock polyhedron_block(const std::vector<Polyhedron>& cells) {
-  std::vector<std::int64_t> nodes, face_offsets{0}, offsets{0};
-  for (const Polyhedron& cell : cells) {
-    for (const Face& face : cell) {
-      nodes.insert(nodes.end(), face.begin(), face.end());
-      face_offsets.push_back(static_cast<std::int64_t>(nodes.size()));
-    }
-    offsets.push_back(static_cast<std::int64_t>(face_offsets.size()) - 1);
-  }
-  CellBlock block;
-  block.type = "polyhedron";
-  block.connectivity = int64_vector(nodes);
-  block.offsets = int64_vector(offsets);
-  block.face_offsets = int64_vector(face_offsets);
-  return block;
-}
-
-std::vector<Polyhedron> polyhedra_of(const CellBlock& block) {
-  const std::vector<std::int64_t> nodes = int_values(block.connectivity), faces = int_values(block.face_offsets),
-                                  cells = int_values(block.offsets);
-  std::vector<Polyhedron> out;
-  for (std::size_t c = 0; c + 1 < cells.size(); ++c) {
-    Polyhedron& cell = out.emplace_back();
-    for (std::int64_t f = cells[c]; f < cells[c + 1]; ++f) cell.emplace_back(nodes.begin() + faces[f], nodes.begin() + faces[f + 1]);
-  }
-  return out;
-}
 
 // The face with its smallest node first, keeping the cyclic order (its orientation).
 Face canonical(Face face) {

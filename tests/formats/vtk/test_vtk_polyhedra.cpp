@@ -16,6 +16,7 @@
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "support/test_data.hpp"
+#include "support/polyhedron_checks.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -23,13 +24,6 @@ using namespace meshioplusplus;
 using namespace meshioplusplus::testing_support;
 
 namespace {
-
-template <class T>
-NDArray make_array(Shape shape, const std::vector<T>& values) {
-  NDArray array = NDArray::allocate(dtype_of<T>(), std::move(shape));
-  std::copy(values.begin(), values.end(), array.data_as<T>());
-  return array;
-}
 
 template <class T>
 std::vector<T> values_of(const NDArray& array) {
@@ -45,38 +39,7 @@ WriteOptions options_for(const std::string& version, bool binary) {
 }
 
 // Polyhedron faces as nested lists, one cell at a time.
-using Faces = std::vector<std::vector<std::int64_t>>;
-
-CellBlock polyhedra(const std::vector<Faces>& cells) {
-  std::vector<std::int64_t> nodes, face_offsets{0}, offsets{0};
-  for (const Faces& faces : cells) {
-    for (const auto& face : faces) {
-      nodes.insert(nodes.end(), face.begin(), face.end());
-      face_offsets.push_back(static_cast<std::int64_t>(nodes.size()));
-    }
-    offsets.push_back(static_cast<std::int64_t>(face_offsets.size()) - 1);
-  }
-  CellBlock block;
-  block.type = "polyhedron";
-  block.connectivity = make_array<std::int64_t>({static_cast<std::int64_t>(nodes.size())}, nodes);
-  block.face_offsets = make_array<std::int64_t>({static_cast<std::int64_t>(face_offsets.size())}, face_offsets);
-  block.offsets = make_array<std::int64_t>({static_cast<std::int64_t>(offsets.size())}, offsets);
-  return block;
-}
-
-std::vector<Faces> faces_of(const CellBlock& block) {
-  const auto offsets = values_of<std::int64_t>(block.offsets);
-  const auto face_offsets = values_of<std::int64_t>(block.face_offsets);
-  const auto nodes = values_of<std::int64_t>(block.connectivity);
-  std::vector<Faces> cells;
-  for (std::size_t c = 0; c + 1 < offsets.size(); ++c) {
-    Faces faces;
-    for (auto f = offsets[c]; f < offsets[c + 1]; ++f)
-      faces.emplace_back(nodes.begin() + face_offsets[f], nodes.begin() + face_offsets[f + 1]);
-    cells.push_back(faces);
-  }
-  return cells;
-}
+using Faces = Polyhedron;  // tests/support/polyhedron_checks.hpp
 
 // A unit cube and a pyramid beside it as polyhedra (faces outwards), between a tetra and a
 // triangle: the layout of tests/formats/vtk/test_vtk_interop.py's VTK-written grid.
@@ -85,17 +48,17 @@ const Faces kPyramid = {{1, 2, 9, 8}, {1, 8, 5}, {8, 9, 5}, {9, 2, 5}, {2, 1, 5}
 
 Mesh mixed_mesh() {
   Mesh mesh;
-  mesh.points = make_array<double>({10, 3}, {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1,
+  mesh.points = array_of<double>({10, 3}, {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1,
                                              1, 0, 1, 1, 1, 1, 0, 1, 1, 2, 0, 0, 2, 1, 0});
   CellBlock tetra;
   tetra.type = "tetra";
-  tetra.connectivity = make_array<std::int64_t>({1, 4}, {1, 8, 2, 5});
+  tetra.connectivity = array_of<std::int64_t>({1, 4}, {1, 8, 2, 5});
   CellBlock triangle;
   triangle.type = "triangle";
-  triangle.connectivity = make_array<std::int64_t>({1, 3}, {8, 9, 5});
-  mesh.cells = {tetra, polyhedra({kCube, kPyramid}), triangle};
-  mesh.cell_data.set("id", {make_array<std::int32_t>({1}, {7}), make_array<std::int32_t>({2}, {8, 9}),
-                            make_array<std::int32_t>({1}, {10})});
+  triangle.connectivity = array_of<std::int64_t>({1, 3}, {8, 9, 5});
+  mesh.cells = {tetra, polyhedron_block({kCube, kPyramid}), triangle};
+  mesh.cell_data.set("id", {array_of<std::int32_t>({1}, {7}), array_of<std::int32_t>({2}, {8, 9}),
+                            array_of<std::int32_t>({1}, {10})});
   return mesh;
 }
 
@@ -113,7 +76,7 @@ TEST_P(VtkPolyhedronRoundTrip, FacesPointsAndCellDataComeBack) {
   EXPECT_EQ(back.cells[0].type, "tetra");
   EXPECT_EQ(back.cells[1].type, "polyhedron");
   EXPECT_EQ(back.cells[2].type, "triangle");
-  EXPECT_EQ(faces_of(back.cells[1]), (std::vector<Faces>{kCube, kPyramid}));
+  EXPECT_EQ(polyhedra_of(back.cells[1]), (std::vector<Faces>{kCube, kPyramid}));
   EXPECT_EQ(values_of<std::int64_t>(back.cells[0].connectivity), (std::vector<std::int64_t>{1, 8, 2, 5}));
   const auto* ids = back.cell_data.find("id");
   ASSERT_NE(ids, nullptr);
@@ -121,7 +84,7 @@ TEST_P(VtkPolyhedronRoundTrip, FacesPointsAndCellDataComeBack) {
   EXPECT_EQ(values_of<std::int32_t>((*ids)[1]), (std::vector<std::int32_t>{8, 9}));
   // And through the registry, by extension.
   meshioplusplus::write(scratch.file("again.vtk"), back);
-  EXPECT_EQ(faces_of(meshioplusplus::read(scratch.file("again.vtk")).cells[1]), (std::vector<Faces>{kCube, kPyramid}));
+  EXPECT_EQ(polyhedra_of(meshioplusplus::read(scratch.file("again.vtk")).cells[1]), (std::vector<Faces>{kCube, kPyramid}));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, VtkPolyhedronRoundTrip,
@@ -156,22 +119,22 @@ TEST(VtkPolyhedronLayout, OursMatchesVtkWriterAndVtkFilesRead) {
 
   const Mesh from_vtk = vtk::read(scratch.write("vtk51.vtk", kVtkFile51));
   ASSERT_EQ(from_vtk.cells.size(), 2u);
-  EXPECT_EQ(faces_of(from_vtk.cells[1]), (std::vector<Faces>{kCube, kPyramid}));
+  EXPECT_EQ(polyhedra_of(from_vtk.cells[1]), (std::vector<Faces>{kCube, kPyramid}));
   EXPECT_EQ(from_vtk.num_points(), 10);
 }
 
 TEST(VtkPolyhedronLayout, RunsSplitWherePolyhedraAlternateWithOtherCells) {
   ScratchDir scratch;
   Mesh mesh = mixed_mesh();
-  mesh.cells = {polyhedra({kCube}), mesh.cells[0], polyhedra({kPyramid}), polyhedra({kCube, kPyramid})};
+  mesh.cells = {polyhedron_block({kCube}), mesh.cells[0], polyhedron_block({kPyramid}), polyhedron_block({kCube, kPyramid})};
   mesh.cell_data = {};
   const std::string path = scratch.file("runs.vtk");
   vtk::write(path, mesh, options_for("5.1", true));
   const Mesh back = vtk::read(path);
   ASSERT_EQ(back.cells.size(), 3u);  // the last two polyhedron blocks are one run
-  EXPECT_EQ(faces_of(back.cells[0]), (std::vector<Faces>{kCube}));
+  EXPECT_EQ(polyhedra_of(back.cells[0]), (std::vector<Faces>{kCube}));
   EXPECT_EQ(back.cells[1].type, "tetra");
-  EXPECT_EQ(faces_of(back.cells[2]), (std::vector<Faces>{kPyramid, kCube, kPyramid}));
+  EXPECT_EQ(polyhedra_of(back.cells[2]), (std::vector<Faces>{kPyramid, kCube, kPyramid}));
 }
 
 // ---- real files: SimuCell3D's input meshes, written by VTK (ParaView) 4.2 ASCII ----------
@@ -206,7 +169,7 @@ TEST(VtkPolyhedronRealFiles, SimuCell3DTwoCubes) {
   EXPECT_EQ(summary.faces, 24);
   EXPECT_EQ(summary.nodes, 72);
   EXPECT_EQ(summary.node_sum, 540);
-  EXPECT_EQ(faces_of(mesh.cells[0])[0][0], (std::vector<std::int64_t>{0, 1, 3}));
+  EXPECT_EQ(polyhedra_of(mesh.cells[0])[0][0], (std::vector<std::int64_t>{0, 1, 3}));
   ASSERT_NE(mesh.cell_data.find("cell_type_id"), nullptr);
   ASSERT_NE(mesh.point_data.find("vtkOriginalPointIds"), nullptr);
 }
@@ -223,12 +186,12 @@ TEST(VtkPolyhedronRealFiles, SimuCell3DHexagonalCellLayerRoundTrips) {
   EXPECT_EQ(summary.nodes, 900);
   EXPECT_EQ(summary.node_sum, 134550);
   // Hexagonal prisms: two hexagons and six quads each.
-  EXPECT_EQ(faces_of(mesh.cells[0])[0].front().size(), 6u);
+  EXPECT_EQ(polyhedra_of(mesh.cells[0])[0].front().size(), 6u);
   ScratchDir scratch;
   for (const auto& [version, binary] : {std::pair{"4.2", true}, std::pair{"5.1", false}}) {
     vtk::write(scratch.file("layer.vtk"), mesh, options_for(version, binary));
     const Mesh back = vtk::read(scratch.file("layer.vtk"));
-    EXPECT_EQ(faces_of(back.cells[0]), faces_of(mesh.cells[0])) << version;
+    EXPECT_EQ(polyhedra_of(back.cells[0]), polyhedra_of(mesh.cells[0])) << version;
     EXPECT_EQ(values_of<float>(back.points), values_of<float>(mesh.points)) << version;
   }
 }
@@ -262,7 +225,7 @@ const std::string kTetStream = "4 3 0 2 1 3 0 1 3 3 1 2 3 3 2 0 3";
 TEST_F(VtkPolyhedronBadInput, AWellFormedTetrahedronReads) {
   const Mesh mesh = vtk::read(scratch_.write("ok.vtk", kHeader42 + "CELLS 1 18\n17 " + kTetStream + "\nCELL_TYPES 1\n42\n"));
   ASSERT_EQ(mesh.cells.size(), 1u);
-  EXPECT_EQ(faces_of(mesh.cells[0])[0], (Faces{{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}}));
+  EXPECT_EQ(polyhedra_of(mesh.cells[0])[0], (Faces{{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}}));
 }
 
 TEST_F(VtkPolyhedronBadInput, FaceStreamRunsPastTheCellsList) {

@@ -10,6 +10,7 @@
 #include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "support/polyhedron_checks.hpp"
 #include "support/test_support.hpp"
 
 using namespace meshioplusplus;
@@ -17,38 +18,7 @@ using namespace meshioplusplus::testing_support;
 
 namespace {
 
-using Faces = std::vector<std::vector<std::int64_t>>;
-
-CellBlock polyhedra(const std::vector<Faces>& cells) {
-  std::vector<std::int64_t> nodes, face_offsets{0}, offsets{0};
-  for (const Faces& faces : cells) {
-    for (const auto& face : faces) {
-      nodes.insert(nodes.end(), face.begin(), face.end());
-      face_offsets.push_back(static_cast<std::int64_t>(nodes.size()));
-    }
-    offsets.push_back(static_cast<std::int64_t>(face_offsets.size()) - 1);
-  }
-  CellBlock block;
-  block.type = "polyhedron";
-  block.connectivity = array_of<std::int64_t>({static_cast<std::int64_t>(nodes.size())}, nodes);
-  block.face_offsets = array_of<std::int64_t>({static_cast<std::int64_t>(face_offsets.size())}, face_offsets);
-  block.offsets = array_of<std::int64_t>({static_cast<std::int64_t>(offsets.size())}, offsets);
-  return block;
-}
-
-std::vector<Faces> faces_of(const CellBlock& block) {
-  const auto offsets = int_values(block.offsets);
-  const auto face_offsets = int_values(block.face_offsets);
-  const auto nodes = int_values(block.connectivity);
-  std::vector<Faces> cells;
-  for (std::size_t c = 0; c + 1 < offsets.size(); ++c) {
-    Faces faces;
-    for (auto f = offsets[c]; f < offsets[c + 1]; ++f)
-      faces.emplace_back(nodes.begin() + face_offsets[f], nodes.begin() + face_offsets[f + 1]);
-    cells.push_back(faces);
-  }
-  return cells;
-}
+using Faces = Polyhedron;  // tests/support/polyhedron_checks.hpp
 
 const Faces kCube = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
 const Faces kPyramid = {{1, 2, 9, 8}, {1, 8, 5}, {8, 9, 5}, {9, 2, 5}, {2, 1, 5}};
@@ -57,7 +27,7 @@ Mesh mesh_with_polyhedra() {
   Mesh mesh;
   mesh.points = array_of<double>({10, 3}, {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1,
                                            1, 0, 1, 1, 1, 1, 0, 1, 1, 2, 0, 0, 2, 1, 0});
-  mesh.cells = {CellBlock{"tetra", int64_matrix(1, 4, {1, 8, 2, 5}), {}, {}}, polyhedra({kCube, kPyramid}),
+  mesh.cells = {CellBlock{"tetra", int64_matrix(1, 4, {1, 8, 2, 5}), {}, {}}, polyhedron_block({kCube, kPyramid}),
                 CellBlock{"triangle", int64_matrix(1, 3, {8, 9, 5}), {}, {}}};
   mesh.cell_data.set("id", {array_of<std::int32_t>({1}, {7}), array_of<std::int32_t>({2}, {8, 9}),
                             array_of<std::int32_t>({1}, {10})});
@@ -88,7 +58,7 @@ TEST(XdmfPolyhedra, RoundTripInEveryHeavyDataForm) {
     ASSERT_TRUE(same_bits(back.points, mesh_with_polyhedra().points));
     ASSERT_EQ(back.cells.size(), 3u);
     EXPECT_EQ(back.cells[0].type, "tetra");
-    EXPECT_EQ(faces_of(back.cells[1]), (std::vector<Faces>{kCube, kPyramid}));
+    EXPECT_EQ(polyhedra_of(back.cells[1]), (std::vector<Faces>{kCube, kPyramid}));
     EXPECT_EQ(int_values(back.cells[2].connectivity), (std::vector<std::int64_t>{8, 9, 5}));
     const auto* ids = back.cell_data.find("id");
     ASSERT_NE(ids, nullptr);
@@ -100,7 +70,7 @@ TEST(XdmfPolyhedra, RoundTripInEveryHeavyDataForm) {
 TEST(XdmfPolyhedra, ASinglePolyhedronBlockIsWrittenAsMixedWithId16) {
   ScratchDir dir;
   Mesh mesh = mesh_with_polyhedra();
-  mesh.cells = {polyhedra({kPyramid, kCube})};
+  mesh.cells = {polyhedron_block({kPyramid, kCube})};
   mesh.cell_data = {};
   const std::string path = dir.file("single.xdmf");
   WriteOptions options;
@@ -109,7 +79,7 @@ TEST(XdmfPolyhedra, ASinglePolyhedronBlockIsWrittenAsMixedWithId16) {
   const std::string text = read_file(path);
   EXPECT_NE(text.find(R"(TopologyType="Mixed" NumberOfElements="2")"), std::string::npos) << text;
   EXPECT_NE(text.find(">\n16\n5\n4\n1\n2\n9\n8\n3\n1\n8\n5\n"), std::string::npos) << text;
-  EXPECT_EQ(faces_of(read(path).cells[0]), (std::vector<Faces>{kPyramid, kCube}));
+  EXPECT_EQ(polyhedra_of(read(path).cells[0]), (std::vector<Faces>{kPyramid, kCube}));
 }
 
 TEST(XdmfPolyhedra, ReadsPolyhedronTopologyAndMixedRuns) {
@@ -120,7 +90,7 @@ TEST(XdmfPolyhedra, ReadsPolyhedronTopologyAndMixedRuns) {
       "6 4 0 3 2 1 4 4 5 6 7 4 0 1 5 4 4 1 2 6 5 4 2 3 7 6 4 3 0 4 7 "
       "5 4 1 2 9 8 3 1 8 5 3 8 9 5 3 9 2 5 3 2 1 5</DataItem></Topology>")));
   ASSERT_EQ(uniform.cells.size(), 1u);
-  EXPECT_EQ(faces_of(uniform.cells[0]), (std::vector<Faces>{kCube, kPyramid}));
+  EXPECT_EQ(polyhedra_of(uniform.cells[0]), (std::vector<Faces>{kCube, kPyramid}));
   // Mixed: polyhedron, tetra, polyhedron → three blocks.
   const Mesh mixed = read(dir.write("mixed.xdmf", document(
       R"xml(<Topology TopologyType="Mixed" NumberOfElements="3"><DataItem Dimensions="60" Format="XML">)xml"
@@ -128,9 +98,9 @@ TEST(XdmfPolyhedra, ReadsPolyhedronTopologyAndMixedRuns) {
       "6 1 8 2 5 "
       "16 5 4 1 2 9 8 3 1 8 5 3 8 9 5 3 9 2 5 3 2 1 5</DataItem></Topology>")));
   ASSERT_EQ(mixed.cells.size(), 3u);
-  EXPECT_EQ(faces_of(mixed.cells[0]), (std::vector<Faces>{kCube}));
+  EXPECT_EQ(polyhedra_of(mixed.cells[0]), (std::vector<Faces>{kCube}));
   EXPECT_EQ(mixed.cells[1].type, "tetra");
-  EXPECT_EQ(faces_of(mixed.cells[2]), (std::vector<Faces>{kPyramid}));
+  EXPECT_EQ(polyhedra_of(mixed.cells[2]), (std::vector<Faces>{kPyramid}));
 }
 
 TEST(XdmfPolyhedra, BrokenFaceStreamsAreReadErrors) {

@@ -49,15 +49,6 @@
 namespace meshioplusplus::ansys::detail {
 namespace {
 
-int fluent_element(std::string_view type) noexcept {
-  if (type == "triangle") return 1;
-  if (type == "tetra") return 2;
-  if (type == "quad") return 3;
-  if (type == "hexahedron") return 4;
-  if (type == "pyramid") return 5;
-  if (type == "wedge") return 6;
-  return 7;  // polyhedron, polygon
-}
 
 struct Zone {
   std::int64_t id = 0;
@@ -170,7 +161,7 @@ class FluentWriter {
         while (v < n && topology.volume_cells[v] < base + count) {
           block_of[v] = block;
           row_of[v] = topology.volume_cells[v] - base;
-          element_[v] = fluent_element(cells.type);
+          element_[v] = fluent_element_type(cells.type).value_or(7);  // 7: polyhedron, polygon
           ++v;
         }
         base += count;

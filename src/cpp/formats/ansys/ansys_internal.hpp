@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "meshioplusplus/mesh.hpp"
@@ -50,5 +52,17 @@ void add_volume_cells(Mesh& mesh, const VolumeInput& input, const std::string& p
 // Writes `mesh` in Fluent's face-based layout (ansys_fluent_writer.cpp); false, writing
 // nothing, when the mesh has no cells of its points' dimension (meshio's layout is used then).
 bool write_fluent_layout(const std::string& path, const Mesh& mesh, bool binary);
+
+// Fluent's element type of a cell type (1 triangle, 2 tetra, 3 quad, 4 hexahedron, 5 pyramid,
+// 6 wedge); none for the others (a face-based writer gives polyhedra and polygons 7).
+inline std::optional<int> fluent_element_type(std::string_view type) noexcept {
+  if (type == "triangle") return 1;
+  if (type == "tetra") return 2;
+  if (type == "quad") return 3;
+  if (type == "hexahedron") return 4;
+  if (type == "pyramid") return 5;
+  if (type == "wedge") return 6;
+  return std::nullopt;
+}
 
 }  // namespace meshioplusplus::ansys::detail

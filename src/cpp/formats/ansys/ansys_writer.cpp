@@ -37,16 +37,8 @@ namespace meshioplusplus::ansys {
 namespace {
 
 constexpr std::string_view kFormat = "ansys";
+using detail::fluent_element_type;
 
-std::optional<int> fluent_element_type(std::string_view type) noexcept {
-  if (type == "triangle") return 1;
-  if (type == "tetra") return 2;
-  if (type == "quad") return 3;
-  if (type == "hexahedron") return 4;
-  if (type == "pyramid") return 5;
-  if (type == "wedge") return 6;
-  return std::nullopt;
-}
 
 // Fluent face types of the blocks written as face sections.
 std::optional<int> fluent_face_type(std::string_view type) noexcept {

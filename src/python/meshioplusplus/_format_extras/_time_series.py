@@ -56,6 +56,14 @@ class TimeSeriesReader:
             self._block_ranges = python_block_ranges(self._reader.read_mesh()["cells"])
         return t, point_data, split_cell_data(cell_data, self._block_ranges)
 
+    def read_mesh_at(self, k: int):
+        """Step k's mesh (its points, for a format whose mesh moves) with its point and cell data."""
+        t, point_data, cell_data = TimeSeriesReader.read_data(self, k)
+        mesh = from_core(self._reader.read_mesh())
+        mesh.point_data.update(point_data)
+        mesh.cell_data.update(cell_data)
+        return mesh
+
 
 def _cell_arrays(entry):
     # meshio accepts {name: [per block]} and the older {name: {cell_type: values}}.

@@ -44,14 +44,6 @@ class TimeSeriesReader(_TimeSeriesReader):
             self.points = self.mesh.points
         return result
 
-    def read_mesh_at(self, k: int):
-        """Step k's mesh (its points) with its point and cell data."""
-        t, point_data, cell_data = super().read_data(k)
-        mesh = from_core(self._reader.read_mesh())
-        mesh.point_data.update(point_data)
-        mesh.cell_data.update(cell_data)
-        return mesh
-
 
 def case_directory(path):
     """The case directory of ``path``: the directory itself, or the folder of a ``*.foam`` file."""

@@ -44,14 +44,6 @@ class TimeSeriesReader(_TimeSeriesReader):
             self.cells = self.mesh.cells
         return result
 
-    def read_mesh_at(self, k: int):
-        """Step k's mesh with its point and cell data (reads only step k's rows)."""
-        t, point_data, cell_data = super().read_data(k)
-        mesh = from_core(self._reader.read_mesh())
-        mesh.point_data.update(point_data)
-        mesh.cell_data.update(cell_data)
-        return mesh
-
 
 class TimeSeriesWriter(_TimeSeriesWriter):
     format_name = "vtkhdf"
