@@ -394,6 +394,19 @@ def serve(fd):
 _hardening = {"no_new_privs": False, "landlock_abi": 0, "filesystem_writes": "allowed", "tcp": "allowed"}
 
 
+def _worker_environment():
+    """The caller's environment for a worker, less the isolation switch (a worker reads in place)
+    and any sanitizer ``log_path=``: in a sanitized build (ASan/UBSan/LSan) a worker's report of
+    the crash it was isolated for goes to its stderr — kept by the caller as the worker's last
+    words in the ReadError — not to the report files that mean a finding in the caller's process."""
+    environment = {k: v for k, v in os.environ.items() if k != ENVIRONMENT_VARIABLE}
+    for variable in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+        if variable in environment:
+            environment[variable] = ":".join(option for option in environment[variable].split(":")
+                                             if not option.startswith("log_path="))
+    return environment
+
+
 def _harden():
     """No writes outside a private temporary folder, no TCP bind/connect — where the kernel has
     Landlock (ABI 1: files, ABI 4: TCP). Reading stays unrestricted (the worker reads files)."""
@@ -416,9 +429,10 @@ def _harden():
         folder = tempfile.mkdtemp(prefix="meshioplusplus-worker-")
         folder_fd = os.open(folder, os.O_PATH | os.O_DIRECTORY)
         rule = struct.pack("<Qi", writes, folder_fd)
-        if syscall(445, ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.c_char_p(rule), ctypes.c_uint32(0)) != 0:
-            return
+        added = syscall(445, ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.c_char_p(rule), ctypes.c_uint32(0))
         os.close(folder_fd)
+        if added != 0:
+            return
         if syscall(446, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
             return
         os.environ["TMPDIR"] = tempfile.tempdir = folder
@@ -444,7 +458,7 @@ class _Worker:
         # Appending (a flag the worker shares): truncating before each read then works.
         fcntl.fcntl(self.stderr.fileno(), fcntl.F_SETFL, fcntl.fcntl(self.stderr.fileno(), fcntl.F_GETFL) | os.O_APPEND)
         package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        environment = {k: v for k, v in os.environ.items() if k != ENVIRONMENT_VARIABLE}
+        environment = _worker_environment()
         self.process = subprocess.Popen([sys.executable, "-c", _LAUNCH, package_parent, str(theirs.fileno())],
                                         pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=self.stderr, env=environment)
