@@ -105,3 +105,31 @@ def run_meshioplusplus_17(script, *args, timeout=600):
     done = subprocess.run([str(MESHIOPLUSPLUS_17), "-c", script, *map(str, args)], capture_output=True, text=True,
                           check=True, env=environment, timeout=timeout)
     return done.stdout
+
+
+# Polyhedra shared by the VTK and XDMF polyhedron tests: twelve points, a cube, a pyramid on the
+# cube's x = 1 face and a triangular prism (8, 5 and 6 nodes: three meshio block sizes), each as
+# its faces' node lists pointing out of the cell; and VTK's face stream of such a list.
+POLYHEDRA_POINTS = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1],
+                             [2, 0, 0], [2, 1, 0], [2, 2, 0], [1, 2, 0]], dtype=np.float64)
+CUBE = [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]]
+PYRAMID = [[1, 2, 9, 8], [1, 8, 5], [8, 9, 5], [9, 2, 5], [2, 1, 5]]
+PRISM = [[2, 11, 9], [6, 10, 5], [2, 9, 5, 6], [9, 11, 10, 5], [11, 2, 6, 10]]
+
+
+def face_stream(faces):
+    """VTK's face stream of a polyhedron: the face count, then each face's size and nodes."""
+    out = [len(faces)]
+    for face in faces:
+        out += [len(face), *face]
+    return out
+
+
+def faces_of_stream(stream):
+    """The inverse of face_stream."""
+    faces, at = [], 1
+    for _ in range(stream[0]):
+        n = stream[at]
+        faces.append(list(stream[at + 1: at + 1 + n]))
+        at += n + 1
+    return faces

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
-from interop import meshio_module
+from interop import CUBE, POLYHEDRA_POINTS, PRISM, PYRAMID, face_stream, faces_of_stream, meshio_module
 
 vtk = pytest.importorskip("vtk", reason="vtk is in requirements-test.txt")
 from vtk.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
@@ -18,38 +18,15 @@ from vtk.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "data", "vtk")
 VARIANTS = [("4.2", False), ("4.2", True), ("5.1", False), ("5.1", True)]
 
-POINTS = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1],
-                   [2, 0, 0], [2, 1, 0], [2, 2, 0], [1, 2, 0]], dtype=np.float64)
-CUBE = [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]]
-PYRAMID = [[1, 2, 9, 8], [1, 8, 5], [8, 9, 5], [9, 2, 5], [2, 1, 5]]
-# A triangular prism as a polyhedron (6 points, 5 faces): a third node count.
-PRISM = [[2, 11, 9], [6, 10, 5], [2, 9, 5, 6], [9, 11, 10, 5], [11, 2, 6, 10]]
-
-
-def _stream(faces):
-    out = [len(faces)]
-    for face in faces:
-        out += [len(face), *face]
-    return out
-
-
-def _faces(stream):
-    faces, at = [], 1
-    for _ in range(stream[0]):
-        n = stream[at]
-        faces.append(list(stream[at + 1: at + 1 + n]))
-        at += n + 1
-    return faces
-
 
 def _vtk_grid():
     """tetra, cube, pyramid, triangle, prism, cube — with a cell data 'id' = the cell number."""
     grid = vtk.vtkUnstructuredGrid()
     points = vtk.vtkPoints()
-    points.SetData(numpy_to_vtk(POINTS, deep=True))
+    points.SetData(numpy_to_vtk(POLYHEDRA_POINTS, deep=True))
     grid.SetPoints(points)
-    cells = [(10, [1, 8, 2, 5]), (42, _stream(CUBE)), (42, _stream(PYRAMID)), (5, [8, 9, 5]), (42, _stream(PRISM)),
-             (42, _stream(CUBE))]
+    cells = [(10, [1, 8, 2, 5]), (42, face_stream(CUBE)), (42, face_stream(PYRAMID)), (5, [8, 9, 5]), (42, face_stream(PRISM)),
+             (42, face_stream(CUBE))]
     for kind, ids in cells:
         id_list = vtk.vtkIdList()
         for i in ids:
@@ -75,7 +52,7 @@ def _vtk_cells(grid):
         ids = vtk.vtkIdList()
         if grid.GetCellType(c) == 42:
             grid.GetFaceStream(c, ids)
-            out.append(("polyhedron", _faces([ids.GetId(i) for i in range(ids.GetNumberOfIds())])))
+            out.append(("polyhedron", faces_of_stream([ids.GetId(i) for i in range(ids.GetNumberOfIds())])))
         else:
             grid.GetCellPoints(c, ids)
             out.append((grid.GetCellType(c), [ids.GetId(i) for i in range(ids.GetNumberOfIds())]))
@@ -110,7 +87,7 @@ def test_vtk_written_polyhedra_read_with_the_same_faces(tmp_path, version, binar
     writer.SetFileName(os.fspath(path))
     assert writer.Write() == 1
     mesh = mio.read(path)
-    np.testing.assert_array_equal(mesh.points, POINTS)
+    np.testing.assert_array_equal(mesh.points, POLYHEDRA_POINTS)
     expected = _vtk_cells(_vtk_read(path))
     assert [kind for kind, _ in expected].count("polyhedron") == 4
     assert _our_cells(mesh, order_by="id") == expected
@@ -127,7 +104,7 @@ def test_our_polyhedra_read_in_vtk_with_the_same_faces(tmp_path, version, binary
     ours = tmp_path / "ours.vtk"
     mio.vtk.write(ours, mesh, binary=binary, fmt_version=version)
     grid = _vtk_read(ours)
-    np.testing.assert_array_equal(vtk_to_numpy(grid.GetPoints().GetData()), POINTS)
+    np.testing.assert_array_equal(vtk_to_numpy(grid.GetPoints().GetData()), POLYHEDRA_POINTS)
     assert _vtk_cells(grid) == _our_cells(mesh)
     np.testing.assert_array_equal(vtk_to_numpy(grid.GetCellData().GetArray("id")), np.concatenate(mesh.cell_data["id"]))
     # The faces are those VTK wrote in the first place.

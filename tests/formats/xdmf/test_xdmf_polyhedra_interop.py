@@ -11,26 +11,12 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
+from interop import CUBE, POLYHEDRA_POINTS, PRISM, PYRAMID, face_stream, faces_of_stream
 from meshioplusplus import _core
 
 vtk = pytest.importorskip("vtk", reason="vtk is in requirements-test.txt")
 if not hasattr(vtk, "vtkXdmfReader"):
     pytest.skip("this vtk wheel has no vtkXdmfReader", allow_module_level=True)
-
-POINTS = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1],
-                   [2, 0, 0], [2, 1, 0], [2, 2, 0], [1, 2, 0]], dtype=np.float64)
-CUBE = [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]]
-PYRAMID = [[1, 2, 9, 8], [1, 8, 5], [8, 9, 5], [9, 2, 5], [2, 1, 5]]
-PRISM = [[2, 11, 9], [6, 10, 5], [2, 9, 5, 6], [9, 11, 10, 5], [11, 2, 6, 10]]
-
-
-def _faces(stream):
-    faces, at = [], 1
-    for _ in range(stream[0]):
-        n = stream[at]
-        faces.append(list(stream[at + 1: at + 1 + n]))
-        at += n + 1
-    return faces
 
 
 def _vtk_cells(path):
@@ -45,7 +31,7 @@ def _vtk_cells(path):
         ids = vtk.vtkIdList()
         if grid.GetCellType(c) == 42:
             grid.GetFaceStream(c, ids)
-            cells.append(("polyhedron", _faces([ids.GetId(i) for i in range(ids.GetNumberOfIds())])))
+            cells.append(("polyhedron", faces_of_stream([ids.GetId(i) for i in range(ids.GetNumberOfIds())])))
         else:
             grid.GetCellPoints(c, ids)
             cells.append((grid.GetCellType(c), [ids.GetId(i) for i in range(ids.GetNumberOfIds())]))
@@ -66,7 +52,7 @@ def _our_cells(mesh):
 
 
 def _mesh():
-    return mio.Mesh(POINTS, [("tetra", [[1, 8, 2, 5]]), ("polyhedron8", [CUBE, CUBE]), ("polyhedron5", [PYRAMID]),
+    return mio.Mesh(POLYHEDRA_POINTS, [("tetra", [[1, 8, 2, 5]]), ("polyhedron8", [CUBE, CUBE]), ("polyhedron5", [PYRAMID]),
                              ("triangle", [[8, 9, 5]]), ("polyhedron6", [PRISM])],
                     cell_data={"id": [np.array([0]), np.array([1, 2]), np.array([3]), np.array([4]), np.array([5])]})
 
@@ -79,7 +65,7 @@ def test_our_polyhedra_read_in_vtk_with_the_same_faces(tmp_path, data_format):
     path = tmp_path / "ours.xdmf"
     mio.write(path, mesh, data_format=data_format)
     points, cells, cell_data = _vtk_cells(path)
-    np.testing.assert_array_equal(points, POINTS)
+    np.testing.assert_array_equal(points, POLYHEDRA_POINTS)
     assert cells == _our_cells(mesh)
     assert [kind for kind, _ in cells].count("polyhedron") == 4
     from vtk.util.numpy_support import vtk_to_numpy
@@ -90,22 +76,15 @@ def test_our_polyhedra_read_in_vtk_with_the_same_faces(tmp_path, data_format):
     np.testing.assert_array_equal(np.concatenate(back.cell_data["id"]), np.arange(6))
 
 
-def _stream(faces):
-    out = [len(faces)]
-    for face in faces:
-        out += [len(face), *face]
-    return out
-
-
 def _document(topology):
-    coordinates = " ".join(str(v) for v in POINTS.ravel())
+    coordinates = " ".join(str(v) for v in POLYHEDRA_POINTS.ravel())
     return (f'<?xml version="1.0"?><Xdmf Version="3.0"><Domain><Grid Name="g" GridType="Uniform">{topology}'
-            f'<Geometry GeometryType="XYZ"><DataItem Dimensions="{len(POINTS)} 3" NumberType="Float" Precision="8" '
+            f'<Geometry GeometryType="XYZ"><DataItem Dimensions="{len(POLYHEDRA_POINTS)} 3" NumberType="Float" Precision="8" '
             f'Format="XML">{coordinates}</DataItem></Geometry></Grid></Domain></Xdmf>')
 
 
 def test_a_mixed_file_vtk_reads_reads_the_same_here(tmp_path):
-    values = [6, 1, 8, 2, 5] + [16] + _stream(CUBE) + [16] + _stream(PYRAMID) + [4, 8, 9, 5] + [16] + _stream(PRISM)
+    values = [6, 1, 8, 2, 5] + [16] + face_stream(CUBE) + [16] + face_stream(PYRAMID) + [4, 8, 9, 5] + [16] + face_stream(PRISM)
     path = tmp_path / "mixed.xmf"
     path.write_text(_document(f'<Topology TopologyType="Mixed" NumberOfElements="5"><DataItem Dimensions="{len(values)}" '
                               f'NumberType="Int" Precision="8" Format="XML">{" ".join(map(str, values))}</DataItem></Topology>'))
@@ -118,7 +97,7 @@ def test_a_mixed_file_vtk_reads_reads_the_same_here(tmp_path):
 
 def test_polyhedron_topology_reads_here(tmp_path):
     # XDMF 3's uniform Polyhedron topology; VTK's XDMF 2 reader refuses it ("Bad Topology Type").
-    values = _stream(CUBE) + _stream(PYRAMID) + _stream(PRISM)
+    values = face_stream(CUBE) + face_stream(PYRAMID) + face_stream(PRISM)
     path = tmp_path / "uniform.xmf"
     path.write_text(_document(f'<Topology TopologyType="Polyhedron" NumberOfElements="3"><DataItem Dimensions="{len(values)}" '
                               f'NumberType="Int" Precision="8" Format="XML">{" ".join(map(str, values))}</DataItem></Topology>'))
