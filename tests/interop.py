@@ -133,3 +133,19 @@ def faces_of_stream(stream):
         faces.append(list(stream[at + 1: at + 1 + n]))
         at += n + 1
     return faces
+
+
+def vtk_cells(grid):
+    """Per cell of a VTK unstructured grid: ("polyhedron", its faces) or (VTK type, point ids)."""
+    import vtk
+
+    out = []
+    for c in range(grid.GetNumberOfCells()):
+        ids = vtk.vtkIdList()
+        if grid.GetCellType(c) == 42:
+            grid.GetFaceStream(c, ids)
+            out.append(("polyhedron", faces_of_stream([ids.GetId(i) for i in range(ids.GetNumberOfIds())])))
+        else:
+            grid.GetCellPoints(c, ids)
+            out.append((grid.GetCellType(c), [ids.GetId(i) for i in range(ids.GetNumberOfIds())]))
+    return out

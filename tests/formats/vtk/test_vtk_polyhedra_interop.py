@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
-from interop import CUBE, POLYHEDRA_POINTS, PRISM, PYRAMID, face_stream, faces_of_stream, meshio_module
+from interop import CUBE, POLYHEDRA_POINTS, PRISM, PYRAMID, face_stream, meshio_module, vtk_cells
 
 vtk = pytest.importorskip("vtk", reason="vtk is in requirements-test.txt")
 from vtk.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
@@ -45,20 +45,6 @@ def _vtk_read(path):
     return reader.GetOutput()
 
 
-def _vtk_cells(grid):
-    """Per cell: ("polyhedron", faces) or (VTK type, point ids)."""
-    out = []
-    for c in range(grid.GetNumberOfCells()):
-        ids = vtk.vtkIdList()
-        if grid.GetCellType(c) == 42:
-            grid.GetFaceStream(c, ids)
-            out.append(("polyhedron", faces_of_stream([ids.GetId(i) for i in range(ids.GetNumberOfIds())])))
-        else:
-            grid.GetCellPoints(c, ids)
-            out.append((grid.GetCellType(c), [ids.GetId(i) for i in range(ids.GetNumberOfIds())]))
-    return out
-
-
 def _our_cells(mesh, order_by=None):
     """The same per cell, from our Python mesh (polyhedron<N> blocks hold per cell its faces);
     in the order of cell data `order_by` when given (blocks are grouped by type and size)."""
@@ -88,7 +74,7 @@ def test_vtk_written_polyhedra_read_with_the_same_faces(tmp_path, version, binar
     assert writer.Write() == 1
     mesh = mio.read(path)
     np.testing.assert_array_equal(mesh.points, POLYHEDRA_POINTS)
-    expected = _vtk_cells(_vtk_read(path))
+    expected = vtk_cells(_vtk_read(path))
     assert [kind for kind, _ in expected].count("polyhedron") == 4
     assert _our_cells(mesh, order_by="id") == expected
 
@@ -105,10 +91,10 @@ def test_our_polyhedra_read_in_vtk_with_the_same_faces(tmp_path, version, binary
     mio.vtk.write(ours, mesh, binary=binary, fmt_version=version)
     grid = _vtk_read(ours)
     np.testing.assert_array_equal(vtk_to_numpy(grid.GetPoints().GetData()), POLYHEDRA_POINTS)
-    assert _vtk_cells(grid) == _our_cells(mesh)
+    assert vtk_cells(grid) == _our_cells(mesh)
     np.testing.assert_array_equal(vtk_to_numpy(grid.GetCellData().GetArray("id")), np.concatenate(mesh.cell_data["id"]))
     # The faces are those VTK wrote in the first place.
-    assert sorted(map(str, _vtk_cells(grid))) == sorted(map(str, _vtk_cells(_vtk_grid())))
+    assert sorted(map(str, vtk_cells(grid))) == sorted(map(str, vtk_cells(_vtk_grid())))
 
 
 @pytest.mark.parametrize("name,cells,faces", [("simucell3d_2_cubes.vtk", 2, 24),
@@ -116,7 +102,7 @@ def test_our_polyhedra_read_in_vtk_with_the_same_faces(tmp_path, version, binary
 def test_real_files_read_cell_by_cell_as_vtk_reads_them(name, cells, faces):
     path = os.path.join(DATA, name)
     grid = _vtk_read(path)
-    expected = _vtk_cells(grid)
+    expected = vtk_cells(grid)
     assert len(expected) == cells and sum(len(f) for _, f in expected) == faces
     mesh = mio.read(path)
     np.testing.assert_array_equal(mesh.points, vtk_to_numpy(grid.GetPoints().GetData()))

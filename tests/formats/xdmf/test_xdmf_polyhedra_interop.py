@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
-from interop import CUBE, POLYHEDRA_POINTS, PRISM, PYRAMID, face_stream, faces_of_stream
+from interop import CUBE, POLYHEDRA_POINTS, PRISM, PYRAMID, face_stream, vtk_cells
 from meshioplusplus import _core
 
 vtk = pytest.importorskip("vtk", reason="vtk is in requirements-test.txt")
@@ -26,15 +26,7 @@ def _vtk_cells(path):
     grid = reader.GetOutputDataObject(0)
     if grid.IsA("vtkMultiBlockDataSet"):
         grid = grid.GetBlock(0)
-    cells = []
-    for c in range(grid.GetNumberOfCells()):
-        ids = vtk.vtkIdList()
-        if grid.GetCellType(c) == 42:
-            grid.GetFaceStream(c, ids)
-            cells.append(("polyhedron", faces_of_stream([ids.GetId(i) for i in range(ids.GetNumberOfIds())])))
-        else:
-            grid.GetCellPoints(c, ids)
-            cells.append((grid.GetCellType(c), [ids.GetId(i) for i in range(ids.GetNumberOfIds())]))
+    cells = vtk_cells(grid)
     points = np.array([grid.GetPoint(i) for i in range(grid.GetNumberOfPoints())])
     return points, cells, grid.GetCellData()
 
