@@ -28,7 +28,7 @@ FLOORS = {
     5: ["_format_extras.exodus", "_format_extras.frd", "_format_extras.gmsh", "_format_extras.mdpa", "_format_extras.med", "_format_extras.openfoam", "_format_extras.pvd",
         "_format_extras.pvtp", "_format_extras.pvtu", "_format_extras.unv", "_format_extras.vtkhdf", "_format_extras.vtm",
         "_format_extras.xdmf", "_meshio_names.vtk_common", "_meshio_names.gmsh_common", "_meshio_names.gmsh_main",
-        "_meshio_names.xdmf_common", "_meshio_names.abaqus"],
+        "_meshio_names.xdmf_common", "_meshio_names.abaqus", "_sequence"],
     6: ["_format_extras", "_vtk_common", "_meshio_names.vtk_42", "_meshio_names.vtk_51", "_meshio_names.xdmf_main",
         "_meshio_names.xdmf_time_series"],
     7: ["_dispatch", "_operations", "_gpu", "_meshio_names"],

@@ -14,8 +14,10 @@
 #include "formats/vtk_xml/pvd_time_series.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
 #include "formats/xdmf/xdmf.hpp"
+#include "formats/time_series_options.hpp"
 #include "io/output/series_append.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/file_sequence.hpp"
 
 namespace meshioplusplus {
 
@@ -25,19 +27,6 @@ std::string time_series_format(const std::string& path, std::string_view format)
   if (!format.empty()) return std::string(format);
   const FormatInfo* info = format_for_path(path);
   return info ? std::string(info->name) : std::string();
-}
-
-// For writers whose options are exactly those of a format's write() (the registry's row of
-// `options_of`: the format's own, or for PVD the .vtu files it writes).
-void check_write_options(const std::string& path, const std::string& name, const WriteOptions& options,
-                         const std::string& options_of) {
-  const FormatInfo& format = format_by_name(options_of);
-  for (const auto& option : options.items()) {
-    const std::string& option_name = option.first;
-    const bool known = std::any_of(format.write_options.begin(), format.write_options.end(),
-                                   [&](const WriteOptionSpec& spec) { return spec.name == option_name; });
-    if (!known) throw WriteError(path, name, "unknown write option '" + option_name + "'");
-  }
 }
 
 // Append by replay, for formats whose writer streams each step into a new file (Exodus: the
@@ -68,7 +57,22 @@ class ReplayingAppender final : public TimeSeriesWriter {
 
 }  // namespace
 
+// For writers whose options are exactly those of a format's write() (the registry's row of
+// `options_of`: the format's own, or for PVD the .vtu files it writes).
+void check_write_options(const std::string& path, const std::string& name, const WriteOptions& options,
+                         const std::string& options_of) {
+  const FormatInfo& format = format_by_name(options_of);
+  for (const auto& option : options.items()) {
+    const std::string& option_name = option.first;
+    const bool known = std::any_of(format.write_options.begin(), format.write_options.end(),
+                                   [&](const WriteOptionSpec& spec) { return spec.name == option_name; });
+    if (!known) throw WriteError(path, name, "unknown write option '" + option_name + "'");
+  }
+}
+
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, std::string_view format) {
+  // ParaView's index of a file sequence (file_sequence.hpp): its files are of any format.
+  if (format.empty() && path.ends_with(".series")) return open_file_sequence(find_file_sequence(path));
   const std::string name = time_series_format(path, format);
   if (name == "xdmf") return xdmf::open_time_series(path);
   if (name == "pvd") return pvd::open_time_series(path);

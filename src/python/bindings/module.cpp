@@ -47,6 +47,7 @@
 #include "meshioplusplus/side_regions.hpp"
 #include "meshioplusplus/limits.hpp"
 #include "meshioplusplus/threads.hpp"
+#include "meshioplusplus/file_sequence.hpp"
 #include "meshioplusplus/time_series.hpp"
 
 namespace nb = nanobind;
@@ -658,6 +659,25 @@ void bind_time_series(nb::module_& m) {
   m.def("open_time_series", &open_time_series_of, nb::arg("path"), nb::arg("format") = "");
   m.def("create_time_series", &create_time_series_of, nb::arg("path"), nb::arg("format") = "",
         nb::arg("options") = nb::dict(), nb::arg("append") = false);
+  // File sequences (include/meshioplusplus/file_sequence.hpp): (files, times) found, then opened.
+  m.def("find_file_sequence", [](const std::string& source) {
+    mpp::FileSequence sequence;
+    {
+      nb::gil_scoped_release released;
+      sequence = mpp::find_file_sequence(source);
+    }
+    return nb::make_tuple(sequence.files, sequence.times);
+  }, nb::arg("source"));
+  m.def("open_file_sequence", [](std::vector<std::string> files, std::vector<double> times, const std::string& format) {
+    return mpp::open_file_sequence({std::move(files), std::move(times)}, format);
+  }, nb::arg("files"), nb::arg("times"), nb::arg("format") = "");
+  m.def("create_file_sequence", [](const std::string& pattern, const std::string& format, const nb::dict& options,
+                                   const std::string& index, long long first_number) {
+    mpp::WriteOptions write_options;
+    for (auto [name, value] : options) write_options.set(nb::cast<std::string>(name), nb::cast<std::string>(value));
+    return mpp::create_file_sequence(pattern, format, write_options, index, first_number);
+  }, nb::arg("pattern"), nb::arg("format") = "", nb::arg("options") = nb::dict(), nb::arg("index") = "",
+        nb::arg("first_number") = 0);
   m.def("hdf5_available", &mpp::io::hdf5::available);
 }
 

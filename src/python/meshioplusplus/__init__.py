@@ -43,6 +43,7 @@ from . import _parallel as parallel  # partitioned I/O: write_pieces, merge, fil
 from ._mirror import DeviceMirror, PendingHostCopy
 from ._allocation import allocation_owner, allocator_installed
 from ._regions import Region, RegionKind, block_bases
+from ._sequence import read_sequence, write_sequence
 from .profiling import TransferBudget, assert_no_transfers, count_transfers
 
 from ._version import __version__
@@ -98,6 +99,7 @@ __all__ = [
     "pinned_reads",
     "profiling",
     "read",
+    "read_sequence",
     "set_num_threads",
     "to_cupy",
     "to_dlpack",
@@ -110,4 +112,5 @@ __all__ = [
     "topological_dimension",
     "write",
     "write_points_cells",
+    "write_sequence",
 ]
