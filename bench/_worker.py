@@ -2,6 +2,7 @@
 
 usage: _worker.py TOOL OPERATION VARIANT PATH REPEAT
   TOOL      meshioplusplus | meshio | vtk | meshioplusplus17 | ansys-mapdl-reader | pyuff | lsdyna-mesh-reader | ccx2paraview
+            | vtk-ensight | febio-python
   OPERATION read | write (write reads PATH's mesh first, untimed, then writes VARIANT)
 """
 
@@ -22,6 +23,17 @@ def rss_now_kib():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def io_counters():
+    """/proc/self/io's rchar (bytes through read/pread, page cache or not) and read_bytes (bytes
+    the process made the kernel fetch from the disk, mapped pages included)."""
+    try:
+        with open("/proc/self/io") as counters:
+            pairs = (line.split(":") for line in counters)
+            return {k: int(v) for k, v in pairs if k in ("rchar", "read_bytes")}
+    except OSError:
+        return {}
 
 
 def reset_peak_rss():
@@ -102,16 +114,29 @@ OUR_WRITE_OPTIONS = dict(MESHIO_WRITE_OPTIONS, **{
     "mfem": ("mfem", {}),  # meshio has no MFEM mesh
     "code_aster": ("code_aster", {}),  # meshio has no code_aster .mail
     "mphtxt": ("mphtxt", {}),  # meshio has no COMSOL .mphtxt
+    "ensight": ("ensight", {}),  # meshio has no EnSight Gold (C Binary)
+    "ensight-ascii": ("ensight", {"binary": False}),
+    # The FE decks of the twentieth session (meshio has none of them).
+    "elmer": ("elmer", {}),
+    "z88": ("z88", {}),
+    "femap": ("femap", {}),
+    "patran": ("patran", {}),
+    "libmesh-ascii": ("libmesh", {"binary": False}),
+    "libmesh-binary": ("libmesh", {"binary": True}),
+    "febio": ("febio", {}),
 })
 # File extension of each variant (or of its stem, the part before the first '-').
 EXTENSIONS = {"msh41": "msh", "msh22": "msh", "medit": "mesh", "abaqus": "inp", "nastran": "bdf",
               "medit-binary": "meshb", "ugrid-b8": "b8.ugrid", "tetgen": "node", "avsucd": "avs",
               "tecplot": "dat", "dolfin": "xml", "permas": "dato", "netgen": "vol", "flac3d": "f3grid", "ansys": "msh",
               "ansys_cdb": "cdb", "frd": "frd", "lsdyna": "k", "freefem": "freefem.msh", "code_aster": "mail",
-              "triangle": "triangle.node", "mfem": "mfem.mesh"}
+              "triangle": "triangle.node", "mfem": "mfem.mesh", "ensight": "case", "femap": "neu", "patran": "pat",
+              "libmesh-ascii": "xda", "libmesh-binary": "xdr", "febio": "feb"}
 # Formats without an extension (meshio registers neuroglancer with none): read by name.
 # FreeFEM's .msh (shared with Gmsh and Fluent) is named too, so meshio and 17.21 read it as FreeFEM.
-READ_FORMATS = {".neuroglancer": "neuroglancer", ".freefem.msh": "freefem", ".triangle.node": "triangle", ".mfem.mesh": "mfem"}
+READ_FORMATS = {".neuroglancer": "neuroglancer", ".freefem.msh": "freefem", ".triangle.node": "triangle", ".mfem.mesh": "mfem",
+                # an Elmer mesh is a directory; 17.21 takes these by name
+                ".elmer": "elmer", ".z88": "z88", ".neu": "femap", ".pat": "patran", ".feb": "febio"}
 
 
 def extension_of(variant):
@@ -119,7 +144,14 @@ def extension_of(variant):
 
 
 def input_bytes(path):
-    """Bytes a read parses: TetGen's .node comes with its .ele, a .pvtu with its pieces."""
+    """Bytes a read parses: TetGen's .node comes with its .ele, a .pvtu with its pieces, an
+    Elmer mesh directory its files, an EnSight .case the files of its stem beside it."""
+    if os.path.isdir(path):
+        return sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(path) for name in names)
+    if path.endswith(".case"):
+        folder, stem = os.path.split(path[: -len(".case")])
+        return sum(os.path.getsize(os.path.join(folder or ".", name)) for name in os.listdir(folder or ".")
+                   if name.startswith(stem + "."))
     size = os.path.getsize(path)
     if path.endswith(".pvtu"):
         import xml.etree.ElementTree as ElementTree
@@ -402,6 +434,35 @@ def lsdyna_mesh_reader_tool():
     return read, None  # no writer
 
 
+def febio_python_tool():
+    """febio-python's .feb reader: its nodes and elements; no writer here."""
+    from febio_python.feb import Feb
+
+    def read(path):
+        feb = Feb(filepath=path)
+        nodes, elements = feb.get_nodes(), feb.get_elements()
+        arrays = [np.asarray(n.coordinates) for n in nodes] + [np.asarray(e.connectivity) for e in elements]
+        return feb, sum(int(a.nbytes) for a in arrays)
+
+    return read, None
+
+
+def vtk_ensight_tool():
+    """VTK's EnSight Gold reader (vtkGenericEnSightReader: every part, every variable); no writer here."""
+    import vtk
+
+    def read(path):
+        reader = vtk.vtkGenericEnSightReader()
+        reader.SetCaseFileName(path)
+        reader.ReadAllVariablesOn()
+        reader.Update()
+        output = reader.GetOutput()
+        blocks = [output.GetBlock(b) for b in range(output.GetNumberOfBlocks())]
+        return output, sum(vtk_array_bytes(block) for block in blocks if block is not None)
+
+    return read, None
+
+
 def ccx2paraview_tool():
     """ccx2paraview (CalculiX's converter to VTK): the mesh and every step's results."""
     from ccx2paraview.common import FRD
@@ -451,6 +512,14 @@ def main():
         read, write = pyuff_tool()
     elif tool == "lsdyna-mesh-reader":
         read, write = lsdyna_mesh_reader_tool()
+    elif tool == "vtk-ensight":
+        read, write = vtk_ensight_tool()
+    elif tool == "febio-python":
+        read, write = febio_python_tool()
+    elif tool.startswith("results-"):  # bench_results.py: a step of a d3plot / EnSight series
+        from bench_results import results_tool
+
+        read, write = results_tool(tool, variant)
     elif tool == "meshioplusplus-explicit":
         read, write = meshio_like("meshioplusplus")
         read = with_geometry_made(read)
@@ -463,13 +532,16 @@ def main():
     best = float("inf")
     returned = 0
     first_peak = None
+    first_io = {}
     if operation == "read":
         for _ in range(repeat):
+            io_before = io_counters() if first_peak is None else None
             started = time.perf_counter()
             mesh, returned = read(path)
             best = min(best, time.perf_counter() - started)
             if first_peak is None:
                 first_peak = peak_rss_kib()  # one read's peak, before later reads add noise
+                first_io = {k: v - io_before.get(k, 0) for k, v in io_counters().items()}  # the first read's
             del mesh
     else:
         mesh, returned = read_for_writing(tool, variant, path, read)
@@ -487,6 +559,7 @@ def main():
         "array_bytes": returned,
         "peak_rss_over_baseline_bytes": ((first_peak or peak_rss_kib()) - baseline) * 1024,
         "file_bytes": input_bytes(path),
+        **{"io_" + k: v for k, v in first_io.items()},
     }))
 
 

@@ -24,7 +24,8 @@ from common import DATA_DIR, OLD_MPP_PYTHON, format_seconds, machine_description
 VOLUME = ["msh41-binary", "msh41-ascii", "msh22-ascii", "msh22-binary", "medit-ascii", "abaqus", "nastran",
           "su2", "ugrid-ascii", "ugrid-b8", "tetgen", "avsucd", "tecplot", "dolfin", "flac3d-ascii", "flac3d-binary",
           "mdpa", "permas", "netgen", "ansys-ascii", "ansys-binary", "ansys_cdb", "unv", "lsdyna", "frd", "code_aster", "mphtxt",
-          "mfem"]
+          "mfem", "ensight", "ensight-ascii", "elmer", "z88", "femap", "patran", "libmesh-ascii", "libmesh-binary",
+          "febio"]
 SURFACE = ["stl-ascii", "stl-binary", "ply-ascii", "ply-binary", "obj", "off", "wkt", "svg", "neuroglancer", "freefem",
            "triangle"]
 # 2-D formats (FreeFEM .msh): the sheet's x, y only, written by meshio++ (meshio has no writer).
@@ -32,15 +33,17 @@ FLAT_2D = {"freefem", "triangle"}
 # SVG is write-only: its input is the sheet flattened to z = 0 (SVG refuses non-flat meshes) in a VTU file.
 WRITE_ONLY = {"svg": "vtu"}
 # meshio 5.3.5's ascii UGRID writer emits 'np.float64(...)' under numpy 2 (docs/meshio-compatibility.md).
-WRITTEN_BY_US = {"ugrid-ascii", "ansys_cdb", "unv", "lsdyna", "code_aster", "mphtxt", "mfem"}  # meshio has no .cdb, universal-file, LS-DYNA, .mail or .mphtxt writer
+WRITTEN_BY_US = {"ugrid-ascii", "ansys_cdb", "unv", "lsdyna", "code_aster", "mphtxt", "mfem", "ensight", "ensight-ascii",
+                 "elmer", "z88", "femap", "patran", "libmesh-ascii", "libmesh-binary", "febio"}  # meshio has no .cdb, universal-file, LS-DYNA, .mail or .mphtxt writer
 # The format's own Python reader, a column of its own where one exists (its tool name in _worker.py).
 # Read-only formats: no write row; their input is written by meshio++ 17.21's writer (ccx's
 # layout: nodes, elements and a DISP result block), the only .frd writer on PyPI.
 READ_ONLY = {"frd": "frd"}
-TOOL_OF_FORMAT = {"ansys_cdb": "ansys-mapdl-reader", "frd": "ccx2paraview", "unv": "pyuff", "lsdyna": "lsdyna-mesh-reader"}
+TOOL_OF_FORMAT = {"ansys_cdb": "ansys-mapdl-reader", "frd": "ccx2paraview", "unv": "pyuff", "lsdyna": "lsdyna-mesh-reader",
+                  "ensight": "vtk-ensight", "ensight-ascii": "vtk-ensight", "febio": "febio-python"}
 # Binary variants: the text floor (bench/floor.py, issue 36) means nothing for them.
 BINARY_VARIANTS = {"msh41-binary", "msh22-binary", "ugrid-b8", "flac3d-binary", "ansys-binary", "stl-binary",
-                   "ply-binary", "neuroglancer"}
+                   "ply-binary", "neuroglancer", "ensight", "libmesh-binary", "elmer"}
 # meshio's WKT reader takes many minutes on a 1 M-triangle TIN: its time is capped, not waited for.
 TIMEOUT = {"wkt": 300, "lsdyna": 120}  # lsdyna-mesh-reader too: minutes on the 96 MB deck
 

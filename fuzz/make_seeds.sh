@@ -73,6 +73,22 @@ target_for() {
     *.med) echo med ;;
     *.cgns) echo cgns ;;
     *.exo|*.e|*.ex2) echo exodus ;;
+    *.gltf|*.glb) echo gltf ;;
+    *.usda) echo usd ;;
+    *.pcd) echo pcd ;;
+    *.xyz|*.xyzn|*.xyzrgb|*.asc) echo xyz ;;
+    *.pts) echo xyz_pts ;;
+    *.xda) echo libmesh ;;
+    *.xdr) echo libmesh_xdr ;;
+    *.feb) echo febio ;;
+    *.neu) echo femap ;;
+    *.pat|*.out) echo patran ;;
+    *.z88) echo z88 ;;
+    *.plt) echo tecplot_binary ;;
+    *.xplt) echo xplt ;;
+    *.op2) echo op2 ;;
+    *.rst|*.rth|*.rst.gz|*.rth.gz) echo ansys_rst ;;
+    d3plot|d3plot[0-9][0-9]) echo d3plot ;;
     *) echo "" ;;
   esac
 }
@@ -126,6 +142,26 @@ add_openfoam_seeds() {
 }
 
 add_openfoam_seeds "$repo_root/tests/data/openfoam"
+
+# EnSight: a case's files with the selector byte of the file they replace (case, geometry,
+# node variable, element variable; tests/support/fuzz_targets.hpp, kEnsightFuzzCase).
+add_ensight_seeds() {
+  local root="$1" file index
+  [ -d "$root" ] || return 0
+  mkdir -p "$seeds_dir/ensight"
+  while IFS= read -r -d '' file; do
+    [ "$(stat -c %s "$file")" -le "$max_bytes" ] || continue
+    case "$file" in
+      *.case) index=0 ;;
+      */geometry) index=1 ;;
+      */p|*/U) index=3 ;;
+      *) continue ;;
+    esac
+    { printf "\\$(printf '%03o' "$index")"; cat "$file"; } > "$seeds_dir/ensight/public-$index-$(echo "$file" | md5sum | cut -c1-12)"
+    copied=$((copied + 1))
+  done < <(find "$root" -type f -print0)
+}
+add_ensight_seeds "$repo_root/tests/data/ensight"
 add_public_files "$repo_root/../shared/corpus"
 add_public_files "$repo_root/tests/data"
 for meshes in /tmp/meshio_sdist/meshio-*/tests/meshes; do add_public_files "$meshes"; done

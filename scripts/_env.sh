@@ -12,7 +12,8 @@ export CCACHE_BASEDIR="$repo_root" CCACHE_NOHASHDIR=1
 # and liblz4 (VTK XML compressors), libdeflate (compressed HDF5 chunks), ISA-L (inflating zlib
 # streams: HDF5 chunks, VTK XML blocks), HDF5 (XDMF, VTKHDF,
 # MED, HMF, H5M), netCDF (Exodus II),
-# CGNS (ADF and HDF5 back ends), METIS (mio.partition). Open MPI serves the MPI tests.
+# CGNS (ADF and HDF5 back ends), OpenCASCADE (STEP, IGES), METIS (mio.partition). Open MPI
+# serves the MPI tests.
 install_system_packages() {
   local missing=()
   [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
@@ -23,6 +24,8 @@ install_system_packages() {
   [ -d /usr/include/hdf5/serial ] || missing+=(libhdf5-dev)
   [ -f /usr/include/netcdf.h ] || missing+=(libnetcdf-dev)
   [ -f /usr/include/cgnslib.h ] || missing+=(libcgns-dev)
+  [ -f /usr/include/opencascade/STEPCAFControl_Reader.hxx ] ||
+    missing+=(libocct-data-exchange-dev libocct-modeling-algorithms-dev libocct-modeling-data-dev libocct-foundation-dev)
   [ -f /usr/include/metis.h ] || missing+=(libmetis-dev)
   command -v ninja >/dev/null || missing+=(ninja-build)
   command -v ccache >/dev/null || missing+=(ccache)

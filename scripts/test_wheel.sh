@@ -25,9 +25,12 @@ isolation=()
 [ "${NO_ISOLATION:-0}" = 1 ] && isolation=(--no-isolation)
 # Both from the source tree (not the wheel from the unpacked sdist): the compile commands are
 # then those of every other build of this checkout, and ccache serves unchanged objects.
-launcher=""
-command -v ccache >/dev/null && launcher="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
-CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-2}" SKBUILD_CMAKE_ARGS="$launcher" \
+# OpenCASCADE (STEP, IGES) stays out of the wheel: auditwheel would copy in ~60 libraries
+# (~110 MB: OCCT's data-exchange toolkits pull its visualisation ones, X11, FreeImage, OpenEXR,
+# TBB …). A source build (pip install . / scripts/dev_python.sh) uses OCCT where it is found.
+cmake_args="-DMESHIOPLUSPLUS_WITH_OCCT=OFF"
+command -v ccache >/dev/null && cmake_args="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache;$cmake_args"
+CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-2}" SKBUILD_CMAKE_ARGS="$cmake_args" \
   "$python" -m build "${isolation[@]}" --sdist --wheel --outdir "$work/dist" \
   -Cbuild-dir="${WHEEL_BUILD_DIR:-$repo_root/build/wheel}" "$repo_root"
 sdist="$(ls "$work"/dist/*.tar.gz)"

@@ -2,6 +2,7 @@
 meshio writes read back equal in meshio++. Used by the per-format interop tests. Also the way
 to meshio++ 17.21 (the earlier implementation, a peer in its own venv: same import name)."""
 
+import gzip
 import os
 import pathlib
 import subprocess
@@ -92,6 +93,40 @@ class CountingAllocator:
         return sum(self.allocated)
 
 
+def unpacked(path, folder):
+    """A real file shipped gzip-compressed to keep tests/data within its budget (``<name>.gz``),
+    inflated into ``folder`` as ``<name>``; with no ``.gz`` suffix, ``path`` itself."""
+    path = pathlib.Path(path)
+    if path.suffix != ".gz":
+        return path
+    target = pathlib.Path(folder) / path.stem
+    if not target.exists():
+        target.write_bytes(gzip.decompress(path.read_bytes()))
+    return target
+
+
+_UNPACKED_FOLDER = []
+
+
+def data_files(folder, suffixes=None):
+    """The real files of a tests/data folder, sorted by name (only those ending in one of
+    ``suffixes`` when given, ``.gz`` aside): the ones shipped gzip-compressed inflated once per
+    session into a temporary folder that goes at exit."""
+    import atexit
+    import shutil
+    import tempfile
+
+    if not _UNPACKED_FOLDER:
+        _UNPACKED_FOLDER.append(pathlib.Path(tempfile.mkdtemp(prefix="meshioplusplus-test-data-")))
+        atexit.register(shutil.rmtree, _UNPACKED_FOLDER[0], True)
+    paths = []
+    for path in sorted(pathlib.Path(folder).iterdir()):
+        name = path.name[:-3] if path.suffix == ".gz" else path.name
+        if path.is_file() and (suffixes is None or name.endswith(tuple(suffixes))):
+            paths.append(unpacked(path, _UNPACKED_FOLDER[0]))
+    return sorted(paths, key=lambda p: p.name)
+
+
 #: meshio++ 17.21's interpreter (docs/benchmarks.md says how to make the venv).
 MESHIOPLUSPLUS_17 = pathlib.Path(__file__).resolve().parents[1] / "bench" / ".venv-meshioplusplus-17" / "bin" / "python"
 
@@ -149,3 +184,41 @@ def vtk_cells(grid):
             grid.GetCellPoints(c, ids)
             out.append((grid.GetCellType(c), [ids.GetId(i) for i in range(ids.GetNumberOfIds())]))
     return out
+
+
+_GMSH_CAD_VIEW = """
+import json, sys
+import gmsh
+import numpy as np
+gmsh.initialize()
+gmsh.option.setNumber("General.Terminal", 0)
+gmsh.model.occ.importShapes(sys.argv[1])
+gmsh.model.occ.synchronize()
+surfaces, volumes = gmsh.model.getEntities(2), gmsh.model.getEntities(3)
+area = sum(gmsh.model.occ.getMass(2, tag) for _, tag in surfaces)
+box = np.array(gmsh.model.getBoundingBox(-1, -1))
+gmsh.option.setNumber("Mesh.MeshSizeMax", float(np.linalg.norm(box[3:] - box[:3])) / 20)
+gmsh.model.mesh.generate(2)
+nodes = gmsh.model.mesh.getNodes()[1].reshape(-1, 3)
+print(json.dumps({"surfaces": len(surfaces), "volumes": len(volumes), "area": area,
+                  "low": nodes.min(0).tolist(), "high": nodes.max(0).tolist()}))
+"""
+
+
+def gmsh_cad_view(path):
+    """Gmsh's OpenCASCADE import of a STEP/IGES file (STEP and IGES tests): its surfaces and
+    volumes, their exact area (occ.getMass) and the box of its 2-D mesh's nodes. In a process of
+    its own: Gmsh's wheel carries its own OpenCASCADE, which must not meet ours in one process."""
+    import importlib.util
+    import json
+    import sys
+
+    if importlib.util.find_spec("gmsh") is None:
+        pytest.skip("Gmsh's Python API (pip install gmsh) is the reference")
+    # Without the sanitizer lane's preloaded ASan runtime: the reference is not under test.
+    environment = {key: value for key, value in os.environ.items() if key not in ("LD_PRELOAD", "PYTHONPATH")}
+    done = subprocess.run([sys.executable, "-c", _GMSH_CAD_VIEW, str(path)], capture_output=True, text=True,
+                          check=True, timeout=600, env=environment)
+    view = json.loads(done.stdout.strip().splitlines()[-1])
+    view["low"], view["high"] = np.array(view["low"]), np.array(view["high"])
+    return view

@@ -149,3 +149,24 @@ def test_errors(tmp_path):
     assert (tmp_path / "c_0.vtu").exists()
     assert [entry["name"] for entry in json.loads((tmp_path / "c.series").read_text())["files"]] == ["c_0.vtu"]
     assert mio.read(tmp_path / "c_0.vtu").points.shape == (3, 3)
+
+
+@pytest.mark.parametrize("writer_of", ["sequence", "pvd", "ensight"])
+def test_a_mesh_given_as_temporaries_is_kept(tmp_path, writer_of):
+    # The writers keep the mesh until the steps come: arrays the caller frees right after
+    # write_points_cells (here temporaries) must not be read from freed memory then.
+    import gc
+
+    points, cells, point_data, _ = strip(50, 1)
+    make = {"sequence": lambda: mio.write_sequence(tmp_path / "t_{}.vtu"),
+            "pvd": lambda: mio.pvd.TimeSeriesWriter(tmp_path / "t.pvd"),
+            "ensight": lambda: mio.ensight.TimeSeriesWriter(tmp_path / "t.case")}[writer_of]
+    with make() as writer:
+        writer.write_points_cells(points * 1.0 + 0.0, [(cells[0][0], cells[0][1].copy())])
+        gc.collect()
+        np.ones(10_000_000)  # reuse the freed memory
+        writer.write_data(1.0, point_data=point_data)
+    source = {"sequence": tmp_path / "t_0.vtu", "pvd": tmp_path / "t.pvd", "ensight": tmp_path / "t.case"}[writer_of]
+    mesh = mio.read(source)
+    np.testing.assert_allclose(mesh.points, points)
+    np.testing.assert_array_equal(mesh.cells[0].data, cells[0][1])

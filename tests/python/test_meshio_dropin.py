@@ -188,16 +188,16 @@ def test_register_and_deregister_a_python_format(tmp_path):
     def writer(path, mesh, **options):
         np.savetxt(path, mesh.points)
 
-    mio.register_format("xyz", [".xyz"], reader, {"xyz": writer})
+    mio.register_format("pointlist", [".pointlist"], reader, {"pointlist": writer})
     try:
-        assert "xyz" in _helpers.reader_map and "xyz" in _helpers._writer_map
-        mio.write(tmp_path / "p.xyz", two_block_mesh())
-        np.testing.assert_array_equal(mio.read(tmp_path / "p.xyz").points, POINTS)
+        assert "pointlist" in _helpers.reader_map and "pointlist" in _helpers._writer_map
+        mio.write(tmp_path / "p.pointlist", two_block_mesh())
+        np.testing.assert_array_equal(mio.read(tmp_path / "p.pointlist").points, POINTS)
     finally:
-        mio.deregister_format("xyz")
-    assert "xyz" not in _helpers.reader_map
+        mio.deregister_format("pointlist")
+    assert "pointlist" not in _helpers.reader_map
     with pytest.raises(mio.ReadError):
-        mio.read(tmp_path / "p.xyz")
+        mio.read(tmp_path / "p.pointlist")
     assert "vtu" in _helpers.reader_map and "vtk42" in _helpers._writer_map
 
 

@@ -25,7 +25,8 @@ struct FuzzTarget {
 
 // Every format in the registry that can read, plus the variants a file name selects. The
 // HDF5, netCDF and CGNS formats read the input as a file through their library, like any other.
-inline constexpr std::array<FuzzTarget, 52> kFuzzTargets{{
+inline constexpr std::array<FuzzTarget, 72> kFuzzTargets{{
+    {"usd", "usd", ".usda"},
     {"vtu", "vtu", ".vtu"},
     {"vtk", "vtk", ".vtk"},
     {"gmsh", "gmsh", ".msh"},
@@ -37,6 +38,7 @@ inline constexpr std::array<FuzzTarget, 52> kFuzzTargets{{
     {"stl", "stl", ".stl"},
     {"ply", "ply", ".ply"},
     {"obj", "obj", ".obj"},
+    {"gltf", "gltf", ".gltf"},
     {"off", "off", ".off"},
     {"su2", "su2", ".su2"},
     {"ugrid", "ugrid", ".ugrid"},
@@ -46,8 +48,13 @@ inline constexpr std::array<FuzzTarget, 52> kFuzzTargets{{
     {"triangle", "triangle", ".poly"},  // the .poly: points, segments, holes, regions in one file
     {"avsucd", "avsucd", ".avs"},
     {"tecplot", "tecplot", ".dat"},
+    {"tecplot_binary", "tecplot_binary", ".plt"},
+    {"xplt", "xplt", ".xplt"},
     {"dolfin", "dolfin", ".xml"},
     {"wkt", "wkt", ".wkt"},
+    {"libmesh", "libmesh", ".xda"},
+    {"libmesh_xdr", "libmesh", ".xdr"},
+    {"febio", "febio", ".feb"},
     {"flac3d", "flac3d", ".f3grid"},
     {"mdpa", "mdpa", ".mdpa"},
     {"permas", "permas", ".post"},
@@ -55,11 +62,15 @@ inline constexpr std::array<FuzzTarget, 52> kFuzzTargets{{
     {"netgen", "netgen", ".vol"},
     {"ansys", "ansys", ".msh"},
     {"ansys_cdb", "ansys_cdb", ".cdb"},
+    {"ansys_rst", "ansys_rst", ".rst"},
     {"frd", "frd", ".frd"},
+    {"op2", "op2", ".op2"},
     {"freefem", "freefem", ".msh"},
     {"code_aster", "code_aster", ".mail"},
     {"mphtxt", "mphtxt", ".mphtxt"},
     {"unv", "unv", ".unv"},
+    {"femap", "femap", ".neu"},
+    {"patran", "patran", ".pat"},
     {"neuroglancer", "neuroglancer", ""},  // no file name ending: the format is named
     {"vtp", "vtp", ".vtp"},
     {"vts", "vts", ".vts"},
@@ -74,6 +85,15 @@ inline constexpr std::array<FuzzTarget, 52> kFuzzTargets{{
     {"cgns", "cgns", ".cgns"},  // ADF or HDF5, as the file's first bytes say
     {"exodus", "exodus", ".exo"},
     {"openfoam", "openfoam", ".foam"},  // a case folder: the input is one of its files (openfoam_fuzz_case below)
+    {"elmer", "elmer", ""},  // a mesh directory: the input is one of its files (elmer_fuzz_mesh below)
+    {"ensight", "ensight", ".case"},  // a case: the input is one of its files (ensight_fuzz_case below)
+    {"z88", "z88", ".z88"},
+    {"d3plot", "d3plot", ".d3plot"},
+    {"abaqus_fil", "abaqus_fil", ".fil"},
+    {"binout", "binout", ".binout"},
+    {"pcd", "pcd", ".pcd"},
+    {"xyz", "xyz", ".xyz"},
+    {"xyz_pts", "xyz", ".pts"},
     // Collections: the input is the index, written into a folder of fixed piece files
     // (prepare_fuzz_directory below).
     {"pvtu", "pvtu", ".pvtu"},
@@ -133,10 +153,60 @@ inline std::string openfoam_fuzz_case(const std::string& stem, std::string_view 
   return root;
 }
 
+// Elmer reads a mesh directory: one tetrahedron with a named boundary triangle. The input's
+// first byte picks the file it replaces, as for OpenFOAM above.
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kElmerFuzzMesh{{
+    {"mesh.header", "4 1 1\n2\n504 1\n303 1\n"},
+    {"mesh.nodes", "1 -1 0 0 0\n2 -1 1 0 0\n3 -1 0 1 0\n4 -1 0 0 1\n"},
+    {"mesh.elements", "1 1 504 1 2 3 4\n"},
+    {"mesh.boundary", "1 2 1 0 303 1 3 2\n"},
+    {"mesh.names", "! ----- names for bodies -----\n$ solid = 1\n! ----- names for boundaries -----\n$ base = 2\n"},
+}};
+
+inline std::string elmer_fuzz_mesh(const std::string& stem, std::string_view input) {
+  const std::string root = stem + "_mesh";
+  std::filesystem::create_directories(root);
+  const std::size_t chosen = input.empty() ? 0 : static_cast<unsigned char>(input[0]) % kElmerFuzzMesh.size();
+  for (std::size_t k = 0; k < kElmerFuzzMesh.size(); ++k)
+    write_whole_file(root + "/" + std::string(kElmerFuzzMesh[k].first),
+                     k == chosen ? input.substr(input.empty() ? 0 : 1) : kElmerFuzzMesh[k].second);
+  return root;
+}
+
+// EnSight reads a case file naming a geometry and variable files: a tetrahedron part and a
+// polyhedron part (ASCII), a node and an element variable over two steps of a time set. The
+// input's first byte picks the file it replaces, as for OpenFOAM above (a binary geometry seed
+// makes the whole case binary: variable files take their geometry's encoding).
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kEnsightFuzzCase{{
+    {"f.case",
+     "FORMAT\ntype: ensight gold\nGEOMETRY\nmodel: f.geo\nVARIABLE\nscalar per node: 1 t f.t****\n"
+     "vector per element: v f.v\nconstant per case: g 9.8\nTIME\ntime set: 1\nnumber of steps: 2\n"
+     "filename start number: 0\nfilename increment: 1\ntime values: 0 1\n"},
+    {"f.geo",
+     "g\ng\nnode id off\nelement id off\nextents\n0 1\n0 1\n0 1\npart\n1\ntet\ncoordinates\n4\n0\n1\n0\n0\n"
+     "0\n0\n1\n0\n0\n0\n0\n1\ntetra4\n1\n1 2 3 4\nnfaced\n1\n4\n3\n3\n3\n3\n1 3 2\n1 2 4\n2 3 4\n3 1 4\n"
+     "part\n2\nblock\nblock iblanked\n2 2 1\n0 1 0 1\n0 0 1 1\n0 0 0 0\n1 1 1 0\n"},
+    {"f.t0000", "t\npart\n1\ncoordinates\n1\n2\n3\n4\npart\n2\nblock partial\n2\n1 4\n5\n6\n"},
+    {"f.v", "v\npart\n1\ntetra4 undef\n-1\n1\n2\n3\nnfaced\n4\n5\n6\npart\n2\nblock\n7\n8\n9\n"},
+}};
+
+inline std::string ensight_fuzz_case(const std::string& stem, std::string_view input) {
+  const std::string root = stem + "_ensight";
+  std::filesystem::create_directories(root);
+  const std::size_t chosen = input.empty() ? 0 : static_cast<unsigned char>(input[0]) % kEnsightFuzzCase.size();
+  for (std::size_t k = 0; k < kEnsightFuzzCase.size(); ++k)
+    write_whole_file(root + "/" + std::string(kEnsightFuzzCase[k].first),
+                     k == chosen ? input.substr(input.empty() ? 0 : 1) : kEnsightFuzzCase[k].second);
+  write_whole_file(root + "/f.t0001", kEnsightFuzzCase[2].second);
+  return root + "/f.case";
+}
+
 // Writes `input` as the file(s) `target` reads, named `stem` + extension; returns the path
 // to hand to meshioplusplus::read.
 inline std::string materialize_fuzz_input(const FuzzTarget& target, const std::string& stem, std::string_view input) {
   if (target.format == "openfoam") return openfoam_fuzz_case(stem, input);
+  if (target.format == "elmer") return elmer_fuzz_mesh(stem, input);
+  if (target.format == "ensight") return ensight_fuzz_case(stem, input);
   if (target.format == "tetgen") {
     const std::size_t split = input.find(kTetgenSplit);
     write_whole_file(stem + ".node", input.substr(0, split));

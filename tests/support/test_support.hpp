@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
 
@@ -155,6 +156,13 @@ inline std::string ScratchDir::write(const std::string& name, std::string_view b
 }
 
 // Writes `bytes` to `name` in the current test's scratch directory; returns the path.
+// A real file shipped gzip-compressed to keep tests/data within its budget (`<name>.gz`),
+// inflated into the current test's scratch directory as `<name>`; the inflated copy's path.
+inline std::string unpacked(const std::filesystem::path& gz) {
+  const std::string inflated = io::gunzip(read_file(gz), gz.string(), "test data");
+  return write_file(scratch(gz.stem().string()), inflated);
+}
+
 inline std::string write_scratch(const std::string& name, std::string_view bytes) {
   return write_file(scratch(name), bytes);
 }

@@ -16,19 +16,27 @@
 #include "formats/abaqus/abaqus.hpp"
 #include "formats/ansys/ansys.hpp"
 #include "formats/ansys_cdb/ansys_cdb.hpp"
+#include "formats/ansys_rst/ansys_rst.hpp"
 #include "formats/avsucd/avsucd.hpp"
 #include "formats/cgns/cgns.hpp"
 #include "formats/code_aster/code_aster.hpp"
 #include "formats/dolfin/dolfin.hpp"
+#include "formats/elmer/elmer.hpp"
+#include "formats/febio/febio.hpp"
+#include "formats/libmesh/libmesh.hpp"
 #include "formats/exodus/exodus.hpp"
 #include "formats/flac3d/flac3d.hpp"
+#include "formats/ensight/ensight.hpp"
 #include "formats/fluent_cff/fluent_cff.hpp"
+#include "formats/femap/femap.hpp"
 #include "formats/frd/frd.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/freefem/freefem.hpp"
 #include "formats/gmsh/gmsh.hpp"
 #include "formats/gmsh/gmsh_sniff.hpp"
 #include "formats/h5m/h5m.hpp"
 #include "formats/hmf/hmf.hpp"
+#include "formats/iges/iges.hpp"
 #include "formats/mdpa/mdpa.hpp"
 #include "formats/med/med.hpp"
 #include "formats/medit/medit.hpp"
@@ -39,24 +47,36 @@
 #include "formats/neuroglancer/neuroglancer.hpp"
 #include "formats/obj/obj.hpp"
 #include "formats/off/off.hpp"
+#include "formats/op2/op2.hpp"
 #include "formats/openfoam/openfoam.hpp"
 #include "formats/lsdyna/lsdyna.hpp"
 #include "formats/permas/permas.hpp"
+#include "formats/pcd/pcd.hpp"
 #include "formats/ply/ply.hpp"
+#include "formats/step/step.hpp"
 #include "formats/stl/stl.hpp"
 #include "formats/su2/su2.hpp"
 #include "formats/svg/svg.hpp"
 #include "formats/tecplot/tecplot.hpp"
+#include "formats/tecplot/tecplot_binary.hpp"
+#include "formats/xplt/xplt.hpp"
 #include "formats/tetgen/tetgen.hpp"
 #include "formats/triangle/triangle.hpp"
 #include "formats/ugrid/ugrid.hpp"
+#include "formats/patran/patran.hpp"
 #include "formats/unv/unv.hpp"
+#include "formats/usd/usd.hpp"
 #include "formats/vtk/vtk.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtu/vtu.hpp"
 #include "formats/wkt/wkt.hpp"
 #include "formats/xdmf/xdmf.hpp"
+#include "formats/z88/z88.hpp"
+#include "formats/d3plot/d3plot.hpp"
+#include "formats/abaqus_fil/abaqus_fil.hpp"
+#include "formats/binout/binout.hpp"
+#include "formats/xyz/xyz.hpp"
 #include "io/source/mapped_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/threads.hpp"
@@ -146,10 +166,26 @@ constexpr std::array kStlOptions{
     WriteOptionSpec{"binary", "false", "binary (float32) instead of ascii"},
 };
 
+constexpr std::array<std::string_view, 2> kGltfExtensions{".gltf", ".glb"};
+constexpr std::array kGltfOptions{
+    WriteOptionSpec{"embed_buffers", "false", ".gltf: the buffer as a base64 data URI instead of a .bin beside it"},
+    WriteOptionSpec{"mesh_per_block", "false", "one glTF mesh and node per cell block instead of one primitive per block"},
+};
+
 constexpr std::array<std::string_view, 1> kPlyExtensions{".ply"};
 constexpr std::array kPlyOptions{
     WriteOptionSpec{"binary", "true", "binary_little_endian instead of ascii"},
 };
+
+constexpr std::array<std::string_view, 1> kPcdExtensions{".pcd"};
+constexpr std::array kPcdOptions{
+    WriteOptionSpec{"binary", "true", "binary instead of ascii (when data is not given)"},
+    WriteOptionSpec{"data", "", "ascii, binary or binary_compressed (LZF, as PCL); default: from binary"},
+};
+constexpr std::array<std::string_view, 5> kXyzExtensions{".xyz", ".xyzn", ".xyzrgb", ".pts", ".asc"};
+constexpr std::array kXyzOptions{kFloatFormatSpec};
+// USD: text layers in C++; .usdc/.usdz are claimed so the reader can point at usd-core.
+constexpr std::array<std::string_view, 4> kUsdExtensions{".usda", ".usd", ".usdc", ".usdz"};
 
 constexpr std::array<std::string_view, 1> kObjExtensions{".obj"};
 constexpr std::array<std::string_view, 1> kOffExtensions{".off"};
@@ -161,6 +197,14 @@ constexpr std::array<std::string_view, 1> kAvsucdExtensions{".avs"};
 constexpr std::array<std::string_view, 2> kTecplotExtensions{".dat", ".tec"};
 constexpr std::array<std::string_view, 1> kDolfinExtensions{".xml"};
 constexpr std::array<std::string_view, 1> kWktExtensions{".wkt"};
+constexpr std::array<std::string_view, 2> kLibmeshExtensions{".xda", ".xdr"};
+constexpr std::array kLibmeshOptions{
+    WriteOptionSpec{"binary", "", "XDR binary instead of ascii (default: binary for .xdr)"},
+};
+constexpr std::array<std::string_view, 1> kFebioExtensions{".feb"};
+constexpr std::array kFebioOptions{
+    WriteOptionSpec{"spec", "4.0", "febio_spec version written: 3.0 or 4.0"},
+};
 
 constexpr std::array<std::string_view, 1> kFlac3dExtensions{".f3grid"};
 constexpr std::array kFlac3dOptions{
@@ -179,7 +223,16 @@ constexpr std::array<std::string_view, 1> kFreefemExtensions{".msh"};
 constexpr std::array<std::string_view, 1> kCodeAsterExtensions{".mail"};
 constexpr std::array<std::string_view, 1> kMphtxtExtensions{".mphtxt"};
 constexpr std::array<std::string_view, 1> kAnsysCdbExtensions{".cdb"};
+constexpr std::array<std::string_view, 3> kAnsysRstExtensions{".rst", ".rth", ".rmg"};
 constexpr std::array<std::string_view, 1> kFrdExtensions{".frd"};
+constexpr std::array<std::string_view, 2> kTecplotBinaryExtensions{".plt", ".szplt"};
+constexpr std::array<WriteOptionSpec, 1> kTecplotBinaryOptions{
+    WriteOptionSpec{"float32", "false", "write values as float32 (Tecplot's single precision) instead of float64"},
+};
+constexpr std::array<std::string_view, 1> kXpltExtensions{".xplt"};
+constexpr std::array<std::string_view, 1> kOp2Extensions{".op2"};
+constexpr std::array<std::string_view, 1> kFemapExtensions{".neu"};
+constexpr std::array<std::string_view, 2> kPatranExtensions{".pat", ".out"};
 // OpenFOAM cases are directories: the .foam marker file ParaView opens, and any directory
 // openfoam::is_case_directory accepts (format_for_path below).
 constexpr std::array<std::string_view, 1> kOpenfoamExtensions{".foam"};
@@ -190,6 +243,12 @@ constexpr std::array kAnsysOptions{
     WriteOptionSpec{"binary", "true", "binary (3010/3012/3013) sections instead of ascii"},
     WriteOptionSpec{"layout", "meshio", "meshio (cells list their nodes; meshio reads them back node for node) or fluent (cells by their faces, as Fluent and VTK read)"},
 };
+// Elmer meshes are directories (a directory holding mesh.header, or its mesh.header named):
+// format_for_path below; a write to a new directory names the format.
+constexpr std::array<std::string_view, 0> kElmerExtensions{};
+// Z88 names its structure file z88i1.txt (z88structure.txt in Z88Aurora): those names are
+// z88's in format_for_path below (.txt alone says nothing); .z88 for files named freely.
+constexpr std::array<std::string_view, 1> kZ88Extensions{".z88"};
 // meshio registers neuroglancer without an extension: it is always named.
 constexpr std::array<std::string_view, 0> kNeuroglancerExtensions{};
 
@@ -224,8 +283,19 @@ constexpr std::array kCgnsOptions{
 };
 
 constexpr std::array<std::string_view, 1> kMedExtensions{".med"};
+constexpr std::array<std::string_view, 2> kStepExtensions{".step", ".stp"};
+constexpr std::array<std::string_view, 2> kIgesExtensions{".iges", ".igs"};
 // Fluent CFF: case, data (read with its case) and Fluent Meshing mesh; nothing else claims .h5.
 constexpr std::array<std::string_view, 3> kFluentCffExtensions{".cas.h5", ".dat.h5", ".msh.h5"};
+constexpr std::array<std::string_view, 2> kEnsightExtensions{".case", ".encas"};
+// LS-DYNA names its results d3plot, d3plot01, … (no extension): format_for_path below.
+constexpr std::array<std::string_view, 1> kD3plotExtensions{".d3plot"};
+constexpr std::array<std::string_view, 1> kAbaqusFilExtensions{".fil"};
+// LS-DYNA names its binout files binout, binout0000, … (no extension): format_for_path below.
+constexpr std::array<std::string_view, 1> kBinoutExtensions{".binout"};
+constexpr std::array kEnsightOptions{
+    WriteOptionSpec{"binary", "true", "C Binary (float32) instead of ASCII (%12.5e, six digits)"},
+};
 
 constexpr std::array<std::string_view, 2> kVtkhdfExtensions{".vtkhdf", ".hdf"};
 // The text formats whose meshio writers take float_fmt and have no other option.
@@ -265,7 +335,11 @@ const std::array kFormats{
     FormatInfo{"nastran", kNastranExtensions, "Nastran bulk data", nastran::read, nastran::write, kNastranOptions},
     FormatInfo{"stl", kStlExtensions, "STL (stereolithography)", stl::read, stl::write, kStlOptions},
     FormatInfo{"ply", kPlyExtensions, "Stanford PLY", ply::read, ply::write, kPlyOptions},
+    FormatInfo{"pcd", kPcdExtensions, "Point Cloud Library PCD (ascii, binary, binary_compressed)", pcd::read, pcd::write, kPcdOptions},
+    FormatInfo{"xyz", kXyzExtensions, "ASCII point cloud (.xyz .xyzn .xyzrgb .pts .asc)", xyz::read, xyz::write, kXyzOptions},
+    FormatInfo{"usd", kUsdExtensions, "Pixar USD text layer (.usda; .usdc/.usdz through usd-core in Python)", usd::read, usd::write, {}},
     FormatInfo{"obj", kObjExtensions, "Wavefront OBJ", obj::read, obj::write, {}},
+    FormatInfo{"gltf", kGltfExtensions, "glTF 2.0 (.gltf, .glb)", gltf::read, gltf::write, kGltfOptions},
     FormatInfo{"off", kOffExtensions, "Geomview OFF", off::read, off::write, {}},
     FormatInfo{"su2", kSu2Extensions, "SU2 native mesh", su2::read, su2::write, {}},
     FormatInfo{"ugrid", kUgridExtensions, "AFLR3 UGRID (variant from the file name)", ugrid::read, ugrid::write, {}},
@@ -273,7 +347,10 @@ const std::array kFormats{
     FormatInfo{"triangle", kTriangleExtensions, "Triangle .node/.ele/.poly/.edge (2-D)", triangle::read, triangle::write, kFloatFormatOnlyOptions, triangle::looks_like},
     FormatInfo{"avsucd", kAvsucdExtensions, "AVS-UCD", avsucd::read, avsucd::write, {}},
     FormatInfo{"tecplot", kTecplotExtensions, "Tecplot ASCII (finite-element zones)", tecplot::read, tecplot::write, {}},
+    FormatInfo{"tecplot_binary", kTecplotBinaryExtensions, "Tecplot binary .plt (#!TDV112; first solution time; every time as a time series)", tecplot_binary::read, tecplot_binary::write, kTecplotBinaryOptions},
     FormatInfo{"dolfin", kDolfinExtensions, "DOLFIN XML", dolfin::read, dolfin::write, {}},
+    FormatInfo{"libmesh", kLibmeshExtensions, "libMesh XdrIO mesh (.xda ascii, .xdr binary)", libmesh::read, libmesh::write, kLibmeshOptions},
+    FormatInfo{"febio", kFebioExtensions, "FEBio input file (febio_spec 2.5, 3.0, 4.0)", febio::read, febio::write, kFebioOptions},
     FormatInfo{"wkt", kWktExtensions, "Well-Known Text TIN", wkt::read, wkt::write, {}},
     FormatInfo{"flac3d", kFlac3dExtensions, "FLAC3D grid", flac3d::read, flac3d::write, kFlac3dOptions},
     FormatInfo{"mdpa", kMdpaExtensions, "Kratos Multiphysics model part", mdpa::read, mdpa::write, kFloatFormatOnlyOptions},
@@ -286,9 +363,17 @@ const std::array kFormats{
     FormatInfo{"code_aster", kCodeAsterExtensions, "code_aster native mesh (.mail)", code_aster::read, code_aster::write, {}},
     FormatInfo{"mphtxt", kMphtxtExtensions, "COMSOL Multiphysics text mesh", mphtxt::read, mphtxt::write, {}},
     FormatInfo{"ansys_cdb", kAnsysCdbExtensions, "ANSYS MAPDL archive (CDB)", ansys_cdb::read, ansys_cdb::write, {}, nullptr, false, /*index_check_beside_write=*/true},
+    FormatInfo{"ansys_rst", kAnsysRstExtensions, "ANSYS MAPDL results (first set; every set as a time series)", ansys_rst::read, nullptr, {}},
     FormatInfo{"frd", kFrdExtensions, "CalculiX results (last step; every step as a time series)", frd::read, nullptr, {}},
+    FormatInfo{"xplt", kXpltExtensions, "FEBio plot file (first state; every state as a time series)", xplt::read, nullptr, {}},
+    FormatInfo{"op2", kOp2Extensions, "Nastran OP2 results (first step; every step as a time series)", op2::read, nullptr, {}},
+    FormatInfo{"femap", kFemapExtensions, "Femap neutral file (nodes, elements, properties, first output set)", femap::read, femap::write, {}, femap::looks_like},
+    FormatInfo{"patran", kPatranExtensions, "MSC Patran neutral file (nodes, elements, named components)", patran::read, patran::write, {}, patran::looks_like},
     FormatInfo{"openfoam", kOpenfoamExtensions, "OpenFOAM polyMesh case (directory, .foam file or polyMesh; latest time; every time as a time series)",
                openfoam::read, openfoam::write, kOpenfoamOptions},
+    FormatInfo{"elmer", kElmerExtensions, "Elmer mesh directory (mesh.header, .nodes, .elements, .boundary, .names)",
+               elmer::read, elmer::write, {}, nullptr, false, /*index_check_beside_write=*/true},
+    FormatInfo{"z88", kZ88Extensions, "Z88 structure file (z88i1.txt)", z88::read, z88::write, {}},
     FormatInfo{"neuroglancer", kNeuroglancerExtensions, "Neuroglancer precomputed mesh", neuroglancer::read,
                neuroglancer::write, {}},
     FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions, nullptr, false, true},
@@ -299,7 +384,13 @@ const std::array kFormats{
     FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}, nullptr, false, true},
     FormatInfo{"vtkhdf", kVtkhdfExtensions, "VTKHDF (VTK's HDF5 format; needs HDF5)", vtkhdf::read, vtkhdf::write, kVtkhdfOptions, nullptr, false, true},
     FormatInfo{"fluent_cff", kFluentCffExtensions, "ANSYS Fluent CFF case/data (.cas.h5 + .dat.h5; read only, needs HDF5)", fluent_cff::read, nullptr, {}},
+    FormatInfo{"ensight", kEnsightExtensions, "EnSight Gold case (first step; every step as a time series)", ensight::read, ensight::write, kEnsightOptions},
+    FormatInfo{"d3plot", kD3plotExtensions, "LS-DYNA d3plot results family (read only; first state; every state as a time series)", d3plot::read, nullptr, {}},
+    FormatInfo{"abaqus_fil", kAbaqusFilExtensions, "Abaqus results file .fil, ASCII or binary (read only; last increment; every increment as a time series)", abaqus_fil::read, nullptr, {}},
+    FormatInfo{"binout", kBinoutExtensions, "LS-DYNA binout time histories (read only; no mesh: field data per time step)", binout::read, nullptr, {}},
     FormatInfo{"svg", kSvgExtensions, "SVG drawing (write only)", nullptr, svg::write, kSvgOptions},
+    FormatInfo{"step", kStepExtensions, "STEP CAD B-rep, tessellated to triangles (read only, needs OpenCASCADE)", step::read, nullptr, {}},
+    FormatInfo{"iges", kIgesExtensions, "IGES CAD surfaces, tessellated to triangles (read only, needs OpenCASCADE)", iges::read, nullptr, {}},
 };
 
 std::string lower(std::string_view text) {
@@ -335,6 +426,17 @@ const FormatInfo* format_for_path(std::string_view path) noexcept {
   if (openfoam::is_case_directory(std::string(path)))
     for (const FormatInfo& format : kFormats)
       if (format.name == "openfoam") return &format;
+  // An Elmer mesh directory (or its mesh.header), and Z88's fixed structure file names.
+  const auto named = [](std::string_view wanted) -> const FormatInfo* {
+    for (const FormatInfo& format : kFormats)
+      if (format.name == wanted) return &format;
+    return nullptr;
+  };
+  if (elmer::is_mesh_directory(std::string(path)) || lower(path).ends_with("/mesh.header") || lower(path) == "mesh.header")
+    return named("elmer");
+  if (z88::is_structure_file_name(path)) return named("z88");
+  if (d3plot::is_family_file_name(path)) return named("d3plot");
+  if (binout::is_file_name(path)) return named("binout");
   const std::string name = lower(path);
   const FormatInfo* best = nullptr;
   std::size_t best_length = 0;

@@ -5,10 +5,18 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "formats/abaqus_fil/abaqus_fil.hpp"
+#include "formats/ansys_rst/ansys_rst.hpp"
+#include "formats/binout/binout.hpp"
+#include "formats/d3plot/d3plot.hpp"
+#include "formats/ensight/ensight.hpp"
 #include "formats/exodus/exodus.hpp"
 #include "formats/frd/frd.hpp"
+#include "formats/tecplot/tecplot_binary.hpp"
+#include "formats/xplt/xplt.hpp"
 #include "formats/gmsh/gmsh_time_series.hpp"
 #include "formats/med/med_time_series.hpp"
+#include "formats/op2/op2.hpp"
 #include "formats/openfoam/openfoam.hpp"
 #include "formats/unv/unv_time_series.hpp"
 #include "formats/vtk_xml/pvd_time_series.hpp"
@@ -83,6 +91,14 @@ std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, std:
   if (name == "frd") return frd::open_time_series(path);
   if (name == "unv") return unv::open_time_series(path);
   if (name == "openfoam") return openfoam::open_time_series(path);
+  if (name == "ensight") return ensight::open_time_series(path);
+  if (name == "tecplot_binary") return tecplot_binary::open_time_series(path);
+  if (name == "xplt") return xplt::open_time_series(path);
+  if (name == "op2") return op2::open_time_series(path);
+  if (name == "d3plot") return d3plot::open_time_series(path);
+  if (name == "ansys_rst") return ansys_rst::open_time_series(path);
+  if (name == "abaqus_fil") return abaqus_fil::open_time_series(path);
+  if (name == "binout") return binout::open_time_series(path);
   throw ReadError(path, name, name.empty() ? "cannot tell the format from the file name"
                                            : "format '" + name + "' has no time-series reader (xdmf has)");
 }
@@ -96,7 +112,8 @@ std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, st
     return pvd::create_time_series(path, options);
   }
   if (name == "vtkhdf") return vtkhdf::create_time_series(path, options);
-  if (name == "gmsh" || name == "med" || name == "exodus") check_write_options(path, name, options, name);
+  if (name == "gmsh" || name == "med" || name == "exodus" || name == "ensight") check_write_options(path, name, options, name);
+  if (name == "ensight") return ensight::create_time_series(path, options);
   if (name == "gmsh") return gmsh::create_time_series(path, options);
   if (name == "med") return med::create_time_series(path, options);
   if (name == "exodus") return exodus::create_time_series(path, options);

@@ -27,8 +27,12 @@
 #include "formats/abaqus/abaqus_element_types.hpp"
 #include "formats/gmsh/gmsh.hpp"
 #include "formats/gmsh/gmsh_element_types.hpp"
+#include "formats/iges/iges.hpp"
 #include "formats/med/med.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/med/med_time_series.hpp"
+#include "formats/xyz/xyz.hpp"
+#include "formats/step/step.hpp"
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtkhdf/vtkhdf.hpp"
 #include "io/cells/xdmf_cell_types.hpp"
@@ -748,6 +752,18 @@ nb::dict read_gmsh_partitions(const std::string& path, const std::vector<int>& p
   return mesh_to_python(mesh);
 }
 
+// ---- STEP / IGES with tessellation options (meshioplusplus.step.read / iges.read keywords).
+nb::dict read_cad(const std::string& path, const std::string& format, double linear_deflection,
+                  double angular_deflection, bool relative) {
+  const mpp::io::occt::TessellationOptions options{linear_deflection, angular_deflection, relative};
+  mpp::Mesh mesh;
+  {
+    nb::gil_scoped_release released;
+    mesh = format == "iges" ? mpp::iges::read(path, options) : mpp::step::read(path, options);
+  }
+  return mesh_to_python(mesh);
+}
+
 // ---- MED meshes by name (meshioplusplus.med.read(mesh_name=), mesh_names, TimeSeriesReader).
 // Names come to Python as file_text decodes them; a name given back is the file's spelling that
 // decodes to it (a Latin-1 name too), else its UTF-8 text (which the read refuses, listing the meshes).
@@ -764,6 +780,25 @@ nb::dict read_med(const std::string& path, const nb::str& mesh_name) {
   {
     nb::gil_scoped_release released;
     mesh = mpp::med::read(path, options);
+  }
+  return mesh_to_python(mesh);
+}
+
+// Format read options the registry's read() has no place for (glTF's instancing, XYZ columns).
+nb::dict read_gltf(const std::string& path, bool expand_instances) {
+  mpp::Mesh mesh;
+  {
+    nb::gil_scoped_release released;
+    mesh = mpp::gltf::read(path, {expand_instances});
+  }
+  return mesh_to_python(mesh);
+}
+
+nb::dict read_xyz(const std::string& path, const std::string& columns) {
+  mpp::Mesh mesh;
+  {
+    nb::gil_scoped_release released;
+    mesh = mpp::xyz::read(path, {columns});
   }
   return mesh_to_python(mesh);
 }
@@ -844,6 +879,7 @@ NB_MODULE(_core, m) {
     features["hdf5"] = mpp::io::hdf5::available();
     features["netcdf"] = mpp::io::netcdf_available();
     features["cgns"] = mpp::io::cgns_available();
+    features["occt"] = mpp::io::occt::available();
     return features;
   });
   m.def("thread_count", &mpp::thread_count);
@@ -861,7 +897,11 @@ NB_MODULE(_core, m) {
   m.def("read_gmsh_partitions", &read_gmsh_partitions, nb::arg("path"), nb::arg("partitions") = std::vector<int>{},
         nb::arg("rank") = 0, nb::arg("ranks") = 0, nb::arg("ghost_cells") = false);
   m.def("write_vtkhdf_partitioned_main", &write_vtkhdf_partitioned_main, nb::arg("path"), nb::arg("partition_files"));
+  m.def("read_cad", &read_cad, nb::arg("path"), nb::arg("format"), nb::arg("linear_deflection") = 0.0,
+        nb::arg("angular_deflection") = 0.5, nb::arg("relative") = false);
   m.def("read_med", &read_med, nb::arg("path"), nb::arg("mesh_name") = "");
+  m.def("read_gltf", &read_gltf, nb::arg("path"), nb::arg("expand_instances") = true);
+  m.def("read_xyz", &read_xyz, nb::arg("path"), nb::arg("columns") = "");
   m.def("med_mesh_names", &med_mesh_names, nb::arg("path"));
   m.def("open_med_time_series", &open_med_time_series, nb::arg("path"), nb::arg("mesh_name") = "");
   meshioplusplus::bindings::bind_allocator_shim(m);

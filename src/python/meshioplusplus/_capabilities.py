@@ -44,6 +44,9 @@ class FormatCapabilities:
     #: (Gmsh 2.2 physical groups are regions but not cell sets); called after every core read
     #: of a file this format may be, so it checks the file itself
     after_read: Optional[Callable[[str, Any], None]] = None
+    #: ``python_read(path) -> Mesh or None``: reads the files of this format the core does not
+    #: (USD's binary layers through usd-core); None hands the file to the core
+    python_read: Optional[Callable[[str], Any]] = None
     #: time-series classes with meshio's shapes (also in ``namespace``)
     time_series_reader: Optional[type] = None
     time_series_writer: Optional[type] = None

@@ -170,6 +170,10 @@ def _filetypes_from_path(path):
         extension = (suffix + extension).lower()
         names = extension_to_filetypes.get(extension, []) + names
     if not names:
+        # Formats the core knows by a file's whole name (z88i1.txt, Elmer's mesh.header).
+        core_name = _core.format_for_path(os.fspath(path))
+        if core_name:
+            return [core_name]
         raise _unknown_format(f"Could not deduce file format from path '{path}'.", path)
     return list(dict.fromkeys(names))
 
@@ -185,6 +189,12 @@ def _write_format_for_path(path):
 
 
 def _read_core(path, format_name):
+    # A format may read some of its files in Python (USD's binary layers through usd-core).
+    for name in [format_name] if format_name else _filetypes_from_path(path):
+        python_read = capability(name).python_read
+        mesh = python_read(path) if python_read is not None else None
+        if mesh is not None:
+            return mesh
     structured = format_name or Path(path).suffix.lower().lstrip(".")
     if structured in STRUCTURED_FORMATS:
         return from_structured_core(_core.read_structured_implicit(path, structured))

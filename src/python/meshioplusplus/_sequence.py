@@ -7,7 +7,6 @@ read and written through the time-series shape every format with steps shares
 import os
 
 from . import _core
-from ._conversion import from_core, python_block_ranges
 from ._format_extras._time_series import TimeSeriesReader, TimeSeriesWriter
 from ._options import core_write_options
 from ._exceptions import ReadError
@@ -19,6 +18,7 @@ class SequenceReader(TimeSeriesReader):
     ``reader.cells`` become step k's (``read_mesh_at(k)`` gives it with its data)."""
 
     format_name = "file sequence"
+    mesh_follows_step = True
 
     def __init__(self, source, times=None, file_format=None):
         if isinstance(source, (str, os.PathLike)):
@@ -40,17 +40,6 @@ class SequenceReader(TimeSeriesReader):
         self.field_data = {}
         self.mesh = None
         self.cells = None
-
-    def read_data(self, k: int):
-        if not 0 <= k < self.num_steps:
-            raise IndexError(f"time step {k} out of range (the series has {self.num_steps})")
-        # Step k's file is read first; its blocks then split the cell data.
-        self._reader.read_step(k)
-        self.mesh = from_core(self._reader.read_mesh())
-        self.cells = self.mesh.cells
-        self._block_ranges = python_block_ranges(self._reader.read_mesh()["cells"])
-        return super().read_data(k)
-
 
 class SequenceWriter(TimeSeriesWriter):
     """One complete file per ``write_data`` (the pattern's number field filled in); the index

@@ -357,7 +357,11 @@ TEST(LsdynaRegions, PartsAndEverySetForm) {
                            "*SET_SEGMENT\n        14\n         1         2         3         4\n";
   const Mesh mesh = lsdyna::read(write_scratch("sets.k", deck));
   EXPECT_EQ(block_summary(mesh), "quad:3;hexahedron:1");
-  ASSERT_EQ(mesh.regions.size(), 11u);
+  ASSERT_EQ(mesh.regions.size(), 12u);
+  // The segment is the brick's bottom face (test_lsdyna_segments.cpp has the other forms).
+  EXPECT_EQ(mesh.regions[11].name, "SEGMENT set 14");
+  EXPECT_EQ(mesh.regions[11].kind, RegionKind::Side);
+  EXPECT_EQ(int_values(mesh.regions[11].entries), (std::vector<std::int64_t>{3, 4}));
   EXPECT_EQ(mesh.regions[0].name, "front plate");
   EXPECT_EQ(mesh.regions[0].dim, 2);
   EXPECT_EQ(int_values(mesh.regions[0].entries), (std::vector<std::int64_t>{0, 1}));

@@ -150,3 +150,32 @@ def test_errors_name_file_and_line(tmp_path):
         mio.read(str(path))
     assert "bad.k:5" in str(error.value)
     assert "refers to node 2" in str(error.value)
+
+
+def test_hexahedron20_round_trips_in_vtk_order(tmp_path):
+    """*ELEMENT_SOLID_H20 through the Python API: LS-DYNA's 20-node order is VTK's, so a
+    quadratic cube's mid-side nodes stay the midpoints of VTK's edges (checked with VTK's own
+    cell when pyvista is there)."""
+    corners = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], float)
+    edges = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)]
+    points = np.vstack([corners, [(corners[a] + corners[b]) / 2 for a, b in edges]])
+    mesh = mio.Mesh(points, [("hexahedron20", np.arange(20)[None, :])])
+    path = tmp_path / "h20.k"
+    mio.write(path, mesh, file_format="lsdyna")
+    assert "*ELEMENT_SOLID_H20" in path.read_text()
+    back = mio.read(path, file_format="lsdyna")
+    assert back.cells[0].type == "hexahedron20"
+    np.testing.assert_array_equal(back.points[back.cells[0].data[0]], points)
+    pv = pytest.importorskip("pyvista", reason="pyvista checks the order against VTK's cell")
+    grid = pv.UnstructuredGrid({pv.CellType.QUADRATIC_HEXAHEDRON: back.cells[0].data}, back.points)
+    assert grid.volume == pytest.approx(1.0)  # a misordered quadratic hexahedron is no unit cube
+
+
+def test_set_segment_becomes_a_side_region(tmp_path):
+    deck = tmp_path / "segment.k"
+    deck.write_text("*NODE\n1,0,0,0\n2,1,0,0\n3,1,1,0\n4,0,1,0\n5,0,0,1\n6,1,0,1\n7,1,1,1\n8,0,1,1\n"
+                    "*ELEMENT_SOLID\n1,1,1,2,3,4,5,6,7,8\n*SET_SEGMENT_TITLE\ntop\n5\n5,6,7,8\n*END\n")
+    mesh = mio.read(deck, file_format="lsdyna")
+    (region,) = [r for r in mesh.regions if r.name == "top"]
+    assert region.kind.name == "SIDE" and region.tag == 5 and region.dim == 2
+    np.testing.assert_array_equal(region.entries, [[0, 5]])

@@ -28,6 +28,10 @@
 //                         became cells); entries ascending. KP/LINE/AREA/VOLU components skipped.
 // Everything else (/PREP7, MP/MPDATA, RLBLOCK, SECBLOCK, loads, parameters, E and N commands)
 // is passed over. Commands ignore case. Several NBLOCKs / EBLOCKs add up.
+// Speed: a large NBLOCK, and a large SOLID EBLOCK whose records each fit one line (linear
+// cells, as MAPDL writes them), whose headers give their counts, are parsed on all cores
+// (io::parse_lines_in_parallel) with non-throwing field readers; any record they do not
+// take plainly sends the whole block back to the sequential loop, which words every error.
 #include <algorithm>
 #include <span>
 #include <cctype>
@@ -44,6 +48,7 @@
 #include "formats/ansys_cdb/ansys_cdb_internal.hpp"
 #include "io/cells/id_map.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/fortran_fields.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -82,6 +87,14 @@ class Lines {
     number_ = line.number - 1;
   }
   std::size_t bytes_left() const noexcept { return document_.size() - pos_; }
+  std::size_t position() const noexcept { return pos_; }
+  std::uint64_t line_number() const noexcept { return number_; }  // of the line last taken
+  std::string_view document() const noexcept { return document_; }
+  // Moves to `position`, `lines` lines on (records read elsewhere).
+  void skip_to(std::size_t position, std::uint64_t lines) noexcept {
+    pos_ = position;
+    number_ += lines;
+  }
   [[noreturn]] void fail(const Line& line, const std::string& message) const {
     throw ReadError(path_, std::string(kFormat), message, line.offset, line.number);
   }
@@ -165,9 +178,78 @@ std::int64_t integer_at(Lines& lines, const Line& line, std::string_view text, s
   return value;
 }
 
-void read_nblock(Lines& lines, Raw& raw) {
+// A node record laid out plainly (number, then the fields of `format`), read without
+// throwing: false for anything else, which the sequential loop then reads (and words).
+bool plain_node(std::string_view text, const std::vector<detail::FortranField>& format, std::int64_t& id, double* xyz) {
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  std::size_t column = 0;
+  int reals = 0;
+  xyz[0] = xyz[1] = xyz[2] = 0.0;
+  for (std::size_t f = 0; f < format.size() && column < text.size(); ++f) {
+    const auto width = static_cast<std::size_t>(format[f].width);
+    if (f == 0) {
+      if (!io::plain_fixed_integer(text.data(), text.data() + std::min(width, text.size()), id) || id <= 0) return false;
+    } else if (!format[f].integer && reals < 3) {
+      if (!io::fortran_real(io::fixed_field(text, column, width), xyz[reals++])) return false;
+    }
+    column += width;
+  }
+  return column > 0;
+}
+
+// The `claimed` records of a block that starts at `lines`' position, one a line, parsed on
+// all cores into `records` rows appended by `grow` and filled by `fill(index, text, offset)`
+// (which returns false for a record it leaves to the sequential loop). False, with `shrink`
+// called to undo `grow`, when the block is small or not so laid out.
+// A claim past what the bytes left could hold (`min_record_bytes` each) is not trusted:
+// the arrays grown for it stay within a small multiple of the file.
+template <class Grow, class Fill, class Shrink>
+bool parse_block_in_parallel(Lines& lines, std::int64_t claimed, std::size_t min_record_bytes, const Grow& grow,
+                             const Fill& fill, const Shrink& shrink) {
+  const std::string_view document = lines.document();
+  if (claimed < 2 || lines.bytes_left() < io::kParallelLinesMinBytes ||
+      static_cast<std::uint64_t>(claimed) > lines.bytes_left() / std::max<std::size_t>(min_record_bytes, 2))
+    return false;
+  const auto records = static_cast<std::uint64_t>(claimed);
+  grow(records);
+  const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+      document, lines.position(), records, [&](std::uint64_t index, std::size_t from, std::size_t to) {
+        return fill(index, document.substr(from, to - from), from);
+      });
+  if (!end) {
+    shrink();
+    return false;
+  }
+  lines.skip_to(*end, records);
+  return true;
+}
+
+void read_nblock(Lines& lines, Raw& raw, std::int64_t claimed) {
   const std::vector<detail::FortranField> format = format_line(lines, "NBLOCK");
   if (!format.front().integer) throw ReadError(lines.path(), std::string(kFormat), "NBLOCK format starts with a real field");
+  const std::size_t before = raw.node_ids.size();
+  const std::uint64_t first_line = lines.line_number() + 1;
+  parse_block_in_parallel(
+      lines, claimed, static_cast<std::size_t>(format.front().width) + 1,
+      [&](std::uint64_t records) {
+        raw.node_ids.resize(before + records);
+        raw.coordinates.resize(3 * (before + records));
+        raw.node_offsets.resize(before + records);
+        raw.node_lines.resize(before + records);
+      },
+      [&](std::uint64_t index, std::string_view text, std::size_t offset) {
+        const std::size_t at = before + static_cast<std::size_t>(index);
+        if (!plain_node(text, format, raw.node_ids[at], raw.coordinates.data() + 3 * at)) return false;
+        raw.node_offsets[at] = offset;
+        raw.node_lines[at] = first_line + index;
+        return true;
+      },
+      [&] {
+        raw.node_ids.resize(before);
+        raw.coordinates.resize(3 * before);
+        raw.node_offsets.resize(before);
+        raw.node_lines.resize(before);
+      });
   Line line;
   while (lines.next(line)) {
     if (blank(line.text)) continue;
@@ -239,6 +321,64 @@ class RecordFields {
   std::size_t field_ = 0;
 };
 
+// The fields of one line of a block as integers, plainly written (blank: 0): false for
+// anything else (a sign inside, a real, a field past the line's end …).
+// Fields [first, first + count) of `format`, the first at `column`; `column` moves past them.
+bool plain_integers(std::string_view text, const std::vector<detail::FortranField>& format, std::size_t first,
+                    std::size_t count, std::size_t& column, std::int64_t* out) {
+  for (std::size_t f = 0; f < count; ++f) {
+    const auto width = static_cast<std::size_t>(format[first + f].width);
+    if (column + width > text.size()) return false;
+    if (!io::plain_fixed_integer(text.data() + column, text.data() + column + width, out[f])) return false;
+    column += width;
+  }
+  return true;
+}
+
+// An EBLOCK of one-line records (every element with no more nodes than its line holds —
+// what MAPDL writes for linear cells), parsed on all cores when large; else nothing is read
+// and the sequential loop reads it.
+void read_one_line_elements_in_parallel(Lines& lines, Raw& raw, bool solid, std::int64_t claimed, const std::vector<detail::FortranField>& format) {
+  // The layout without SOLID (contact and target elements, few) stays with the sequential loop.
+  constexpr std::size_t head = 11;  // the fields before the nodes
+  if (!solid || format.size() <= head) return;
+  // Node slots of a line: 20 at most (MAPDL's SOLID lines hold 8), so that the flat array
+  // stays within a few times the file.
+  const std::size_t stride = std::min<std::size_t>(format.size() - head, 20);
+  std::size_t head_bytes = 1;  // a record's line holds its head fields and a newline at least
+  for (std::size_t f = 0; f < head; ++f) head_bytes += static_cast<std::size_t>(format[f].width);
+  const std::size_t before = raw.elements.size(), nodes_before = raw.element_nodes.size();
+  const std::uint64_t first_line = lines.line_number() + 1;
+  parse_block_in_parallel(
+      lines, claimed, head_bytes,
+      [&](std::uint64_t records) {
+        raw.elements.resize(before + records);
+        raw.element_nodes.resize(nodes_before + records * stride);
+      },
+      [&](std::uint64_t index, std::string_view text, std::size_t offset) {
+        std::int64_t fields[head];
+        Element& element = raw.elements[before + index];
+        std::int64_t* const nodes = raw.element_nodes.data() + nodes_before + index * stride;
+        if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+        std::size_t column = 0;
+        if (!plain_integers(text, format, 0, head, column, fields)) return false;
+        const std::int64_t count = fields[8];
+        if (fields[0] < 0 || count < 0 || count > static_cast<std::int64_t>(stride)) return false;
+        if (!plain_integers(text, format, head, static_cast<std::size_t>(count), column, nodes)) return false;
+        element.mat = fields[0], element.type = fields[1], element.real = fields[2], element.secnum = fields[3];
+        element.number = fields[10];
+        element.nodes_begin = nodes_before + index * stride;
+        element.nodes_end = element.nodes_begin + static_cast<std::size_t>(count);
+        element.offset = offset;
+        element.line = first_line + index;
+        return true;
+      },
+      [&] {
+        raw.elements.resize(before);
+        raw.element_nodes.resize(nodes_before);
+      });
+}
+
 void read_eblock(Lines& lines, Raw& raw, bool solid, std::int64_t max_nodes, std::int64_t claimed, const Line& header) {
   const std::vector<detail::FortranField> format = format_line(lines, "EBLOCK");
   // The count the header claims, as far as the bytes left could hold (a record is >= 2 fields).
@@ -251,6 +391,7 @@ void read_eblock(Lines& lines, Raw& raw, bool solid, std::int64_t max_nodes, std
   }
   for (const detail::FortranField& field : format)
     if (!field.integer) lines.fail(header, "EBLOCK format holds a real field");
+  read_one_line_elements_in_parallel(lines, raw, solid, claimed, format);
   Line line;
   while (lines.next(line)) {
     if (blank(line.text)) continue;
@@ -372,7 +513,10 @@ Raw scan(std::string_view document, const std::string& path) {
           raw.keyopt1[type] = value;
       }
     } else if (word == "NBLOCK") {
-      read_nblock(lines, raw);
+      const std::vector<std::string_view> fields = detail::command_fields(line.text);
+      std::int64_t claimed = 0;
+      if (fields.size() > 4) io::fortran_integer(fields[4], claimed);
+      read_nblock(lines, raw, claimed);
     } else if (word == "EBLOCK") {
       const std::vector<std::string_view> fields = detail::command_fields(line.text);
       const bool solid = fields.size() > 2 && upper(fields[2]) == "SOLID";

@@ -17,26 +17,36 @@
 #include "formats/ansys_cdb/ansys_cdb_elements.hpp"
 #include "io/cells/integer_cell_data.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 
 namespace meshioplusplus::ansys_cdb {
 namespace {
 
 constexpr int kIntegerWidth = 10;
 constexpr int kRealWidth = 25;
+constexpr std::string_view kZeros = "         0         0         0         0";  // zero fields, I10 each
 
-// `value` right-aligned in `width` columns.
-void put_integer(io::OutputBuffer& out, std::int64_t value, int width = kIntegerWidth) {
+// `value` right-aligned in `width` columns at p (at most 24 bytes); returns the end.
+char* put_integer(char* p, std::int64_t value, int width = kIntegerWidth) {
   char text[24];
   const auto result = std::to_chars(text, text + sizeof text, value);
   const int length = static_cast<int>(result.ptr - text);
-  std::string& raw = out.raw();
-  if (length < width) raw.append(static_cast<std::size_t>(width - length), ' ');
-  raw.append(text, static_cast<std::size_t>(length));
+  if (length < width) p = std::fill_n(p, width - length, ' ');
+  return std::copy(text, result.ptr, p);
 }
 
-// E25.16E3: " 1.2345678901234567E+000", 17 significant digits (every double exactly).
-void put_real(io::OutputBuffer& out, double value) {
+void put_integer(io::OutputBuffer& out, std::int64_t value, int width = kIntegerWidth) {
+  char text[48];
+  out.raw().append(text, static_cast<std::size_t>(put_integer(text, value, width) - text));
+}
+
+void check_finite(double value) {
   if (!std::isfinite(value)) throw std::invalid_argument("ANSYS .cdb cannot hold the coordinate " + std::to_string(value));
+}
+
+// E25.16E3: " 1.2345678901234567E+000", 17 significant digits (every double exactly), at p (a
+// finite value, at most 40 bytes); returns the end.
+char* put_real(char* p, double value) {
   char text[40];
   const auto result = std::to_chars(text, text + sizeof text, value, std::chars_format::scientific, 16);
   std::string_view printed(text, static_cast<std::size_t>(result.ptr - text));
@@ -53,9 +63,8 @@ void put_real(io::OutputBuffer& out, double value) {
   for (std::size_t k = exponent.size(); k < 3; ++k) field[n++] = '0';
   std::memcpy(field + n, exponent.data(), exponent.size());
   n += exponent.size();
-  std::string& raw = out.raw();
-  if (static_cast<int>(n) < kRealWidth) raw.append(static_cast<std::size_t>(kRealWidth) - n, ' ');
-  raw.append(field, n);
+  if (static_cast<int>(n) < kRealWidth) p = std::fill_n(p, static_cast<std::size_t>(kRealWidth) - n, ' ');
+  return std::copy(field, field + n, p);
 }
 
 // An int64 cell data column for every block, or nullptr.
@@ -196,13 +205,14 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& /*opti
     out.put(',');
     put_integer(out, n);
     out.text("\n(3i10,6e25.16e3)\n");
-    for (std::int64_t i = 0; i < n; ++i) {
-      put_integer(out, i + 1);
-      out.text("         0         0");
-      for (std::int64_t axis = 0; axis < 3; ++axis) put_real(out, axis < dim ? xyz[i * dim + axis] : 0.0);
-      out.put('\n');
-      out.maybe_flush();
-    }
+    for (std::int64_t i = 0; i < n * dim; ++i) check_finite(xyz[i]);  // before any row: the error is the first value's
+    io::write_rows_in_parallel(out, file, n, 3 * 24 + 3 * 40 + 1, [&](char* p, std::int64_t i) {
+      p = put_integer(p, i + 1);
+      p = std::copy(kZeros.begin(), kZeros.begin() + 2 * kIntegerWidth, p);  // the solid key and the line number
+      for (std::int64_t axis = 0; axis < 3; ++axis) p = put_real(p, axis < dim ? xyz[i * dim + axis] : 0.0);
+      *p++ = '\n';
+      return p;
+    });
     out.text("N,R5.3,LOC,        -1,\n");
   }
 
@@ -229,25 +239,25 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& /*opti
       const std::int64_t* ids = block.connectivity.data_as<std::int64_t>();
       const std::int64_t type = use_types ? 0 : type_for_key.at(plan.key());
       const std::int64_t count = static_cast<std::int64_t>(plan.order.size());
-      for (std::int64_t c = 0; c < block.num_cells(); ++c) {
-        const std::int64_t number = value_or(element_numbers, b, c, next++);
-        numbers.push_back(number);
-        put_integer(out, value_or(mats, b, c, 1));
-        put_integer(out, use_types ? io::integer_at((*types)[b], c) : type);
-        put_integer(out, value_or(reals, b, c, 1));
-        put_integer(out, value_or(secnums, b, c, 1));
-        out.raw().append("         0         0         0         0");
-        put_integer(out, count);
-        out.raw().append("         0");
-        put_integer(out, number);
+      const std::size_t first = numbers.size();
+      for (std::int64_t c = 0; c < block.num_cells(); ++c) numbers.push_back(value_or(element_numbers, b, c, next++));
+      io::write_rows_in_parallel(out, file, block.num_cells(), static_cast<std::size_t>(11 + count) * 24 + 2, [&](char* p, std::int64_t c) {
+        p = put_integer(p, value_or(mats, b, c, 1));
+        p = put_integer(p, use_types ? io::integer_at((*types)[b], c) : type);
+        p = put_integer(p, value_or(reals, b, c, 1));
+        p = put_integer(p, value_or(secnums, b, c, 1));
+        p = std::copy(kZeros.begin(), kZeros.end(), p);
+        p = put_integer(p, count);
+        p = std::copy(kZeros.begin(), kZeros.begin() + kIntegerWidth, p);
+        p = put_integer(p, numbers[first + static_cast<std::size_t>(c)]);
         for (std::int64_t k = 0; k < count; ++k) {
-          if (k == 8) out.put('\n');
+          if (k == 8) *p++ = '\n';
           const std::int64_t from = plan.order[static_cast<std::size_t>(k)];
-          put_integer(out, from < width ? ids[c * width + from] + 1 : 0);
+          p = put_integer(p, from < width ? ids[c * width + from] + 1 : 0);
         }
-        out.put('\n');
-        out.maybe_flush();
-      }
+        *p++ = '\n';
+        return p;
+      });
     }
     out.text("        -1\n");
   }

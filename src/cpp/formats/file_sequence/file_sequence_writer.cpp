@@ -9,6 +9,7 @@
 
 #include "formats/file_sequence/file_sequence_internal.hpp"
 #include "formats/time_series_options.hpp"
+#include "io/output/kept_geometry.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/file_sequence.hpp"
 #include "meshioplusplus/registry.hpp"
@@ -54,9 +55,7 @@ class SequenceWriter final : public TimeSeriesWriter {
   }
 
   void write_mesh(const Mesh& mesh) override {
-    mesh_.points = mesh.points;
-    mesh_.cells = mesh.cells;
-    mesh_.regions = mesh.regions;
+    mesh_ = io::kept_geometry(mesh);
     has_mesh_ = true;
   }
 

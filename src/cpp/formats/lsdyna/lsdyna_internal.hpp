@@ -1,9 +1,14 @@
 // What the LS-DYNA reader and writer share: element families and the degenerate 8-node
-// solid forms.
+// solid forms; the reader's *SET_SEGMENT sets (lsdyna_segments.cpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "meshioplusplus/mesh.hpp"
 
 namespace meshioplusplus::lsdyna::detail {
 
@@ -43,5 +48,21 @@ inline const char* collapse_solid(const std::int64_t* n, std::int64_t* out, int&
   put({0, 1, 2, 3, 4, 5, 6, 7});
   return "hexahedron";
 }
+
+// One segment of a *SET_SEGMENT: its four point indices (a triangle repeats its third).
+using Segment = std::array<std::int64_t, 4>;
+struct SegmentSet {
+  std::int64_t sid = 0;
+  std::string title;
+  std::vector<Segment> segments;
+};
+
+// Adds one region per set, in order, named by its title (else "SEGMENT set <sid>"), tag =
+// sid, dim 2: a Side region of (cell, local facet) pairs when every segment is a face of a
+// solid (3-D) cell (the first such face, in block-major order); else a Cell region of the
+// shells when every segment is a shell's corners; else a Cell region of new cells: the
+// segments themselves as triangle / quad blocks appended after the deck's blocks (one of
+// each at most, shared by all such sets), nodes in the deck's order.
+void add_segment_regions(Mesh& mesh, const std::vector<SegmentSet>& sets);
 
 }  // namespace meshioplusplus::lsdyna::detail

@@ -81,6 +81,15 @@ struct SetCard {
   Where where;
 };
 
+// A *SET_SEGMENT as read: node ids, resolved in build().
+struct SegmentCards {
+  std::int64_t sid = 0;
+  std::string title;
+  std::vector<Segment> segments;
+  std::vector<std::size_t> offsets;  // of each segment's card
+  std::size_t file = 0;
+};
+
 std::vector<std::string_view> tokens_of(std::string_view name) {
   std::vector<std::string_view> tokens;
   std::size_t at = 0;
@@ -272,6 +281,7 @@ class Reader {
     bool thickness_card = false;  // SHELL: 8-node shells have one more
     if (kind == "SOLID") {
       family = kSolid;
+      if (tokens.size() == 2 && tokens[1] == "H20") return read_twenty_node_solids(lines, file, mode);
       if (tokens.size() == 1 || all_in(tokens, 1, {"TET4TOTET10", "H8TOH20"})) extras = 0;
       else if (all_in(tokens, 1, {"ORTHO"})) extras = 2;
       else if (all_in(tokens, 1, {"DOF"})) extras = 1;
@@ -347,6 +357,28 @@ class Reader {
       add_element(type, family, width, file, line, eid, pid, cell);
       const bool midside_card = family == kShell && thickness_card && width >= 6;  // THIC5…THIC8
       skip_cards(lines, file, line, extras + (midside_card ? 1 : 0));
+    }
+  }
+
+  // *ELEMENT_SOLID_H20: EID PID, then N1…N10 and N11…N20 (LS-DYNA's node order is VTK's:
+  // corners, bottom edges, top edges, vertical edges).
+  void read_twenty_node_solids(Lines& lines, std::size_t file, FieldMode mode) {
+    section_runs_.clear();
+    section_lines_ = lines.lines_to_next_keyword() / 3 + 1;  // three cards an element
+    Line line, card;
+    std::int64_t v[10], cell[20];
+    while (lines.next_data(line)) {
+      if (trim(line.text).empty()) continue;
+      card_integers(file, line, mode, false, v, 2);
+      for (int c = 0; c < 2; ++c) {
+        if (!lines.next_data(card) || trim(card.text).empty())
+          fail(file, line, "20-node solid element " + std::to_string(v[0]) + ": node card " + std::to_string(c + 1) + " of 2 is missing");
+        card_integers(file, card, mode, false, cell + 10 * c);
+      }
+      for (int k = 0; k < 20; ++k)
+        if (cell[k] == 0)
+          fail(file, line, "20-node solid element " + std::to_string(v[0]) + ": node N" + std::to_string(k + 1) + " is blank");
+      add_element("hexahedron20", kSolid, 20, file, line, v[0], v[1], cell);
     }
   }
 
@@ -564,6 +596,7 @@ class Reader {
     else if (kind == "BEAM") family = kBeam;
     else if (kind == "TSHELL") family = kTshell;
     else if (kind == "DISCRETE") family = kDiscrete;
+    else if (kind == "SEGMENT") return read_segment_set(lines, tokens, where, mode);
     else return skip_section(lines);
     if (!all_in(tokens, 1, {"LIST", "GENERATE", "INCREMENT", "TITLE"}) || (has(tokens, "INCREMENT") && !has(tokens, "GENERATE")))
       return skip_section(lines);
@@ -593,6 +626,47 @@ class Reader {
       if (set.step > 1) set.values.resize(set.values.size() / set.step * set.step);  // an incomplete range is blank
     }
     sets_.push_back(std::move(set));
+  }
+
+  // *SET_SEGMENT[_TITLE]: SID (DA1…DA4, SOLVER), then N1 N2 N3 N4 (A1…A4) a card, 10
+  // columns each; a triangle repeats N3. The other forms (_GENERAL, _ADD, _INTERSECT …) are
+  // skipped and named in "lsdyna:skipped".
+  void read_segment_set(Lines& lines, const std::vector<std::string_view>& tokens, const Where& where, FieldMode mode) {
+    Line line;
+    if (!all_in(tokens, 1, {"TITLE"})) {
+      skipped_.push_back("*SET_" + std::string(tokens[0]) + (tokens.size() > 1 ? "_" : "") + join_tokens(tokens, 1) +
+                         " at line " + std::to_string(where.line) + " of " + paths_[where.file] + ": not read");
+      return skip_section(lines);
+    }
+    SegmentCards set;
+    if (has(tokens, "TITLE")) {
+      if (!lines.next_data(line)) return;
+      set.title = std::string(trim(line.text));
+    }
+    std::string_view f[kMaxFields];
+    do {
+      if (!lines.next_data(line)) return;
+    } while (trim(line.text).empty());
+    split_fields(line.text, kIdLayout, 8, mode, f, kMaxFields);
+    set.sid = integer(where.file, line, f[0], "set id");
+    while (lines.next_data(line)) {
+      if (trim(line.text).empty()) continue;
+      split_fields(line.text, kIdLayout, 8, mode, f, kMaxFields);
+      Segment nodes;
+      for (std::size_t k = 0; k < 4; ++k) nodes[k] = integer(where.file, line, f[k], "node id");
+      if (nodes[3] == 0) nodes[3] = nodes[2];  // a triangle may leave N4 blank
+      if (nodes[0] == 0 || nodes[1] == 0 || nodes[2] == 0) fail(where.file, line, "segment needs at least three nodes");
+      set.segments.push_back(nodes);
+      set.offsets.push_back(line.offset);
+    }
+    set.file = where.file;
+    segment_sets_.push_back(std::move(set));
+  }
+
+  static std::string join_tokens(const std::vector<std::string_view>& tokens, std::size_t from) {
+    std::string joined;
+    for (std::size_t k = from; k < tokens.size(); ++k) joined += std::string(k > from ? "_" : "") + std::string(tokens[k]);
+    return joined;
   }
 
   // ---- the mesh --------------------------------------------------------------------------
@@ -671,6 +745,20 @@ class Reader {
     }
     seen_.assign(std::max<std::size_t>(node_ids_.size(), cell_pids_.size()), 0);
     for (const SetCard& set : sets_) mesh.regions.push_back(build_set(set, part_of_pid));
+    std::vector<SegmentSet> segment_sets;
+    for (const SegmentCards& cards : segment_sets_) {
+      SegmentSet& set = segment_sets.emplace_back(SegmentSet{cards.sid, cards.title, cards.segments});
+      for (std::size_t s = 0; s < set.segments.size(); ++s)
+        for (std::int64_t& id : set.segments[s]) {
+          const std::int64_t index = node_index_.find(id);
+          if (index < 0)
+            fail_at(cards.file, cards.offsets[s],
+                    "segment of set " + std::to_string(cards.sid) + " refers to node " + std::to_string(id) + ", which is not defined");
+          id = index;
+        }
+    }
+    add_segment_regions(mesh, segment_sets);
+    if (!skipped_.empty()) mesh.string_field_data.append_new("lsdyna:skipped", skipped_);
     return mesh;
   }
 
@@ -763,6 +851,8 @@ class Reader {
   std::array<io::LabelIndex, kFamilies> element_index_;
   std::vector<PartCard> parts_;
   std::vector<SetCard> sets_;
+  std::vector<SegmentCards> segment_sets_;
+  std::vector<std::string> skipped_;  // keywords recognised but not read, for "lsdyna:skipped"
   std::vector<std::int64_t> cell_pids_;
   std::vector<std::int8_t> cell_families_;
   std::vector<std::vector<std::int64_t>> part_cells_;

@@ -15,6 +15,7 @@
 #include "formats/lsdyna/lsdyna.hpp"
 #include "formats/lsdyna/lsdyna_internal.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "io/source/parallel.hpp"
 #include "meshioplusplus/threads.hpp"
 
@@ -29,7 +30,8 @@ struct Written {
   std::string_view type;
   int family;
   std::vector<int> order;
-  bool two_line = false;
+  bool two_line = false;         // EID PID on a card of their own, then the nodes, 10 a card
+  std::string_view keyword = {};  // when not the family's (*ELEMENT_SOLID_H20)
 };
 
 const std::vector<Written>& written_types() {
@@ -45,6 +47,9 @@ const std::vector<Written>& written_types() {
       {"wedge", kSolid, {0, 2, 5, 3, 1, 1, 4, 4}},
       {"hexahedron", kSolid, {0, 1, 2, 3, 4, 5, 6, 7}},
       {"tetra10", kSolid, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, true},
+      // LS-DYNA's 20-node order is VTK's: corners, bottom edges, top edges, vertical edges.
+      {"hexahedron20", kSolid, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, true,
+       "*ELEMENT_SOLID_H20"},
   };
   return table;
 }
@@ -85,36 +90,6 @@ void right(std::string& line, std::int64_t value, std::size_t width) {
   char buffer[24];
   const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
   right(line, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
-}
-
-// Rows formatted on all cores, a window at a time, and written to the file in row order
-// (after what the text output holds): the bulk sections skip the output buffer's copy.
-// `format(p, row)` writes row's line(s) at p, at most `longest` bytes, and returns the end.
-template <class Format>
-void write_rows(io::OutputBuffer& out, io::AtomicFile& file, std::int64_t rows, std::size_t longest, const Format& format) {
-  constexpr std::int64_t kWindow = std::int64_t{1} << 15;
-  const auto parts = static_cast<std::int64_t>(std::max(1u, thread_count()));
-  const std::int64_t per_part = (kWindow + parts - 1) / parts;
-  std::vector<std::unique_ptr<char[]>> buffers;
-  for (std::int64_t part = 0; part < parts; ++part)
-    buffers.emplace_back(new char[static_cast<std::size_t>(per_part) * longest]);
-  std::vector<std::size_t> sizes(static_cast<std::size_t>(parts));
-  out.flush();
-  for (std::int64_t start = 0; start < rows; start += kWindow) {
-    const std::int64_t stop = std::min(rows, start + kWindow);
-    const std::size_t grain = stop - start >= 4096 ? 1 : static_cast<std::size_t>(parts);  // small: one thread
-    io::parallel_ranges(static_cast<std::size_t>(parts), grain, [&](std::size_t first, std::size_t last) {
-      for (std::size_t part = first; part < last; ++part) {
-        const std::int64_t a = std::min(stop, start + per_part * static_cast<std::int64_t>(part));
-        const std::int64_t b = std::min(stop, a + per_part);
-        char* const begin = buffers[part].get();
-        char* p = begin;
-        for (std::int64_t row = a; row < b; ++row) p = format(p, row);
-        sizes[part] = static_cast<std::size_t>(p - begin);
-      }
-    });
-    for (std::size_t part = 0; part < sizes.size(); ++part) file.write(buffers[part].get(), sizes[part]);
-  }
 }
 
 // Two decimal digits per value below 100.
@@ -203,7 +178,7 @@ void write_nodes(io::OutputBuffer& out, io::AtomicFile& file, const Mesh& mesh) 
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
       const T* x = mesh.points.data_as<T>();
-      write_rows(out, file, mesh.num_points(), 20 + 3 * 41 + 2, [&](char* p, std::int64_t i) {
+      io::write_rows_in_parallel(out, file, mesh.num_points(), 20 + 3 * 41 + 2, [&](char* p, std::int64_t i) {
         char buffers[3][40];
         std::string_view texts[3];
         bool fits = true;
@@ -286,14 +261,14 @@ void write_elements(io::OutputBuffer& out, io::AtomicFile& file, const Mesh& mes
   std::int64_t cell = 0;
   for (const CellBlock& block : mesh.cells) {
     const Written& w = *written(block.type);
-    out.text(keyword_of(w.family));
+    out.text(w.keyword.empty() ? std::string_view(keyword_of(w.family)) : w.keyword);
     out.text(ids.mark);
     out.put('\n');
     const std::int64_t width = block.connectivity.row_width();
     const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
     const std::int64_t first_cell = cell;
-    const std::size_t longest = static_cast<std::size_t>(2 + w.order.size()) * ids.width + 2 + 20;
-    write_rows(out, file, block.num_cells(), longest, [&](char* p, std::int64_t r) {
+    const std::size_t longest = static_cast<std::size_t>(2 + w.order.size()) * ids.width + 4 + 20;
+    io::write_rows_in_parallel(out, file, block.num_cells(), longest, [&](char* p, std::int64_t r) {
       const std::int64_t at = first_cell + r;
       p = put_right(p, at + 1, ids.width);
       const std::int64_t* row = nodes + r * width;
@@ -304,7 +279,10 @@ void write_elements(io::OutputBuffer& out, io::AtomicFile& file, const Mesh& mes
       } else {
         p = put_right(p, plan.pid_of_cell[static_cast<std::size_t>(at)], ids.width);
         if (w.two_line) *p++ = '\n';
-        for (const int k : w.order) p = put_right(p, row[k] + 1, ids.width);
+        for (std::size_t j = 0; j < w.order.size(); ++j) {
+          if (j > 0 && j % 10 == 0) *p++ = '\n';  // node cards hold 10 each
+          p = put_right(p, row[w.order[j]] + 1, ids.width);
+        }
       }
       *p++ = '\n';
       return p;

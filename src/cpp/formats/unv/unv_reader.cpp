@@ -31,8 +31,13 @@
 //                   delimiters; 2414 and 55 results are the steps of unv::open_time_series
 //                   (unv_time_series.cpp). The core has no warning channel, so the skip is
 //                   silent (docs/formats.md lists what is read).
+// Speed: a large 2411 dataset (in the global system) and a file's one large 2412 dataset of
+// two-line elements are parsed on all cores (io::parse_lines_in_parallel), the elements in
+// one pass; anything not so laid out goes to the sequential passes, which word the errors.
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <span>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,6 +49,7 @@
 #include "formats/unv/unv_types.hpp"
 #include "io/cells/id_map.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -160,6 +166,10 @@ class Reader {
     node_lines_.reserve(static_cast<std::size_t>(total));
     for (const Dataset& dataset : datasets_) {
       if (dataset.number != 2411 && dataset.number != 15) continue;
+      if (dataset.number == 2411 && read_nodes_in_parallel(dataset, xyz, labels)) {
+        xyz += 3 * (dataset.lines / 2);
+        continue;
+      }
       Lines lines(text_, dataset.begin, dataset.end);
       Line record;
       while (lines.next_significant(record)) {
@@ -187,6 +197,37 @@ class Reader {
     }
     if (const auto repeat = node_ids_.build(labels))
       fail(node_lines_[*repeat], "node " + std::to_string(labels[*repeat]) + " is defined twice");
+  }
+
+  // A large 2411 dataset of two lines a node and nothing between them (what writers
+  // write), in the global system, on all cores; false, with nothing kept, for anything else
+  // (blank lines, a field that does not parse …): the sequential loop reads it and words the
+  // errors.
+  bool read_nodes_in_parallel(const Dataset& dataset, double* xyz, std::vector<std::int64_t>& labels) {
+    if (!systems_.empty() || dataset.lines < 4) return false;
+    const std::size_t base = labels.size(), nodes = static_cast<std::size_t>(dataset.lines / 2);
+    labels.resize(base + nodes);
+    node_lines_.resize(base + nodes);
+    const auto parse_line = [&](std::uint64_t index, std::size_t from, std::size_t to) {
+      const Line line{from, text_.substr(from, to - from)};
+      const std::size_t node = static_cast<std::size_t>(index / 2);
+      try {
+        if (index % 2 == 0) {
+          std::int64_t ids[4];
+          if (detail::read_ints(text_, line, ids, 4, path_) != 4) return false;
+          labels[base + node] = ids[0];
+          node_lines_[base + node] = from;
+          return true;
+        }
+        return detail::read_reals(text_, line, xyz + 3 * node, 3, path_, 25) == 3;
+      } catch (const ReadError&) {
+        return false;
+      }
+    };
+    if (io::parse_lines_in_parallel(text_, dataset.begin, static_cast<std::uint64_t>(dataset.lines), parse_line)) return true;
+    labels.resize(base);
+    node_lines_.resize(base);
+    return false;
   }
 
   // ---- elements ----
@@ -228,7 +269,133 @@ class Reader {
     }
   }
 
+  // A file's one large 2412 dataset of two-line elements (no beams, at most 8 nodes: what
+  // writers write for linear cells) read on all cores in one pass: the records into flat
+  // arrays, then the blocks sized from them and filled. False, with nothing kept, for
+  // anything else: the two sequential passes read it and word the errors.
+  bool read_elements_in_parallel() {
+    const Dataset* only = nullptr;
+    for (const Dataset& dataset : datasets_)
+      if (dataset.number == 2412) {
+        if (only != nullptr) return false;
+        only = &dataset;
+      }
+    if (only == nullptr || only->lines < 4 || only->lines % 2 != 0) return false;
+    constexpr std::size_t kStride = 8;
+    const auto records = static_cast<std::size_t>(only->lines / 2);
+    // Its flat arrays take ~120 bytes a record: only for records of 16 bytes or more (a
+    // record 1 alone holds six fields), so that they stay within a few times the file.
+    if (only->end - only->begin < records * 16) return false;
+    std::vector<std::int64_t> heads(records * 4), nodes(records * kStride);  // label, descriptor, pid, mid
+    std::vector<std::int8_t> counts(records);
+    std::vector<std::size_t> offsets(records);
+    const auto parse_line = [&](std::uint64_t index, std::size_t from, std::size_t to) {
+      if (index % 2 == 0) return true;  // record 1 is read with its node record
+      const std::size_t e = static_cast<std::size_t>(index / 2);
+      // Record 1 is the line before: it ends at from - 1.
+      if (from < 2) return false;
+      const char* const text = text_.data();
+      std::size_t head_begin = from - 1;
+      while (head_begin > 0 && text[head_begin - 1] != '\n') --head_begin;
+      try {
+        std::int64_t head[6];
+        if (detail::read_ints(text_, Line{head_begin, text_.substr(head_begin, from - 1 - head_begin)}, head, 6, path_) != 6)
+          return false;
+        if (head[5] < 1 || head[5] > static_cast<std::int64_t>(kStride) || detail::is_beam(head[1])) return false;
+        const Line line{from, text_.substr(from, to - from)};
+        if (detail::count_fields(line.text) != static_cast<std::size_t>(head[5]) ||
+            detail::read_ints(text_, line, nodes.data() + e * kStride, kStride, path_) != static_cast<std::size_t>(head[5]))
+          return false;
+        std::copy(head, head + 4, heads.data() + e * 4);
+        counts[e] = static_cast<std::int8_t>(head[5]);
+        offsets[e] = head_begin;
+        return true;
+      } catch (const ReadError&) {
+        return false;
+      }
+    };
+    if (!io::parse_lines_in_parallel(text_, only->begin, static_cast<std::uint64_t>(only->lines), parse_line)) return false;
+
+    // The blocks, in order of first appearance, and each element's place in its block.
+    std::vector<std::string_view> types;
+    std::vector<std::int64_t> sizes;
+    std::vector<std::int64_t> place(records);  // block * 2^40 + row; -1: no cell
+    std::vector<std::int64_t> labels(records);
+    for (std::size_t e = 0; e < records; ++e) {
+      labels[e] = heads[e * 4];
+      const std::string_view type = detail::cell_type_of(heads[e * 4 + 1], counts[e]);
+      if (type.empty()) {
+        place[e] = -1;
+        continue;
+      }
+      std::size_t b = 0;
+      while (b < types.size() && types[b].data() != type.data() && types[b] != type) ++b;
+      if (b == types.size()) {
+        types.push_back(type);
+        sizes.push_back(0);
+      }
+      place[e] = (static_cast<std::int64_t>(b) << 40) + sizes[b]++;
+    }
+    std::vector<std::int64_t*> connectivity, pid, mid;
+    std::vector<NDArray> pids, mids;
+    std::vector<std::int64_t> bases(types.size() + 1, 0);
+    for (std::size_t b = 0; b < types.size(); ++b) {
+      const CellTypeInfo& info = cell_type(types[b]);
+      mesh_.cells.push_back({std::string(info.name), NDArray::allocate(DType::int64, {sizes[b], info.num_nodes}), {}, {}});
+      connectivity.push_back(mesh_.cells.back().connectivity.data_as<std::int64_t>());
+      pids.push_back(NDArray::allocate(DType::int64, {sizes[b]}));
+      mids.push_back(NDArray::allocate(DType::int64, {sizes[b]}));
+      pid.push_back(pids.back().data_as<std::int64_t>());
+      mid.push_back(mids.back().data_as<std::int64_t>());
+      bases[b + 1] = bases[b] + sizes[b];
+      dims_.push_back(info.dimension);
+    }
+    element_index_.resize(records);
+    std::atomic<std::size_t> first_missing{records};  // the earliest element naming an undefined node
+    io::parallel_ranges(records, std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      for (std::size_t e = first; e < last; ++e) {
+        if (place[e] < 0) {
+          element_index_[e] = -1;
+          continue;
+        }
+        const auto b = static_cast<std::size_t>(place[e] >> 40);
+        const std::int64_t row = place[e] & ((std::int64_t{1} << 40) - 1);
+        const std::int64_t width = cell_type(types[b]).num_nodes;
+        const std::span<const std::int8_t> order = detail::node_order(types[b]);
+        std::int64_t* out = connectivity[b] + row * width;
+        for (std::int64_t k = 0; k < counts[e]; ++k) {
+          const std::int64_t index = node_ids_.find(nodes[e * kStride + static_cast<std::size_t>(k)]);
+          if (index < 0) {
+            std::size_t seen = first_missing.load();
+            while (e < seen && !first_missing.compare_exchange_weak(seen, e)) {
+            }
+            break;
+          }
+          out[order.empty() ? k : order[static_cast<std::size_t>(k)]] = index;
+        }
+        pid[b][row] = heads[e * 4 + 2];
+        mid[b][row] = heads[e * 4 + 3];
+        element_index_[e] = bases[b] + row;
+      }
+    });
+    if (const std::size_t e = first_missing.load(); e < records) {
+      for (std::int64_t k = 0; k < counts[e]; ++k)
+        if (node_ids_.find(nodes[e * kStride + static_cast<std::size_t>(k)]) < 0)
+          fail(offsets[e], "dataset 2412: element " + std::to_string(labels[e]) + " names node " +
+                               std::to_string(nodes[e * kStride + static_cast<std::size_t>(k)]) + ", which no node dataset defines");
+    }
+    if (!types.empty()) {
+      mesh_.cell_data.set("unv:pid", std::move(pids));
+      mesh_.cell_data.set("unv:mid", std::move(mids));
+    }
+    element_lines_ = std::move(offsets);
+    if (const auto repeat = element_ids_.build(labels))
+      fail(element_lines_[*repeat], "element " + std::to_string(labels[*repeat]) + " is defined twice");
+    return true;
+  }
+
   void read_elements() {
+    if (read_elements_in_parallel()) return;
     // First pass: the blocks and their sizes.
     std::vector<std::string_view> types;
     std::vector<std::int64_t> counts;

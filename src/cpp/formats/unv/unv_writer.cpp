@@ -19,6 +19,8 @@
 #include "formats/unv/unv_records.hpp"
 #include "formats/unv/unv_types.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/fixed_columns.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::unv {
@@ -35,47 +37,19 @@ std::string_view units_description(std::int64_t code) noexcept {
   return code >= 1 && code <= 10 ? kNames[code] : std::string_view("US: USER_DEFINED");
 }
 
-// One output line assembled in place, fields right-aligned in their columns.
-class Record {
+// One output line (fixed columns, io/output/fixed_columns.hpp) with I-deas' real field.
+class Record : public io::FixedColumnLine<Record, 512> {
  public:
-  Record& integer(std::int64_t value, int width = 10) {
-    char scratch[24];
-    const auto result = std::to_chars(scratch, scratch + sizeof scratch, value);
-    pad(width - static_cast<int>(result.ptr - scratch));
-    append(scratch, static_cast<std::size_t>(result.ptr - scratch));
-    return *this;
-  }
+  using FixedColumnLine::integer;
+  Record& integer(std::int64_t value) { return integer(value, 10); }
   // 1PE25.16: d.dddddddddddddddde+XX with an upper-case E.
   Record& real(double value) {
     char scratch[40];
     const auto result = std::to_chars(scratch, scratch + sizeof scratch, value, std::chars_format::scientific, 16);
     for (char* p = scratch; p < result.ptr; ++p)
       if (*p == 'e') *p = 'E';
-    pad(25 - static_cast<int>(result.ptr - scratch));
-    append(scratch, static_cast<std::size_t>(result.ptr - scratch));
-    return *this;
+    return field(std::string_view(scratch, static_cast<std::size_t>(result.ptr - scratch)), 25);
   }
-  Record& text(std::string_view value) {
-    append(value.data(), std::min(value.size(), sizeof line_ - 1 - size_));
-    return *this;
-  }
-  void end(io::OutputBuffer& out) {
-    line_[size_++] = '\n';
-    out.bytes(line_, size_);
-    size_ = 0;
-  }
-
- private:
-  void pad(int count) {
-    for (; count > 0 && size_ < sizeof line_ - 1; --count) line_[size_++] = ' ';
-  }
-  void append(const char* data, std::size_t size) {
-    size = std::min(size, sizeof line_ - 1 - size_);
-    std::memcpy(line_ + size_, data, size);
-    size_ += size;
-  }
-  char line_[512];
-  std::size_t size_ = 0;
 };
 
 // A cell-data array as int64 per block, or empty arrays when the mesh has none.
@@ -138,12 +112,12 @@ class Writer {
     const std::int64_t dim = mesh_.points.row_width();
     const NDArray points = mesh_.points.dtype() == DType::float64 ? mesh_.points : mesh_.points.astype(DType::float64);
     const double* xyz = points.data_as<double>();
-    for (std::int64_t i = 0; i < mesh_.num_points(); ++i, xyz += dim) {
-      Record().integer(i + 1).integer(1).integer(1).integer(11).end(out_);
+    io::write_rows_in_parallel(out_, file_, mesh_.num_points(), 2 * Record::kMaxBytes, [&](char* p, std::int64_t i) {
+      p = Record().integer(i + 1).integer(1).integer(1).integer(11).end(p);
       Record record;
-      for (std::int64_t k = 0; k < 3; ++k) record.real(k < dim ? xyz[k] : 0.0);
-      record.end(out_);
-    }
+      for (std::int64_t k = 0; k < 3; ++k) record.real(k < dim ? xyz[i * dim + k] : 0.0);
+      return record.end(p);
+    });
     close();
   }
 
@@ -161,22 +135,27 @@ class Writer {
       const std::span<const std::int8_t> order = detail::node_order(block.type);
       const std::int64_t* pid = b < pids.size() ? pids[b].data_as<std::int64_t>() : nullptr;
       const std::int64_t* mid = b < mids.size() ? mids[b].data_as<std::int64_t>() : nullptr;
-      for (std::int64_t cell = 0; cell < block.num_cells(); ++cell, nodes += n) {
-        Record()
-            .integer(++label)
-            .integer(descriptor)
-            .integer(pid ? pid[cell] : 1)
-            .integer(mid ? mid[cell] : 1)
-            .integer(7)
-            .integer(n)
-            .end(out_);
-        if (beam) Record().integer(0).integer(1).integer(1).end(out_);
-        Record record;
-        for (std::int64_t k = 0; k < n; ++k) {
-          record.integer(nodes[order.empty() ? k : order[static_cast<std::size_t>(k)]] + 1);
-          if (k % 8 == 7 || k + 1 == n) record.end(out_);
-        }
-      }
+      const std::int64_t first_label = label;
+      io::write_rows_in_parallel(out_, file_, block.num_cells(), static_cast<std::size_t>(2 + (n + 7) / 8) * Record::kMaxBytes,
+                                 [&](char* p, std::int64_t cell) {
+                                   p = Record()
+                                           .integer(first_label + cell + 1)
+                                           .integer(descriptor)
+                                           .integer(pid ? pid[cell] : 1)
+                                           .integer(mid ? mid[cell] : 1)
+                                           .integer(7)
+                                           .integer(n)
+                                           .end(p);
+                                   if (beam) p = Record().integer(0).integer(1).integer(1).end(p);
+                                   const std::int64_t* cell_nodes = nodes + cell * n;
+                                   Record record;
+                                   for (std::int64_t k = 0; k < n; ++k) {
+                                     record.integer(cell_nodes[order.empty() ? k : order[static_cast<std::size_t>(k)]] + 1);
+                                     if (k % 8 == 7 || k + 1 == n) p = record.end(p);
+                                   }
+                                   return p;
+                                 });
+      label += block.num_cells();
     }
     close();
   }

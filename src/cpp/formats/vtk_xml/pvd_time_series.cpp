@@ -19,6 +19,7 @@
 #include "formats/vtk_xml/vtk_xml.hpp"
 #include "formats/vtk_xml/vtk_xml_common.hpp"
 #include "formats/vtu/vtu.hpp"
+#include "io/output/kept_geometry.hpp"
 #include "io/output/atomic_file.hpp"
 #include "io/output/series_append.hpp"
 #include "io/source/mapped_file.hpp"
@@ -107,8 +108,9 @@ class SeriesWriter : public TimeSeriesWriter {
   void write_mesh(const Mesh& mesh) override {
     if (has_mesh_ && !appending_) throw WriteError(path_, "pvd", "write_mesh() called twice");
     if (appending_) io::check_appended_mesh(path_, "pvd", mesh_, mesh);
-    mesh_.points = mesh.points;
-    mesh_.cells = mesh.cells;
+    std::vector<Region> regions = std::move(mesh_.regions);  // an appended file's, else none
+    mesh_ = io::kept_geometry(mesh);
+    mesh_.regions = std::move(regions);
     has_mesh_ = true;
   }
 

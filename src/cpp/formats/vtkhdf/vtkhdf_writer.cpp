@@ -16,6 +16,7 @@
 #include "formats/vtkhdf/vtkhdf_internal.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/hdf5/hdf5_options.hpp"
+#include "io/output/kept_geometry.hpp"
 #include "io/output/series_append.hpp"
 #include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -303,14 +304,8 @@ class SeriesWriter final : public TimeSeriesWriter {
       appended_mesh_checked_ = true;
       return;
     }
-    Mesh geometry;
-    geometry.points = mesh.points.copy();
-    for (const CellBlock& block : mesh.cells) {
-      CellBlock copy = block;
-      copy.connectivity = block.connectivity.copy();
-      if (!block.offsets.empty_handle()) copy.offsets = block.offsets.copy();
-      geometry.cells.push_back(std::move(copy));
-    }
+    Mesh geometry = io::kept_geometry(mesh);
+    geometry.regions.clear();
     for (const auto& [name, array] : mesh.field_data) geometry.field_data.set(name, array.copy());
     geometry.string_field_data = mesh.string_field_data;
     if (!meshes_.empty() && step_geometry_.empty()) meshes_.back() = std::move(geometry);

@@ -19,6 +19,10 @@ class TimeSeriesReader:
 
     #: The core's format name; each format's module sets it.
     format_name = ""
+    #: True for formats whose mesh may change from step to step (file sequences, EnSight's
+    #: transient geometry): ``read_data(k)`` then makes ``reader.mesh``/``reader.cells`` step k's
+    #: and splits the cell data over its blocks.
+    mesh_follows_step = False
 
     def __init__(self, filename):
         self.filename = os.fspath(filename)
@@ -50,6 +54,11 @@ class TimeSeriesReader:
         if not 0 <= k < self.num_steps:
             raise IndexError(f"time step {k} out of range (the series has {self.num_steps})")
         t, point_data, cell_data, self.field_data = self._reader.read_step(k)
+        if self.mesh_follows_step:
+            container = self._reader.read_mesh()
+            self._block_ranges = python_block_ranges(container["cells"])
+            self.mesh = from_core(container)
+            self.cells = self.mesh.cells
         # Cell data comes per core block; polygon and polyhedron blocks are several Python
         # blocks (one per size, as meshio shows them): split it the same way.
         if getattr(self, "_block_ranges", None) is None:

@@ -1,9 +1,9 @@
-// Element routine families and the node orders of ANSYS's shapes (ansys_cdb_elements.hpp).
-#include "formats/ansys_cdb/ansys_cdb_elements.hpp"
+// Element routine families and the node orders of ANSYS's shapes (ansys_element_types.hpp).
+#include "io/cells/ansys_element_types.hpp"
 
 #include <string_view>
 
-namespace meshioplusplus::ansys_cdb::detail {
+namespace meshioplusplus::io::ansys_elements {
 namespace {
 
 // Routine r's family is letter r of this table (pymapdl-reader's ETYPE_MAP, 0..300):
@@ -210,4 +210,4 @@ std::int64_t default_routine(std::string_view type) noexcept {
   return 0;
 }
 
-}  // namespace meshioplusplus::ansys_cdb::detail
+}  // namespace meshioplusplus::io::ansys_elements

@@ -1,0 +1,207 @@
+// GEOM1 (grids) and GEOM2 (elements) of an OP2 file -> points, cells, ids and property regions.
+//
+// A GEOM table's records after the name each hold one card type: a 3-word key (pyNastran's
+// geom1.py / geom2.py list them) and then its entries, a fixed number of words each; a record
+// with the key 65535 65535 65535 closes the table. GRID (4501, 45, 1): id, cp, x, y, z, cd,
+// ps, seid (8 words). Elements: id, property id, node ids, then card-specific words; some
+// cards have two entry lengths (MSC and NX: CQUAD4 15 or 14 words, CTRIA3/CTRIA6 13 or 14):
+// the one that divides the record and names only known grids is taken. Other cards (CELAS,
+// CBUSH, CONM2, rigid elements …) are passed over.
+#include <algorithm>
+#include <map>
+#include <span>
+#include <string>
+
+#include "formats/op2/op2_internal.hpp"
+#include "io/cells/node_orders.hpp"
+#include "io/source/read_limits.hpp"
+
+namespace meshioplusplus::op2::detail {
+namespace {
+
+struct Variant {
+  int nodes;
+  std::string_view cell;
+};
+
+struct ElementCard {
+  std::int32_t key;  // the first key word
+  std::string_view name;
+  std::array<int, 2> entry_words;  // 0: no second length
+  int first_node;                  // word of the first node id
+  int has_property;                // 1: word 1 is the property id
+  std::array<Variant, 2> variants;  // the full node count first; nodes: how many to read
+};
+
+constexpr ElementCard kCards[] = {
+    {5959, "CTRIA3", {13, 14}, 2, 1, {{{3, "triangle"}, {0, ""}}}},
+    {9200, "CTRIAR", {13, 14}, 2, 1, {{{3, "triangle"}, {0, ""}}}},
+    {4801, "CTRIA6", {14, 13}, 2, 1, {{{6, "triangle6"}, {3, "triangle"}}}},
+    {2958, "CQUAD4", {15, 14}, 2, 1, {{{4, "quad"}, {0, ""}}}},
+    {8009, "CQUADR", {15, 14}, 2, 1, {{{4, "quad"}, {0, ""}}}},
+    {4701, "CQUAD8", {17, 0}, 2, 1, {{{8, "quad8"}, {4, "quad"}}}},
+    {5508, "CTETRA", {12, 0}, 2, 1, {{{10, "tetra10"}, {4, "tetra"}}}},
+    {17200, "CPYRAM", {16, 0}, 2, 1, {{{13, "pyramid13"}, {5, "pyramid"}}}},
+    {4108, "CPENTA", {17, 0}, 2, 1, {{{15, "wedge15"}, {6, "wedge"}}}},
+    {7308, "CHEXA", {22, 0}, 2, 1, {{{20, "hexahedron20"}, {8, "hexahedron"}}}},
+    {2408, "CBAR", {16, 0}, 2, 1, {{{2, "line"}, {0, ""}}}},
+    {5408, "CBEAM", {18, 0}, 2, 1, {{{2, "line"}, {0, ""}}}},
+    {3001, "CROD", {4, 0}, 2, 1, {{{2, "line"}, {0, ""}}}},
+    {3701, "CTUBE", {4, 0}, 2, 1, {{{2, "line"}, {0, ""}}}},
+    {1601, "CONROD", {8, 0}, 1, 0, {{{2, "line"}, {0, ""}}}},
+};
+
+const ElementCard* element_card(std::int32_t key) noexcept {
+  for (const ElementCard& card : kCards)
+    if (card.key == key) return &card;
+  return nullptr;
+}
+
+struct BlockBuilder {
+  std::string type;
+  int nodes = 0;
+  std::vector<std::int64_t> connectivity, element_ids, properties;
+};
+
+constexpr std::int32_t kGridKey = 4501;
+constexpr std::int32_t kEndKey = 65535;
+
+void read_grids(const File& file, const Table& table, std::vector<std::int64_t>& ids, std::vector<double>& xyz,
+                std::vector<std::int64_t>& cp) {
+  std::string storage;
+  for (std::size_t r = 1; r < table.records.size(); ++r) {
+    const LogicalRecord& record = table.records[r];
+    const Words w(file, file.record_bytes(record, storage), record.offset());
+    if (w.size() < 3) file.fail(record.offset(), "GEOM1: a record shorter than its 3-word key");
+    if (w.integer(0) == kEndKey || w.integer(0) != kGridKey) continue;
+    const std::size_t entries = (w.size() - 3) / 8;
+    if ((w.size() - 3) % 8 != 0) file.fail(record.offset(), "GEOM1: GRID record of " + std::to_string(w.size()) +
+                                                                 " words is not 3 + 8 per grid");
+    for (std::size_t e = 0; e < entries; ++e) {
+      const std::size_t at = 3 + 8 * e;
+      ids.push_back(w.integer(at));
+      cp.push_back(w.integer(at + 1));
+      for (int c = 0; c < 3; ++c) xyz.push_back(static_cast<double>(w.real(at + 2 + c)));
+    }
+  }
+}
+
+// The entry length of `card` that fits this record and names only known grids.
+int entry_words(const File& file, const ElementCard& card, const Words& w, const io::IdMap& grids) {
+  const std::size_t words = w.size() - 3;
+  for (const int length : card.entry_words) {
+    if (length == 0 || words % static_cast<std::size_t>(length) != 0) continue;
+    bool fits = true;
+    for (std::size_t at = 3; at < w.size() && fits; at += static_cast<std::size_t>(length))
+      for (int k = 0; k < card.variants[0].nodes && fits; ++k) {
+        const std::int32_t id = w.integer(at + static_cast<std::size_t>(card.first_node + k));
+        if (k < card.variants[1].nodes || card.variants[1].nodes == 0 ? id <= 0 || grids.find(id) < 0
+                                                                       : id != 0 && grids.find(id) < 0)
+          fits = false;
+      }
+    if (fits) return length;
+  }
+  file.fail(w.offset_of(0), "GEOM2: " + std::string(card.name) + " record of " + std::to_string(w.size()) +
+                                " words: no entry length of the card fits it, or it names grids GEOM1 lacks");
+}
+
+void read_elements(const File& file, const Table& table, const io::IdMap& grids, std::vector<BlockBuilder>& blocks) {
+  std::string storage;
+  for (std::size_t r = 1; r < table.records.size(); ++r) {
+    const LogicalRecord& record = table.records[r];
+    const Words w(file, file.record_bytes(record, storage), record.offset());
+    if (w.size() < 3) file.fail(record.offset(), "GEOM2: a record shorter than its 3-word key");
+    const ElementCard* card = element_card(w.integer(0));
+    if (card == nullptr) continue;
+    const std::size_t length = static_cast<std::size_t>(entry_words(file, *card, w, grids));
+    for (std::size_t at = 3; at < w.size(); at += length) {
+      const Variant* variant = &card->variants[0];
+      if (card->variants[1].nodes != 0)
+        for (int k = card->variants[1].nodes; k < card->variants[0].nodes; ++k)
+          if (w.integer(at + static_cast<std::size_t>(card->first_node + k)) == 0) variant = &card->variants[1];
+      auto block = std::find_if(blocks.begin(), blocks.end(), [&](const BlockBuilder& b) { return b.type == variant->cell; });
+      if (block == blocks.end()) {
+        blocks.push_back({std::string(variant->cell), variant->nodes, {}, {}, {}});
+        block = blocks.end() - 1;
+      }
+      const std::span<const std::int8_t> order = io::vertical_edges_before_top_order(variant->cell);
+      for (int k = 0; k < variant->nodes; ++k) {
+        const int file_k = order.empty() ? k : order[static_cast<std::size_t>(k)];
+        block->connectivity.push_back(grids.find(w.integer(at + static_cast<std::size_t>(card->first_node + file_k))));
+      }
+      block->element_ids.push_back(w.integer(at));
+      block->properties.push_back(card->has_property ? w.integer(at + 1) : 0);
+    }
+  }
+}
+
+NDArray int64_array(const std::vector<std::int64_t>& values, Shape shape) {
+  NDArray array = NDArray::allocate(DType::int64, std::move(shape));
+  std::copy(values.begin(), values.end(), array.data_as<std::int64_t>());
+  return array;
+}
+
+}  // namespace
+
+Geometry read_geometry(const File& file) {
+  const Table* geom1 = nullptr;
+  const Table* geom2 = nullptr;
+  for (const Table& table : file.tables) {
+    if (table.name == "GEOM1" && geom1 == nullptr) geom1 = &table;
+    if (table.name == "GEOM2" && geom2 == nullptr) geom2 = &table;
+  }
+  if (geom1 == nullptr)
+    file.fail(0, "the file holds no geometry (no GEOM1 table): Nastran writes it to the OP2 with PARAM,POST,-1; "
+                 "read the mesh from the input deck (format 'nastran')");
+  Geometry g;
+  std::vector<std::int64_t> ids, cp;
+  std::vector<double> xyz;
+  read_grids(file, *geom1, ids, xyz, cp);
+  if (const auto repeated = g.grids.build(ids))
+    file.fail(geom1->offset, "GEOM1: GRID " + std::to_string(ids[*repeated]) + " is given twice");
+  Mesh& mesh = g.mesh;
+  const auto n = static_cast<std::int64_t>(ids.size());
+  mesh.points = NDArray::allocate(DType::float64, {n, 3});
+  std::copy(xyz.begin(), xyz.end(), mesh.points.data_as<double>());
+  mesh.point_data.append_new("nastran:grid_id", int64_array(ids, {n}));
+  if (std::any_of(cp.begin(), cp.end(), [](std::int64_t c) { return c != 0; }))
+    mesh.point_data.append_new("nastran:ref", int64_array(cp, {n}));
+
+  std::vector<BlockBuilder> blocks;
+  if (geom2 != nullptr) read_elements(file, *geom2, g.grids, blocks);
+  std::vector<NDArray> element_ids, properties;
+  std::vector<std::int64_t> all_ids;
+  std::map<std::int64_t, std::vector<std::int64_t>> cells_of_property;
+  std::int64_t base = 0;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const BlockBuilder& block = blocks[b];
+    const auto rows = static_cast<std::int64_t>(block.element_ids.size());
+    mesh.cells.push_back({block.type, int64_array(block.connectivity, {rows, block.nodes}), {}, {}});
+    element_ids.push_back(int64_array(block.element_ids, {rows}));
+    properties.push_back(int64_array(block.properties, {rows}));
+    for (std::int64_t i = 0; i < rows; ++i) {
+      all_ids.push_back(block.element_ids[static_cast<std::size_t>(i)]);
+      g.element_block.push_back(static_cast<std::int32_t>(b));
+      g.element_row.push_back(i);
+      cells_of_property[block.properties[static_cast<std::size_t>(i)]].push_back(base + i);
+    }
+    base += rows;
+  }
+  if (const auto repeated = g.elements.build(all_ids))
+    file.fail(geom2->offset, "GEOM2: element " + std::to_string(all_ids[*repeated]) + " is given twice");
+  if (!blocks.empty()) {
+    mesh.cell_data.append_new("nastran:element_id", std::move(element_ids));
+    mesh.cell_data.append_new("nastran:ref", std::move(properties));
+  }
+  for (const auto& [property, cells] : cells_of_property) {
+    Region region;
+    region.name = "property_" + std::to_string(property);
+    region.kind = RegionKind::Cell;
+    region.tag = property;
+    region.entries = int64_array(cells, {static_cast<std::int64_t>(cells.size())});
+    mesh.regions.push_back(std::move(region));
+  }
+  return g;
+}
+
+}  // namespace meshioplusplus::op2::detail

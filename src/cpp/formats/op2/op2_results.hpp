@@ -1,0 +1,35 @@
+// Private to formats/op2: result tables -> steps (which data records each step reads).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/op2/op2_internal.hpp"
+#include "meshioplusplus/time_series.hpp"
+
+namespace meshioplusplus::op2::detail {
+
+// One table-3 header and the data record after it.
+struct ResultBlock {
+  std::size_t table = 0, record = 0;  // the data record: file.tables[table].records[record]
+  std::string name;                   // "displacement", "stress" …
+  bool nodal = true;
+  std::int32_t element_type = 0, num_wide = 0;
+};
+
+struct Step {
+  std::int32_t subcase = 0, approach = 0, key_word = 0;  // key_word: table-3 word 5 as written
+  double time = 0;
+  double eigenvalue = 0;
+  std::vector<ResultBlock> blocks;
+};
+
+// The steps of the file, from the table-3 headers of the tables read (no data record read).
+std::vector<Step> find_steps(const File& file);
+// Step `step`'s arrays: reads only its data records.
+TimeStep read_step(const File& file, const Geometry& geometry, const Step& step);
+// The eigenvalues of the LAMA table, empty when the file has none.
+std::vector<double> eigenvalues(const File& file);
+
+}  // namespace meshioplusplus::op2::detail

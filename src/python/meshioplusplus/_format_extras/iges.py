@@ -1,0 +1,11 @@
+"""IGES (.iges, .igs) read as a triangulated surface through OpenCASCADE:
+``meshioplusplus.iges.read(path, linear_deflection=, angular_deflection=, relative=)``
+(``_cad.py`` says what they mean)."""
+
+from .._capabilities import register
+from ._cad import make_reader
+
+__all__ = ["read"]
+
+read = make_reader("iges")
+register("iges", namespace={"read": read})

@@ -1,0 +1,228 @@
+// PCD reader and writer, and the LZF codec under binary_compressed: PCL's own test clouds
+// (ascii .5/0.7, binary, binary_compressed, organised, COUNT > 1, packed colours), round
+// trips in all three encodings bit for bit, and hostile headers and compressed blocks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats/pcd/pcd.hpp"
+#include "io/codecs/lzf.hpp"
+#include "meshioplusplus/errors.hpp"
+#include "support/test_data.hpp"
+#include "support/test_support.hpp"
+
+using namespace meshioplusplus;
+using namespace meshioplusplus::testing_support;
+
+namespace {
+
+std::string data_file(const std::string& name) { return (meshioplusplus::testing::test_data_dir() / "pcd" / name).string(); }
+
+double sum_of(const NDArray& array) {
+  double sum = 0;
+  visit_dtype(array.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    for (T v : array.values<T>())
+      if (!std::isnan(static_cast<double>(v))) sum += static_cast<double>(v);
+  });
+  return sum;
+}
+
+void expect_same_mesh(const Mesh& a, const Mesh& b) {
+  EXPECT_TRUE(same_bits(a.points, b.points));
+  ASSERT_EQ(a.point_data.size(), b.point_data.size());
+  for (const auto& [name, array] : a.point_data) {
+    const NDArray* other = b.point_data.find(name);
+    ASSERT_NE(other, nullptr) << name;
+    EXPECT_TRUE(same_bits(array, *other)) << name;
+  }
+  ASSERT_EQ(a.field_data.size(), b.field_data.size());
+  for (const auto& [name, array] : a.field_data) {
+    const NDArray* other = b.field_data.find(name);
+    ASSERT_NE(other, nullptr) << name;
+    EXPECT_TRUE(same_bits(array, *other)) << name;
+  }
+  ASSERT_EQ(b.cells.size(), 1u);
+  EXPECT_EQ(b.cells[0].type, "vertex");
+  EXPECT_EQ(b.cells[0].connectivity.rows(), b.num_points());
+}
+
+const char* const kAsciiHeader =
+    "# .PCD v0.7\nVERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 2\nHEIGHT 1\nPOINTS 2\nDATA ascii\n";
+
+std::string binary_header(const std::string& data) {
+  return "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 2\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS 2\nDATA " +
+         data + "\n";
+}
+
+}  // namespace
+
+TEST(PcdRealFiles, CountsAndFields) {
+  const Mesh octants = pcd::read(data_file("octants.pcd"));
+  EXPECT_EQ(octants.num_points(), 8);
+  EXPECT_EQ(octants.points.dtype(), DType::float32);
+  EXPECT_TRUE(octants.point_data.empty());
+
+  const Mesh bunny = pcd::read(data_file("bunny.pcd"));  // VERSION .5, ascii
+  EXPECT_EQ(bunny.num_points(), 397);
+
+  const Mesh bun0 = pcd::read(data_file("bun0.pcd"));
+  EXPECT_EQ(bun0.num_points(), 397);
+  for (const char* name : {"normal_x", "normal_y", "normal_z", "curvature"}) {
+    ASSERT_NE(bun0.point_data.find(name), nullptr) << name;
+    EXPECT_EQ(bun0.point_data.find(name)->dtype(), DType::float32);
+  }
+
+  const Mesh colored = pcd::read(data_file("colored_cloud.pcd"));  // binary, WIDTH 1 HEIGHT 1000
+  EXPECT_EQ(colored.num_points(), 1000);
+  ASSERT_NE(colored.point_data.find("rgb"), nullptr);
+  EXPECT_EQ(colored.point_data.find("rgb")->dtype(), DType::uint32);
+  ASSERT_NE(colored.field_data.find("pcd:height"), nullptr);
+  EXPECT_EQ(int_values(*colored.field_data.find("pcd:height")), std::vector<std::int64_t>{1000});
+  EXPECT_EQ(int_values(*colored.field_data.find("pcd:width")), std::vector<std::int64_t>{1});
+
+  const Mesh canny = pcd::read(data_file("canny.pcd"));  // binary_compressed, organised 256 x 256
+  EXPECT_EQ(canny.num_points(), 65536);
+  EXPECT_EQ(int_values(*canny.field_data.find("pcd:width")), std::vector<std::int64_t>{256});
+  EXPECT_EQ(canny.point_data.find("intensity")->rows(), 65536);
+
+  const Mesh milk = pcd::read(data_file("milk_color.pcd"));
+  EXPECT_EQ(milk.num_points(), 13704);
+  EXPECT_EQ(milk.point_data.find("rgba")->dtype(), DType::uint32);
+
+  const Mesh brisk = pcd::read(data_file("brisk_descriptors_gt.pcd"));  // COUNT 64, no x y z
+  EXPECT_EQ(brisk.num_points(), 1534);
+  const NDArray* descriptor = brisk.point_data.find("brisk_descriptor512");
+  ASSERT_NE(descriptor, nullptr);
+  EXPECT_EQ(descriptor->shape(), (Shape{1534, 64}));
+  EXPECT_EQ(descriptor->dtype(), DType::uint8);
+  EXPECT_EQ(point_sum(brisk), 0.0);
+
+  const Mesh logo = pcd::read(data_file("pcl_logo.pcd"));  // F 4 rgb, VIEWPOINT 0 0 -2 0 1 0 0
+  EXPECT_EQ(logo.num_points(), 12909);
+  EXPECT_EQ(logo.point_data.find("rgb")->dtype(), DType::float32);
+  const NDArray* viewpoint = logo.field_data.find("pcd:viewpoint");
+  ASSERT_NE(viewpoint, nullptr);
+  EXPECT_EQ(viewpoint->values<double>()[2], -2.0);
+
+  const Mesh keypoints = pcd::read(data_file("office1_keypoints.pcd"));  // binary
+  EXPECT_EQ(keypoints.num_points(), 1318);
+  EXPECT_GT(std::abs(sum_of(*keypoints.point_data.find("intensity"))), 0.0);
+}
+
+TEST(PcdRoundTrip, EveryFileEveryEncodingBitExact) {
+  for (const char* name : {"octants.pcd", "bunny.pcd", "bun0.pcd", "colored_cloud.pcd", "office1_keypoints.pcd", "canny.pcd",
+                           "milk_color.pcd", "brisk_descriptors_gt.pcd", "pcl_logo.pcd"}) {
+    const Mesh original = pcd::read(data_file(name));
+    for (const char* data : {"ascii", "binary", "binary_compressed"}) {
+      SCOPED_TRACE(std::string(name) + " " + data);
+      WriteOptions options;
+      options.set("data", data);
+      const std::string path = scratch(std::string(data) + "_" + name).string();
+      pcd::write(path, original, options);
+      expect_same_mesh(original, pcd::read(path));
+    }
+  }
+}
+
+TEST(PcdRoundTrip, Float64IntegersAndNaN) {
+  Mesh mesh;
+  mesh.points = array_of<double>({3, 3}, {0.1, 0.2, 0.3, NAN, NAN, NAN, -1e300, 5e-324, 7});
+  mesh.point_data.set("label", array_of<std::int16_t>({3}, {-3, 0, 32767}));
+  mesh.point_data.set("histogram", array_of<std::uint64_t>({3, 2}, {1, 2, 3, 4, UINT64_MAX, 0}));
+  mesh.field_data.set("pcd:width", array_of<std::int64_t>({1}, {3}));
+  mesh.field_data.set("pcd:height", array_of<std::int64_t>({1}, {1}));
+  for (const char* data : {"ascii", "binary", "binary_compressed"}) {
+    SCOPED_TRACE(data);
+    WriteOptions options;
+    options.set("data", data);
+    const std::string path = scratch(std::string("f64_") + data + ".pcd").string();
+    pcd::write(path, mesh, options);
+    const Mesh back = pcd::read(path);
+    EXPECT_TRUE(same_bits(mesh.points, back.points));
+    EXPECT_TRUE(same_bits(*mesh.point_data.find("label"), *back.point_data.find("label")));
+    EXPECT_TRUE(same_bits(*mesh.point_data.find("histogram"), *back.point_data.find("histogram")));
+    EXPECT_EQ(back.field_data.find("pcd:width"), nullptr);  // HEIGHT 1: not organised
+  }
+}
+
+TEST(PcdRoundTrip, BadOptionIsWriteError) {
+  Mesh mesh;
+  mesh.points = array_of<float>({1, 3}, {1, 2, 3});
+  WriteOptions options;
+  options.set("data", "zip");
+  EXPECT_THROW(pcd::write(scratch("bad.pcd").string(), mesh, options), WriteError);
+  Mesh spaced = mesh;
+  spaced.point_data.set("a b", array_of<float>({1}, {1}));
+  EXPECT_THROW(pcd::write(scratch("bad2.pcd").string(), spaced, {}), WriteError);
+}
+
+TEST(Lzf, RoundTripsAndRejectsCorruptStreams) {
+  std::mt19937 random(7);
+  for (std::size_t size : {0u, 1u, 2u, 3u, 31u, 32u, 33u, 1000u, 100000u, 6u << 20}) {  // 6 MiB: blocks on every core
+    for (int kind = 0; kind < 3; ++kind) {
+      std::vector<std::uint8_t> data(size);
+      for (std::size_t i = 0; i < size; ++i)
+        data[i] = kind == 0 ? static_cast<std::uint8_t>(random()) : kind == 1 ? static_cast<std::uint8_t>(i % 7) : 42;
+      std::vector<std::uint8_t> packed;
+      io::lzf_compress(data.data(), data.size(), packed);
+      std::vector<std::uint8_t> unpacked(size + 1);
+      EXPECT_EQ(io::lzf_decompress(packed.data(), packed.size(), unpacked.data(), unpacked.size()), size);
+      EXPECT_TRUE(std::equal(data.begin(), data.end(), unpacked.begin()));
+      if (kind == 2 && size >= 1000) EXPECT_LT(packed.size(), size / 20);
+    }
+  }
+  std::uint8_t out[64];
+  const std::uint8_t before_start[] = {0x00, 'a', 0x20, 0x05};  // one literal, then a reference 6 back
+  EXPECT_EQ(io::lzf_decompress(before_start, sizeof before_start, out, sizeof out), SIZE_MAX);
+  const std::uint8_t cut_literal[] = {0x05, 'a', 'b'};
+  EXPECT_EQ(io::lzf_decompress(cut_literal, sizeof cut_literal, out, sizeof out), SIZE_MAX);
+  const std::uint8_t cut_reference[] = {0x00, 'a', 0xE0};
+  EXPECT_EQ(io::lzf_decompress(cut_reference, sizeof cut_reference, out, sizeof out), SIZE_MAX);
+  const std::uint8_t too_long[] = {0x00, 'a', 0xE0, 0xFF, 0x00};  // 264 bytes into 64
+  EXPECT_EQ(io::lzf_decompress(too_long, sizeof too_long, out, sizeof out), SIZE_MAX);
+}
+
+TEST(PcdHostile, HeaderAndDataErrors) {
+  const auto fails = [](const std::string& name, const std::string& text, const std::string& words) {
+    const std::string path = write_scratch(name, text);
+    const ReadError error = expect_read_error([&] { pcd::read(path); });
+    EXPECT_EQ(error.path(), path);
+    EXPECT_EQ(error.format(), "pcd");
+    EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
+  };
+  fails("size.pcd", "VERSION 0.7\nFIELDS x y z\nSIZE 4 4\nTYPE F F F\nWIDTH 1\nPOINTS 1\nDATA ascii\n1 2 3\n", "SIZE lists 2");
+  fails("count.pcd", "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1\nWIDTH 1\nPOINTS 1\nDATA ascii\n1 2 3\n", "COUNT lists");
+  fails("type.pcd", "FIELDS x\nSIZE 2\nTYPE F\nWIDTH 1\nPOINTS 1\nDATA ascii\n1\n", "TYPE F with SIZE 2");
+  fails("points.pcd", "FIELDS x\nSIZE 4\nTYPE F\nWIDTH 3\nHEIGHT 2\nPOINTS 5\nDATA ascii\n1\n", "not WIDTH * HEIGHT");
+  fails("nodata.pcd", "FIELDS x\nSIZE 4\nTYPE F\nWIDTH 1\n", "without a DATA line");
+  fails("keyword.pcd", "FIELDS x\nSIZES 4\n", "unknown header keyword");
+  fails("encoding.pcd", "FIELDS x\nSIZE 4\nTYPE F\nWIDTH 1\nDATA gzip\n", "unknown DATA encoding");
+  fails("short_ascii.pcd", std::string(kAsciiHeader) + "1 2 3\n4 5      \n", "fewer values");
+  fails("bad_ascii.pcd", std::string(kAsciiHeader) + "1 2 3\n4 five 6\n", "invalid or surplus value 'five'");
+  fails("missing_ascii.pcd", std::string(kAsciiHeader) + "1 2 3\n\n\n\n\n\n\n", "ends after 1 of 2");
+  fails("claim_ascii.pcd", std::string(kAsciiHeader) + "1 2 3\n", "which need at least");
+  fails("huge.pcd", "FIELDS x\nSIZE 4\nTYPE F\nWIDTH 4000000000\nHEIGHT 4000000000\nDATA binary\n", "");
+  // binary: 2 points of 12 bytes need 24
+  fails("binary_short.pcd", binary_header("binary") + std::string(20, '\0'), "points");
+  // binary_compressed: sizes cut off, a block longer than the file, sizes unlike the fields,
+  // a stream that references before its start, and one that decodes short.
+  fails("compressed_cut.pcd", binary_header("binary_compressed") + "\x10\0", "sizes are cut off");
+  const auto block = [](std::uint32_t compressed, std::uint32_t decompressed, const std::string& stream) {
+    std::string bytes(8, '\0');
+    std::memcpy(bytes.data(), &compressed, 4);
+    std::memcpy(bytes.data() + 4, &decompressed, 4);
+    return bytes + stream;
+  };
+  fails("compressed_long.pcd", binary_header("binary_compressed") + block(100, 24, "abc"), "claims 100 bytes");
+  fails("compressed_sizes.pcd", binary_header("binary_compressed") + block(3, 12, std::string("\x02" "abc", 4)), "the fields need 24");
+  fails("compressed_expansion.pcd", binary_header("binary_compressed") + block(0, 24, ""), "too short");
+  fails("compressed_before_start.pcd", binary_header("binary_compressed") + block(6, 24, std::string("\x00" "a" "\xE0\x0F\x10" "b", 6)),
+        "LZF stream is corrupt");
+  fails("compressed_truncated.pcd", binary_header("binary_compressed") + block(3, 24, std::string("\x05" "ab", 3)), "LZF stream is corrupt");
+}
