@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <charconv>
 #include <cstring>
 
@@ -31,7 +32,12 @@ bool line_end(char c) noexcept { return c == '\n' || c == '\r'; }
 }  // namespace
 
 std::int64_t integer(const Word& word) noexcept {
-  if (word.kind == 'D') return static_cast<std::int64_t>(std::bit_cast<double>(word.bits));
+  if (word.kind == 'D') {
+    // A real where an integer is read: converted only when it fits (NaN and huge values are
+    // the smallest int64, which every count and id check refuses).
+    const double value = std::bit_cast<double>(word.bits);
+    return value > -9.2e18 && value < 9.2e18 ? static_cast<std::int64_t>(value) : INT64_MIN;
+  }
   return static_cast<std::int64_t>(word.bits);
 }
 

@@ -207,6 +207,10 @@ void read_control_words(const Words& w, Layout& l, Structure& s, std::uint64_t& 
   if (extra < 0 || extra > 1024) w.fail(57 * w.size(), "EXTRA = " + std::to_string(extra) + " is out of range");
   header_words = 64 + static_cast<std::uint64_t>(extra);
   w.need(0, header_words, "the control words");
+  // Materials have no words of their own unless numbered (NARBS), yet each gets a part id and
+  // title here: a file cannot name more materials than it has words.
+  if (static_cast<std::uint64_t>(l.nmmat) > w.count())
+    w.fail(51 * w.size(), "NMMAT = " + std::to_string(l.nmmat) + " is more materials than the file has words");
   if (extra > 0) {
     l.nt3d = word(65, "NT3D");
     if (l.nt3d < 0 || l.nt3d > 1000) w.fail(65 * w.size(), "NT3D is out of range");
@@ -341,7 +345,8 @@ std::shared_ptr<const Structure> open_structure(const std::string& requested) {
   };
   std::vector<std::int64_t> node_ids = identity(l.numnp);
   for (const Family& f : families) s.element_ids[f.kind] = identity(f.count);
-  s.part_ids = identity(l.nmmat);
+  // Elements name materials 1..max(NMMAT, 1) (files with NMMAT 0 still number theirs 1).
+  s.part_ids = identity(std::max<std::int64_t>(l.nmmat, 1));
   if (narbs > 0) {
     const std::uint64_t start = c.at;
     const std::int64_t nsort = c.next_integer("NSORT");
@@ -407,7 +412,7 @@ std::shared_ptr<const Structure> open_structure(const std::string& requested) {
 
   // Titles after an end marker: 90000 the run's title, 90001 parts, 90002 contacts, 90020 ICFD
   // parts (each id + 72 characters), 90100 keyword lines (80 characters each).
-  s.part_titles.assign(l.nmmat, std::string());
+  s.part_titles.assign(s.part_ids.size(), std::string());
   if (c.at < w.count() && w.real(c.at, "end marker") == kEndMarker) {
     ++c.at;
     std::uint64_t byte = c.at * l.word_size;

@@ -507,7 +507,7 @@ class Reader {
           fail(record.begin, where(dataset) + ": group '" + std::string(name) + "' ends after " + std::to_string(read) +
                                  " of its " + std::to_string(entities) + " entities");
         const std::size_t got = detail::read_ints(text_, line, quad, 8, path_);
-        if (got % 4 != 0 || got == 0 || read + static_cast<std::int64_t>(got / 4) > entities)
+        if (got > 8 || got % 4 != 0 || got == 0 || read + static_cast<std::int64_t>(got / 4) > entities)
           fail(line.begin, where(dataset) + ": group '" + std::string(name) +
                                "': an entity line holds one or two (type, tag, leaf, component) quadruples");
         for (std::size_t q = 0; q < got / 4; ++q) {

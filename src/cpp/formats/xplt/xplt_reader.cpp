@@ -519,6 +519,11 @@ void PlotFile::read_domain(const Variable& variable, const Chunk& data, const Me
     blocks_found = &out.cell_data.set(variable.name, std::move(blocks));
   }
   std::vector<NDArray>& blocks = *blocks_found;
+  // A name the dictionary lists twice with other sizes must not write into the first's arrays.
+  for (std::size_t d = 0; d < mesh.domains.size(); ++d)
+    if (d >= blocks.size() ||
+        blocks[d].size() != static_cast<std::size_t>(mesh.domains[d].cells) * static_cast<std::size_t>(components))
+      cursor_.fail_at(data.begin, "domain variable '" + variable.name + "' is listed twice with different sizes");
   cursor_.seek(data.begin);
   std::vector<float> values;
   while (cursor_.position() < data.end) {
