@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -121,6 +122,19 @@ template <class Source> inline double normalized(Source value) noexcept {
   else return static_cast<double>(value);
 }
 
+// `value` as T: a float read into an integer array (indices or JOINTS a file stores as floats)
+// converts only when it fits — NaN and out-of-range values become T's lowest, which the index
+// checks refuse — since the plain conversion is undefined there.
+template <class T, class Source> inline T converted(Source value) noexcept {
+  if constexpr (std::is_floating_point_v<Source> && std::is_integral_v<T>) {
+    const double v = static_cast<double>(value);
+    // max() as a double rounds up to a power of two: `<` keeps every accepted value in range.
+    if (!(v >= static_cast<double>(std::numeric_limits<T>::lowest()) && v < static_cast<double>(std::numeric_limits<T>::max())))
+      return std::numeric_limits<T>::lowest();
+  }
+  return static_cast<T>(value);
+}
+
 template <class Source, class T>
 void copy_elements(const Accessor& accessor, const std::uint8_t* base, std::int64_t stride, std::int64_t count,
                    T* out, std::int64_t out_width, const std::int64_t* targets) {
@@ -136,8 +150,8 @@ void copy_elements(const Accessor& accessor, const std::uint8_t* base, std::int6
                                   ? (c / accessor.matrix_rows) * column_bytes + (c % accessor.matrix_rows) * sizeof(Source)
                                   : c * static_cast<std::int64_t>(sizeof(Source));
       const Source value = load<Source>(element + at);
-      if (normalize) row[c] = static_cast<T>(normalized(value));
-      else row[c] = static_cast<T>(value);
+      if (normalize) row[c] = converted<T>(normalized(value));
+      else row[c] = converted<T>(value);
     }
   }
 }
@@ -165,7 +179,7 @@ template <class T> void Document::read(const Accessor& accessor, T* out, std::in
         if (accessor.stride == accessor.components * 4 && out_width == accessor.components && !accessor.matrix_rows) {
           const std::int64_t n = accessor.count * accessor.components;
           const std::uint8_t* bytes = accessor.base;
-          for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(load<float>(bytes + 4 * i));
+          for (std::int64_t i = 0; i < n; ++i) out[i] = converted<T>(load<float>(bytes + 4 * i));
           return;
         }
       }
