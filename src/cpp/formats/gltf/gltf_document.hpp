@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +17,7 @@
 #include "io/source/byte_order.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/text/json.hpp"
+#include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::gltf::detail {
 
@@ -171,6 +172,12 @@ template <class Fn> void visit_component(int type, Fn&& fn) {
 
 template <class T> void Document::read(const Accessor& accessor, T* out, std::int64_t out_width) const {
   using namespace accessor_values;
+  // Every row of `out` holds out_width values: an accessor of more components (a VEC3 where an
+  // index accessor must be SCALAR) would write past it (a fuzz finding).
+  if (accessor.components > out_width)
+    throw ReadError(path_, std::string(kFormat),
+                    "an accessor of " + std::to_string(accessor.components) + " components where " +
+                        std::to_string(out_width) + " are read (index accessors are SCALAR)");
   if (accessor.base) {
     visit_component(accessor.component_type, [&](auto zero) {
       using Source = decltype(zero);

@@ -491,7 +491,16 @@ class SceneReader {
         }
       });
     } else {
-      doc_.read(indices, out, 1);
+      // `count` is the whole cells' indices: an accessor whose count is no multiple of the
+      // cell's width has a few more, read aside (a fuzz finding wrote them past `out`).
+      std::vector<std::int64_t> all;
+      std::int64_t* target = out;
+      if (indices.count > count) {
+        all.resize(static_cast<std::size_t>(indices.count));
+        target = all.data();
+      }
+      doc_.read(indices, target, 1);
+      if (target != out) std::copy_n(target, count, out);
       for (std::int64_t k = 0; k < count; ++k) {
         worst = std::max(worst, static_cast<std::uint64_t>(out[k]));
         out[k] += plan.point_base;
