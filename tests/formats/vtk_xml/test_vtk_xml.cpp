@@ -309,6 +309,34 @@ TEST(Structured, ExtentsThatDisagreeWithTheDataNameThePiece) {
   }
 }
 
+// Fuzz finding (CI smoke, tests/data/fuzz-regressions/vts/): a piece one point layer thick
+// along an axis where the whole extent is not holds no cell of the whole; its own (1-D) cell
+// data was placed past the end of the whole's cell array.
+TEST(Structured, PieceFlatWhereTheWholeIsNotAddsNoCells) {
+  ScratchDir dir;
+  const auto ones = [](std::string name, int count, int components) {
+    std::string values;
+    for (int i = 0; i < count * components; ++i) values += i ? " 2" : "2";
+    return "<DataArray type=\"Float64\" Name=\"" + name + "\" NumberOfComponents=\"" + std::to_string(components) +
+           "\" format=\"ascii\">" + values + "</DataArray>";
+  };
+  const auto piece = [&](std::string extent, int points, int cells) {
+    return "<Piece Extent=\"" + extent + "\"><CellData>" + ones("c", cells, 1) + "</CellData><Points>" +
+           ones("p", points, 3) + "</Points></Piece>";
+  };
+  write_file(dir.file("flat.vts"),
+             R"(<VTKFile type="StructuredGrid" version="1.0"><StructuredGrid WholeExtent="0 2 0 2 0 0">)" +
+                 piece("0 1 0 2 0 0", 6, 2) + piece("2 2 0 2 0 0", 3, 2) + "</StructuredGrid></VTKFile>");
+  const mpp::Mesh mesh = mpp::read(dir.file("flat.vts"));
+  ASSERT_EQ(1u, mesh.cells.size());
+  EXPECT_EQ(4, mesh.cells[0].num_cells());
+  // The first piece's two cells (x column 0) are placed; the flat piece's are not.
+  const mpp::NDArray& c = mesh.cell_data.find("c")->front();
+  ASSERT_EQ(4, c.shape()[0]);
+  const double* v = c.data_as<double>();
+  EXPECT_EQ((std::vector<double>{2, 0, 2, 0}), std::vector<double>(v, v + 4));
+}
+
 TEST(Parallel, PiecesReadBackAsOneMeshAndMissingPiecesAreNamed) {
   ScratchDir dir;
   const mpp::Mesh mesh = surface_mesh();

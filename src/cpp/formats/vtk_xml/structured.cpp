@@ -90,12 +90,6 @@ std::int64_t cell_count(const Dims& dims) {
   return any ? count : 0;
 }
 
-// VTK's cell dims: one cell layer along a flat axis.
-Dims cell_dims(const Dims& dims) {
-  return {std::max<std::int64_t>(dims[0] - 1, 1), std::max<std::int64_t>(dims[1] - 1, 1),
-          std::max<std::int64_t>(dims[2] - 1, 1)};
-}
-
 std::string extent_text(const Extent& extent) {
   std::string text;
   for (std::int64_t value : extent) text += (text.empty() ? "" : " ") + std::to_string(value);
@@ -236,9 +230,20 @@ class StructuredReader {
   }
 
   // Rows of a piece array placed at their indices in the whole extent (points or cells).
+  // A piece flat along an axis where the whole is not (one layer of boundary points) holds no
+  // cell of the whole: VTK counts lines or quads of its own there, which are left out.
   void place(const NDArray& part, const Extent& extent, const Extent& whole, bool cells, NDArray& out) const {
-    const Dims part_dims = cells ? cell_dims(dims_of(extent)) : dims_of(extent);
-    const Dims whole_dims = cells ? cell_dims(dims_of(whole)) : dims_of(whole);
+    Dims part_dims = dims_of(extent), whole_dims = dims_of(whole);
+    if (cells) {
+      for (std::size_t axis = 0; axis < 3; ++axis) {
+        if (whole_dims[axis] == 1) continue;
+        if (part_dims[axis] == 1) return;
+        part_dims[axis] -= 1;
+        whole_dims[axis] -= 1;
+      }
+    }
+    if (part.shape().empty() || part.shape()[0] < point_count(part_dims))
+      reader_.fail(reader_.layout().dataset_offset, "a piece's array is shorter than its Extent");
     const std::size_t row_bytes = static_cast<std::size_t>(part.row_width()) * dtype_size(part.dtype());
     const auto* source = static_cast<const std::uint8_t*>(part.data());
     auto* target = static_cast<std::uint8_t*>(out.data());
