@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/read_selection.hpp"
 
 namespace meshioplusplus {
 
@@ -30,6 +31,11 @@ class WriteOptions {
 using ReadFunction = Mesh (*)(const std::string& path);
 using WriteFunction = void (*)(const std::string& path, const Mesh& mesh,
                                const WriteOptions& options);
+// A read that skips what `request` leaves out (points_only, arrays) without touching its bytes;
+// the registry narrows its result further (cell_types) and handles time_step itself.
+using SelectiveReadFunction = Mesh (*)(const std::string& path, const ReadRequest& request);
+// A summary from the file's header (MeshMetadata::header_only), without reading the arrays.
+using MetadataFunction = MeshMetadata (*)(const std::string& path);
 // Whether a file's first bytes (up to kSniffBytes, fewer for a short file) are this format's.
 using SniffFunction = bool (*)(std::string_view head) noexcept;
 inline constexpr std::size_t kSniffBytes = 512;
@@ -57,6 +63,11 @@ struct FormatInfo {
   // to address memory: write() then checks the indices on another core while the writer writes,
   // and the file is published only once the check has passed (core/deferred_check.hpp).
   bool index_check_beside_write = false;
+  // Set by formats whose layout lets a read skip arrays on disk (read_selection.hpp); the
+  // others are read whole and narrowed.
+  SelectiveReadFunction read_selected = nullptr;
+  // Set by formats whose header states counts and arrays; the others are read and summarised.
+  MetadataFunction read_metadata = nullptr;
 };
 
 std::span<const FormatInfo> registered_formats() noexcept;

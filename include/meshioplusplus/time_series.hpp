@@ -51,6 +51,8 @@ class TimeSeriesWriter {
 // Opens `path` as a time series of `format` (empty: from the extension). Throws ReadError
 // when the format has no time-series reader.
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, std::string_view format = {});
+// Whether `format` (a registry name) has a time-series reader.
+bool has_time_series_reader(std::string_view format) noexcept;
 // Options as for write(); each format documents its own.
 std::unique_ptr<TimeSeriesWriter> create_time_series(const std::string& path, std::string_view format = {},
                                                      const WriteOptions& options = {});

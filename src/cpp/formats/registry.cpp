@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/deferred_check.hpp"
+#include "meshioplusplus/time_series.hpp"
 #include "formats/abaqus/abaqus.hpp"
 #include "formats/ansys/ansys.hpp"
 #include "formats/ansys_cdb/ansys_cdb.hpp"
@@ -264,6 +265,10 @@ constexpr std::array kXdmfOptions{
     WriteOptionSpec{"data_format", "HDF", "heavy data: HDF (an .h5 beside the file), XML (inline) or Binary (.bin files)"},
     WriteOptionSpec{"compression", "gzip", "gzip or None (HDF heavy data)"},
     WriteOptionSpec{"compression_opts", "4", "gzip level 0-9"},
+    WriteOptionSpec{"layout", "meshio", "meshio (one grid, every cell) or dolfinx (what DOLFINx's read_mesh/read_meshtags take: top-dimension cells here, facets in <stem>_facets.xdmf)"},
+    WriteOptionSpec{"tags", "gmsh:physical", "layout=dolfinx: the cell data holding the tags, regions (Cell regions) or none"},
+    WriteOptionSpec{"prune_z", "auto", "layout=dolfinx: auto (drop z when all 0), true or false"},
+    WriteOptionSpec{"attribute_name", "name_to_read", "layout=dolfinx: the tags' Attribute name"},
 };
 constexpr std::array<std::string_view, 1> kHmfExtensions{".hmf"};
 constexpr std::array kHmfOptions{
@@ -318,7 +323,8 @@ constexpr std::array kSvgOptions{
 };
 
 const std::array kFormats{
-    FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write_validated, kVtuOptions, nullptr, false, /*index_check_beside_write=*/true},
+    FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write_validated, kVtuOptions, nullptr, false, /*index_check_beside_write=*/true,
+               vtu::read_selected, vtu::read_metadata},
     FormatInfo{"vtk", kVtkExtensions, "VTK legacy", vtk::read, vtk::write, kVtkOptions},
     FormatInfo{"vtp", kVtpExtensions, "VTK XML polydata", vtp::read, vtp::write_validated, kVtkXmlOptions},
     FormatInfo{"vts", kVtsExtensions, "VTK XML structured grid", vts::read, vts::write, kVtkXmlOptions, nullptr, /*cells_implied=*/true},
@@ -486,7 +492,9 @@ const FormatInfo* format_for_file(const std::string& path) {
 
 }  // namespace
 
-Mesh read(const std::string& path, std::string_view format_name) {
+namespace {
+
+const FormatInfo& readable_format(const std::string& path, std::string_view format_name) {
   const FormatInfo* format = nullptr;
   try {
     format = format_name.empty() ? format_for_file(path) : &format_by_name(format_name);
@@ -496,17 +504,85 @@ Mesh read(const std::string& path, std::string_view format_name) {
   if (format == nullptr)
     throw ReadError(path, "", "cannot tell the format from the file name; name one (known: " + known_names() + ")");
   if (format->read == nullptr) throw ReadError(path, std::string(format->name), "this format is write-only");
-  // The last line of defence: readers check each header claim before allocating
-  // (io/source/read_limits.hpp), but an allocation that still fails must name the file.
+  return *format;
+}
+
+// The last line of defence: readers check each header claim before allocating
+// (io/source/read_limits.hpp), but an allocation that still fails must name the file.
+template <class Read> auto guarded(const std::string& path, const FormatInfo& format, Read&& read) -> decltype(read()) {
   try {
     // A file truncated by another process while mapped reads as a ReadError, not SIGBUS or garbage.
-    return io::guarded_read([&] { return format->read(path); });
+    return io::guarded_read(read);
   } catch (const std::bad_alloc&) {
-    throw ReadError(path, std::string(format->name),
+    throw ReadError(path, std::string(format.name),
                     "out of memory while reading (a claim larger than this machine can hold; see max_array_bytes)");
   } catch (const std::length_error& error) {
-    throw ReadError(path, std::string(format->name), std::string("an array too large to hold: ") + error.what());
+    throw ReadError(path, std::string(format.name), std::string("an array too large to hold: ") + error.what());
   }
+}
+
+// The file's mesh with step `step`'s data (negative: from the end). A format without steps
+// holds one.
+Mesh read_time_step(const std::string& path, const FormatInfo& format, std::int64_t step, const ReadRequest& request) {
+  const auto one_step = [&](std::string_view what) {
+    if (step != 0 && step != -1)
+      throw std::invalid_argument(path + ": time_step=" + std::to_string(step) + " is out of range: " + std::string(what) +
+                                  " one step (0 or -1)");
+    return format.read_selected ? guarded(path, format, [&] { return format.read_selected(path, request); })
+                                : guarded(path, format, [&] { return format.read(path); });
+  };
+  if (!has_time_series_reader(format.name)) return one_step(std::string(format.name) + " files hold");
+  return guarded(path, format, [&] {
+    const std::unique_ptr<TimeSeriesReader> series = open_time_series(path, format.name);
+    const auto count = static_cast<std::int64_t>(series->num_steps());
+    if (count == 0) return one_step("the file has no steps of data: it holds");
+    const std::int64_t index = step < 0 ? step + count : step;
+    if (index < 0 || index >= count)
+      throw std::invalid_argument(path + ": time_step=" + std::to_string(step) + " is out of range: the file holds " +
+                                  std::to_string(count) + " steps (0.." + std::to_string(count - 1) + ", or -" +
+                                  std::to_string(count) + "..-1)");
+    Mesh mesh = series->read_mesh();
+    TimeStep data = series->read_step(static_cast<std::size_t>(index));
+    for (auto& [name, array] : data.point_data) mesh.point_data.set(name, std::move(array));
+    for (auto& [name, arrays] : data.cell_data) mesh.cell_data.set(name, std::move(arrays));
+    for (auto& [name, array] : data.field_data) mesh.field_data.set(name, std::move(array));
+    return mesh;
+  });
+}
+
+}  // namespace
+
+Mesh read(const std::string& path, std::string_view format_name) {
+  const FormatInfo& format = readable_format(path, format_name);
+  return guarded(path, format, [&] { return format.read(path); });
+}
+
+Mesh read(const std::string& path, std::string_view format_name, const ReadRequest& request) {
+  const FormatInfo& format = readable_format(path, format_name);
+  if (request.reads_everything()) return guarded(path, format, [&] { return format.read(path); });
+  Mesh mesh = request.time_step ? read_time_step(path, format, *request.time_step, request)
+              : format.read_selected ? guarded(path, format, [&] { return format.read_selected(path, request); })
+                                     : guarded(path, format, [&] { return format.read(path); });
+  apply_read_request(mesh, request, path);
+  return mesh;
+}
+
+MeshMetadata read_metadata(const std::string& path, std::string_view format_name) {
+  const FormatInfo& format = readable_format(path, format_name);
+  MeshMetadata metadata = format.read_metadata
+                              ? guarded(path, format, [&] { return format.read_metadata(path); })
+                              : summarize(guarded(path, format, [&] { return format.read(path); }), format.name);
+  metadata.format = std::string(format.name);
+  // The steps' times come from the series' structure, which its readers open without the arrays.
+  // A file of such a format without steps (a Gmsh mesh without $NodeData) has no times.
+  if (metadata.times.empty() && has_time_series_reader(format.name)) {
+    try {
+      const std::unique_ptr<TimeSeriesReader> series = open_time_series(path, format.name);
+      for (std::size_t step = 0; step < series->num_steps(); ++step) metadata.times.push_back(series->time(step));
+    } catch (const ReadError&) {
+    }
+  }
+  return metadata;
 }
 
 void write(const std::string& path, const Mesh& mesh, std::string_view format_name,

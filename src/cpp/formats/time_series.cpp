@@ -3,6 +3,7 @@
 #include "meshioplusplus/time_series.hpp"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 
 #include "formats/abaqus_fil/abaqus_fil.hpp"
@@ -78,27 +79,49 @@ void check_write_options(const std::string& path, const std::string& name, const
   }
 }
 
+namespace {
+
+struct SeriesReaderRow {
+  std::string_view format;
+  std::unique_ptr<TimeSeriesReader> (*open)(const std::string& path);
+};
+
+// The formats with a time-series reader, one row each.
+const std::array kSeriesReaders{
+    SeriesReaderRow{"xdmf", xdmf::open_time_series},
+    SeriesReaderRow{"pvd", pvd::open_time_series},
+    SeriesReaderRow{"exodus", exodus::open_time_series},
+    SeriesReaderRow{"gmsh", gmsh::open_time_series},
+    SeriesReaderRow{"med", med::open_time_series},
+    SeriesReaderRow{"vtkhdf", [](const std::string& path) { return vtkhdf::open_time_series(path); }},
+    SeriesReaderRow{"frd", frd::open_time_series},
+    SeriesReaderRow{"unv", unv::open_time_series},
+    SeriesReaderRow{"openfoam", openfoam::open_time_series},
+    SeriesReaderRow{"ensight", ensight::open_time_series},
+    SeriesReaderRow{"tecplot_binary", tecplot_binary::open_time_series},
+    SeriesReaderRow{"xplt", xplt::open_time_series},
+    SeriesReaderRow{"op2", op2::open_time_series},
+    SeriesReaderRow{"d3plot", d3plot::open_time_series},
+    SeriesReaderRow{"ansys_rst", ansys_rst::open_time_series},
+    SeriesReaderRow{"abaqus_fil", abaqus_fil::open_time_series},
+    SeriesReaderRow{"binout", binout::open_time_series},
+};
+
+const SeriesReaderRow* series_reader_row(std::string_view format) {
+  for (const SeriesReaderRow& row : kSeriesReaders)
+    if (row.format == format) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+bool has_time_series_reader(std::string_view format) noexcept { return series_reader_row(format) != nullptr; }
+
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path, std::string_view format) {
   // ParaView's index of a file sequence (file_sequence.hpp): its files are of any format.
   if (format.empty() && path.ends_with(".series")) return open_file_sequence(find_file_sequence(path));
   const std::string name = time_series_format(path, format);
-  if (name == "xdmf") return xdmf::open_time_series(path);
-  if (name == "pvd") return pvd::open_time_series(path);
-  if (name == "exodus") return exodus::open_time_series(path);
-  if (name == "gmsh") return gmsh::open_time_series(path);
-  if (name == "med") return med::open_time_series(path);
-  if (name == "vtkhdf") return vtkhdf::open_time_series(path);
-  if (name == "frd") return frd::open_time_series(path);
-  if (name == "unv") return unv::open_time_series(path);
-  if (name == "openfoam") return openfoam::open_time_series(path);
-  if (name == "ensight") return ensight::open_time_series(path);
-  if (name == "tecplot_binary") return tecplot_binary::open_time_series(path);
-  if (name == "xplt") return xplt::open_time_series(path);
-  if (name == "op2") return op2::open_time_series(path);
-  if (name == "d3plot") return d3plot::open_time_series(path);
-  if (name == "ansys_rst") return ansys_rst::open_time_series(path);
-  if (name == "abaqus_fil") return abaqus_fil::open_time_series(path);
-  if (name == "binout") return binout::open_time_series(path);
+  if (const SeriesReaderRow* row = series_reader_row(name)) return row->open(path);
   throw ReadError(path, name, name.empty() ? "cannot tell the format from the file name"
                                            : "format '" + name + "' has no time-series reader (xdmf has)");
 }

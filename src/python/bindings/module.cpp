@@ -42,6 +42,7 @@
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/netcdf/netcdf_file.hpp"
 #include "io/codecs/zlib_codec.hpp"
+#include "mesh_dict.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
@@ -833,10 +834,16 @@ void write_vtkhdf_partitioned_main(const std::string& path, const std::vector<st
 
 }  // namespace
 
+namespace meshioplusplus::bindings {
+nb::dict mesh_dict(const Mesh& mesh) { return mesh_to_python(mesh); }
+Mesh mesh_from_dict(const nb::dict& source) { return mesh_from_python(source); }
+}  // namespace meshioplusplus::bindings
+
 NB_MODULE(_core, m) {
   m.doc() = "meshio++ C++ core (internal; use the meshioplusplus package)";
   nb::register_exception_translator(translate_exceptions);
   m.def("read", &read_mesh, nb::arg("path"), nb::arg("format") = "");
+  mpp::bindings::bind_read_selection(m);
   m.def("read_structured_implicit", &read_structured_implicit, nb::arg("path"), nb::arg("format"));
   m.def("image_grid_points", &image_grid_points_of, nb::arg("extent"), nb::arg("origin"), nb::arg("spacing"),
         nb::arg("direction"));

@@ -23,6 +23,7 @@ from ._exceptions import MissingFileError, ReadError, UnknownFormatError, WriteE
 from ._mesh import Mesh, _as_cell_block
 from ._options import CORE_FORMATS as _CORE_FORMATS
 from ._options import core_write_options, with_array_limit
+from ._read_less import ReadRequest, metadata_from_core, metadata_of_mesh, narrow
 from ._regions import RegionKind, block_bases
 
 
@@ -188,17 +189,20 @@ def _write_format_for_path(path):
     return built_in[0] if built_in else candidates[0]
 
 
-def _read_core(path, format_name):
+def _read_core(path, format_name, request=None):
     # A format may read some of its files in Python (USD's binary layers through usd-core).
     for name in [format_name] if format_name else _filetypes_from_path(path):
         python_read = capability(name).python_read
         mesh = python_read(path) if python_read is not None else None
         if mesh is not None:
-            return mesh
-    structured = format_name or Path(path).suffix.lower().lstrip(".")
-    if structured in STRUCTURED_FORMATS:
-        return from_structured_core(_core.read_structured_implicit(path, structured))
-    mesh = from_core(_core.read(path, format_name))
+            return narrow(mesh, request, path) if request is not None else mesh
+    if request is not None:  # the core narrows (docs/read-less.md); structured grids come explicit
+        mesh = from_core(_core.read_selected(path, format_name, **request.core_arguments()))
+    else:
+        structured = format_name or Path(path).suffix.lower().lstrip(".")
+        if structured in STRUCTURED_FORMATS:
+            return from_structured_core(_core.read_structured_implicit(path, structured))
+        mesh = from_core(_core.read(path, format_name))
     # The formats this file may be (the one named, else the extension's claimants) adjust the
     # mesh to meshio's view where they registered a reason to.
     for name in [format_name] if format_name else _filetypes_from_path(path):
@@ -214,12 +218,17 @@ def _spool_suffix(format_name):
 
 
 def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optional[str] = None,
-         max_bytes: Optional[int] = None, piece: Optional[int] = None, merge_points: bool = False) -> Mesh:
-    """One process's read (``meshioplusplus.read`` without ``comm``; see its documentation)."""
+         max_bytes: Optional[int] = None, piece: Optional[int] = None, merge_points: bool = False,
+         request: Optional[ReadRequest] = None) -> Mesh:
+    """One process's read (``meshioplusplus.read`` without ``comm``; see its documentation).
+    ``request``: the narrowing options (``_read_less.ReadRequest``), None for the whole file."""
+    if request is not None and not request.given():
+        request = None
     if piece is not None or merge_points:
-        return _read_partitioned(filename, file_format, piece, merge_points, max_bytes)
+        mesh = _read_partitioned(filename, file_format, piece, merge_points, max_bytes)
+        return narrow(mesh, request, os.fspath(filename)) if request is not None else mesh
     if max_bytes is not None:
-        return with_array_limit(max_bytes, read, filename, file_format)
+        return with_array_limit(max_bytes, read, filename, file_format, request=request)
     if _is_buffer(filename):
         if not file_format:
             raise ReadError("File format must be given if buffer is used")
@@ -229,7 +238,7 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
         if reader is None:
             raise _unknown_format(f"Unknown file format '{file_format}'", None, file_format)
         if not isinstance(reader, _CoreReader):
-            return reader(filename)
+            return _narrowed(reader(filename), request, f"<{file_format} buffer>")
         # The core reads files (memory-mapped); a buffer is spooled to one first. Text-mode
         # buffers give str, written out as UTF-8.
         with tempfile.NamedTemporaryFile(suffix=_spool_suffix(file_format)) as spool:
@@ -237,7 +246,7 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
             spool.write(content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content)
             spool.flush()
             format_name, _ = _resolve_format(file_format)
-            return _read_core(spool.name, format_name)
+            return _read_core(spool.name, format_name, request)
     path = os.fspath(filename)
     if not os.path.exists(path):
         raise MissingFileError(f"File {path} not found.")
@@ -246,15 +255,15 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
         if reader is None:
             raise _unknown_format(f"Unknown file format '{file_format}' of '{path}'.", path, file_format)
         if isinstance(reader, _CoreReader):
-            return _read_core(path, _resolve_format(file_format)[0])
-        return reader(path)
+            return _read_core(path, _resolve_format(file_format)[0], request)
+        return _narrowed(reader(path), request, path)
     # Built-in formats first: the core picks among them (by extension, and by content where an
     # extension is shared); formats registered from Python are tried after, as meshio does.
     candidates = _filetypes_from_path(path)
     errors = []
     if any(name in _CORE_FORMATS for name in candidates):
         try:
-            return _read_core(path, "")
+            return _read_core(path, "", request)
         except ReadError as error:
             errors.append(error)
     for name in candidates:
@@ -262,11 +271,47 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
         if reader is None or isinstance(reader, _CoreReader):
             continue
         try:
-            return reader(path)
+            mesh = reader(path)
         except ReadError as error:
             errors.append(error)
+            continue
+        return _narrowed(mesh, request, path)
     if errors:
         raise errors[0]
+    raise _unknown_format(f"Unknown file format of '{path}'.", path)
+
+
+def _narrowed(mesh, request, source):
+    return narrow(mesh, request, source) if request is not None else mesh
+
+
+def read_metadata(filename: Union[str, "os.PathLike[str]"], file_format: Optional[str] = None) -> dict:
+    """``meshioplusplus.read_metadata`` (docs/read-less.md)."""
+    if _is_buffer(filename):
+        raise TypeError("read_metadata takes a file path; read a buffer with read()")
+    path = os.fspath(filename)
+    if not os.path.exists(path):
+        raise MissingFileError(f"File {path} not found.")
+    if file_format:
+        reader = reader_map.get(file_format)
+        if reader is None:
+            raise _unknown_format(f"Unknown file format '{file_format}' of '{path}'.", path, file_format)
+        if not isinstance(reader, _CoreReader):
+            return metadata_of_mesh(reader(path), file_format)
+        names = [_resolve_format(file_format)[0]]
+    else:
+        names = _filetypes_from_path(path)
+    for name in names:
+        python_read = capability(name).python_read
+        mesh = python_read(path) if python_read is not None else None
+        if mesh is not None:
+            return metadata_of_mesh(mesh, name)
+    if file_format or any(name in _CORE_FORMATS for name in names):
+        return metadata_from_core(_core.read_metadata(path, names[0] if file_format else ""))
+    for name in names:
+        reader = reader_map.get(name)
+        if reader is not None and not isinstance(reader, _CoreReader):
+            return metadata_of_mesh(reader(path), name)
     raise _unknown_format(f"Unknown file format of '{path}'.", path)
 
 

@@ -8,7 +8,7 @@ the floor below (``_dispatch``); without one they are ``_dispatch``'s own read a
 """
 
 import os
-from typing import IO, Any, Optional, Union
+from typing import IO, Any, Optional, Sequence, Union
 
 from . import _isolation, _parallel
 from ._capabilities import set_entry_point
@@ -29,12 +29,14 @@ from ._dispatch import (  # noqa: F401  (meshio's names, re-exported)
 from . import _dispatch
 from ._mesh import Mesh
 from ._options import MESHIO_ONLY_OPTIONS  # noqa: F401
+from ._read_less import ReadRequest, narrow
 
 
 def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optional[str] = None,
          max_bytes: Optional[int] = None, comm: Any = None, piece: Optional[int] = None,
          merge_points: bool = False, ghost_cells: bool = False, isolate: Optional[bool] = None,
-         timeout: Optional[float] = None) -> Mesh:
+         timeout: Optional[float] = None, *, points_only: bool = False, arrays: Optional[Sequence[str]] = None,
+         cell_types: Optional[Sequence[str]] = None, time_step: Optional[int] = None) -> Mesh:
     """Read a mesh. ``file_format`` is deduced from the file name when omitted (for ``.msh``
     from the content too: Gmsh or ANSYS).
 
@@ -51,7 +53,15 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
     untouched; the arrays come back through shared memory, not copied. ``timeout`` (seconds)
     bounds such a read (and implies ``isolate``); with ``isolate``, ``max_bytes`` also caps the
     worker's memory for the read. ``isolate=None`` follows ``MESHIOPLUSPLUS_ISOLATE``.
+
+    Reading less (docs/read-less.md): ``points_only=True`` gives the points and nothing else
+    (with ``arrays``, those point data too); ``arrays=[names]`` keeps only those data arrays
+    (an empty list: none); ``cell_types=[types]`` only those blocks (points stay whole);
+    ``time_step=k`` step k of a file with steps (negative: from the end). Formats whose layout
+    allows it never read what was left out; every format gives the same subset of its full read.
+    A name or step the file does not have is a ``ValueError`` naming what it has.
     """
+    request = ReadRequest(points_only, arrays, cell_types, time_step)
     if isolate is None:
         isolate = timeout is not None or _isolation.environment_default()
     elif not isolate and timeout is not None:
@@ -60,13 +70,32 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
         raise ValueError("isolate=True reads one file in a worker process; it does not combine with comm=")
     if isolate:
         return _isolation.read(filename, file_format, max_bytes=max_bytes, piece=piece, merge_points=merge_points,
-                               timeout=timeout)
+                               timeout=timeout, request=request)
     if ghost_cells and comm is None:
         raise ValueError("ghost_cells=True asks for the ghost cells of this rank's partitions, so it needs a "
                          "communicator: read(path, comm=comm, ghost_cells=True) on a Gmsh-partitioned file")
     if comm is not None and piece is None and not merge_points:
-        return _parallel.read_piece(filename, comm, file_format, ghost_cells=ghost_cells)
-    return _dispatch.read(filename, file_format, max_bytes=max_bytes, piece=piece, merge_points=merge_points)
+        mesh = _parallel.read_piece(filename, comm, file_format, ghost_cells=ghost_cells)
+        return narrow(mesh, request, os.fspath(filename)) if request.given() else mesh
+    return _dispatch.read(filename, file_format, max_bytes=max_bytes, piece=piece, merge_points=merge_points,
+                          request=request)
+
+
+def read_metadata(filename: Union[str, "os.PathLike[str]"], file_format: Optional[str] = None,
+                  isolate: Optional[bool] = None, timeout: Optional[float] = None) -> dict:
+    """A summary of a mesh file without reading its arrays where the format's header allows
+    (``header_only`` says whether it did): format and variant, ``num_points``, ``point_dim``,
+    ``num_cells``, ``cell_blocks`` (type, count), ``arrays`` (name, association, dtype,
+    shape), ``regions`` (name, kind, dim, tag, count), ``times`` of the steps, ``bounds`` where
+    known. The schema is documented in docs/read-less.md (``schema``: its version).
+    ``isolate``/``timeout`` as for ``read``."""
+    if isolate is None:
+        isolate = timeout is not None or _isolation.environment_default()
+    elif not isolate and timeout is not None:
+        raise ValueError("timeout= bounds an isolated read; it cannot apply with isolate=False")
+    if isolate:
+        return _isolation.read_metadata(filename, file_format, timeout=timeout)
+    return _dispatch.read_metadata(filename, file_format)
 
 
 def write(filename: Union[str, "os.PathLike[str]", IO[Any]], mesh: Mesh, file_format: Optional[str] = None,

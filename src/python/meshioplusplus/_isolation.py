@@ -42,6 +42,8 @@ from . import _core
 from ._allocation import allocator_installed
 from ._dispatch import _filetypes_from_path, _is_buffer, _spool_suffix
 from ._dispatch import read as _read_in_process
+from ._dispatch import read_metadata as _metadata_in_process
+from ._read_less import ReadRequest
 from ._exceptions import ReadError
 from ._options import CORE_FORMATS
 
@@ -330,8 +332,13 @@ def _run_request(request, spares=()):
     try:
         with allocator_installed(arena.alloc, arena.free):
             try:
-                mesh = _read_in_process(request["path"], request["format"], max_bytes=cap,
-                                        piece=request["piece"], merge_points=request["merge_points"])
+                if request["op"] == "read_metadata":
+                    mesh = _metadata_in_process(request["path"], request["format"])
+                else:
+                    selection = request.get("selection")
+                    mesh = _read_in_process(request["path"], request["format"], max_bytes=cap,
+                                            piece=request["piece"], merge_points=request["merge_points"],
+                                            request=ReadRequest(**selection) if selection else None)
                 pickler.dump(("mesh", mesh))
             except MemoryError as error:
                 pickler.dump(("memory", _memory_words(cap, arena, error)))
@@ -608,7 +615,13 @@ def _death_reason(worker):
     return f"{reason}; its last words: {words}" if words else reason
 
 
-def read(filename, file_format=None, max_bytes=None, piece=None, merge_points=False, timeout=None):
+def read_metadata(filename, file_format=None, timeout=None):
+    """``read_metadata`` in a worker process."""
+    return read(filename, file_format, timeout=timeout, op="read_metadata")
+
+
+def read(filename, file_format=None, max_bytes=None, piece=None, merge_points=False, timeout=None, request=None,
+         op="read"):
     """``read`` in a worker process (see the module text and docs/isolation.md)."""
     if _is_buffer(filename):
         if not file_format:
@@ -617,11 +630,12 @@ def read(filename, file_format=None, max_bytes=None, piece=None, merge_points=Fa
             content = filename.read()
             spool.write(content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content)
             spool.flush()
-            return read(spool.name, file_format, max_bytes, piece, merge_points, timeout)
+            return read(spool.name, file_format, max_bytes, piece, merge_points, timeout, request, op)
     if max_bytes is not None and (isinstance(max_bytes, bool) or int(max_bytes) <= 0):
         raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}")
     path = os.fspath(filename)  # read from the caller's folder: errors name the path as given
-    request = {"op": "read", "path": path, "cwd": os.getcwd(), "format": file_format, "piece": piece, "merge_points": merge_points,
+    selection = request.core_arguments() if request is not None and request.given() else None
+    request = {"op": op, "selection": selection, "path": path, "cwd": os.getcwd(), "format": file_format, "piece": piece, "merge_points": merge_points,
                "max_bytes": None if max_bytes is None else int(max_bytes), "threads": _core.thread_count(),
                "array_limit": _core.max_array_bytes()}
     shown = os.fspath(filename)

@@ -45,21 +45,78 @@ class Reader {
  public:
   explicit Reader(const io::MappedFile& file) : reader_(file, kFormatName) {}
 
-  Mesh read() {
+  Mesh read(const ReadRequest* request = nullptr) {
+    scan();
+    if (request != nullptr && request->arrays) {
+      check_requested_arrays(*request, reader_.data_array_names(), reader_.path());
+      reader_.keep_data_arrays(*request->arrays);
+    } else if (request != nullptr && request->points_only) {
+      reader_.keep_data_arrays({});
+    }
+    Mesh mesh;
+    mesh.points = read_points(reader_, points_);
+    read_point_data(reader_, points_, mesh);
+    if (request == nullptr || !request->points_only) read_cells(mesh);
+    reader_.read_field_data(mesh);
+    return mesh;
+  }
+
+  MeshMetadata metadata() {
+    scan();
+    MeshMetadata summary;
+    summary.header_only = true;
+    const io::vtk_xml::DocumentLayout& layout = reader_.layout();
+    summary.variant = layout.has_appended ? (layout.appended_base64 ? "appended base64" : "appended raw") : "inline";
+    if (!layout.compressor.empty()) summary.variant += ", " + layout.compressor;
+    std::int64_t total_cells = 0;
+    std::vector<std::int64_t> per_type(256, 0);
+    for (std::size_t p = 0; p < layout.pieces.size(); ++p) {
+      summary.num_points += points_[p];
+      total_cells += cells_[p];
+      if (cells_[p] == 0) continue;
+      const NDArray types = reader_.read_cell_types(require_cell_array(layout.pieces[p], cells_[p], "types"), cells_[p]);
+      for (std::uint8_t type : types.values<std::uint8_t>()) ++per_type[type];
+    }
+    // Blocks by VTK id, named as the reader names them (polygons and polyhedra: one block of each).
+    for (std::size_t id = 0; id < per_type.size(); ++id) {
+      if (per_type[id] == 0) continue;
+      const CellTypeInfo* type = id == kVtkPolygon ? find_cell_type("polygon")
+                                 : id == kVtkPolyhedron ? find_cell_type("polyhedron")
+                                                        : cell_type_from_vtk(static_cast<int>(id), 0);
+      summary.cell_blocks.push_back({type != nullptr ? std::string(type->name) : "vtk" + std::to_string(id), per_type[id]});
+    }
+    const auto add_arrays = [&](std::string_view section_name, DataAssociation association, std::int64_t rows) {
+      for (const Piece& piece : layout.pieces) {
+        const Section* section = piece.section(section_name);
+        if (section == nullptr) continue;
+        for (const ArrayInfo& info : section->arrays) {
+          std::vector<std::int64_t> shape{rows};
+          if (info.components > 1) shape.push_back(info.components);
+          summary.arrays.push_back({info.name, association, *info.dtype, std::move(shape)});
+        }
+        return;  // the first piece names the arrays every piece has
+      }
+    };
+    add_arrays("PointData", DataAssociation::point, summary.num_points);
+    add_arrays("CellData", DataAssociation::cell, total_cells);
+    for (const ArrayInfo& info : layout.field_data) {
+      if (info.is_string()) continue;
+      std::vector<std::int64_t> shape{info.tuples.value_or(-1)};
+      if (info.components > 1) shape.push_back(info.components);
+      summary.arrays.push_back({info.name, DataAssociation::field, *info.dtype, std::move(shape)});
+    }
+    return summary;
+  }
+
+ private:
+  void scan() {
     reader_.scan(kTypes);
     for (const Piece& piece : reader_.layout().pieces) {
       points_.push_back(piece_count(reader_, piece, "NumberOfPoints"));
       cells_.push_back(piece_count(reader_, piece, "NumberOfCells"));
     }
-    Mesh mesh;
-    mesh.points = read_points(reader_, points_);
-    read_point_data(reader_, points_, mesh);
-    read_cells(mesh);
-    reader_.read_field_data(mesh);
-    return mesh;
   }
 
- private:
   std::size_t cells_offset(const Piece& piece) const {
     const Section* cells = piece.section("Cells");
     return cells ? cells->tag_offset : piece.tag_offset;
@@ -216,6 +273,18 @@ Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormatName);
   io::reject_empty_file(file.bytes(), path, kFormatName);
   return Reader(file).read();
+}
+
+Mesh read_selected(const std::string& path, const ReadRequest& request) {
+  const io::MappedFile file(path, kFormatName);
+  io::reject_empty_file(file.bytes(), path, kFormatName);
+  return Reader(file).read(&request);
+}
+
+MeshMetadata read_metadata(const std::string& path) {
+  const io::MappedFile file(path, kFormatName);
+  io::reject_empty_file(file.bytes(), path, kFormatName);
+  return Reader(file).metadata();
 }
 
 }  // namespace meshioplusplus::vtu

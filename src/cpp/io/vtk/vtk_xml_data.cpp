@@ -5,6 +5,7 @@
 // (vtk_xml_encodings.cpp), typed arrays (vtk_xml_arrays.cpp) and writing (vtk_xml_write.cpp).
 #include "io/vtk/vtk_xml_internal.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <memory>
@@ -128,6 +129,32 @@ const DocumentLayout& DataArrayReader::scan(std::span<const std::string_view> ex
   return impl_->scan(expected_types);
 }
 const DocumentLayout& DataArrayReader::layout() const noexcept { return impl_->layout_; }
+
+namespace {
+bool is_data_section(std::string_view name) { return name == "PointData" || name == "CellData"; }
+}  // namespace
+
+std::vector<std::string> DataArrayReader::data_array_names() const {
+  std::vector<std::string> names;
+  const auto add = [&names](const ArrayInfo& info) {
+    if (std::find(names.begin(), names.end(), info.name) == names.end()) names.push_back(info.name);
+  };
+  for (const Piece& piece : impl_->layout_.pieces)
+    for (const Section& section : piece.sections)
+      if (is_data_section(section.name)) std::for_each(section.arrays.begin(), section.arrays.end(), add);
+  std::for_each(impl_->layout_.field_data.begin(), impl_->layout_.field_data.end(), add);
+  return names;
+}
+
+void DataArrayReader::keep_data_arrays(std::span<const std::string> names) {
+  const auto unwanted = [names](const ArrayInfo& info) {
+    return std::find(names.begin(), names.end(), info.name) == names.end();
+  };
+  for (Piece& piece : impl_->layout_.pieces)
+    for (Section& section : piece.sections)
+      if (is_data_section(section.name)) std::erase_if(section.arrays, unwanted);
+  std::erase_if(impl_->layout_.field_data, unwanted);
+}
 void DataArrayReader::fail(std::size_t offset, const std::string& message) const { impl_->fail(offset, message); }
 const std::string& DataArrayReader::path() const noexcept { return impl_->path_; }
 std::string_view DataArrayReader::document() const noexcept { return impl_->doc_; }

@@ -130,6 +130,10 @@ class DataArrayReader {
   // dataset element of that name, FieldData, Pieces and their sections, AppendedData.
   const DocumentLayout& scan(std::span<const std::string_view> expected_types);
   const DocumentLayout& layout() const noexcept;
+  // The names of the data arrays (PointData and CellData of every piece, FieldData), each once.
+  std::vector<std::string> data_array_names() const;
+  // Forgets the data arrays not in `names`: a read then never touches their bytes.
+  void keep_data_arrays(std::span<const std::string> names);
 
   [[noreturn]] void fail(std::size_t offset, const std::string& message) const;
   const std::string& path() const noexcept;
