@@ -87,5 +87,8 @@ Mesh crop(const Mesh& mesh, std::span<const double> low, std::span<const double>
 Mesh extract_region(const Mesh& mesh, std::string_view region);
 // The blocks of `cell_type` as a new mesh, as crop.
 Mesh extract_cell_type(const Mesh& mesh, std::string_view cell_type);
+// The cells flagged in `keep` (one flag per block-major cell) as a new mesh, as crop: what the
+// CLI's --drop and `clean` (degenerate and duplicate cells out) are made of.
+Mesh select_cells(const Mesh& mesh, const std::vector<bool>& keep);
 
 }  // namespace meshioplusplus

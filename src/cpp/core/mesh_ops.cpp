@@ -16,6 +16,7 @@
 
 #include "meshioplusplus/cell_types.hpp"
 #include "core/facet_map.hpp"
+#include "core/parallel_ranges.hpp"
 
 namespace meshioplusplus {
 namespace detail {
@@ -29,8 +30,10 @@ NDArray gather_rows(const NDArray& array, const std::vector<std::int64_t>& kept)
   const std::size_t row_bytes = static_cast<std::size_t>(array.row_width()) * dtype_size(array.dtype());
   const auto* from = static_cast<const unsigned char*>(array.data());
   auto* to = static_cast<unsigned char*>(out.data());
-  for (std::size_t i = 0; i < kept.size(); ++i)
-    std::memcpy(to + i * row_bytes, from + static_cast<std::size_t>(kept[i]) * row_bytes, row_bytes);
+  parallel_ranges(kept.size(), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i)
+      std::memcpy(to + i * row_bytes, from + static_cast<std::size_t>(kept[i]) * row_bytes, row_bytes);
+  });
   return out;
 }
 
@@ -53,7 +56,10 @@ void renumber_points(Mesh& mesh, const std::vector<std::int64_t>& new_index, con
   for (CellBlock& block : mesh.cells) {  // into new arrays: the old ones may be shared (a subset's source)
     NDArray renumbered = NDArray::allocate(DType::int64, block.connectivity.shape());
     std::int64_t* out = renumbered.data_as<std::int64_t>();
-    for (std::int64_t node : node_list(block)) *out++ = new_index[static_cast<std::size_t>(node)];
+    const std::span<const std::int64_t> nodes = node_list(block);
+    parallel_ranges(nodes.size(), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) out[i] = new_index[static_cast<std::size_t>(nodes[i])];
+    });
     block.connectivity = std::move(renumbered);
   }
   mesh.points = gather_rows(mesh.points, kept);
@@ -265,10 +271,11 @@ std::vector<std::int64_t> weld_targets(const T* xyz, std::size_t n, std::size_t 
   std::vector<std::int64_t> rep_point, rep_next, rep_last;
   std::vector<Cell> rep_cell;
   std::vector<std::int64_t> table(1024, -1);  // a cell's first representative
+  auto same = [](const Cell& a, const Cell& b) { return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2])) == 0; };
   auto slot_of = [&](const Cell& c) {
     const std::size_t mask = table.size() - 1;
     std::size_t slot = hash(c) & mask;
-    while (table[slot] >= 0 && rep_cell[static_cast<std::size_t>(table[slot])] != c) slot = (slot + 1) & mask;
+    while (table[slot] >= 0 && !same(rep_cell[static_cast<std::size_t>(table[slot])], c)) slot = (slot + 1) & mask;
     return slot;
   };
   std::size_t occupied = 0;
@@ -381,25 +388,49 @@ void transform(Mesh& mesh, std::span<const double> matrix, std::int64_t rows, st
       if (matrix[static_cast<std::size_t>(d * columns + k)] != 0.0) fail("transform: the last row of a homogeneous matrix must be 0 … 0 1");
     if (matrix[static_cast<std::size_t>(d * columns + d)] != 1.0) fail("transform: the last row of a homogeneous matrix must be 0 … 0 1");
   }
-  mesh.points = mesh.points.copy();  // a new array: the old one may be shared with another mesh
-  visit_dtype(mesh.points.dtype(), [&](auto zero) {
+  // Into a new array (the old one may be shared with another mesh), read and written in one
+  // pass on all cores; each coordinate summed in the same order whatever the path (same bits).
+  const NDArray& source = mesh.points;
+  NDArray moved = NDArray::allocate(source.dtype(), source.shape());
+  const auto n = static_cast<std::size_t>(mesh.num_points());
+  const auto m = [&](std::int64_t r, std::int64_t k) { return matrix[static_cast<std::size_t>(r * columns + k)]; };
+  visit_dtype(source.dtype(), [&](auto zero) {
     using T = decltype(zero);
     if constexpr (!std::is_floating_point_v<T>) {
       fail("transform: points must be floating point");
     } else {
-      T* values = mesh.points.data_as<T>();
-      std::vector<double> in(static_cast<std::size_t>(d));
-      for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
-        T* p = values + i * d;
-        for (std::int64_t k = 0; k < d; ++k) in[static_cast<std::size_t>(k)] = static_cast<double>(p[k]);
-        for (std::int64_t r = 0; r < d; ++r) {
-          double sum = columns > d ? matrix[static_cast<std::size_t>(r * columns + d)] : 0.0;
-          for (std::int64_t k = 0; k < d; ++k) sum += matrix[static_cast<std::size_t>(r * columns + k)] * in[static_cast<std::size_t>(k)];
-          p[r] = static_cast<T>(sum);
-        }
+      const T* from = source.data_as<T>();
+      T* to = moved.data_as<T>();
+      if (d == 3) {  // the common case: the matrix in registers, no per-point loops
+        const double m00 = m(0, 0), m01 = m(0, 1), m02 = m(0, 2), m10 = m(1, 0), m11 = m(1, 1), m12 = m(1, 2),
+                     m20 = m(2, 0), m21 = m(2, 1), m22 = m(2, 2);
+        const double t0 = columns > d ? m(0, 3) : 0.0, t1 = columns > d ? m(1, 3) : 0.0, t2 = columns > d ? m(2, 3) : 0.0;
+        parallel_ranges(n, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+          for (std::size_t i = first; i < last; ++i) {
+            const double x = static_cast<double>(from[3 * i]), y = static_cast<double>(from[3 * i + 1]),
+                         z = static_cast<double>(from[3 * i + 2]);
+            to[3 * i] = static_cast<T>(t0 + m00 * x + m01 * y + m02 * z);
+            to[3 * i + 1] = static_cast<T>(t1 + m10 * x + m11 * y + m12 * z);
+            to[3 * i + 2] = static_cast<T>(t2 + m20 * x + m21 * y + m22 * z);
+          }
+        });
+        return;
       }
+      parallel_ranges(n, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+        std::vector<double> in(static_cast<std::size_t>(d));
+        for (std::size_t i = first; i < last; ++i) {
+          const T* p = from + i * static_cast<std::size_t>(d);
+          for (std::int64_t k = 0; k < d; ++k) in[static_cast<std::size_t>(k)] = static_cast<double>(p[k]);
+          for (std::int64_t r = 0; r < d; ++r) {
+            double sum = columns > d ? m(r, d) : 0.0;
+            for (std::int64_t k = 0; k < d; ++k) sum += m(r, k) * in[static_cast<std::size_t>(k)];
+            to[i * static_cast<std::size_t>(d) + static_cast<std::size_t>(r)] = static_cast<T>(sum);
+          }
+        }
+      });
     }
   });
+  mesh.points = std::move(moved);
 }
 
 }  // namespace meshioplusplus

@@ -186,4 +186,11 @@ Mesh extract_cell_type(const Mesh& mesh, std::string_view cell_type) {
   return subset(mesh, keep);
 }
 
+Mesh select_cells(const Mesh& mesh, const std::vector<bool>& keep) {
+  if (static_cast<std::int64_t>(keep.size()) != mesh.num_cells())
+    fail("select_cells: " + std::to_string(keep.size()) + " flags for " + std::to_string(mesh.num_cells()) + " cells");
+  check_connectivity(mesh);
+  return subset(mesh, keep);
+}
+
 }  // namespace meshioplusplus

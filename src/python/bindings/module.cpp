@@ -438,6 +438,21 @@ nb::dict subset_mesh(const nb::dict& source, const std::vector<double>& low, con
   return mesh_to_python(part);
 }
 
+// select_cells(mesh, keep): `keep` a uint8 array, one flag per block-major cell.
+nb::dict select_cells_of(const nb::dict& source, nb::handle keep) {
+  const mpp::Mesh mesh = mesh_from_python(source);
+  const mpp::NDArray flags = view_of(keep, "keep");
+  if (flags.dtype() != mpp::DType::uint8) throw std::invalid_argument("select_cells: keep must be uint8 flags");
+  const std::span<const std::uint8_t> values = flags.values<std::uint8_t>();
+  const std::vector<bool> kept(values.begin(), values.end());
+  mpp::Mesh part;
+  {
+    nb::gil_scoped_release released;
+    part = mpp::select_cells(mesh, kept);
+  }
+  return mesh_to_python(part);
+}
+
 // Returns (the Side regions added, as region tuples; the report as a dict).
 nb::tuple derive_side_regions_of(const nb::dict& source) {
   mpp::Mesh mesh = mesh_from_python(source);
@@ -876,6 +891,7 @@ NB_MODULE(_core, m) {
   m.def("merge", &merge_meshes, nb::arg("meshes"));
   m.def("subset", &subset_mesh, nb::arg("mesh"), nb::arg("low"), nb::arg("high"), nb::arg("any_corner") = false,
         nb::arg("region") = "", nb::arg("cell_type") = "");
+  m.def("select_cells", &select_cells_of, nb::arg("mesh"), nb::arg("keep"));
   m.def("zlib_available", &meshioplusplus::io::zlib_available);
   // The optional libraries this build links: {"zlib": True, "hdf5": False, ...}.
   m.def("features", []() {

@@ -6,6 +6,7 @@ instead of raising on mesh errors, so scripts and tests can call it in-process.
 """
 
 import argparse
+import json
 import os
 import sys
 import threading
@@ -15,10 +16,11 @@ import numpy as np
 
 from . import _core, _isolation
 from ._exceptions import MeshioError
-from ._helpers import _filetypes_from_path, _resolve_format, _write_format_for_path, _writer_map, read, reader_map, write
-from ._operations import check, clean, extract_surface
+from ._helpers import _filetypes_from_path, _resolve_format, _write_format_for_path, _writer_map, read, read_metadata, reader_map, write
+from ._operations import check, clean, crop, drop_cell_types, extract_region, extract_surface, remove_cells
 from ._parallel import partition, write_pieces
-from ._regions import RegionKind, block_bases
+from ._read_less import metadata_of_mesh
+from ._regions import RegionKind
 from ._version import __version__
 
 
@@ -133,32 +135,40 @@ def _core_name(format_name):
     return _resolve_format(format_name)[0]
 
 
-def _drop_blocks(mesh, cell_types):
-    """Removes blocks of the given types (and their cell data); regions are renumbered."""
-    keep = [i for i, block in enumerate(mesh.cells) if block.type not in cell_types]
-    if len(keep) == len(mesh.cells):
-        return []
-    dropped = sorted({block.type for block in mesh.cells if block.type in cell_types})
-    old_bases = block_bases(mesh.cells)
-    new_index = np.full(int(old_bases[-1]), -1, dtype=np.int64)
-    position = 0
-    for i in keep:
-        count = int(old_bases[i + 1] - old_bases[i])
-        new_index[old_bases[i] : old_bases[i + 1]] = np.arange(position, position + count)
-        position += count
-    mesh.cells = [mesh.cells[i] for i in keep]
-    mesh.cell_data = {name: [values[i] for i in keep] for name, values in mesh.cell_data.items()}
-    regions = []
-    for region in mesh.regions:
-        if region.kind == RegionKind.CELL:
-            mapped = new_index[region.entries]
-            region.entries = mapped[mapped >= 0]
-        elif region.kind == RegionKind.SIDE:
-            mapped = new_index[region.entries[:, 0]]
-            region.entries = np.column_stack([mapped, region.entries[:, 1]])[mapped >= 0]
-        regions.append(region)
-    mesh.regions = regions
-    return dropped
+def _cell_count(mesh):
+    return sum(len(block) for block in mesh.cells)
+
+
+def _select(mesh, args):
+    """convert's --drop, --crop and --crop-region, in that order: each keeps some cells (the
+    core's select_cells: data and regions follow, points no kept cell uses go)."""
+    if args.drop:
+        wanted = {name.strip() for name in args.drop.split(",") if name.strip()}
+        if not wanted:
+            raise CliError("--drop takes comma-separated cell types (e.g. vertex,line)")
+        dropped = sorted({block.type for block in mesh.cells if block.type in wanted})
+        if dropped:
+            mesh = drop_cell_types(mesh, wanted)
+            print(f"dropped cell blocks of type {', '.join(dropped)}", file=sys.stderr)
+    if args.crop is not None:
+        low, high = np.array(args.crop[:3]), np.array(args.crop[3:])
+        if not (np.isfinite(args.crop).all() and (low <= high).all()):
+            raise CliError("--crop takes XMIN YMIN ZMIN XMAX YMAX ZMAX, finite, each min <= its max")
+        width = mesh.points.shape[1] if mesh.points.ndim == 2 else 3
+        if width > 3:
+            raise CliError(f"--crop: points of {width} coordinates")
+        before = _cell_count(mesh)
+        mesh = crop(mesh, low[:width], high[:width])
+        print(f"cropped to the box: kept {_cell_count(mesh)} of {before} cells", file=sys.stderr)
+    if args.crop_region is not None:
+        names = [r.name for r in mesh.regions if r.kind != RegionKind.POINT]
+        if args.crop_region not in names:
+            raise CliError(f"--crop-region: no cell region {args.crop_region!r} (the mesh has "
+                           + (", ".join(repr(n) for n in dict.fromkeys(names)) or "none") + ")")
+        before = _cell_count(mesh)
+        mesh = extract_region(mesh, args.crop_region)
+        print(f"kept region {args.crop_region!r}: {_cell_count(mesh)} of {before} cells", file=sys.stderr)
+    return mesh
 
 
 def _convert(args):
@@ -178,10 +188,7 @@ def _convert(args):
             mesh.point_data_to_sets(key)
         for key in list(mesh.cell_data):
             mesh.cell_data_to_sets(key)
-    if args.drop:
-        dropped = _drop_blocks(mesh, set(args.drop.split(",")))
-        if dropped:
-            print(f"dropped cell blocks of type {', '.join(dropped)}", file=sys.stderr)
+    mesh = _select(mesh, args)
     _clean_up(mesh, args)
     if args.extract_surface:
         mesh = extract_surface(mesh)
@@ -244,6 +251,54 @@ def _check(args):
     print(f"  non-manifold facets: {found.non_manifold_facets}")
     print("  ok" if found.ok else "  problems found (cells are block-major indices)")
     return 0 if found.ok else 1
+
+
+def _clean(args):
+    """clean IN [OUT]: merge equal points, drop degenerate and duplicate cells, remove orphaned
+    points (each can be left out), written to OUT or back to IN (atomically: a failed write
+    leaves IN as it was). docs/clean-up.md."""
+    _check_input(args.infile)
+    outfile = args.outfile or args.infile
+    if args.output_format:
+        out_format = args.output_format
+    elif args.outfile:
+        out_format = _output_format(args)
+    else:
+        out_format = _input_format(args)
+    if out_format not in _writer_map:
+        raise CliError(f"cannot write {out_format} files; give OUT in a writable format (or -o/--output-format)")
+    if args.merge_points is not None and not args.merge_points >= 0:
+        raise CliError("--merge-points takes a tolerance >= 0")
+    mesh = _read_input(args)
+    points, cells = len(mesh.points), _cell_count(mesh)
+    done = []
+    operations = []
+    if args.remove_lower_dimensional_cells:
+        operations.append(("remove_lower_dimensional_cells", []))
+    if not args.no_merge_points:
+        operations.append(("merge_points", [args.merge_points or 0.0]))
+    for (name, _), count in zip(operations, clean(mesh, operations) if operations else []):
+        done.append(f"{count} {'points merged' if name == 'merge_points' else 'lower-dimensional cells removed'}")
+    if not (args.keep_degenerate and args.keep_duplicate_cells):
+        found = check(mesh)
+        bad = [] if args.keep_degenerate else list(found.degenerate)
+        if not args.keep_degenerate:
+            done.append(f"{len(found.degenerate)} degenerate cells removed")
+        if not args.keep_duplicate_cells:
+            done.append(f"{len(found.duplicate)} duplicate cells removed")
+            bad += list(found.duplicate)
+        if bad:  # the points only those cells used go with them
+            mesh = remove_cells(mesh, np.unique(np.asarray(bad, dtype=np.int64)))
+    if not args.keep_orphans:
+        before = len(mesh.points)
+        clean(mesh, [("remove_orphaned_nodes", [])])
+        done.append(f"{before - len(mesh.points)} orphaned points removed")
+    if args.prune_z_0 and clean(mesh, [("prune_z_0", [])])[0]:
+        done.append("z column dropped")
+    write(outfile, mesh, file_format=out_format)
+    print(f"{args.infile}: points {points} -> {len(mesh.points)}, cells {cells} -> {_cell_count(mesh)} "
+          f"({'; '.join(done) or 'nothing to do'}); wrote {outfile}", file=sys.stderr)
+    return 0
 
 
 def _describe_array(array):
@@ -317,9 +372,49 @@ def _info(args):
         raise CliError("info needs a mesh file (or --formats)")
     _check_input(args.infile)
     started = time.perf_counter()
-    mesh = _read_input(args)
-    print(info_text(mesh, args.infile, time.perf_counter() - started))
+    if args.fast:
+        summary = read_metadata(args.infile, file_format=args.input_format, isolate=_isolates(args),
+                                timeout=getattr(args, "timeout", None))
+    else:
+        mesh = _read_input(args)
+        summary = metadata_of_mesh(mesh, _core_name(args.input_format or _filetypes_from_path(args.infile)[0])) \
+            if args.json else None
+    seconds = time.perf_counter() - started
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    elif args.fast:
+        print(metadata_text(summary, args.infile, seconds))
+    else:
+        print(info_text(mesh, args.infile, seconds))
     return 0
+
+
+def metadata_text(summary, path, seconds):
+    """``info --fast``: read_metadata's summary, as ``info_text`` lays out a full read."""
+    source = "header" if summary["header_only"] else "full read"
+    lines = [f"{path}", f"  {summary['format']} ({summary['variant'] or 'summary'}), from the {source} in "
+                        f"{seconds * 1e3:.1f} ms",
+             f"  points: {summary['num_points']} (dim {summary['point_dim']})"]
+    if summary["bounds"] is not None:
+        low, high = summary["bounds"][:3], summary["bounds"][3:]
+        lines.append(f"  bounding box: min {low} max {high}")
+    lines.append(f"  cells: {summary['num_cells']}")
+    for block in summary["cell_blocks"]:
+        lines.append(f"    {block['type']:<16} {block['count']}")
+    for association in ("point", "cell", "field"):
+        arrays = [a for a in summary["arrays"] if a["association"] == association]
+        if arrays:
+            lines.append(f"  {association} data:")
+            lines.extend(f"    {a['name']}: {a['dtype']} {tuple(a['shape'])}" for a in arrays)
+    if summary["regions"]:
+        lines.append("  regions:")
+        for region in summary["regions"]:
+            count = "" if region["count"] is None else f", {region['count']} entries"
+            lines.append(f"    {region['name']!r}: {region['kind']}, dim {region['dim']}, tag {region['tag']}{count}")
+    if summary["times"]:
+        times = summary["times"]
+        lines.append(f"  steps: {len(times)} (t = {times[0]} .. {times[-1]})")
+    return "\n".join(lines)
 
 
 def _rewrite(args, options_for, verb):
@@ -446,8 +541,12 @@ def build_parser():
                          help="turn integer point/cell data into sets")
     convert.add_argument("--drop", metavar="TYPES",
                          help="comma-separated cell types to leave out (e.g. vertex,line for a format "
-                              "that cannot hold them)")
-    cleanup = convert.add_argument_group("clean-up (run in this order, after --drop; docs/clean-up.md)")
+                              "that cannot hold them); points only those cells used go too")
+    convert.add_argument("--crop", nargs=6, type=float, metavar=("XMIN", "YMIN", "ZMIN", "XMAX", "YMAX", "ZMAX"),
+                         help="keep the cells whose corners all lie in the box (2-D points: z ignored)")
+    convert.add_argument("--crop-region", metavar="NAME", help="keep the cells of the Cell/Side region NAME")
+    cleanup = convert.add_argument_group("clean-up (run in this order, after --drop, --crop, --crop-region; "
+                                         "docs/clean-up.md)")
     cleanup.add_argument("--remove-lower-dimensional-cells", action="store_true",
                          help="keep only the cell blocks of the highest dimension")
     cleanup.add_argument("--merge-points", metavar="TOL", type=float,
@@ -465,12 +564,42 @@ def build_parser():
     add_input(checking)
     checking.set_defaults(run=_check)
 
+    cleaning = commands.add_parser(
+        "clean", help="merge equal points, drop degenerate and duplicate cells, remove orphaned points "
+                      "(writes OUT, or IN in place)",
+        description="By default: weld points with equal coordinates, remove the cells check() finds "
+                    "degenerate or duplicate (with the points only they used) and the points no cell uses. "
+                    "Without OUT the input is rewritten in place (a failed write leaves it unchanged).")
+    add_input(cleaning)
+    cleaning.add_argument("outfile", nargs="?", help="mesh file to write (default: rewrite IN)")
+    cleaning.add_argument("--output-format", "-o", metavar="FORMAT", choices=sorted(_writer_map),
+                          help="output file format (default: from OUT's name, else IN's format)")
+    welding = cleaning.add_mutually_exclusive_group()
+    welding.add_argument("--merge-points", metavar="TOL", type=float,
+                         help="weld points within TOL (default 0: equal coordinates)")
+    welding.add_argument("--no-merge-points", action="store_true", help="leave the points as they are")
+    cleaning.add_argument("--keep-degenerate", action="store_true",
+                          help="keep cells with a repeated node or zero volume/area/length")
+    cleaning.add_argument("--keep-duplicate-cells", action="store_true",
+                          help="keep cells with the same type and nodes as an earlier one")
+    cleaning.add_argument("--keep-orphans", action="store_true", help="keep the points no cell uses")
+    cleaning.add_argument("--remove-lower-dimensional-cells", action="store_true",
+                          help="also keep only the cell blocks of the highest dimension (first)")
+    cleaning.add_argument("--prune-z-0", dest="prune_z_0", action="store_true",
+                          help="also drop z when it is 0 everywhere (last)")
+    cleaning.set_defaults(run=_clean)
+
     info = commands.add_parser("info", aliases=["i"], help="summarise a mesh file (or, with --formats, this build)")
     info.add_argument("infile", nargs="?", help="mesh file to read")
     info.add_argument("--input-format", "-i", metavar="FORMAT", choices=sorted(reader_map),
                       help="input file format (default: from the file name)")
     info.add_argument("--formats", action="store_true",
                       help="list the formats and which optional libraries this build has")
+    info.add_argument("--fast", action="store_true",
+                      help="summarise from the file's header without reading its arrays, where the format allows "
+                           "(docs/read-less.md)")
+    info.add_argument("--json", action="store_true",
+                      help="print read_metadata's dict as JSON (schema in docs/read-less.md)")
     add_isolation(info)
     info.set_defaults(run=_info)
 

@@ -7,7 +7,7 @@ import numpy as np
 from . import _core
 from ._capabilities import set_entry_point
 from ._conversion import from_core, to_core
-from ._regions import Region, RegionKind
+from ._regions import Region, RegionKind, block_bases
 
 
 class SideRegionReport(NamedTuple):
@@ -116,12 +116,45 @@ def crop(mesh, low, high, mode="all"):
     return from_core(_core.subset(to_core(mesh), low.tolist(), high.tolist(), mode == "any"))
 
 
+def select_cells(mesh, keep):
+    """The cells flagged in ``keep`` (one bool per cell, block-major) as a new mesh, as ``crop``
+    makes it: blocks left without cells go, cell data and Cell/Side regions follow, the points
+    no kept cell uses go with their data (the core's ``select_cells``)."""
+    keep = np.asarray(keep, dtype=bool).reshape(-1)
+    total = int(block_bases(mesh.cells)[-1])
+    if len(keep) != total:
+        raise ValueError(f"select_cells: {len(keep)} flags for {total} cells")
+    part = from_core(_core.select_cells(to_core(mesh), keep.view(np.uint8)))
+    names = {region.name for region in part.regions}
+    part.regions_outside_cell_sets = {name for name in getattr(mesh, "regions_outside_cell_sets", set()) if name in names}
+    return part
+
+
+def drop_cell_types(mesh, cell_types):
+    """``mesh`` without the blocks of ``cell_types`` (a new mesh, as ``select_cells``)."""
+    cell_types = set(cell_types)
+    return select_cells(mesh, np.concatenate([np.full(len(block), block.type not in cell_types)
+                                              for block in mesh.cells] or [np.zeros(0, bool)]))
+
+
+def remove_cells(mesh, cells):
+    """``mesh`` without the cells listed (block-major indices; a new mesh, as ``select_cells``)."""
+    keep = np.ones(int(block_bases(mesh.cells)[-1]), dtype=bool)
+    keep[np.asarray(cells, dtype=np.int64)] = False
+    return select_cells(mesh, keep)
+
+
+def extract_region(mesh, name):
+    """The cells of the Cell or Side region ``name`` as a new mesh, as ``crop``."""
+    return from_core(_core.subset(to_core(mesh), [], [], False, name))
+
+
 def split(mesh, by="region"):
     """``{name: Mesh}``: one mesh per Cell/Side region (``by="region"``) or per cell type
     (``by="type"``), each with the data and regions of its cells."""
     if by == "region":
         names = list(dict.fromkeys(r.name for r in mesh.regions if r.kind != RegionKind.POINT))
-        return {name: from_core(_core.subset(to_core(mesh), [], [], False, name)) for name in names}
+        return {name: extract_region(mesh, name) for name in names}
     if by == "type":
         types = list(dict.fromkeys(block.type for block in mesh.cells))
         return {name: from_core(_core.subset(to_core(mesh), [], [], False, "", name)) for name in types}

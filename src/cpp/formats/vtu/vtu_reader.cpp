@@ -70,16 +70,18 @@ class Reader {
     if (!layout.compressor.empty()) summary.variant += ", " + layout.compressor;
     std::int64_t total_cells = 0;
     std::vector<std::int64_t> per_type(256, 0);
+    std::vector<std::size_t> first_seen;  // the ids in the order the file first has them
     for (std::size_t p = 0; p < layout.pieces.size(); ++p) {
       summary.num_points += points_[p];
       total_cells += cells_[p];
       if (cells_[p] == 0) continue;
       const NDArray types = reader_.read_cell_types(require_cell_array(layout.pieces[p], cells_[p], "types"), cells_[p]);
-      for (std::uint8_t type : types.values<std::uint8_t>()) ++per_type[type];
+      for (std::uint8_t type : types.values<std::uint8_t>())
+        if (per_type[type]++ == 0) first_seen.push_back(type);
     }
-    // Blocks by VTK id, named as the reader names them (polygons and polyhedra: one block of each).
-    for (std::size_t id = 0; id < per_type.size(); ++id) {
-      if (per_type[id] == 0) continue;
+    // One entry per type, in file order, named as the reader names its blocks (polygons and
+    // polyhedra of every size: one entry each); the full read splits a type into runs.
+    for (std::size_t id : first_seen) {
       const CellTypeInfo* type = id == kVtkPolygon ? find_cell_type("polygon")
                                  : id == kVtkPolyhedron ? find_cell_type("polyhedron")
                                                         : cell_type_from_vtk(static_cast<int>(id), 0);
