@@ -271,3 +271,14 @@ def test_a_narrowed_vtu_read_leaves_the_other_arrays_on_disk(tmp_path):
     evict(path)
     mio.read(path)
     assert resident_bytes(path) >= size - 2**20  # the full read touches everything
+
+
+def test_points_only_with_a_cell_array_named_reads_the_check_and_drops_the_cells(tmp_path):
+    mesh = mio.Mesh(np.random.default_rng(3).random((4, 3)), [("tetra", np.array([[0, 1, 2, 3]]))],
+                    point_data={"T": np.arange(4.0)}, cell_data={"m": [np.array([7])]})
+    path = tmp_path / "one.vtu"
+    mio.write(path, mesh, binary=True, compression=None, appended=True)
+    narrowed = mio.read(path, points_only=True, arrays=["T", "m"])
+    assert not narrowed.cells and list(narrowed.point_data) == ["T"] and not narrowed.cell_data
+    with pytest.raises(ValueError, match="no array 'n'.*'T', 'm'"):
+        mio.read(path, points_only=True, arrays=["n"])

@@ -12,9 +12,13 @@
 
 #include "core/mesh_ops_internal.hpp"
 #include "meshioplusplus/cell_types.hpp"
+#include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus {
 namespace {
+
+// Names quoted from a file may be Latin-1: messages stay valid UTF-8 (errors.hpp).
+[[noreturn]] void refuse(const std::string& message) { throw std::invalid_argument(escape_invalid_utf8(message)); }
 
 bool listed(const std::vector<std::string>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -44,14 +48,13 @@ std::vector<std::string> array_names(const Mesh& mesh) {
 
 void keep_cell_types(Mesh& mesh, const std::vector<std::string>& types, std::string_view source) {
   for (const std::string& type : types)
-    if (find_cell_type(type) == nullptr) throw std::invalid_argument("cell_types: unknown cell type '" + type + "'");
+    if (find_cell_type(type) == nullptr) refuse("cell_types: unknown cell type '" + type + "'");
   std::vector<std::string> held;
   for (const CellBlock& block : mesh.cells)
     if (!listed(held, block.type)) held.push_back(block.type);
   for (const std::string& type : types)
     if (!listed(held, type))
-      throw std::invalid_argument(std::string(source) + ": cell_types: no '" + type + "' cells in the file (it has " +
-                                  joined(held) + ")");
+      refuse(std::string(source) + ": cell_types: no '" + type + "' cells in the file (it has " + joined(held) + ")");
   std::vector<bool> keep;
   keep.reserve(static_cast<std::size_t>(mesh.num_cells()));
   for (const CellBlock& block : mesh.cells)
@@ -70,8 +73,7 @@ void check_requested_arrays(const ReadRequest& request, const std::vector<std::s
   if (!request.arrays) return;
   for (const std::string& name : *request.arrays)
     if (!listed(available, name))
-      throw std::invalid_argument(std::string(source) + ": arrays: no array '" + name + "' in the file (it has " +
-                                  joined(available) + ")");
+      refuse(std::string(source) + ": arrays: no array '" + name + "' in the file (it has " + joined(available) + ")");
 }
 
 void apply_read_request(Mesh& mesh, const ReadRequest& request, std::string_view source) {

@@ -10,6 +10,8 @@ namespace meshioplusplus::bindings {
 
 nanobind::dict mesh_dict(const Mesh& mesh);
 Mesh mesh_from_dict(const nanobind::dict& source);
+// A name or text from a file: UTF-8 where valid, else Latin-1 (docs/errors.md, "Text and names").
+nanobind::str text_from_file(const std::string& bytes);
 
 // Defined in read_selection_bindings.cpp: read with a ReadRequest, read_metadata, apply_read_request.
 void bind_read_selection(nanobind::module_& module);

@@ -852,6 +852,7 @@ void write_vtkhdf_partitioned_main(const std::string& path, const std::vector<st
 namespace meshioplusplus::bindings {
 nb::dict mesh_dict(const Mesh& mesh) { return mesh_to_python(mesh); }
 Mesh mesh_from_dict(const nb::dict& source) { return mesh_from_python(source); }
+nb::str text_from_file(const std::string& bytes) { return file_text(bytes); }
 }  // namespace meshioplusplus::bindings
 
 NB_MODULE(_core, m) {

@@ -70,16 +70,16 @@ const char* region_kind_name(RegionKind kind) {
 nb::dict metadata_dict(const MeshMetadata& metadata) {
   nb::dict result;
   result["format"] = metadata.format;
-  result["variant"] = metadata.variant;
+  result["variant"] = text_from_file(metadata.variant);
   result["num_points"] = metadata.num_points;
   result["point_dim"] = metadata.point_dim;
   nb::list blocks;
-  for (const CellBlockSummary& block : metadata.cell_blocks) blocks.append(nb::make_tuple(block.type, block.count));
+  for (const CellBlockSummary& block : metadata.cell_blocks) blocks.append(nb::make_tuple(text_from_file(block.type), block.count));
   result["cell_blocks"] = blocks;
   nb::list arrays;
   for (const ArraySummary& array : metadata.arrays) {
     nb::dict entry;
-    entry["name"] = array.name;
+    entry["name"] = text_from_file(array.name);
     entry["association"] = association_name(array.association);
     entry["dtype"] = std::string(dtype_name(array.dtype));
     nb::list shape;
@@ -91,7 +91,7 @@ nb::dict metadata_dict(const MeshMetadata& metadata) {
   nb::list regions;
   for (const RegionSummary& region : metadata.regions) {
     nb::dict entry;
-    entry["name"] = region.name;
+    entry["name"] = text_from_file(region.name);
     entry["kind"] = region_kind_name(region.kind);
     entry["dim"] = region.dim;
     entry["tag"] = region.tag;

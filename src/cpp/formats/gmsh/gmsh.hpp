@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/read_selection.hpp"
 #include "meshioplusplus/registry.hpp"
 
 namespace meshioplusplus::gmsh {
@@ -100,6 +101,14 @@ Mesh read(const std::string& path, const ReadOptions& options);
 // The registry's read: the whole file (a partitioned file's partitions are selected by
 // read(path, ReadOptions), which Python's partitioned read calls through its own binding).
 Mesh read(const std::string& path);
+
+// Reading less (read_selection.hpp; gmsh_reader_metadata.cpp): a read that jumps over the data
+// sections of views `request` does not name (and with points_only over every element block
+// but the vertex ones), and the summary of the section headers (header_only: node blocks,
+// element records and data values are jumped over; a Point region's size is -1 where it has
+// elements, since only their nodes would tell).
+Mesh read_selected(const std::string& path, const ReadRequest& request);
+MeshMetadata read_metadata(const std::string& path);
 
 // Options: fmt_version ("4.1" default | "4.0" | "2.2"), binary ("true" default).
 // Physical groups come from the regions: each Cell region becomes a physical group (of the

@@ -216,7 +216,7 @@ void MshReader::read_periodic(std::size_t start) {
       if (!binary) cursor_.skip_whitespace();
       const std::size_t at = cursor_.position();
       const std::uint64_t tag = count();
-      const std::int64_t node = node_index_.find(tag);
+      const std::int64_t node = metadata_only_ ? 0 : node_index_.find(tag);  // metadata: only the count
       if (node < 0) cursor_.fail_at(at, "periodic link names node tag " + std::to_string(tag) + ", which $Nodes does not define");
       link.nodes.push_back(node);
     }
@@ -233,6 +233,7 @@ void MshReader::read_nodes(std::size_t start) {
     case Version::v40: read_nodes_4(false); break;
     case Version::v2: read_nodes_2(); break;
   }
+  if (metadata_only_) return expect_end("Nodes");  // no tags were indexed
   if (const std::optional<std::uint64_t> duplicate = node_index_.finish())
     cursor_.fail_at(start, "node tag " + std::to_string(*duplicate) + " occurs twice");
   expect_end("Nodes");
@@ -254,7 +255,8 @@ void MshReader::read_nodes_4(bool v41) {
   if (v41) cursor_.skip_values(2, 8);  // min and max tag
   cursor_.check_count(num_nodes, cursor_.binary() ? 28 : 8, "node");
   cursor_.check_count(num_blocks, cursor_.binary() ? 20 : 8, "node block");
-  allocate_points(num_nodes, true);
+  if (metadata_only_) declared_nodes_ = num_nodes;
+  else allocate_points(num_nodes, true);
   std::uint64_t filled = 0;
   for (std::uint64_t b = 0; b < num_blocks; ++b) {
     const std::size_t block_at = cursor_.position();
@@ -268,6 +270,11 @@ void MshReader::read_nodes_4(bool v41) {
       cursor_.fail_at(block_at, "node blocks hold more nodes than the " + std::to_string(num_nodes) +
                                     " the section announces");
     const int extra = parametric != 0 ? entity_dim : 0;  // u, v, w stored after x, y, z
+    if (metadata_only_) {
+      skip_node_block(v41, count, extra);
+      filled += count;
+      continue;
+    }
     if (v41) read_node_block_41(filled, count, extra);
     else read_node_block_40(filled, count, extra);
     std::int64_t* dim_tags = dim_tags_.data_as<std::int64_t>() + 2 * filled;
@@ -382,6 +389,12 @@ void MshReader::record_node_tag(std::uint64_t index, std::uint64_t tag) {
 void MshReader::read_nodes_2() {
   const auto count = cursor_.text_number<std::uint64_t>();
   cursor_.check_count(count, cursor_.binary() ? 28 : 8, "node");
+  if (metadata_only_) {
+    declared_nodes_ = count;
+    if (cursor_.binary()) cursor_.end_text_line();
+    cursor_.skip_values(cursor_.binary() ? count : 4 * count, 28);  // tag x y z per node
+    return;
+  }
   allocate_points(count, false);
   double* xyz = points_.data_as<double>();
   if (cursor_.binary()) {

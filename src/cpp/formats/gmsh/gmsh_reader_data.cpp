@@ -55,10 +55,12 @@ void MshReader::read_data(DataKind kind, std::size_t start) {
   if (components < 1 || components > 1024) cursor_.fail_at(start, "bad number of components " + std::to_string(components));
   if (count < 0) cursor_.fail_at(start, "negative number of data entries");
   if (cursor_.binary()) cursor_.end_text_line();
-  DataTarget& target =
-      data_target(kind, strings.empty() ? std::string("data") : strings[0], step, time, components, start);
+  const std::string view = strings.empty() ? std::string("data") : strings[0];
+  DataTarget& target = data_target(kind, view, step, time, components, start, skips_view(view));
   cursor_.check_count(static_cast<std::uint64_t>(count), cursor_.binary() ? 12 : 4, "data entry");
-  for (std::int64_t i = 0; i < count; ++i) read_data_entry(target);
+  if (target.skipped) skip_data_entries(target, count);
+  else
+    for (std::int64_t i = 0; i < count; ++i) read_data_entry(target);
   expect_end(section_name(kind));
 }
 
@@ -69,7 +71,7 @@ std::int64_t MshReader::small_count(std::string_view what) {
 }
 
 DataTarget& MshReader::data_target(DataKind kind, const std::string& view, std::int64_t step, double time,
-                        std::int64_t components, std::size_t start) {
+                        std::int64_t components, std::size_t start, bool skip) {
   for (DataTarget& target : targets_) {
     if (target.kind != kind || target.view != view || target.step != step) continue;
     if (target.components != components)
@@ -82,7 +84,9 @@ DataTarget& MshReader::data_target(DataKind kind, const std::string& view, std::
   target.step = step;
   target.time = time;
   target.components = components;
-  if (kind == DataKind::node) {
+  target.skipped = skip;
+  if (skip) {
+  } else if (kind == DataKind::node) {
     target.point_values = nan_array(value_shape(num_points(), components));
   } else {
     for (const BlockBuild& block : blocks_) {
@@ -219,6 +223,7 @@ Mesh MshReader::assemble() {
   }
   name_data_targets();
   for (const DataTarget& target : targets_) {
+    if (target.skipped) continue;  // a view the selective read was not asked for
     // The plain name first (where meshio's dict has it), sharing the last step's arrays.
     if (target.alias_of_last != nullptr) {
       if (target.kind == DataKind::node) mesh.point_data.set(target.alias_name, target.alias_of_last->point_values);

@@ -27,6 +27,17 @@ void MshReader::read_elements(std::size_t start) {
   if (!nodes_read_) cursor_.fail_at(start, "$Elements comes before $Nodes");
   if (partitioned_ && !partitioned_entities_read_) fail_not_partitioned(start);
   elements_read_ = true;
+  if (metadata_only_) {
+    if (!cursor_.binary() && version_ != Version::v2) {
+      skip_elements_4_ascii();
+    } else {
+      if (version_ == Version::v2) scan_elements_2();
+      else scan_elements_4();
+      expect_end("Elements");
+    }
+    assign_blocks();
+    return;
+  }
   if (version_ != Version::v2 && !cursor_.binary()) {
     const std::size_t body = cursor_.position();
     if (read_elements_4_by_lines()) return;
@@ -37,6 +48,10 @@ void MshReader::read_elements(std::size_t start) {
   if (version_ == Version::v2) scan_elements_2();
   else scan_elements_4();
   expect_end("Elements");
+  // points_only: the vertex elements alone (their groups are the Point regions); 4.x scans
+  // drop the other blocks as they go.
+  if (points_alone())
+    std::erase_if(runs_, [](const ElementRun& run) { return run.type->dimension != 0; });
   add_ghost_element_runs();
   const std::size_t section_end = cursor_.position();
   allocate_blocks();
@@ -149,6 +164,29 @@ bool MshReader::read_elements_4_by_lines() {
   return true;
 }
 
+// Metadata reads of ASCII 4.x: the element lines jumped over as lines (the scan of
+// read_elements_4_by_lines, the last run's lines too), or token by token where the file is
+// laid out otherwise.
+void MshReader::skip_elements_4_ascii() {
+  const std::size_t body = cursor_.position();
+  try {
+    if (scan_elements_4(true)) {
+      const ElementRun& last = runs_.back();
+      const std::optional<std::size_t> end = io::skip_lines(cursor_.document(), last.data_offset, last.count);
+      if (!end) throw NotOnePerLine{};
+      cursor_.seek(*end);
+    }
+    expect_end("Elements");  // a layout guessed wrong lands elsewhere
+    return;
+  } catch (const ReadError&) {
+  } catch (const NotOnePerLine&) {
+  }
+  runs_.clear();
+  cursor_.seek(body);
+  scan_elements_4();
+  expect_end("Elements");
+}
+
 // Every line of the run is "tag node…" with known nodes (checked line by line, so a run
 // that is not one element per line is refused, whatever the scan assumed).
 // Returns the offset after the run's last line.
@@ -207,7 +245,8 @@ bool MshReader::scan_elements_4(bool by_lines) {
     ElementRun run{&type, count, cursor_.position()};
     run.entity_dim = entity_dim;
     run.entity_tag = entity_tag;
-    const Keep keep = keeps_entity(entity_dim, entity_tag, block_at);
+    Keep keep = keeps_entity(entity_dim, entity_tag, block_at);
+    if (points_alone() && type.dimension != 0) keep = Keep::none;
     if (by_lines && count > 0) {
       const std::optional<std::size_t> begin = io::records_begin(cursor_.document(), cursor_.position());
       if (!begin) throw NotOnePerLine{};
@@ -250,7 +289,12 @@ void MshReader::scan_elements_2() {
     const GmshElementType& type = element_type_at(cursor_.text_number<int>(), element_at);
     const int num_tags = cursor_.text_number<int>();
     if (num_tags < 0) cursor_.fail_at(element_at, "negative number of element tags");
-    cursor_.skip_values(static_cast<std::uint64_t>(num_tags) + static_cast<std::uint64_t>(type.num_nodes), 0);
+    std::uint64_t rest = static_cast<std::uint64_t>(num_tags) + static_cast<std::uint64_t>(type.num_nodes);
+    if (metadata_only_ && num_tags >= 1) {  // the physical tag: the element's group
+      count_physical_2(type, cursor_.text_number<std::int32_t>());
+      --rest;
+    }
+    cursor_.skip_values(rest, 0);
     if (!runs_.empty() && runs_.back().type == &type && !written_block_ends_before(e)) {
       ++runs_.back().count;
     } else {
@@ -289,6 +333,7 @@ void MshReader::scan_elements_2_binary(std::uint64_t count) {
       }
       if (run.count > 1) run.header_bytes = sizeof header;
     }
+    if (metadata_only_) count_physicals_2_binary(run);
     add_run(run);
   }
 }

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,7 @@
 #include "formats/gmsh/gmsh_element_types.hpp"
 #include "formats/gmsh/gmsh_tag_index.hpp"
 #include "io/source/parallel.hpp"
+#include "meshioplusplus/read_selection.hpp"
 
 namespace meshioplusplus::gmsh::detail::reader {
 
@@ -131,6 +133,9 @@ struct DataTarget {
   const DataTarget* alias_of_last = nullptr;
   NDArray point_values;              // node data
   std::vector<NDArray> cell_values;  // element (node) data, one per block
+  // Not read: a selective read that does not want the view, or a metadata read (the values
+  // were skipped on disk; the target only names and shapes the arrays).
+  bool skipped = false;
 };
 
 class MshReader {
@@ -142,6 +147,15 @@ class MshReader {
         ghost_cells_(partitioned_ && options.ghost_cells) {}
 
   Mesh read();
+  // A read of what `request` keeps (gmsh_reader_metadata.cpp): data sections of views it does
+  // not name are skipped on disk; points_only skips every element block but the vertex ones
+  // (whose physical groups are the Point regions the request keeps). The registry narrows the
+  // result further.
+  Mesh read_selected(const ReadRequest& request);
+  // The summary of the section headers: node blocks and element records are jumped over
+  // (binary by their counts, ASCII token by token without number conversion), data values
+  // likewise; 2.x element records give up their type and physical tag only.
+  MeshMetadata metadata();
 
  private:
   // ---- sections, $MeshFormat, $PhysicalNames, $MeshioplusplusBlocks, $Periodic, $Nodes
@@ -212,7 +226,7 @@ class MshReader {
   void read_data(DataKind kind, std::size_t start);
   std::int64_t small_count(std::string_view what);
   DataTarget& data_target(DataKind kind, const std::string& view, std::int64_t step, double time,
-                          std::int64_t components, std::size_t start);
+                          std::int64_t components, std::size_t start, bool skip);
   static Shape value_shape(std::int64_t rows, std::int64_t width);
   void name_data_targets();
   static std::string step_name(const std::string& view, std::int64_t step, double time);
@@ -229,10 +243,30 @@ class MshReader {
   std::vector<Region> build_regions() const;
   std::string group_name(int dim, int tag) const;
   static void sort_unique_points(Region& region);
-  std::int64_t num_points() const noexcept { return points_.empty_handle() ? 0 : points_.rows(); }
+  std::int64_t num_points() const noexcept {
+    if (metadata_only_) return static_cast<std::int64_t>(declared_nodes_);
+    return points_.empty_handle() ? 0 : points_.rows();
+  }
+
+  // ---- selective and metadata reads (gmsh_reader_metadata.cpp)
+  bool points_alone() const;
+  bool skips_view(const std::string& view) const;
+  void skip_data_entries(const DataTarget& target, std::int64_t count);
+  void skip_node_block(bool v41, std::uint64_t count, int extra);
+  void skip_elements_4_ascii();
+  void count_physicals_2_binary(const ElementRun& run);
+  void count_physical_2(const GmshElementType& type, std::int32_t physical);
+  std::vector<RegionSummary> region_summaries() const;
 
   Cursor cursor_;
   const ReadOptions options_;
+  // Selective / metadata reads: the request (null: read everything), whether only the
+  // headers are wanted, the node count $Nodes announced (metadata reads allocate no points),
+  // and for 2.x the element count per (dimension, physical tag).
+  const ReadRequest* request_ = nullptr;
+  bool metadata_only_ = false;
+  std::uint64_t declared_nodes_ = 0;
+  std::map<std::pair<int, int>, std::int64_t> physical_counts_2_;
   const bool partitioned_;  // a read of some partitions (ReadOptions)
   bool partitioned_entities_read_ = false;
   std::unordered_map<std::uint64_t, int> entity_owner_;  // partitioned entity → its lowest partition

@@ -41,7 +41,7 @@ void LegacyReader::store_attribute(std::string_view encoded_name, NDArray array)
 // "KEYWORD name dataType" followed by rows of fixed shape.
 void LegacyReader::read_named_array(const HeaderLine& header, Shape shape) {
   require_tokens(header, 3, std::string(header.keyword()) + " name dataType");
-  store_attribute(header.tokens[1], read_array(header_type(header, 2), std::move(shape), header.keyword()));
+  read_attribute(header.tokens[1], header_type(header, 2), std::move(shape), header.keyword());
 }
 
 void LegacyReader::read_scalars(const HeaderLine& header, std::int64_t rows) {
@@ -50,14 +50,14 @@ void LegacyReader::read_scalars(const HeaderLine& header, std::int64_t rows) {
   const std::int64_t components = header.tokens.size() > 3 ? header_count(header, 3, "numComp") : 1;
   if (components < 1 || components > 4) fail(header, "SCALARS numComp must be 1 to 4");
   if (next_line_starts_with("LOOKUP_TABLE")) scan_.next_line();  // the table's name; colours are not kept
-  store_attribute(header.tokens[1], read_array(type, {rows, components}, "SCALARS"));
+  read_attribute(header.tokens[1], type, {rows, components}, "SCALARS");
 }
 
 // Colours are bytes in binary files but floats in [0, 1] in ASCII ones; each keeps its type.
 void LegacyReader::read_color_scalars(const HeaderLine& header, std::int64_t rows) {
   require_tokens(header, 3, "COLOR_SCALARS name nValues");
   const std::int64_t components = header_count(header, 2, "nValues");
-  store_attribute(header.tokens[1], read_array(color_type(), {rows, components}, "COLOR_SCALARS"));
+  read_attribute(header.tokens[1], color_type(), {rows, components}, "COLOR_SCALARS");
 }
 
 LegacyType LegacyReader::color_type() const noexcept {
@@ -68,7 +68,7 @@ void LegacyReader::read_texture_coordinates(const HeaderLine& header, std::int64
   require_tokens(header, 4, "TEXTURE_COORDINATES name dim dataType");
   const std::int64_t dim = header_count(header, 2, "dim");
   if (dim < 1 || dim > 3) fail(header, "TEXTURE_COORDINATES dim must be 1, 2 or 3");
-  store_attribute(header.tokens[1], read_array(header_type(header, 3), {rows, dim}, "TEXTURE_COORDINATES"));
+  read_attribute(header.tokens[1], header_type(header, 3), {rows, dim}, "TEXTURE_COORDINATES");
 }
 
 void LegacyReader::skip_lookup_table(const HeaderLine& header) {
@@ -107,7 +107,7 @@ void LegacyReader::read_field_array(const HeaderLine& header) {
                      " tuples but its section declares " + std::to_string(attribute_count().count));
   const LegacyType type = header_type(header, 3);
   Shape shape = components == 1 ? Shape{tuples} : Shape{tuples, components};
-  store_attribute(header.tokens[0], read_array(type, std::move(shape), "FIELD array"));
+  read_attribute(header.tokens[0], type, std::move(shape), "FIELD array");
 }
 
 void LegacyReader::check_attribute_counts() {
@@ -115,7 +115,8 @@ void LegacyReader::check_attribute_counts() {
     scan_.fail_at(point_data_count_.offset, "POINT_DATA declares " + std::to_string(point_data_count_.count) +
                                                 " values but the dataset has " + std::to_string(mesh_.num_points()) +
                                                 " points");
-  if (cell_data_count_.count >= 0 && cell_data_count_.count != num_source_cells_)
+  // (A points_only read jumped over the cells, and their data with them.)
+  if (cell_data_count_.count >= 0 && !skips_cells() && cell_data_count_.count != num_source_cells_)
     scan_.fail_at(cell_data_count_.offset, "CELL_DATA declares " + std::to_string(cell_data_count_.count) +
                                                " values but the dataset has " + std::to_string(num_source_cells_) +
                                                " cells");

@@ -108,6 +108,12 @@ void LegacyReader::read_points(const HeaderLine& header) {
   const LegacyType type = header_type(header, 2);
   // Points are floating point in the mesh model; integral coordinates widen to float64.
   const DType memory = dtype_is_float(type.memory_dtype) ? type.memory_dtype : DType::float64;
+  if (metadata_only_) {  // the count is the summary's; the coordinates are jumped over
+    declared_points_ = count;
+    skip_file_values(type, static_cast<std::uint64_t>(count) * 3, "POINTS");
+    points_offset_ = header.offset;
+    return;
+  }
   mesh_.points = read_array(type, {count, 3}, "POINTS", memory);
   points_offset_ = header.offset;
 }
@@ -128,6 +134,7 @@ void LegacyReader::read_cell_array(const HeaderLine& header, CellArray& cells) {
   cells.offset = header.offset;
   const std::int64_t first = header_count(header, 1, "cell count");
   const std::int64_t size = header_count(header, 2, "size");
+  if (skips_cells()) return skip_cell_array(header, cells);
   if (next_line_starts_with("OFFSETS")) {
     read_offsets_and_connectivity(header, cells, first, size);
   } else {
@@ -196,6 +203,10 @@ void LegacyReader::read_counted_cells(const HeaderLine& header, CellArray& cells
 
 void LegacyReader::read_cell_types(const HeaderLine& header) {
   require_tokens(header, 2, "CELL_TYPES n");
+  if (skips_cells() && !metadata_only_) {  // points_only: no cells
+    skip_file_values(kInt32AsInt64, static_cast<std::uint64_t>(header_count(header, 1, "cell count")), "CELL_TYPES");
+    return;
+  }
   cell_types_offset_ = header.offset;
   has_cell_types_ = true;
   // One byte per cell (every VTK id is below 256), decoded in chunks: no int64 copy of a
@@ -203,6 +214,21 @@ void LegacyReader::read_cell_types(const HeaderLine& header) {
   const std::int64_t count = header_count(header, 1, "cell count");
   require_available(static_cast<std::uint64_t>(count), kInt32AsInt64, "CELL_TYPES");
   cell_types_.resize(static_cast<std::size_t>(count));
+  if (binary_) {
+    // Big-endian int32s read in place: an id is the last byte of a value whose first three
+    // are zero (the decode below costs more than the rest of a metadata read).
+    const auto* bytes = reinterpret_cast<const unsigned char*>(document_.data() + scan_.position());
+    for (std::int64_t c = 0; c < count; ++c, bytes += 4) {
+      const std::uint32_t value = (std::uint32_t{bytes[0]} << 24) | (std::uint32_t{bytes[1]} << 16) |
+                                  (std::uint32_t{bytes[2]} << 8) | std::uint32_t{bytes[3]};
+      if (value > 255 || !is_known_vtk_id(value))
+        scan_.fail_at(cell_types_offset_, "unknown VTK cell type " + std::to_string(static_cast<std::int32_t>(value)) +
+                                              " (cell " + std::to_string(c) + ")");
+      cell_types_[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(value);
+    }
+    scan_.seek(scan_.position() + static_cast<std::size_t>(count) * 4);
+    return;
+  }
   std::array<std::int64_t, 4096> chunk;
   for (std::int64_t first = 0; first < count; first += static_cast<std::int64_t>(chunk.size())) {
     const auto size = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(chunk.size()), count - first));

@@ -19,6 +19,7 @@
 #include "io/text/text_scanner.hpp"
 #include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/read_selection.hpp"
 
 namespace meshioplusplus::vtk::detail {
 
@@ -73,6 +74,13 @@ class LegacyReader {
       : document_(bytes), scan_(bytes, path, detail::kFormatName) {}
 
   Mesh read();
+  // Reading less (vtk_reader_metadata.cpp). read_selected: attribute arrays `request` does not
+  // name are jumped over; points_only alone also jumps over the cell sections of an
+  // unstructured grid or polydata. metadata: the summary from the headers of an unstructured
+  // grid (POINTS and CELLS jumped over, CELL_TYPES read for the blocks, attribute values jumped
+  // over); nullopt for the other datasets, whose blocks depend on more than the headers.
+  Mesh read_selected(const ReadRequest& request);
+  std::optional<MeshMetadata> metadata();
 
  private:
   // ---- preamble and keyword dispatch, header-line values, array payloads (vtk_reader.cpp)
@@ -155,6 +163,13 @@ class LegacyReader {
   void read_field_array(const HeaderLine& header);
   void check_attribute_counts();
 
+  // ---- reading less (vtk_reader_metadata.cpp)
+  void read_attribute(std::string_view encoded_name, const LegacyType& type, Shape shape, std::string_view what);
+  bool skips_array(const std::string& name) const;
+  bool skips_cells() const;
+  void skip_file_values(const LegacyType& type, std::uint64_t count, std::string_view what);
+  void skip_cell_array(const HeaderLine& header, CellArray& cells);
+
   std::string_view document_;
   io::TextScanner scan_;
   bool binary_ = false;
@@ -178,6 +193,13 @@ class LegacyReader {
   NamedList<NDArray> raw_cell_data_;  // one row per source cell, split into blocks at the end
   std::vector<BlockRows> block_rows_;
   std::int64_t num_source_cells_ = 0;
+
+  // Reading less: the request (null: everything), whether only a summary is wanted, and
+  // what it gathers instead of arrays (POINTS' count and dtype, the arrays' summaries).
+  const ReadRequest* request_ = nullptr;
+  bool metadata_only_ = false;
+  std::int64_t declared_points_ = 0;
+  NamedList<ArraySummary> point_summaries_, cell_summaries_, field_summaries_;
 };
 
 }  // namespace meshioplusplus::vtk::detail

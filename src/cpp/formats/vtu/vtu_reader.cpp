@@ -56,7 +56,9 @@ class Reader {
     Mesh mesh;
     mesh.points = read_points(reader_, points_);
     read_point_data(reader_, points_, mesh);
-    if (request == nullptr || !request->points_only) read_cells(mesh);
+    // points_only skips the cells, unless a cell array is asked for too: the registry then
+    // checks the names against what was read, and drops the cells itself.
+    if (request == nullptr || !request->points_only || asks_for_cell_data(*request)) read_cells(mesh);
     reader_.read_field_data(mesh);
     return mesh;
   }
@@ -111,6 +113,15 @@ class Reader {
   }
 
  private:
+  bool asks_for_cell_data(const ReadRequest& request) const {
+    if (!request.arrays) return false;
+    for (const Piece& piece : reader_.layout().pieces)
+      if (const Section* cell_data = piece.section("CellData"))
+        for (const ArrayInfo& info : cell_data->arrays)
+          if (std::find(request.arrays->begin(), request.arrays->end(), info.name) != request.arrays->end()) return true;
+    return false;
+  }
+
   void scan() {
     reader_.scan(kTypes);
     for (const Piece& piece : reader_.layout().pieces) {

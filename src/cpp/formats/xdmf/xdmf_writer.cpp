@@ -18,6 +18,7 @@
 
 #include "formats/xdmf/xdmf.hpp"
 #include "formats/xdmf/xdmf_document.hpp"
+#include "formats/xdmf/xdmf_dolfinx_layout.hpp"
 #include "formats/xdmf/xdmf_polyhedra.hpp"
 #include "io/cells/xdmf_cell_types.hpp"
 #include "io/output/atomic_file.hpp"
@@ -319,9 +320,38 @@ void write_text_file(const std::string& path, const std::string& xml) {
   file.commit();
 }
 
+// layout="dolfinx" (xdmf_dolfinx_layout.hpp): one file per grid, each its own Uniform "Grid"
+// on the one Geometry DataItem (the same HDF5 dataset). The facet file goes first: the mesh file
+// replacing an old one last leaves no new mesh beside stale facets when a write fails.
+void write_dolfinx(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  const HeavyOptions heavy_options = parse_options(path, options);
+  if (heavy_options.format == DataFormat::binary)
+    throw WriteError(path, std::string(kFormat), "layout=dolfinx: DOLFINx reads XDMF heavy data as HDF or XML, not Binary");
+  const DolfinxGrids grids = dolfinx_grids(path, mesh, options);
+  HeavyData heavy(path, heavy_options);
+  std::string geometry;
+  write_geometry(geometry, heavy, grids.cells.points, path);
+  const NamedList<NDArray> no_point_data;
+  const auto document = [&](const Mesh& grid) {
+    std::string xml(kHeader);
+    xml += "<Grid Name=\"Grid\" GridType=\"Uniform\">" + geometry;
+    write_topology(xml, heavy, grid.cells, path);
+    write_attributes(xml, heavy, no_point_data, grid.cell_data, path);
+    xml += "</Grid>";
+    xml += kFooter;
+    return xml;
+  };
+  const std::string cells_xml = document(grids.cells);
+  const std::string facets_xml = grids.facets ? document(*grids.facets) : std::string();
+  heavy.commit();
+  if (grids.facets) write_text_file(grids.facets_path, facets_xml);
+  write_text_file(path, cells_xml);
+}
+
 }  // namespace
 
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options) {
+  if (wants_dolfinx_layout(path, options)) return write_dolfinx(path, mesh, options);
   HeavyData heavy(path, parse_options(path, options));
   std::string xml(kHeader);
   xml += "<Grid Name=\"Grid\" GridType=\"Uniform\">";
