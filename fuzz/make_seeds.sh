@@ -104,6 +104,8 @@ add_public_files() {
       */freefem/gmsh_*) target=gmsh ;;
       */freefem/*) target=freefem ;;
       */neuroglancer/*) target=neuroglancer ;;
+      */nastran_h5/*.h5.gz) mkdir -p "$seeds_dir/nastran_h5"  # shipped compressed: seeded inflated
+        gzip -dc "$file" > "$seeds_dir/nastran_h5/public-$(basename "${file%.gz}")"; copied=$((copied + 1)); continue ;;
       */mfem/*.mesh) target=mfem ;;
       *) target="$(target_for "$(basename "$file")")" ;;
     esac

@@ -102,7 +102,7 @@ run_one() {
 
 # The formats read through HDF5, netCDF or CGNS: the libraries parse the file (they are not
 # instrumented for coverage, and not hardened against hostile files: see docs/reliability.md).
-is_library_target() { case "$1" in hmf|h5m|vtkhdf|med|cgns|exodus) return 0 ;; *) return 1 ;; esac; }
+is_library_target() { case "$1" in hmf|h5m|vtkhdf|med|nastran_h5|cgns|exodus) return 0 ;; *) return 1 ;; esac; }
 # "library" when a target's report starts inside libhdf5/libnetcdf/libcgns (the first stack
 # frame that is not the sanitizer's, libFuzzer's or an allocation function), else "ours".
 finding_origin() {

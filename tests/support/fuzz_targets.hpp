@@ -25,7 +25,7 @@ struct FuzzTarget {
 
 // Every format in the registry that can read, plus the variants a file name selects. The
 // HDF5, netCDF and CGNS formats read the input as a file through their library, like any other.
-inline constexpr std::array<FuzzTarget, 72> kFuzzTargets{{
+inline constexpr std::array<FuzzTarget, 73> kFuzzTargets{{
     {"usd", "usd", ".usda"},
     {"vtu", "vtu", ".vtu"},
     {"vtk", "vtk", ".vtk"},
@@ -82,6 +82,7 @@ inline constexpr std::array<FuzzTarget, 72> kFuzzTargets{{
     {"vtkhdf", "vtkhdf", ".vtkhdf"},
     {"med", "med", ".med"},
     {"fluent_cff", "fluent_cff", ".cas.h5"},  // a .dat.h5 beside it is never there: the case alone
+    {"nastran_h5", "nastran_h5", ".h5"},
     {"cgns", "cgns", ".cgns"},  // ADF or HDF5, as the file's first bytes say
     {"exodus", "exodus", ".exo"},
     {"openfoam", "openfoam", ".foam"},  // a case folder: the input is one of its files (openfoam_fuzz_case below)

@@ -44,6 +44,7 @@
 #include "formats/mfem/mfem.hpp"
 #include "formats/mphtxt/mphtxt.hpp"
 #include "formats/nastran/nastran.hpp"
+#include "formats/nastran_h5/nastran_h5.hpp"
 #include "formats/netgen/netgen.hpp"
 #include "formats/neuroglancer/neuroglancer.hpp"
 #include "formats/obj/obj.hpp"
@@ -232,6 +233,8 @@ constexpr std::array<WriteOptionSpec, 1> kTecplotBinaryOptions{
 };
 constexpr std::array<std::string_view, 1> kXpltExtensions{".xplt"};
 constexpr std::array<std::string_view, 1> kOp2Extensions{".op2"};
+// MSC Nastran HDF5 results: the only claimant of a plain .h5 (others use .cas.h5, .h5m …).
+constexpr std::array<std::string_view, 1> kNastranH5Extensions{".h5"};
 constexpr std::array<std::string_view, 1> kFemapExtensions{".neu"};
 constexpr std::array<std::string_view, 2> kPatranExtensions{".pat", ".out"};
 // OpenFOAM cases are directories: the .foam marker file ParaView opens, and any directory
@@ -325,7 +328,8 @@ constexpr std::array kSvgOptions{
 const std::array kFormats{
     FormatInfo{"vtu", kVtuExtensions, "VTK XML unstructured grid", vtu::read, vtu::write_validated, kVtuOptions, nullptr, false, /*index_check_beside_write=*/true,
                vtu::read_selected, vtu::read_metadata},
-    FormatInfo{"vtk", kVtkExtensions, "VTK legacy", vtk::read, vtk::write, kVtkOptions},
+    FormatInfo{"vtk", kVtkExtensions, "VTK legacy", vtk::read, vtk::write, kVtkOptions, nullptr, false, false,
+               vtk::read_selected, vtk::read_metadata},
     FormatInfo{"vtp", kVtpExtensions, "VTK XML polydata", vtp::read, vtp::write_validated, kVtkXmlOptions},
     FormatInfo{"vts", kVtsExtensions, "VTK XML structured grid", vts::read, vts::write, kVtkXmlOptions, nullptr, /*cells_implied=*/true},
     FormatInfo{"vtr", kVtrExtensions, "VTK XML rectilinear grid", vtr::read, vtr::write, kVtkXmlOptions, nullptr, /*cells_implied=*/true},
@@ -334,7 +338,8 @@ const std::array kFormats{
     FormatInfo{"pvtp", kPvtpExtensions, "VTK XML partitioned polydata", pvtp::read, pvtp::write_validated, kParallelOptions},
     FormatInfo{"vtm", kVtmExtensions, "VTK XML multiblock (one mesh, a Cell region per dataset)", vtm::read, vtm::write, kVtkXmlOptions},
     FormatInfo{"pvd", kPvdExtensions, "ParaView time series (first step)", pvd::read, pvd::write, kPvdOptions},
-    FormatInfo{"gmsh", kGmshExtensions, "Gmsh MSH", gmsh::read, gmsh::write, kGmshOptions, gmsh::looks_like},
+    FormatInfo{"gmsh", kGmshExtensions, "Gmsh MSH", gmsh::read, gmsh::write, kGmshOptions, gmsh::looks_like, false, false,
+               gmsh::read_selected, gmsh::read_metadata},
     FormatInfo{"medit", kMeditExtensions, "Medit / Gamma Mesh Format", medit::read, medit::write, kMeditOptions, medit::looks_like},
     FormatInfo{"mfem", kMfemExtensions, "MFEM mesh v1.0-v1.3", mfem::read, mfem::write, kFloatFormatOnlyOptions, mfem::looks_like},
     FormatInfo{"abaqus", kAbaqusExtensions, "Abaqus input", abaqus::read, abaqus::write, kAbaqusOptions},
@@ -373,6 +378,7 @@ const std::array kFormats{
     FormatInfo{"frd", kFrdExtensions, "CalculiX results (last step; every step as a time series)", frd::read, nullptr, {}},
     FormatInfo{"xplt", kXpltExtensions, "FEBio plot file (first state; every state as a time series)", xplt::read, nullptr, {}},
     FormatInfo{"op2", kOp2Extensions, "Nastran OP2 results (first step; every step as a time series)", op2::read, nullptr, {}},
+    FormatInfo{"nastran_h5", kNastranH5Extensions, "MSC Nastran HDF5 results (first step; every step as a time series; needs HDF5)", nastran_h5::read, nullptr, {}},
     FormatInfo{"femap", kFemapExtensions, "Femap neutral file (nodes, elements, properties, first output set)", femap::read, femap::write, {}, femap::looks_like},
     FormatInfo{"patran", kPatranExtensions, "MSC Patran neutral file (nodes, elements, named components)", patran::read, patran::write, {}, patran::looks_like},
     FormatInfo{"openfoam", kOpenfoamExtensions, "OpenFOAM polyMesh case (directory, .foam file or polyMesh; latest time; every time as a time series)",
@@ -382,13 +388,17 @@ const std::array kFormats{
     FormatInfo{"z88", kZ88Extensions, "Z88 structure file (z88i1.txt)", z88::read, z88::write, {}},
     FormatInfo{"neuroglancer", kNeuroglancerExtensions, "Neuroglancer precomputed mesh", neuroglancer::read,
                neuroglancer::write, {}},
-    FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions, nullptr, false, true},
-    FormatInfo{"xdmf", kXdmfExtensions, "XDMF 2/3 (heavy data inline, binary or HDF5)", xdmf::read, xdmf::write, kXdmfOptions, nullptr, false, true},
+    FormatInfo{"exodus", kExodusExtensions, "Exodus II (netCDF)", exodus::read, exodus::write, kExodusOptions, nullptr, false, true,
+               exodus::read_selected, exodus::read_metadata},
+    FormatInfo{"xdmf", kXdmfExtensions, "XDMF 2/3 (heavy data inline, binary or HDF5)", xdmf::read, xdmf::write, kXdmfOptions, nullptr, false, true,
+               xdmf::read_selected, xdmf::read_metadata},
     FormatInfo{"hmf", kHmfExtensions, "meshio's HDF5 mesh format (needs HDF5)", hmf::read, hmf::write, kHmfOptions, nullptr, false, true},
     FormatInfo{"h5m", kH5mExtensions, "MOAB H5M (needs HDF5)", h5m::read, h5m::write, kH5mOptions, nullptr, false, true},
     FormatInfo{"cgns", kCgnsExtensions, "CGNS (ADF or HDF5)", cgns::read, cgns::write, kCgnsOptions},
-    FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}, nullptr, false, true},
-    FormatInfo{"vtkhdf", kVtkhdfExtensions, "VTKHDF (VTK's HDF5 format; needs HDF5)", vtkhdf::read, vtkhdf::write, kVtkhdfOptions, nullptr, false, true},
+    FormatInfo{"med", kMedExtensions, "MED (Salome, HDF5)", med::read, med::write, {}, nullptr, false, true,
+               med::read_selected, med::read_metadata},
+    FormatInfo{"vtkhdf", kVtkhdfExtensions, "VTKHDF (VTK's HDF5 format; needs HDF5)", vtkhdf::read, vtkhdf::write, kVtkhdfOptions, nullptr, false, true,
+               vtkhdf::read_selected, vtkhdf::read_metadata},
     FormatInfo{"fluent_cff", kFluentCffExtensions, "ANSYS Fluent CFF case/data (.cas.h5 + .dat.h5; read only, needs HDF5)", fluent_cff::read, nullptr, {}},
     FormatInfo{"ensight", kEnsightExtensions, "EnSight Gold case (first step; every step as a time series)", ensight::read, ensight::write, kEnsightOptions},
     FormatInfo{"d3plot", kD3plotExtensions, "LS-DYNA d3plot results family (read only; first state; every state as a time series)", d3plot::read, nullptr, {}},
@@ -526,21 +536,30 @@ template <class Read> auto guarded(const std::string& path, const FormatInfo& fo
 Mesh read_time_step(const std::string& path, const FormatInfo& format, std::int64_t step, const ReadRequest& request) {
   const auto one_step = [&](std::string_view what) {
     if (step != 0 && step != -1)
-      throw std::invalid_argument(path + ": time_step=" + std::to_string(step) + " is out of range: " + std::string(what) +
-                                  " one step (0 or -1)");
+      throw std::invalid_argument(escape_invalid_utf8(path + ": time_step=" + std::to_string(step) +
+                                                      " is out of range: " + std::string(what) + " one step (0 or -1)"));
     return format.read_selected ? guarded(path, format, [&] { return format.read_selected(path, request); })
                                 : guarded(path, format, [&] { return format.read(path); });
   };
   if (!has_time_series_reader(format.name)) return one_step(std::string(format.name) + " files hold");
   return guarded(path, format, [&] {
-    const std::unique_ptr<TimeSeriesReader> series = open_time_series(path, format.name);
+    std::unique_ptr<TimeSeriesReader> series;
+    try {
+      series = open_time_series(path, format.name);
+    } catch (const ReadError&) {
+      // A file of such a format that is no series (an XDMF mesh without a temporal collection)
+      // holds one step; anything else asked of it keeps the series' own words.
+      if (step != 0 && step != -1) throw;
+      return one_step("the file holds");
+    }
     const auto count = static_cast<std::int64_t>(series->num_steps());
     if (count == 0) return one_step("the file has no steps of data: it holds");
     const std::int64_t index = step < 0 ? step + count : step;
     if (index < 0 || index >= count)
-      throw std::invalid_argument(path + ": time_step=" + std::to_string(step) + " is out of range: the file holds " +
-                                  std::to_string(count) + " steps (0.." + std::to_string(count - 1) + ", or -" +
-                                  std::to_string(count) + "..-1)");
+      throw std::invalid_argument(escape_invalid_utf8(path + ": time_step=" + std::to_string(step) +
+                                                      " is out of range: the file holds " + std::to_string(count) +
+                                                      " steps (0.." + std::to_string(count - 1) + ", or -" +
+                                                      std::to_string(count) + "..-1)"));
     Mesh mesh = series->read_mesh();
     TimeStep data = series->read_step(static_cast<std::size_t>(index));
     for (auto& [name, array] : data.point_data) mesh.point_data.set(name, std::move(array));
@@ -575,7 +594,8 @@ MeshMetadata read_metadata(const std::string& path, std::string_view format_name
   metadata.format = std::string(format.name);
   // The steps' times come from the series' structure, which its readers open without the arrays.
   // A file of such a format without steps (a Gmsh mesh without $NodeData) has no times.
-  if (metadata.times.empty() && has_time_series_reader(format.name)) {
+  // A header-only answer has the times the header states (its reader fills them).
+  if (metadata.times.empty() && !metadata.header_only && has_time_series_reader(format.name)) {
     try {
       const std::unique_ptr<TimeSeriesReader> series = open_time_series(path, format.name);
       for (std::size_t step = 0; step < series->num_steps(); ++step) metadata.times.push_back(series->time(step));

@@ -17,6 +17,7 @@
 #include "formats/xplt/xplt.hpp"
 #include "formats/gmsh/gmsh_time_series.hpp"
 #include "formats/med/med_time_series.hpp"
+#include "formats/nastran_h5/nastran_h5.hpp"
 #include "formats/op2/op2.hpp"
 #include "formats/openfoam/openfoam.hpp"
 #include "formats/unv/unv_time_series.hpp"
@@ -101,6 +102,7 @@ const std::array kSeriesReaders{
     SeriesReaderRow{"tecplot_binary", tecplot_binary::open_time_series},
     SeriesReaderRow{"xplt", xplt::open_time_series},
     SeriesReaderRow{"op2", op2::open_time_series},
+    SeriesReaderRow{"nastran_h5", nastran_h5::open_time_series},
     SeriesReaderRow{"d3plot", d3plot::open_time_series},
     SeriesReaderRow{"ansys_rst", ansys_rst::open_time_series},
     SeriesReaderRow{"abaqus_fil", abaqus_fil::open_time_series},

@@ -43,6 +43,7 @@ from ._allocation import allocator_installed
 from ._dispatch import _filetypes_from_path, _is_buffer, _spool_suffix
 from ._dispatch import read as _read_in_process
 from ._dispatch import read_metadata as _metadata_in_process
+from ._capabilities import set_entry_point
 from ._read_less import ReadRequest
 from ._exceptions import ReadError
 from ._options import CORE_FORMATS
@@ -334,6 +335,8 @@ def _run_request(request, spares=()):
             try:
                 if request["op"] == "read_metadata":
                     mesh = _metadata_in_process(request["path"], request["format"])
+                elif request["op"] == "series":
+                    mesh = _series_in_process(request["path"], request["format"], *request["series"])
                 else:
                     selection = request.get("selection")
                     mesh = _read_in_process(request["path"], request["format"], max_bytes=cap,
@@ -620,8 +623,40 @@ def read_metadata(filename, file_format=None, timeout=None):
     return read(filename, file_format, timeout=timeout, op="read_metadata")
 
 
+class IsolatedSeries:
+    """The core's time-series reader, each call in a worker (``TimeSeriesReader(path,
+    isolate=True)``): the worker opens the series for every call, so a crash or hang in one step
+    is that call's ``ReadError`` and the next call starts afresh. The same shape as the core's
+    reader: ``num_steps``, ``time(k)``, ``read_mesh()``, ``read_step(k)``."""
+
+    def __init__(self, filename, format_name, timeout=None):
+        self._path, self._format, self._timeout = os.fspath(filename), format_name or "", timeout
+        self.num_steps, self._times = self._call("open")
+
+    def _call(self, action, step=None):
+        return read(self._path, self._format or None, timeout=self._timeout, op="series", series=(action, step))
+
+    def time(self, step):
+        return self._times[step]
+
+    def read_mesh(self):
+        return self._call("mesh")
+
+    def read_step(self, step):
+        return self._call("step", int(step))
+
+
+def _series_in_process(path, format_name, action, step):
+    reader = _core.open_time_series(path, format_name or "")
+    if action == "open":
+        return reader.num_steps, [reader.time(k) for k in range(reader.num_steps)]
+    if action == "mesh":
+        return reader.read_mesh()
+    return reader.read_step(step)
+
+
 def read(filename, file_format=None, max_bytes=None, piece=None, merge_points=False, timeout=None, request=None,
-         op="read"):
+         op="read", series=None):
     """``read`` in a worker process (see the module text and docs/isolation.md)."""
     if _is_buffer(filename):
         if not file_format:
@@ -630,12 +665,12 @@ def read(filename, file_format=None, max_bytes=None, piece=None, merge_points=Fa
             content = filename.read()
             spool.write(content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content)
             spool.flush()
-            return read(spool.name, file_format, max_bytes, piece, merge_points, timeout, request, op)
+            return read(spool.name, file_format, max_bytes, piece, merge_points, timeout, request, op, series)
     if max_bytes is not None and (isinstance(max_bytes, bool) or int(max_bytes) <= 0):
         raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}")
     path = os.fspath(filename)  # read from the caller's folder: errors name the path as given
     selection = request.core_arguments() if request is not None and request.given() else None
-    request = {"op": op, "selection": selection, "path": path, "cwd": os.getcwd(), "format": file_format, "piece": piece, "merge_points": merge_points,
+    request = {"op": op, "selection": selection, "series": series, "path": path, "cwd": os.getcwd(), "format": file_format, "piece": piece, "merge_points": merge_points,
                "max_bytes": None if max_bytes is None else int(max_bytes), "threads": _core.thread_count(),
                "array_limit": _core.max_array_bytes()}
     shown = os.fspath(filename)
@@ -674,3 +709,8 @@ def _unpack(payload, length, fds, shown, file_format, max_bytes):
     if kind == "memory":
         raise _failure(shown, file_format, "memory", value)
     raise value
+
+
+# The time-series readers (floor 4) reach isolation (this floor) through the entry points.
+set_entry_point("isolated_series", IsolatedSeries)
+set_entry_point("isolate_by_default", environment_default)

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/read_selection.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/time_series.hpp"
 
@@ -59,6 +60,14 @@ Mesh read(const std::string& path);
 std::vector<double> time_values(const std::string& path);
 // The mesh with the variables of step `step` (0-based); ReadError when out of range.
 Mesh read_step(const std::string& path, std::size_t step);
+
+// read() narrowed on disk (read_selection.hpp): variables not asked for are not read; with
+// points_only neither the connectivity nor the side and element sets.
+Mesh read_selected(const std::string& path, const ReadRequest& request);
+// Counts, blocks, sets, variables and times from the netCDF header (dimensions, variable
+// shapes, names); side sets are read (small) for their counts. No coordinates, connectivity or
+// variable values.
+MeshMetadata read_metadata(const std::string& path);
 
 // Points, cells, regions and records without any variable.
 Mesh read_structure(const std::string& path);

@@ -14,6 +14,7 @@
 #include "io/source/read_limits.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/read_selection.hpp"
 #include "meshioplusplus/side_regions.hpp"
 
 namespace meshioplusplus::exodus {
@@ -70,6 +71,7 @@ std::optional<DType> dtype_of_nc(int nc_type) {
 
 struct Block {
   std::string exodus_name;
+  std::string name;  // the region's: eb_names, or block_<id>
   std::string type;  // ours
   std::int64_t id = 0;
   std::int64_t first_cell = 0;  // block-major index of its first cell
@@ -118,6 +120,50 @@ class Reader {
     return mesh;
   }
 
+  // read() narrowed on disk: variables not asked for are never read, and with points_only
+  // neither connectivity nor side or element sets (the block layout comes from the dimensions).
+  Mesh read_selected(const ReadRequest& request) {
+    request_ = &request;
+    Mesh mesh;
+    read_points(mesh);
+    if (request.points_only) {
+      scan_blocks();
+      read_node_sets(mesh);
+    } else {
+      read_blocks(mesh);
+      read_sets(mesh);
+    }
+    read_records(mesh);
+    if (!times().empty()) {
+      read_nodal_variables(mesh, 0);
+      read_element_variables(mesh, 0);
+      read_global_variables(mesh, 0);
+    }
+    return mesh;
+  }
+
+  // What read() gives, from the dimensions, variable shapes and names, and the (small) set
+  // lists: no coordinates, connectivity or variable values are read.
+  MeshMetadata metadata() {
+    MeshMetadata summary;
+    summary.header_only = true;
+    summary.variant = file_.kind();
+    summary.times = times();
+    const std::size_t num_dim = dim("num_dim");
+    if (num_dim == 0 || num_dim > 3) file_.fail("", "dimension num_dim is " + std::to_string(num_dim) + ", expected 1-3");
+    summary.num_points = static_cast<std::int64_t>(dim("num_nodes"));
+    summary.point_dim = static_cast<int>(num_dim);
+    scan_blocks();
+    for (const Block& block : blocks_) {
+      summary.cell_blocks.push_back({block.type, block.count});
+      const CellTypeInfo* info = find_cell_type(block.type);
+      summary.regions.push_back({block.name, RegionKind::Cell, info ? info->dimension : -1, block.id, block.count});
+    }
+    set_summaries(summary);
+    if (!summary.times.empty()) variable_summaries(summary);
+    return summary;
+  }
+
   // The variables of one step only, for the time-series reader: the block layout comes from
   // the dimensions, no coordinates or connectivity are read.
   TimeStep read_variables(std::size_t step) {
@@ -140,16 +186,31 @@ class Reader {
  private:
   std::size_t dim(std::string_view name) const { return file_.dimension(name).value_or(0); }
 
+  // The blocks as read_blocks() makes them, from the dimensions and attributes alone.
   void scan_blocks() {
     blocks_.clear();
+    mesh_dimension_ = static_cast<int>(dim("num_dim"));
+    const std::size_t num_blocks = dim("num_el_blk");
+    const std::vector<std::string> block_names = names("eb_names", num_blocks);
+    const std::vector<std::int64_t> block_ids = ids("eb_prop1", num_blocks);
     std::int64_t first_cell = 0;
-    for (std::size_t k = 1; k <= dim("num_el_blk"); ++k) {
+    for (std::size_t k = 1; k <= num_blocks; ++k) {
       Block block;
       const NetcdfVariable* connect = block_connectivity(k, block.exodus_name);
       if (connect == nullptr || connect->shape.empty()) continue;
       block.exodus_index = k;
-      const NetcdfVariable* counts = is_ragged(block.exodus_name) ? file_.find("ebepecnt" + std::to_string(k)) : nullptr;
-      block.count = static_cast<std::int64_t>(counts ? counts->shape.at(0) : connect->shape[0]);
+      block.id = block_ids[k - 1];
+      block.name = block_names[k - 1].empty() ? "block_" + std::to_string(block.id) : block_names[k - 1];
+      const bool ragged = is_ragged(block.exodus_name);
+      const auto nodes = static_cast<std::int64_t>(!ragged && connect->shape.size() == 2 ? connect->shape[1] : 0);
+      block.type = std::string(cell_type_for(block.exodus_name, nodes));
+      if (block.type.empty())
+        file_.fail(connect->name, "element block " + std::to_string(block.id) + " ('" + block.name + "'): element type '" +
+                                      block.exodus_name + "' has no meshio++ cell type");
+      block.sides = side_rule(block.type, block.exodus_name, mesh_dimension_);
+      const NetcdfVariable* counts = ragged ? file_.find("ebepecnt" + std::to_string(k)) : nullptr;
+      if (counts != nullptr && counts->shape.size() != 1) file_.fail(counts->name, "expected one dimension (the entries of the block)");
+      block.count = static_cast<std::int64_t>(counts ? counts->shape[0] : connect->shape[0]);
       block.first_cell = first_cell;
       first_cell += block.count;
       blocks_.push_back(block);
@@ -426,8 +487,13 @@ class Reader {
   }
 
   void read_sets(Mesh& mesh) {
+    read_node_sets(mesh);
+    read_side_and_element_sets(mesh);
+  }
+
+  // Node sets → Point regions.
+  void read_node_sets(Mesh& mesh) {
     const std::int64_t num_points = mesh.num_points();
-    // Node sets → Point regions.
     const std::size_t num_node_sets = dim("num_node_sets");
     const std::vector<std::string> node_set_names = names("ns_names", num_node_sets);
     const std::vector<std::int64_t> node_set_ids = ids("ns_prop1", num_node_sets);
@@ -443,6 +509,9 @@ class Reader {
       if (nodes) to_zero_based(region.entries.values<std::int64_t>(), num_points, nodes->name);
       mesh.regions.push_back(std::move(region));
     }
+  }
+
+  void read_side_and_element_sets(Mesh& mesh) {
     // Side sets → Side regions.
     const std::size_t num_side_sets = dim("num_side_sets");
     const std::vector<std::string> side_set_names = names("ss_names", num_side_sets);
@@ -582,28 +651,11 @@ class Reader {
       }
       return read_step_slice(file_.require("vals_nod_var" + std::to_string(index + 1)), step, num_nodes, scratch);
     };
-    // meshio's grouping: <name>X, <name>Y, <name>Z → <name> (n, 3); <name>_R, <name>_Z → <name> (n, 2).
-    std::vector<bool> used(num_vars, false);
-    auto index_of = [&](const std::string& name) -> std::optional<std::size_t> {
-      for (std::size_t i = 0; i < num_vars; ++i)
-        if (!used[i] && var_names[i] == name) return i;
-      return std::nullopt;
-    };
-    for (std::size_t i = 0; i < num_vars; ++i) {
-      if (used[i]) continue;
-      const std::string& name = var_names[i];
-      std::vector<std::size_t> group{i};
-      std::string joined = name;
-      used[i] = true;
-      if (name.size() > 1 && name.back() == 'X') {
-        const std::string stem = name.substr(0, name.size() - 1);
-        const auto y = index_of(stem + "Y"), z = index_of(stem + "Z");
-        if (y && z) group = {i, *y, *z}, joined = stem;
-      } else if (name.size() > 2 && name.ends_with("_R")) {
-        const std::string stem = name.substr(0, name.size() - 2);
-        if (const auto z = index_of(stem + "_Z")) group = {i, *z}, joined = stem;
-      }
-      for (std::size_t member : group) used[member] = true;
+    for (const NodalGroup& nodal : nodal_groups(var_names)) {
+      const std::string& joined = nodal.name;
+      const std::vector<std::size_t>& group = nodal.members;
+      const std::size_t i = group[0];
+      if (!wanted(joined)) continue;
       if (group.size() == 1) {
         mesh.point_data.set(joined, column(i, false));
         continue;
@@ -630,6 +682,7 @@ class Reader {
     if (num_vars == 0 || blocks_.empty()) return;
     const std::vector<std::string> var_names = names("name_elem_var", num_vars);
     for (std::size_t v = 0; v < num_vars; ++v) {
+      if (!wanted(var_names[v])) continue;
       std::vector<NDArray> per_block;
       per_block.reserve(blocks_.size());
       for (const Block& block : blocks_) {
@@ -655,12 +708,131 @@ class Reader {
       file_.fail("vals_glo_var", "expected shape (time_step, num_glo_var)");
     const std::vector<std::string> var_names = names("name_glo_var", num_vars);
     for (std::size_t v = 0; v < num_vars; ++v) {
+      if (!wanted(var_names[v])) continue;
       const std::size_t start[2] = {step, v}, count[2] = {1, 1};
       mesh.field_data.set(var_names[v], file_.read(*values, DType::float64, {1}, start, count));
     }
   }
 
+  // Whether a read_selected() keeps the array `name` (a plain read keeps all).
+  bool wanted(const std::string& name) const {
+    if (request_ == nullptr) return true;
+    if (request_->arrays) return std::find(request_->arrays->begin(), request_->arrays->end(), name) != request_->arrays->end();
+    return !request_->points_only;
+  }
+
+  // meshio's grouping of nodal variables: <name>X, <name>Y, <name>Z → <name> (n, 3);
+  // <name>_R, <name>_Z → <name> (n, 2); any other is one column.
+  struct NodalGroup {
+    std::string name;
+    std::vector<std::size_t> members;  // indices into name_nod_var, in component order
+  };
+  static std::vector<NodalGroup> nodal_groups(const std::vector<std::string>& var_names) {
+    const std::size_t num_vars = var_names.size();
+    std::vector<bool> used(num_vars, false);
+    auto index_of = [&](const std::string& name) -> std::optional<std::size_t> {
+      for (std::size_t i = 0; i < num_vars; ++i)
+        if (!used[i] && var_names[i] == name) return i;
+      return std::nullopt;
+    };
+    std::vector<NodalGroup> groups;
+    for (std::size_t i = 0; i < num_vars; ++i) {
+      if (used[i]) continue;
+      const std::string& name = var_names[i];
+      NodalGroup group{name, {i}};
+      used[i] = true;
+      if (name.size() > 1 && name.back() == 'X') {
+        const std::string stem = name.substr(0, name.size() - 1);
+        const auto y = index_of(stem + "Y"), z = index_of(stem + "Z");
+        if (y && z) group = {stem, {i, *y, *z}};
+      } else if (name.size() > 2 && name.ends_with("_R")) {
+        const std::string stem = name.substr(0, name.size() - 2);
+        if (const auto z = index_of(stem + "_Z")) group = {stem, {i, *z}};
+      }
+      for (std::size_t member : group.members) used[member] = true;
+      groups.push_back(std::move(group));
+    }
+    return groups;
+  }
+
+  // The regions read_sets() makes: node and element set sizes from their dimensions; side sets
+  // are read (element and side numbers, boundary-sized) since sides without a facet of ours
+  // are left out.
+  void set_summaries(MeshMetadata& summary) const {
+    const std::size_t num_node_sets = dim("num_node_sets");
+    const std::vector<std::string> node_set_names = names("ns_names", num_node_sets);
+    const std::vector<std::int64_t> node_set_ids = ids("ns_prop1", num_node_sets);
+    for (std::size_t k = 1; k <= num_node_sets; ++k) {
+      const NetcdfVariable* nodes = file_.find("node_ns" + std::to_string(k));
+      const std::string name =
+          node_set_names[k - 1].empty() ? "nodeset_" + std::to_string(node_set_ids[k - 1]) : node_set_names[k - 1];
+      if (nodes != nullptr && nodes->shape.size() != 1) file_.fail(nodes->name, "expected one dimension (the set's nodes)");
+      summary.regions.push_back({name, RegionKind::Point, 0, node_set_ids[k - 1],
+                                 nodes ? static_cast<std::int64_t>(nodes->shape[0]) : 0});
+    }
+    const std::size_t num_side_sets = dim("num_side_sets");
+    const std::vector<std::string> side_set_names = names("ss_names", num_side_sets);
+    const std::vector<std::int64_t> side_set_ids = ids("ss_prop1", num_side_sets);
+    for (std::size_t k = 1; k <= num_side_sets; ++k) {
+      int side_dim = -1;
+      const NDArray pairs =
+          read_side_pairs(file_.find("elem_ss" + std::to_string(k)), file_.find("side_ss" + std::to_string(k)), side_dim);
+      const std::string name =
+          side_set_names[k - 1].empty() ? "sideset_" + std::to_string(side_set_ids[k - 1]) : side_set_names[k - 1];
+      summary.regions.push_back({name, RegionKind::Side, side_dim, side_set_ids[k - 1], pairs.rows()});
+    }
+    const std::size_t num_elem_sets = dim("num_elem_sets");
+    const std::vector<std::string> elem_set_names = names("els_names", num_elem_sets);
+    const std::vector<std::int64_t> elem_set_ids = ids("els_prop1", num_elem_sets);
+    for (std::size_t k = 1; k <= num_elem_sets; ++k) {
+      const NetcdfVariable* elements = file_.find("elem_els" + std::to_string(k));
+      const std::string name =
+          elem_set_names[k - 1].empty() ? "elemset_" + std::to_string(elem_set_ids[k - 1]) : elem_set_names[k - 1];
+      if (elements != nullptr && elements->shape.size() != 1) file_.fail(elements->name, "expected one dimension (the set's elements)");
+      summary.regions.push_back({name, RegionKind::Cell, Region{}.dim, elem_set_ids[k - 1],
+                                 elements ? static_cast<std::int64_t>(elements->shape[0]) : 0});
+    }
+  }
+
+  // The arrays read() gives for step 0, named, typed and shaped from the variables' headers.
+  void variable_summaries(MeshMetadata& summary) const {
+    const auto trailing = [](const NetcdfVariable& variable, std::vector<std::int64_t> shape) {
+      for (std::size_t axis = 2; axis < variable.shape.size(); ++axis)
+        shape.push_back(static_cast<std::int64_t>(variable.shape[axis]));
+      return shape;
+    };
+    const std::size_t num_nodal = dim("num_nod_var");
+    if (num_nodal > 0 && summary.num_points > 0) {
+      const NetcdfVariable* combined = file_.find("vals_nod_var");
+      for (const NodalGroup& group : nodal_groups(names("name_nod_var", num_nodal))) {
+        const NetcdfVariable& first =
+            combined ? *combined : file_.require("vals_nod_var" + std::to_string(group.members[0] + 1));
+        const DType dtype = dtype_of_nc(first.type).value_or(DType::float64);
+        std::vector<std::int64_t> shape{summary.num_points};
+        if (group.members.size() > 1) shape.push_back(static_cast<std::int64_t>(group.members.size()));
+        else if (!combined) shape = trailing(first, shape);
+        summary.arrays.push_back({group.name, DataAssociation::point, dtype, std::move(shape)});
+      }
+    }
+    const std::size_t num_element = dim("num_elem_var");
+    if (num_element > 0 && !blocks_.empty()) {
+      const std::vector<std::string> var_names = names("name_elem_var", num_element);
+      for (std::size_t v = 0; v < num_element; ++v) {
+        const NetcdfVariable* first =
+            file_.find("vals_elem_var" + std::to_string(v + 1) + "eb" + std::to_string(blocks_.front().exodus_index));
+        const DType dtype = first ? dtype_of_nc(first->type).value_or(DType::float64) : DType::float64;
+        const std::vector<std::int64_t> rows{num_cells_};
+        summary.arrays.push_back({var_names[v], DataAssociation::cell, dtype, first ? trailing(*first, rows) : rows});
+      }
+    }
+    const std::size_t num_global = dim("num_glo_var");
+    if (num_global > 0 && file_.find("vals_glo_var") != nullptr)
+      for (const std::string& name : names("name_glo_var", num_global))
+        summary.arrays.push_back({name, DataAssociation::field, DType::float64, {1}});
+  }
+
   NetcdfReader file_;
+  const ReadRequest* request_ = nullptr;
   std::string path_;
   int mesh_dimension_ = 3;
   std::int64_t num_cells_ = 0;
@@ -699,6 +871,10 @@ class ExodusSeries final : public TimeSeriesReader {
 }  // namespace
 
 Mesh read_structure(const std::string& path) { return Reader(path).read_structure(); }
+
+Mesh read_selected(const std::string& path, const ReadRequest& request) { return Reader(path).read_selected(request); }
+
+MeshMetadata read_metadata(const std::string& path) { return Reader(path).metadata(); }
 
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) {
   return std::make_unique<ExodusSeries>(path);

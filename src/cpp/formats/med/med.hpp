@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/read_selection.hpp"
 #include "meshioplusplus/registry.hpp"
 
 namespace meshioplusplus::med {
@@ -60,6 +61,12 @@ Mesh read(const std::string& path);
 // The mesh `options.mesh_name`: a name the file lacks is a ReadError naming the file and listing
 // the meshes it has.
 Mesh read(const std::string& path, const ReadOptions& options);
+// read(path) narrowed on disk (read_selection.hpp): fields not asked for are not read; with
+// points_only no connectivity. Family numbers are read (the group regions come from them).
+Mesh read_selected(const std::string& path, const ReadRequest& request);
+// What read(path) gives, from dataset shapes, attributes and family names: no coordinates,
+// connectivity, family numbers or field values; group counts are unknown (-1).
+MeshMetadata read_metadata(const std::string& path);
 // The file's meshes, in file order (the names under /ENS_MAA; no array is read).
 std::vector<std::string> mesh_names(const std::string& path);
 

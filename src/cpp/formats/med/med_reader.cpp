@@ -13,12 +13,14 @@
 
 #include "formats/med/med.hpp"
 #include "formats/med/med_meshes.hpp"
+#include "formats/med/med_time_series.hpp"
 #include "formats/med/med_types.hpp"
 #include "io/cells/polyhedron_orientation.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/read_selection.hpp"
 
 namespace meshioplusplus::med {
 
@@ -38,6 +40,140 @@ class Reader {
   explicit Reader(const std::string& path) : file_(File::open(path, kFormat)), path_(path) {}
 
   Mesh read(const ReadOptions& options) {
+    const auto [mesh_path, step_path] = locate(options);
+    Mesh mesh;
+    read_points(step_path, mesh);
+    read_cells(step_path, mesh);
+    read_families(mesh_path, mesh);
+    read_fields(mesh);
+    return mesh;
+  }
+
+  // read() of the first mesh narrowed on disk: fields not asked for are not read; with
+  // points_only no connectivity either (unless a cell array is asked for). The family numbers
+  // (FAM) are read whatever is asked: the group regions come from them.
+  Mesh read_selected(const ReadRequest& request) {
+    bool with_cells = !request.points_only;
+    if (request.arrays)
+      for (const ArraySummary& array : metadata().arrays)
+        with_cells |= array.association == DataAssociation::cell &&
+                      std::find(request.arrays->begin(), request.arrays->end(), array.name) != request.arrays->end();
+    request_ = &request;
+    cells_read_ = with_cells;
+    const auto [mesh_path, step_path] = locate(ReadOptions{});
+    Mesh mesh;
+    read_points(step_path, mesh);
+    if (with_cells) read_cells(step_path, mesh);
+    read_families(mesh_path, mesh);
+    read_fields(mesh);
+    return mesh;
+  }
+
+  // What read() gives for the first mesh, from dataset shapes, NBR/NCO/NGA attributes and the
+  // family names: no coordinates, connectivity, family numbers or field values are read. The
+  // groups' sizes need the family numbers: their counts are left unknown (-1).
+  MeshMetadata metadata() {
+    const auto [mesh_path, step_path] = locate(ReadOptions{});
+    MeshMetadata summary;
+    summary.header_only = true;
+    summary.variant = "MED " + std::to_string(file_.integer_attribute("/INFOS_GENERALES", "MAJ").value_or(0)) + "." +
+                      std::to_string(file_.integer_attribute("/INFOS_GENERALES", "MIN").value_or(0));
+    const std::string coo = step_path + "/NOE/COO";
+    const std::int64_t values = element_count(coo);
+    summary.num_points = count_attribute(coo, values / dimension_);
+    if (summary.num_points < 0 || values % dimension_ != 0 || summary.num_points != values / dimension_)
+      file_.fail(coo, "holds " + std::to_string(values) + " values, not NBR × ESP");
+    summary.point_dim = static_cast<int>(dimension_);
+    std::vector<ArraySummary> point_arrays, cell_arrays;
+    const std::string noe_fam = step_path + "/NOE/FAM";
+    if (file_.exists(noe_fam))
+      point_arrays.push_back({"point_tags", DataAssociation::point, file_.dataset_info(noe_fam).dtype, {summary.num_points}});
+    // Blocks, as read_cells() makes them.
+    std::map<std::string, std::size_t> block_of_type;
+    std::optional<DType> first_tags;
+    bool any_tags = false;
+    const std::string mai = step_path + "/MAI";
+    if (file_.exists(mai))
+      for (const std::string& med_type : file_.children(mai)) {
+        const std::string group = mai + "/" + med_type;
+        const std::string_view type = cell_type_of_med(med_type);
+        if (type.empty()) file_.fail(group, "MED cell type '" + med_type + "' is not read by meshio++ (nor meshio)");
+        const bool med2 = file_.integer_attribute("/INFOS_GENERALES", "MAJ").value_or(3) < 3;
+        const std::int64_t count = type == "polygon"      ? element_count(group + "/INN") - 1
+                                   : type == "polyhedron" ? element_count(group + (med2 ? "/INN" : "/IFN")) - 1
+                                                          : count_attribute(group + "/NOD", 0);
+        if (count < (type == "polygon" || type == "polyhedron" ? 0 : 1))
+          file_.fail(group, "NBR (or the index) gives " + std::to_string(count) + " cells");
+        const bool tagged = file_.exists(group + "/FAM");
+        if (block_of_type.empty()) first_tags = tagged ? file_.dataset_info(group + "/FAM").dtype : DType::int32;
+        any_tags |= tagged;
+        block_of_type[med_type] = summary.cell_blocks.size();
+        summary.cell_blocks.push_back({std::string(type), count});
+      }
+    if (any_tags) cell_arrays.push_back({"cell_tags", DataAssociation::cell, *first_tags, {summary.num_cells()}});
+    // Fields, named and shaped as read_fields() names and shapes them.
+    for (const std::string& field : fields_on(file_, mesh_name_)) {
+      const std::string field_path = "/CHA/" + field;
+      const std::int64_t components = std::max<std::int64_t>(file_.integer_attribute(field_path, "NCO").value_or(1), 1);
+      const std::vector<std::string> steps = file_.children(field_path);
+      for (std::size_t s = 0; s < steps.size(); ++s) {
+        const std::string step_path_of_field = field_path + "/" + steps[s];
+        const std::string name = field_name(field, steps.size(), s, step_path_of_field);
+        std::vector<std::optional<std::vector<std::int64_t>>> trailing(summary.cell_blocks.size());
+        std::vector<std::int64_t> last;
+        bool on_cells = false;
+        for (const std::string& support : file_.children(step_path_of_field)) {
+          const std::string support_path = step_path_of_field + "/" + support;
+          if (support == "NOE") {
+            std::vector<std::int64_t> shape{summary.num_points};
+            if (components > 1) shape.push_back(components);
+            point_arrays.push_back({name, DataAssociation::point, DType::float64, std::move(shape)});
+            continue;
+          }
+          const std::string med_type = support.substr(support.find('.') + 1);
+          const auto block = block_of_type.find(med_type);
+          if (support.find('.') == std::string::npos || block == block_of_type.end())
+            file_.fail(support_path, "refers to cell type '" + med_type + "', which the mesh does not have");
+          const std::string profile = trimmed(file_.string_attribute(support_path, "PFL").value_or(std::string(kNoProfile)));
+          const std::int64_t gauss =
+              std::max<std::int64_t>(file_.integer_attribute(support_path + "/" + profile, "NGA").value_or(1), 1);
+          last.clear();
+          if (gauss > 1) last.push_back(gauss);
+          if (components > 1 || gauss > 1) last.push_back(components);
+          trailing[block->second] = last;
+          on_cells = true;
+        }
+        if (!on_cells) continue;
+        // The first block's shape: its own, or (not covered) the NaN of the last covered one's.
+        std::vector<std::int64_t> shape{summary.num_cells()};
+        const std::vector<std::int64_t>& first = trailing.front() ? *trailing.front() : last;
+        shape.insert(shape.end(), first.begin(), first.end());
+        cell_arrays.push_back({name, DataAssociation::cell, DType::float64, std::move(shape)});
+      }
+    }
+    summary.arrays = std::move(point_arrays);
+    summary.arrays.insert(summary.arrays.end(), cell_arrays.begin(), cell_arrays.end());
+    // Groups, as read_families() makes them.
+    std::string fas = mesh_path + "/FAS";
+    if (!file_.exists(fas)) fas = "/FAS/" + mesh_name_;
+    const auto add_groups = [&](const std::vector<Family>& families, RegionKind kind) {
+      std::vector<std::string> seen;
+      for (const Family& family : families)
+        for (const std::string& group : family.groups)
+          if (std::find(seen.begin(), seen.end(), group) == seen.end()) {
+            seen.push_back(group);
+            summary.regions.push_back({group, kind, kind == RegionKind::Point ? 0 : -1, -1, -1});
+          }
+    };
+    if (file_.exists(noe_fam)) add_groups(families(fas + "/NOEUD"), RegionKind::Point);
+    if (any_tags) add_groups(families(fas + "/ELEME"), RegionKind::Cell);
+    return summary;
+  }
+
+ private:
+  // The mesh a read takes, its space dimension, and the paths of its group and of its (first)
+  // mesh step.
+  std::pair<std::string, std::string> locate(const ReadOptions& options) {
     mesh_name_ = chosen_mesh(file_, options.mesh_name);
     const std::string mesh_path = "/ENS_MAA/" + mesh_name_;
     // MED 2.2 files (before the space dimension ESP) carry only the mesh dimension DIM.
@@ -49,15 +185,35 @@ class Reader {
       if (steps.empty()) file_.fail(mesh_path, "has neither NOE nor a mesh step");
       step_path += "/" + steps.front();
     }
-    Mesh mesh;
-    read_points(step_path, mesh);
-    read_cells(step_path, mesh);
-    read_families(mesh_path, mesh);
-    read_fields(mesh);
-    return mesh;
+    return {mesh_path, step_path};
   }
 
- private:
+  std::int64_t element_count(const std::string& path) const {
+    std::int64_t count = 1;
+    for (std::int64_t extent : file_.dataset_info(path).shape) {
+      if (extent < 0 || (extent > 0 && count > std::numeric_limits<std::int64_t>::max() / extent))
+        file_.fail(path, "declares more values than an index can count");
+      count *= extent;
+    }
+    return count;
+  }
+
+  // A field's array name: the field's, or with several steps meshio's "<name>[<i>] - <time>".
+  std::string field_name(const std::string& field, std::size_t num_steps, std::size_t step, const std::string& step_path) const {
+    if (num_steps <= 1) return field;
+    // meshio's "{t:g}": six significant digits, locale-independent here.
+    char time[64];
+    const auto printed = std::to_chars(time, time + sizeof time, file_.float_attribute(step_path, "PDT").value_or(0.0),
+                                       std::chars_format::general, 6);
+    return field + "[" + std::to_string(step) + "] - " + std::string(time, printed.ptr);
+  }
+
+  bool wanted(const std::string& name) const {
+    if (request_ == nullptr) return true;
+    if (request_->arrays) return std::find(request_->arrays->begin(), request_->arrays->end(), name) != request_->arrays->end();
+    return !request_->points_only;
+  }
+
   // A dataset MED stores column-major, staged in default-heap scratch (not through the
   // allocator hook: only the transposed result is returned) in `dtype` (nullopt: as stored).
   // The declared size is bounded by the file's (MED data is not compressed) before allocating.
@@ -367,14 +523,8 @@ class Reader {
       const std::vector<std::string> steps = file_.children(field_path);
       for (std::size_t s = 0; s < steps.size(); ++s) {
         const std::string step_path = field_path + "/" + steps[s];
-        std::string name = field;
-        if (steps.size() > 1) {
-          // meshio's "{t:g}": six significant digits, locale-independent here.
-          char time[64];
-          const auto printed = std::to_chars(time, time + sizeof time, file_.float_attribute(step_path, "PDT").value_or(0.0),
-                                             std::chars_format::general, 6);
-          name += "[" + std::to_string(s) + "] - " + std::string(time, printed.ptr);
-        }
+        const std::string name = field_name(field, steps.size(), s, step_path);
+        if (!wanted(name)) continue;
         std::vector<NDArray> per_block(mesh.cells.size());
         bool on_cells = false;
         for (const std::string& support : file_.children(step_path)) {
@@ -383,6 +533,7 @@ class Reader {
             mesh.point_data.set(name, support_values(support_path, mesh.num_points(), components, false));
             continue;
           }
+          if (!cells_read_) continue;  // a points_only read
           const std::string med_type = support.substr(support.find('.') + 1);
           const auto block = block_of_type_.find(med_type);
           if (support.find('.') == std::string::npos || block == block_of_type_.end())
@@ -408,6 +559,8 @@ class Reader {
   }
 
   File file_;
+  const ReadRequest* request_ = nullptr;
+  bool cells_read_ = true;
   std::string path_;
   std::string mesh_name_;
   std::int64_t dimension_ = 3;
@@ -419,6 +572,16 @@ class Reader {
 Mesh read(const std::string& path) { return read(path, ReadOptions{}); }
 
 Mesh read(const std::string& path, const ReadOptions& options) { return Reader(path).read(options); }
+
+Mesh read_selected(const std::string& path, const ReadRequest& request) { return Reader(path).read_selected(request); }
+
+MeshMetadata read_metadata(const std::string& path) {
+  MeshMetadata summary = Reader(path).metadata();
+  // The steps are the time series' (distinct NDT/NOR over the fields; attributes only).
+  const std::unique_ptr<TimeSeriesReader> series = open_time_series(path);
+  for (std::size_t step = 0; step < series->num_steps(); ++step) summary.times.push_back(series->time(step));
+  return summary;
+}
 
 std::vector<std::string> mesh_names(const std::string& path) { return mesh_names(File::open(path, kFormat)); }
 

@@ -13,42 +13,31 @@
 #include <string>
 
 #include "formats/op2/op2_internal.hpp"
+#include "io/cells/nastran_element_types.hpp"
 #include "io/cells/node_orders.hpp"
 #include "io/source/read_limits.hpp"
 
 namespace meshioplusplus::op2::detail {
 namespace {
 
-struct Variant {
-  int nodes;
-  std::string_view cell;
-};
-
+// An element card's GEOM2 key and record layout; what it becomes: io/cells/nastran_element_types.hpp.
 struct ElementCard {
   std::int32_t key;  // the first key word
-  std::string_view name;
+  const io::NastranElementType* type;
   std::array<int, 2> entry_words;  // 0: no second length
   int first_node;                  // word of the first node id
-  int has_property;                // 1: word 1 is the property id
-  std::array<Variant, 2> variants;  // the full node count first; nodes: how many to read
 };
 
+constexpr ElementCard card(std::int32_t key, std::string_view name, std::array<int, 2> entry_words, int first_node) {
+  return {key, io::nastran_element_type(name), entry_words, first_node};
+}
+
 constexpr ElementCard kCards[] = {
-    {5959, "CTRIA3", {13, 14}, 2, 1, {{{3, "triangle"}, {0, ""}}}},
-    {9200, "CTRIAR", {13, 14}, 2, 1, {{{3, "triangle"}, {0, ""}}}},
-    {4801, "CTRIA6", {14, 13}, 2, 1, {{{6, "triangle6"}, {3, "triangle"}}}},
-    {2958, "CQUAD4", {15, 14}, 2, 1, {{{4, "quad"}, {0, ""}}}},
-    {8009, "CQUADR", {15, 14}, 2, 1, {{{4, "quad"}, {0, ""}}}},
-    {4701, "CQUAD8", {17, 0}, 2, 1, {{{8, "quad8"}, {4, "quad"}}}},
-    {5508, "CTETRA", {12, 0}, 2, 1, {{{10, "tetra10"}, {4, "tetra"}}}},
-    {17200, "CPYRAM", {16, 0}, 2, 1, {{{13, "pyramid13"}, {5, "pyramid"}}}},
-    {4108, "CPENTA", {17, 0}, 2, 1, {{{15, "wedge15"}, {6, "wedge"}}}},
-    {7308, "CHEXA", {22, 0}, 2, 1, {{{20, "hexahedron20"}, {8, "hexahedron"}}}},
-    {2408, "CBAR", {16, 0}, 2, 1, {{{2, "line"}, {0, ""}}}},
-    {5408, "CBEAM", {18, 0}, 2, 1, {{{2, "line"}, {0, ""}}}},
-    {3001, "CROD", {4, 0}, 2, 1, {{{2, "line"}, {0, ""}}}},
-    {3701, "CTUBE", {4, 0}, 2, 1, {{{2, "line"}, {0, ""}}}},
-    {1601, "CONROD", {8, 0}, 1, 0, {{{2, "line"}, {0, ""}}}},
+    card(5959, "CTRIA3", {13, 14}, 2),  card(9200, "CTRIAR", {13, 14}, 2), card(4801, "CTRIA6", {14, 13}, 2),
+    card(2958, "CQUAD4", {15, 14}, 2),  card(8009, "CQUADR", {15, 14}, 2), card(4701, "CQUAD8", {17, 0}, 2),
+    card(5508, "CTETRA", {12, 0}, 2),   card(17200, "CPYRAM", {16, 0}, 2), card(4108, "CPENTA", {17, 0}, 2),
+    card(7308, "CHEXA", {22, 0}, 2),    card(2408, "CBAR", {16, 0}, 2),    card(5408, "CBEAM", {18, 0}, 2),
+    card(3001, "CROD", {4, 0}, 2),      card(3701, "CTUBE", {4, 0}, 2),    card(1601, "CONROD", {8, 0}, 1),
 };
 
 const ElementCard* element_card(std::int32_t key) noexcept {
@@ -93,15 +82,15 @@ int entry_words(const File& file, const ElementCard& card, const Words& w, const
     if (length == 0 || words % static_cast<std::size_t>(length) != 0) continue;
     bool fits = true;
     for (std::size_t at = 3; at < w.size() && fits; at += static_cast<std::size_t>(length))
-      for (int k = 0; k < card.variants[0].nodes && fits; ++k) {
+      for (int k = 0; k < card.type->shapes[0].nodes && fits; ++k) {
         const std::int32_t id = w.integer(at + static_cast<std::size_t>(card.first_node + k));
-        if (k < card.variants[1].nodes || card.variants[1].nodes == 0 ? id <= 0 || grids.find(id) < 0
-                                                                       : id != 0 && grids.find(id) < 0)
+        if (k < card.type->shapes[1].nodes || card.type->shapes[1].nodes == 0 ? id <= 0 || grids.find(id) < 0
+                                                                               : id != 0 && grids.find(id) < 0)
           fits = false;
       }
     if (fits) return length;
   }
-  file.fail(w.offset_of(0), "GEOM2: " + std::string(card.name) + " record of " + std::to_string(w.size()) +
+  file.fail(w.offset_of(0), "GEOM2: " + std::string(card.type->card) + " record of " + std::to_string(w.size()) +
                                 " words: no entry length of the card fits it, or it names grids GEOM1 lacks");
 }
 
@@ -115,10 +104,8 @@ void read_elements(const File& file, const Table& table, const io::IdMap& grids,
     if (card == nullptr) continue;
     const std::size_t length = static_cast<std::size_t>(entry_words(file, *card, w, grids));
     for (std::size_t at = 3; at < w.size(); at += length) {
-      const Variant* variant = &card->variants[0];
-      if (card->variants[1].nodes != 0)
-        for (int k = card->variants[1].nodes; k < card->variants[0].nodes; ++k)
-          if (w.integer(at + static_cast<std::size_t>(card->first_node + k)) == 0) variant = &card->variants[1];
+      const io::NastranCellShape* variant = &io::nastran_cell_shape(
+          *card->type, [&](int k) { return w.integer(at + static_cast<std::size_t>(card->first_node + k)); });
       auto block = std::find_if(blocks.begin(), blocks.end(), [&](const BlockBuilder& b) { return b.type == variant->cell; });
       if (block == blocks.end()) {
         blocks.push_back({std::string(variant->cell), variant->nodes, {}, {}, {}});
@@ -130,7 +117,7 @@ void read_elements(const File& file, const Table& table, const io::IdMap& grids,
         block->connectivity.push_back(grids.find(w.integer(at + static_cast<std::size_t>(card->first_node + file_k))));
       }
       block->element_ids.push_back(w.integer(at));
-      block->properties.push_back(card->has_property ? w.integer(at + 1) : 0);
+      block->properties.push_back(card->type->has_property ? w.integer(at + 1) : 0);
     }
   }
 }

@@ -39,6 +39,7 @@
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/vtk/vtk_cells.hpp"
+#include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::vtkhdf {
@@ -364,7 +365,8 @@ class Layout {
     return key;
   }
 
-  Geometry read_geometry(const Range& range, Accounting& accounting) const {
+  // `with_cells` false: the points alone (a points_only read touches no topology dataset).
+  Geometry read_geometry(const Range& range, Accounting& accounting, bool with_cells = true) const {
     Geometry geometry;
     const std::string from = temporal ? at("Steps/PointOffsets") : std::string();
     const std::int64_t point_row = point_offsets[range.step] + sum_range(points_per_part, range.step_first,
@@ -372,6 +374,7 @@ class Layout {
     const std::int64_t num_points = sum_range(points_per_part, range.first, range.count);
     geometry.mesh.points = read_rows(at("Points"), point_row, num_points, std::nullopt, from, accounting);
     if (geometry.mesh.points.ndim() != 2) file.fail(at("Points"), "expected (points, 3)");
+    if (!with_cells) return geometry;
     for (const Group& group : groups) {
       const std::int64_t cells_before = sum_range(group.cells, range.step_first, range.first - range.step_first);
       const std::int64_t ids_before = sum_range(group.ids, range.step_first, range.first - range.step_first);
@@ -406,7 +409,7 @@ class Layout {
       const std::int64_t within = sum_range(points_per_part, range.step_first, before);
       for (const std::string& name : file.children(at("PointData"))) {
         const std::string dataset = at("PointData/" + name);
-        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset) continue;
+        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset || !wanted(name)) continue;
         std::int64_t base = 0;
         std::string from;
         if (temporal) {
@@ -429,7 +432,7 @@ class Layout {
       for (const Group& group : groups) default_base += cell_offset(range.step, group);
       for (const std::string& name : file.children(at("CellData"))) {
         const std::string dataset = at("CellData/" + name);
-        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset) continue;
+        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset || !wanted(name)) continue;
         std::int64_t base = 0;
         std::string from;
         if (temporal) {
@@ -452,7 +455,7 @@ class Layout {
     if (file.kind(at("FieldData")) != io::hdf5::ObjectKind::group) return;
     for (const std::string& name : file.children(at("FieldData"))) {
       const std::string object = at("FieldData/" + name);
-      if (file.kind(object) != io::hdf5::ObjectKind::dataset) continue;
+      if (file.kind(object) != io::hdf5::ObjectKind::dataset || !wanted(name)) continue;
       if (temporal && file.exists(at("Steps/FieldDataOffsets/" + name))) continue;  // per-step field data: not read
       const io::hdf5::DatasetInfo info = file.dataset_info(object);
       if (info.string) mesh.string_field_data.set(name, file.read_strings(object));
@@ -485,6 +488,79 @@ class Layout {
       }
       mesh.cell_data.set("global_ids", io::split_cell_data(ids, geometry.runs));
     }
+  }
+
+  // What read() gives for step 0, from the counts, the dataset shapes and the cell types (one
+  // byte a cell; PolyData and Lagrange cells: the offsets, whose sizes split the blocks). No
+  // points, connectivity or data are read.
+  MeshMetadata metadata() const {
+    MeshMetadata summary;
+    summary.header_only = true;
+    summary.variant = type;
+    summary.times.assign(values.begin(), values.begin() + steps);
+    const Range range = this->range(Selection{});
+    summary.num_points = sum_range(points_per_part, range.first, range.count);
+    const io::hdf5::DatasetInfo points = file.dataset_info(at("Points"));
+    if (points.shape.size() != 2) file.fail(at("Points"), "expected (points, 3)");
+    summary.point_dim = static_cast<int>(points.shape[1]);
+    const std::int64_t before = range.first - range.step_first;
+    std::int64_t total_cells = 0;
+    for (const Group& group : groups) {
+      const std::int64_t count = sum_range(group.cells, range.first, range.count);
+      if (group.name == "Strips") {
+        if (count > 0) file.fail(group.path, "triangle strips are not read");
+        continue;
+      }
+      const std::int64_t cell_row = cell_offset(range.step, group) + sum_range(group.cells, range.step_first, before);
+      NDArray types;
+      if (group.name.empty()) {
+        types = read_rows_counted(file, at("Types"), cell_row, count, DType::uint8, std::string(), nullptr);
+        // Lagrange cells (any node count) split runs by size: only then are the Offsets read.
+        std::array<bool, 256> present{};
+        for (std::uint8_t id : types.values<std::uint8_t>()) present[id] = true;
+        bool any_count = false;
+        for (int id = 0; id < 256; ++id) {
+          const CellTypeInfo* info = present[id] ? cell_type_from_vtk(id, 0) : nullptr;
+          any_count |= info != nullptr && info->num_nodes == kAnyNodeCount;
+        }
+        add_blocks(summary, group, range, cell_row, types, any_count);
+      } else {
+        add_blocks(summary, group, range, cell_row, types, true);
+      }
+      total_cells += count;
+    }
+    const auto add_arrays = [&](std::string_view where, DataAssociation association, std::int64_t rows) {
+      if (file.kind(at(where)) != io::hdf5::ObjectKind::group) return;
+      for (const std::string& name : file.children(at(where))) {
+        const std::string dataset = at(std::string(where) + "/" + name);
+        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset) continue;
+        const io::hdf5::DatasetInfo info = file.dataset_info(dataset);
+        std::vector<std::int64_t> shape{rows};
+        if (!info.shape.empty()) shape.insert(shape.end(), info.shape.begin() + 1, info.shape.end());
+        summary.arrays.push_back({name, association, info.dtype, std::move(shape)});
+      }
+    };
+    add_arrays("PointData", DataAssociation::point, summary.num_points);
+    add_arrays("CellData", DataAssociation::cell, total_cells);
+    if (file.kind(at("FieldData")) == io::hdf5::ObjectKind::group) {
+      for (const std::string& name : file.children(at("FieldData"))) {
+        const std::string object = at("FieldData/" + name);
+        if (file.kind(object) != io::hdf5::ObjectKind::dataset) continue;
+        if (temporal && file.exists(at("Steps/FieldDataOffsets/" + name))) continue;
+        const io::hdf5::DatasetInfo info = file.dataset_info(object);
+        if (info.string || info.compound) continue;
+        std::vector<std::int64_t> shape(info.shape.begin(), info.shape.end());
+        if (shape.empty()) shape.push_back(1);
+        summary.arrays.push_back({name, DataAssociation::field, info.dtype, std::move(shape)});
+      }
+    }
+    return summary;
+  }
+
+  // Data arrays a selective read keeps (nullopt: all).
+  std::optional<std::vector<std::string>> keep;
+  bool wanted(const std::string& name) const {
+    return !keep || std::find(keep->begin(), keep->end(), name) != keep->end();
   }
 
   io::hdf5::File file;
@@ -537,6 +613,50 @@ class Layout {
                                std::to_string(source.first_row + source.rows) + ") come from partition file " +
                                where.string() + ", which is missing");
       accounting.files.insert(std::filesystem::absolute(where).lexically_normal().string());
+    }
+  }
+
+  // The blocks cells_from_vtk makes of a group's cells (io/vtk/vtk_cells.hpp): runs of one type
+  // and, but for polygons, one node count. `types` of a PolyData group is empty (they follow
+  // from the sizes); `with_sizes` reads the Offsets for the sizes.
+  void add_blocks(MeshMetadata& summary, const Group& group, const Range& range, std::int64_t cell_row,
+                  const NDArray& types, bool with_sizes) const {
+    const std::int64_t count = sum_range(group.cells, range.first, range.count);
+    std::vector<std::int64_t> sizes;
+    if (with_sizes) {
+      const NDArray offsets = read_rows_counted(file, group.path + "/Offsets", cell_row + range.first, count + range.count,
+                                                DType::int64, std::string(), nullptr);
+      const std::int64_t* local = offsets.data_as<std::int64_t>();
+      std::int64_t row = 0;
+      for (std::int64_t p = range.first; p < range.first + range.count; ++p) {
+        for (std::int64_t c = 0; c < group.cells[p]; ++c) sizes.push_back(local[row + c + 1] - local[row + c]);
+        row += group.cells[p] + 1;
+      }
+    }
+    const auto type_of = [&](std::int64_t c) -> int {
+      if (!group.name.empty()) {
+        const std::int64_t size = sizes[c];
+        if (group.name == "Vertices") return size == 1 ? 1 : 2;
+        if (group.name == "Lines") return size == 2 ? 3 : 4;
+        return size == 3 ? 5 : size == 4 ? 9 : kVtkPolygon;
+      }
+      return types.data_as<std::uint8_t>()[c];
+    };
+    std::int64_t first = 0;
+    while (first < count) {
+      const int id = type_of(first);
+      const bool ragged = id == kVtkPolygon || id == kVtkPolyhedron;
+      std::int64_t stop = first + 1;
+      if (sizes.empty()) {  // types alone: the run ends at the first other byte
+        const std::uint8_t* ids = types.data_as<std::uint8_t>();
+        while (stop < count && ids[stop] == id) ++stop;
+      } else {
+        while (stop < count && type_of(stop) == id && (ragged || sizes[stop] == sizes[first])) ++stop;
+      }
+      const CellTypeInfo* info = id == kVtkPolygon ? find_cell_type("polygon") : cell_type_from_vtk(id, sizes.empty() ? 0 : sizes[first]);
+      if (info == nullptr) file.fail(group.path, "unknown VTK cell type " + std::to_string(id));
+      summary.cell_blocks.push_back({std::string(info->name), stop - first});
+      first = stop;
     }
   }
 
@@ -639,6 +759,29 @@ Mesh read(const std::string& path, const Selection& selection) {
 }
 
 Mesh read(const std::string& path) { return read(path, Selection{}); }
+
+Mesh read_selected(const std::string& path, const ReadRequest& request) {
+  Layout layout(path);
+  if (request.arrays) layout.keep = *request.arrays;
+  else if (request.points_only) layout.keep = std::vector<std::string>{};
+  // points_only skips the topology, unless a cell array is asked for (the request then names
+  // an array of the file, which the narrowing afterwards checks against the mesh).
+  bool with_cells = !request.points_only;
+  if (request.arrays)
+    for (const std::string& name : *request.arrays)
+      with_cells |= layout.file.exists(at("CellData/" + name));
+  const Range range = layout.range(Selection{});
+  Accounting accounting;
+  Geometry geometry = layout.read_geometry(range, accounting, with_cells);
+  TimeStep data = layout.read_data(range, geometry, accounting);
+  Mesh mesh = std::move(geometry.mesh);
+  mesh.point_data = std::move(data.point_data);
+  mesh.cell_data = std::move(data.cell_data);
+  layout.read_field_data(mesh);
+  return mesh;
+}
+
+MeshMetadata read_metadata(const std::string& path) { return Layout(path).metadata(); }
 
 std::int64_t num_steps(const std::string& path) { return Layout(path).num_steps(); }
 

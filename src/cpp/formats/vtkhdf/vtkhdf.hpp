@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/read_selection.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/time_series.hpp"
 
@@ -27,6 +28,12 @@ struct Selection {
 Mesh read(const std::string& path);
 // One step and a partition range, with that step's point/cell data.
 Mesh read(const std::string& path, const Selection& selection);
+// read() narrowed on disk (read_selection.hpp): data arrays not asked for are not read; with
+// points_only no topology dataset (Types, Offsets, Connectivity) either.
+Mesh read_selected(const std::string& path, const ReadRequest& request);
+// Counts, blocks, arrays and times of the first step from the counts, the dataset shapes and
+// the cell types (Types; Offsets for PolyData and Lagrange cells); no points, connectivity or data.
+MeshMetadata read_metadata(const std::string& path);
 // How many steps the file has (1 for a file without Steps) and how many partitions step `step` has.
 std::int64_t num_steps(const std::string& path);
 std::int64_t num_partitions(const std::string& path, std::int64_t step = 0);

@@ -7,12 +7,21 @@
 #include <string>
 
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/read_selection.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/time_series.hpp"
 
 namespace meshioplusplus::xdmf {
 
 Mesh read(const std::string& path);
+// read() without reading the Attributes not asked for (read_selection.hpp) in the first grid
+// and in temporal steps; with points_only (and no arrays) a file of one grid or one temporal
+// collection skips the Topology too (grids to merge need their cells). The registry narrows
+// the rest.
+Mesh read_selected(const std::string& path, const ReadRequest& request);
+// What read() gives, from the light data and HDF5 dataset headers where the layout states it
+// (xdmf_metadata.cpp); other layouts are read in full and summarised (header_only false).
+MeshMetadata read_metadata(const std::string& path);
 // Options: data_format (XML, Binary or HDF; default HDF), compression (gzip or none, for HDF),
 // compression_opts (gzip level, default 4).
 void write(const std::string& path, const Mesh& mesh, const WriteOptions& options);

@@ -348,6 +348,38 @@ const io::hdf5::File& Context::hdf5_file(const std::string& path, const Node& it
   return hdf5_files_.emplace(path, io::hdf5::File::open(path, kFormat)).first->second;
 }
 
+std::optional<std::pair<DType, Shape>> Context::data_item_info(const Node& reference) {
+  const Node item = resolve(reference);
+  if (item.name() != "DataItem") fail(item, "expected a <DataItem>");
+  if (const std::string* item_type = item.attribute("ItemType"); item_type != nullptr && *item_type != "Uniform")
+    return std::nullopt;
+  const std::string* dimensions = item.attribute("Dimensions");
+  if (dimensions == nullptr) fail(item, "DataItem without Dimensions");
+  const Shape shape = parse_dimensions(*dimensions, *this, item);
+  const std::string* data_type = item.attribute("DataType");
+  const std::string* number_type = item.attribute("NumberType");
+  const std::string type = data_type ? *data_type : number_type ? *number_type : "Float";
+  const std::string* precision_text = item.attribute("Precision");
+  const std::string precision = precision_text ? *precision_text : (type == "Float" || type == "Int" || type == "UInt") ? "4" : "1";
+  const std::optional<DType> dtype = item_dtype(type, precision);
+  if (!dtype) fail(item, "unsupported DataType '" + type + "' with Precision " + precision);
+  const std::string* format = item.attribute("Format");
+  if (format == nullptr || *format != "HDF") return std::pair{*dtype, shape};
+  const std::string_view text = trim(item.text());
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0)
+    fail(item, "HDF heavy data '" + std::string(text) + "' is not 'file.h5:/path'");
+  const std::string directory = std::filesystem::path(item.document->path).parent_path().string();
+  const std::string h5_path = (std::filesystem::path(directory) / std::string(text.substr(0, colon))).string();
+  const std::string dataset(text.substr(colon + 1));
+  const io::hdf5::File& file = hdf5_file(h5_path, item);
+  if (file.kind(dataset) != io::hdf5::ObjectKind::dataset)
+    fail(item, "HDF5 file '" + h5_path + "' has no dataset '" + dataset + "'");
+  const io::hdf5::DatasetInfo info = file.dataset_info(dataset);
+  if (info.compound || info.string) return std::nullopt;
+  return std::pair{info.dtype, shape};
+}
+
 NDArray Context::read_data_item(const Node& reference, std::optional<DType> as) {
   const Node item = resolve(reference);
   if (item.name() != "DataItem") fail(item, "expected a <DataItem>");

@@ -75,6 +75,11 @@ class Context {
   // HDF5 converting during the read).
   NDArray read_data_item(const Node& data_item, std::optional<DType> as = std::nullopt);
 
+  // A Uniform DataItem's dtype (as read_data_item gives it without `as`) and Dimensions, from
+  // the light data and, for HDF heavy data, the dataset's header; no values read. nullopt for
+  // HyperSlab and Function items (their shape needs their data).
+  std::optional<std::pair<DType, Shape>> data_item_info(const Node& data_item);
+
   [[noreturn]] void fail(const Node& node, const std::string& message) const;
 
  private:

@@ -440,9 +440,10 @@ class GridReader {
     Piece piece;
     const std::vector<Node> children = context_.children(grid);
     const bool keep_mesh = with_mesh;
-    with_mesh = with_mesh || (with_data && std::any_of(children.begin(), children.end(), [](const Node& child) {
-                                return child.name() == "Attribute" && is_finite_element_function(child);
-                              }));
+    const bool has_functions = std::any_of(children.begin(), children.end(), [](const Node& child) {
+      return child.name() == "Attribute" && is_finite_element_function(child);
+    });
+    with_mesh = with_mesh || (with_data && has_functions);
     std::optional<Shape> structured;
     for (const Node& child : children)
       if (child.name() == "Topology" && !structured) structured = structured_extents(child);
@@ -454,7 +455,7 @@ class GridReader {
         piece.geometry = context_.resolve(child);
         piece.mesh.points = read_points(child, structured);
       } else if (name == "Topology") {
-        if (!with_mesh) continue;
+        if (!with_mesh || (skipping_cells && !has_functions)) continue;
         topology = child;
         for (CellBlock& block : read_cells(child)) piece.mesh.cells.push_back(std::move(block));
       } else if (name == "Attribute") {
@@ -569,6 +570,7 @@ class GridReader {
     }
     const std::string* name = attribute.attribute("Name");
     if (name == nullptr) context_.fail(attribute, "Attribute without Name");
+    if (skipping && std::find(keep->begin(), keep->end(), *name) == keep->end()) return;  // never read
     const std::string* center_text = attribute.attribute("Center");
     const std::string center = center_text ? *center_text : "Node";
     const std::vector<Node> items = context_.children_named(attribute, "DataItem");
@@ -586,6 +588,16 @@ class GridReader {
   }
 
   Context& context() { return context_; }
+
+  // A selective read's arrays (read_selected): Attributes of other names are not read while
+  // `skipping` is on — only in grids whose data cannot change how grids merge (see read_requested).
+  std::optional<std::vector<std::string>> keep;
+  bool skipping = false, points_only = false, skipping_cells = false;
+  // `alone`: no other grid merges with this one (DOLFINx meshtags need the mesh grid's cells).
+  void skip_unwanted(bool on, bool alone = true) {
+    skipping = on && keep.has_value();
+    skipping_cells = on && alone && points_only;  // a points_only read without arrays: no Topology either
+  }
 
  private:
   Context& context_;
@@ -787,9 +799,15 @@ Mesh read_any_grid(GridReader& reader, const Node& grid) {
 
 }  // namespace
 
-Mesh read(const std::string& path) {
+// read() and read_selected(): `request` (may be null) skips the Attributes not asked for in the
+// first grid and in temporal steps, never in the other grids, whose arrays decide whether they
+// are DOLFINx meshtags and how they merge; the registry narrows the rest afterwards.
+static Mesh read_requested(const std::string& path, const ReadRequest* request) {
   Context context(path);
   GridReader reader(context);
+  if (request != nullptr && (request->arrays || request->points_only))
+    reader.keep = request->arrays.value_or(std::vector<std::string>{});
+  reader.points_only = request != nullptr && request->points_only && !request->arrays;
   const Node domain = domain_of(context);
   const std::vector<Node> grids = context.children_named(domain, "Grid");
   if (grids.empty()) context.fail(domain, "no <Grid> in the <Domain>");
@@ -803,7 +821,11 @@ Mesh read(const std::string& path) {
     // Geometry) beside one temporal collection per function: the mesh with every function's
     // first step.
     std::vector<Piece> pieces;
-    for (const Node& grid : uniform) pieces.push_back(reader.read_uniform(grid));
+    for (const Node& grid : uniform) {
+      reader.skip_unwanted(pieces.empty(), uniform.size() == 1);
+      pieces.push_back(reader.read_uniform(grid));
+    }
+    reader.skip_unwanted(true);
     for (const Node& collection : temporal) {
       const std::vector<Node> steps = steps_of(context, collection);
       if (steps.empty()) continue;
@@ -820,12 +842,17 @@ Mesh read(const std::string& path) {
     for (Piece& piece : pieces) finish_piece(piece, path);
     return merge(pieces, path);
   }
+  reader.skip_unwanted(!temporal.empty() || (grids.size() == 1 && grid_type(grids.front()) == "Uniform"));
   if (!temporal.empty()) return read_any_grid(reader, temporal.front());
   if (grids.size() == 1) return read_any_grid(reader, grids.front());
   std::vector<Piece> pieces;
   for (const Node& grid : grids) pieces.push_back(piece_of(reader, grid));
   return merge(pieces, path);
 }
+
+Mesh read(const std::string& path) { return read_requested(path, nullptr); }
+
+Mesh read_selected(const std::string& path, const ReadRequest& request) { return read_requested(path, &request); }
 
 // ---- time series ----------------------------------------------------------------------------
 

@@ -419,6 +419,10 @@ NDArray File::read_rows(std::string_view path, std::int64_t, std::int64_t, std::
 }
 void File::read_into(std::string_view path, NDArray&) const { fail(path, std::string(kMissingLibrary)); }
 std::vector<std::string> File::read_strings(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
+std::vector<std::string> File::member_names(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
+NDArray File::read_member(std::string_view path, std::string_view, DType, std::int64_t, std::int64_t) const {
+  fail(path, std::string(kMissingLibrary));
+}
 bool File::has_attribute(std::string_view, std::string_view) const { return false; }
 std::optional<std::string> File::string_attribute(std::string_view, std::string_view) const { return std::nullopt; }
 std::size_t File::string_attribute_width(std::string_view, std::string_view) const { return 0; }

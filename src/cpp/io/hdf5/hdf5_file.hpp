@@ -111,6 +111,13 @@ class File {
   std::vector<VirtualSource> virtual_sources(std::string_view dataset_path) const;
   // A dataset of strings (fixed or variable length), one entry per element.
   std::vector<std::string> read_strings(std::string_view dataset_path) const;
+  // ---- datasets of records (compound element types: MSC Nastran's HDF5 tables) ----
+  // The member names of a compound dataset's records, in declaration order.
+  std::vector<std::string> member_names(std::string_view dataset_path) const;
+  // One numeric member of rows [first, first + count) (count -1: to the end), converted to
+  // `dtype`: shape (count) for a scalar member, (count, k …) for an array member (X[3]).
+  NDArray read_member(std::string_view dataset_path, std::string_view member, DType dtype, std::int64_t first = 0,
+                      std::int64_t count = -1) const;
   // Throws ReadError naming the dataset unless `shape` matches `expected`; -1 in `expected`
   // matches any extent.
   void expect_shape(std::string_view dataset_path, const Shape& shape, const Shape& expected) const;

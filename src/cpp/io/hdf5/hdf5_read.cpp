@@ -326,6 +326,67 @@ std::vector<VirtualSource> File::virtual_sources(std::string_view dataset_path) 
   return result;
 }
 
+// ---- compound datasets: one member at a time ----
+//
+// HDF5 converts a record type to a memory compound holding only the members named in it
+// (matched by name), so one member is read without staging whole records.
+
+std::vector<std::string> File::member_names(std::string_view dataset_path) const {
+  const std::string path = absolute_object_path(dataset_path);
+  MESHIOPLUSPLUS_OPEN_DATASET(open, path);
+  if (!open.element.compound) fail(path, "expected a dataset of records (a compound type)");
+  const int members = H5Tget_nmembers(open.type.get());
+  if (members < 0) fail(path, "cannot list the record's members");
+  std::vector<std::string> names;
+  for (int m = 0; m < members; ++m) {
+    char* name = H5Tget_member_name(open.type.get(), static_cast<unsigned>(m));
+    if (name == nullptr) fail(path, "cannot read a member name");
+    names.emplace_back(name);
+    H5free_memory(name);
+  }
+  return names;
+}
+
+NDArray File::read_member(std::string_view dataset_path, std::string_view member, DType dtype, std::int64_t first,
+                          std::int64_t count) const {
+  const std::string path = absolute_object_path(dataset_path);
+  MESHIOPLUSPLUS_OPEN_DATASET(open, path);
+  if (!open.element.compound) fail(path, "expected a dataset of records (a compound type)");
+  const Shape& extent = open.space_shape;
+  if (extent.size() != 1) fail(path, "expected a 1-D dataset of records, found the shape " + shape_text(extent));
+  const std::string name(member);
+  const int index = H5Tget_member_index(open.type.get(), name.c_str());
+  if (index < 0) fail(path, "the records have no member '" + name + "'");
+  Handle member_type = type_handle(H5Tget_member_type(open.type.get(), static_cast<unsigned>(index)));
+  if (!member_type.valid()) fail(path, "cannot read the type of member '" + name + "'");
+  const ElementType element = describe_type(member_type.get());
+  if (element.compound || element.string || !element.dtype)
+    fail(path, "member '" + name + "' is not an integer or float (or an array of them)");
+  if (count < 0) count = extent[0] - first;
+  if (first < 0 || count < 0 || first > extent[0] || count > extent[0] - first)
+    fail(path, "rows [" + std::to_string(first) + ", " + std::to_string(first + count) + ") outside the " +
+                   std::to_string(extent[0]) + " rows");
+  if (auto problem = storage_problem(open.dataset.get(), open.type.get(), extent, {}, file_size_)) fail(path, *problem);
+  Shape shape{count};
+  shape.insert(shape.end(), element.trailing.begin(), element.trailing.end());
+  NDArray array = NDArray::allocate(dtype, shape);
+  if (array.size() == 0) return array;
+  Handle value_type = memory_type(dtype, element.trailing);
+  const std::size_t row_bytes = H5Tget_size(value_type.get());
+  Handle record_type = type_handle(H5Tcreate(H5T_COMPOUND, row_bytes));
+  if (!value_type.valid() || !record_type.valid() ||
+      H5Tinsert(record_type.get(), name.c_str(), 0, value_type.get()) < 0)
+    fail(path, "cannot build the memory type of member '" + name + "'");
+  const hsize_t start = static_cast<hsize_t>(first), rows = static_cast<hsize_t>(count);
+  if (H5Sselect_hyperslab(open.space.get(), H5S_SELECT_SET, &start, nullptr, &rows, nullptr) < 0)
+    fail(path, "cannot select the row range");
+  Handle memory_space = space_handle(H5Screate_simple(1, &rows, nullptr));
+  if (H5Dread(open.dataset.get(), record_type.get(), memory_space.get(), open.space.get(), H5P_DEFAULT,
+              array.data()) < 0)
+    fail(path, "cannot read member '" + name + "'");
+  return array;
+}
+
 }  // namespace meshioplusplus::io::hdf5
 
 #endif  // MESHIOPLUSPLUS_HAVE_HDF5

@@ -5,4 +5,4 @@ importing this package imports them all, once, from the package's top. Format mo
 only the floors below them (``_core``, ``_conversion``, ``_mesh``, ``_options``,
 ``_capabilities``), never the read/write dispatch."""
 
-from . import abaqus_fil, ansys_rst, binout, d3plot, ensight, exodus, frd, gltf, gmsh, iges, mdpa, med, op2, openfoam, pvd, pvtp, pvtu, step, tecplot_binary, unv, usd, vtkhdf, vtm, xdmf, xplt, xyz  # noqa: F401  (they register)
+from . import abaqus_fil, ansys_rst, binout, d3plot, ensight, exodus, frd, gltf, gmsh, iges, mdpa, med, nastran_h5, op2, openfoam, pvd, pvtp, pvtu, step, tecplot_binary, unv, usd, vtkhdf, vtm, xdmf, xplt, xyz  # noqa: F401  (they register)

@@ -7,6 +7,7 @@ import os
 import numpy as np
 
 from .. import _core
+from .._capabilities import entry_point
 from .._conversion import from_core, host_array, python_block_ranges, split_cell_data, to_core
 from .._exceptions import WriteError
 from .._mesh import Mesh
@@ -24,9 +25,16 @@ class TimeSeriesReader:
     #: and splits the cell data over its blocks.
     mesh_follows_step = False
 
-    def __init__(self, filename):
+    def __init__(self, filename, *, isolate=None, timeout=None):
+        """``isolate=True`` (or ``timeout=`` seconds, or ``MESHIOPLUSPLUS_ISOLATE``) makes every
+        call run in a worker process, as ``read(..., isolate=True)`` does (docs/isolation.md)."""
         self.filename = os.fspath(filename)
-        self._reader = _core.open_time_series(self.filename, self.format_name)
+        if isolate is None:
+            isolate = timeout is not None or entry_point("isolate_by_default")()
+        elif not isolate and timeout is not None:
+            raise ValueError("timeout= bounds an isolated read; it cannot apply with isolate=False")
+        self._reader = (entry_point("isolated_series")(self.filename, self.format_name, timeout) if isolate
+                        else _core.open_time_series(self.filename, self.format_name))
         self.num_steps = self._reader.num_steps
         self.times = [self._reader.time(k) for k in range(self.num_steps)]
         self.field_data = {}

@@ -1,0 +1,170 @@
+// /NASTRAN/INPUT of an MSC Nastran HDF5 file -> points, cells, ids and property regions.
+//
+// Every table is a 1-D dataset of records (HDF5 compound types), read one member at a time
+// through io::hdf5::File::read_member. GRID: ID, CP, X[3], CD, PS, SEID, DOMAIN_ID. Element
+// tables: EID, then PID (not CONROD, whose second field is a material), then the grid ids as
+// an array member G[n] (CTRIA3, CQUAD4, CHEXA, CROD …) or as scalars GA/GB (CBAR, CBEAM) or
+// G1/G2 (CONROD); what each card becomes is io/cells/nastran_element_types.hpp's table.
+#include <algorithm>
+#include <map>
+#include <span>
+#include <string>
+
+#include "formats/nastran_h5/nastran_h5_internal.hpp"
+#include "io/cells/nastran_element_types.hpp"
+#include "io/cells/node_orders.hpp"
+
+namespace meshioplusplus::nastran_h5::detail {
+namespace {
+
+constexpr std::string_view kGrid = "/NASTRAN/INPUT/NODE/GRID";
+constexpr std::string_view kElements = "/NASTRAN/INPUT/ELEMENT";
+
+struct BlockBuilder {
+  std::string type;
+  int nodes = 0;
+  std::vector<std::int64_t> connectivity, element_ids, properties;
+};
+
+NDArray int64_array(const std::vector<std::int64_t>& values, Shape shape) {
+  NDArray array = NDArray::allocate(DType::int64, std::move(shape));
+  std::copy(values.begin(), values.end(), array.data_as<std::int64_t>());
+  return array;
+}
+
+bool has(const std::vector<std::string>& members, std::string_view name) {
+  return std::find(members.begin(), members.end(), name) != members.end();
+}
+
+// The grid ids of a card's rows as (rows, width): G[n], or GA/GB, or G1/G2 side by side.
+NDArray grid_ids(const io::hdf5::File& file, const std::string& path, const std::vector<std::string>& members,
+                 std::int64_t rows) {
+  if (has(members, "G")) {
+    NDArray g = file.read_member(path, "G", DType::int64);
+    if (g.ndim() == 1) g = g.reshaped({rows, 1});
+    if (g.ndim() != 2) file.fail(path, "member G has the shape " + shape_text(g.shape()) + ", expected (rows, nodes)");
+    return g;
+  }
+  for (const auto& [a, b] : {std::pair{"GA", "GB"}, std::pair{"G1", "G2"}})
+    if (has(members, a) && has(members, b)) {
+      const NDArray first = file.read_member(path, a, DType::int64);
+      const NDArray second = file.read_member(path, b, DType::int64);
+      NDArray g = NDArray::allocate(DType::int64, {rows, 2});
+      auto* out = g.data_as<std::int64_t>();
+      for (std::int64_t i = 0; i < rows; ++i) {
+        out[2 * i] = first.data_as<std::int64_t>()[i];
+        out[2 * i + 1] = second.data_as<std::int64_t>()[i];
+      }
+      return g;
+    }
+  file.fail(path, "the records name no grids (no member G, GA/GB or G1/G2)");
+}
+
+void read_card(const io::hdf5::File& file, const io::NastranElementType& type, const std::string& path,
+               const io::IdMap& grids, std::vector<BlockBuilder>& blocks) {
+  const std::vector<std::string> members = file.member_names(path);
+  const NDArray eids = file.read_member(path, "EID", DType::int64);
+  const std::int64_t rows = eids.shape()[0];
+  NDArray pids;
+  if (type.has_property) pids = file.read_member(path, "PID", DType::int64);
+  const NDArray g = grid_ids(file, path, members, rows);
+  const std::int64_t width = g.shape()[1];
+  const int full = type.shapes[0].nodes, linear = type.shapes[1].nodes;
+  if (width < full && !(linear != 0 && width == linear))
+    file.fail(path, "the records hold " + std::to_string(width) + " grid ids, " + std::string(type.card) + " needs " +
+                        std::to_string(full));
+  const auto* ids = g.data_as<std::int64_t>();
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int64_t* row = ids + i * width;
+    const io::NastranCellShape& shape =
+        io::nastran_cell_shape(type, [&](int k) { return k < width ? row[k] : std::int64_t{0}; });
+    auto block = std::find_if(blocks.begin(), blocks.end(), [&](const BlockBuilder& b) { return b.type == shape.cell; });
+    if (block == blocks.end()) {
+      blocks.push_back({std::string(shape.cell), shape.nodes, {}, {}, {}});
+      block = blocks.end() - 1;
+    }
+    const std::span<const std::int8_t> order = io::vertical_edges_before_top_order(shape.cell);
+    for (int k = 0; k < shape.nodes; ++k) {
+      const std::int64_t id = row[order.empty() ? k : order[static_cast<std::size_t>(k)]];
+      const std::int64_t point = grids.find(id);
+      if (point < 0)
+        file.fail(path, "element " + std::to_string(eids.data_as<std::int64_t>()[i]) + " names grid " +
+                            std::to_string(id) + ", which " + std::string(kGrid) + " lacks");
+      block->connectivity.push_back(point);
+    }
+    block->element_ids.push_back(eids.data_as<std::int64_t>()[i]);
+    block->properties.push_back(type.has_property ? pids.data_as<std::int64_t>()[i] : 0);
+  }
+}
+
+}  // namespace
+
+Model read_model(const io::hdf5::File& file) {
+  if (file.kind("/NASTRAN") != io::hdf5::ObjectKind::group)
+    file.fail("/NASTRAN", "not an MSC Nastran HDF5 file (no /NASTRAN group)");
+  if (file.kind(kGrid) != io::hdf5::ObjectKind::dataset)
+    file.fail(kGrid, "the file holds no grids (the table is missing)");
+  Model model;
+  const std::string grid(kGrid);
+  const NDArray ids_array = file.read_member(grid, "ID", DType::int64);
+  const NDArray cp = file.read_member(grid, "CP", DType::int64);
+  NDArray xyz = file.read_member(grid, "X", DType::float64);
+  const std::int64_t n = ids_array.shape()[0];
+  if (xyz.shape() != Shape{n, 3}) file.fail(grid, "member X has the shape " + shape_text(xyz.shape()) + ", expected (n, 3)");
+  const auto* id = ids_array.data_as<std::int64_t>();
+  std::vector<std::int64_t> ids(id, id + n);
+  for (std::int64_t i = 0; i < n; ++i)
+    if (cp.data_as<std::int64_t>()[i] != 0)
+      file.fail(grid, "GRID " + std::to_string(id[i]) + " is given in coordinate system " +
+                          std::to_string(cp.data_as<std::int64_t>()[i]) +
+                          " (CP); only basic coordinates (CP = 0) are read: read the model from the input deck "
+                          "(format 'nastran') or the OP2");
+  if (const auto repeated = model.grids.build(ids)) file.fail(grid, "GRID " + std::to_string(ids[*repeated]) + " is given twice");
+  Mesh& mesh = model.mesh;
+  mesh.points = std::move(xyz);
+  mesh.point_data.append_new("nastran:grid_id", int64_array(ids, {n}));
+
+  std::vector<BlockBuilder> blocks;
+  if (file.kind(kElements) == io::hdf5::ObjectKind::group)
+    for (const std::string& card : file.children(kElements)) {
+      const io::NastranElementType* type = io::nastran_element_type(card);
+      const std::string path = std::string(kElements) + "/" + card;
+      if (type == nullptr || file.kind(path) != io::hdf5::ObjectKind::dataset) continue;
+      read_card(file, *type, path, model.grids, blocks);
+    }
+  std::vector<NDArray> element_ids, properties;
+  std::vector<std::int64_t> all_ids;
+  std::map<std::int64_t, std::vector<std::int64_t>> cells_of_property;
+  std::int64_t base = 0;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const BlockBuilder& block = blocks[b];
+    const auto rows = static_cast<std::int64_t>(block.element_ids.size());
+    mesh.cells.push_back({block.type, int64_array(block.connectivity, {rows, block.nodes}), {}, {}});
+    element_ids.push_back(int64_array(block.element_ids, {rows}));
+    properties.push_back(int64_array(block.properties, {rows}));
+    for (std::int64_t i = 0; i < rows; ++i) {
+      all_ids.push_back(block.element_ids[static_cast<std::size_t>(i)]);
+      model.element_block.push_back(static_cast<std::int32_t>(b));
+      model.element_row.push_back(i);
+      cells_of_property[block.properties[static_cast<std::size_t>(i)]].push_back(base + i);
+    }
+    base += rows;
+  }
+  if (const auto repeated = model.elements.build(all_ids))
+    file.fail(kElements, "element " + std::to_string(all_ids[*repeated]) + " is given twice");
+  if (!blocks.empty()) {
+    mesh.cell_data.append_new("nastran:element_id", std::move(element_ids));
+    mesh.cell_data.append_new("nastran:ref", std::move(properties));
+  }
+  for (const auto& [property, cells] : cells_of_property) {
+    Region region;
+    region.name = "property_" + std::to_string(property);
+    region.kind = RegionKind::Cell;
+    region.tag = property;
+    region.entries = int64_array(cells, {static_cast<std::int64_t>(cells.size())});
+    mesh.regions.push_back(std::move(region));
+  }
+  return model;
+}
+
+}  // namespace meshioplusplus::nastran_h5::detail
