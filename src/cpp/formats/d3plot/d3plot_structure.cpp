@@ -406,8 +406,10 @@ std::shared_ptr<const Structure> open_structure(const std::string& requested) {
                                    w.integer(71, "NEL20T"), w.integer(72, "NEL40P"), w.integer(73, "NEL64")};
     for (std::int64_t other : others)
       if (other != 0) w.fail(66 * l.word_size, "27-, 21-, 15-, 20-, 40- or 64-node solids are not read");
-  } else if (w.integer(55, "NEL48") > 0) {
-    c.at += 5 * w.integer(55, "NEL48");
+  } else if (const std::int64_t nel48 = w.integer(55, "NEL48"); nel48 > 0) {
+    // As above: at most one extra record per 4-node shell (a larger count overflowed the cursor).
+    if (nel48 > l.nel4) w.fail(55 * l.word_size, "NEL48 out of range");
+    c.at += 5 * nel48;
   }
 
   // Titles after an end marker: 90000 the run's title, 90001 parts, 90002 contacts, 90020 ICFD
