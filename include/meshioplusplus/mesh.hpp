@@ -94,6 +94,10 @@ struct Mesh {
   std::int64_t num_cells() const noexcept;
 };
 
+// A mesh whose every array is a new copy of `mesh`'s (points, cells, data, region entries): for
+// readers that keep one mesh and hand out copies the caller may change (time-series read_mesh).
+Mesh deep_copy(const Mesh& mesh);
+
 // The single owner of block-major cell numbering: int64 prefix sums of the cell counts,
 // length nblocks + 1, counting every block (ragged and empty ones too).
 NDArray block_bases(const std::vector<CellBlock>& blocks);

@@ -159,4 +159,29 @@ NDArray polyhedron_node_counts(const CellBlock& block) {
   return counts;
 }
 
+Mesh deep_copy(const Mesh& mesh) {
+  Mesh out;
+  if (!mesh.points.empty_handle()) out.points = mesh.points.copy();
+  for (const CellBlock& block : mesh.cells) {
+    CellBlock copy{block.type, block.connectivity.copy(), {}, {}};
+    if (!block.offsets.empty_handle()) copy.offsets = block.offsets.copy();
+    if (!block.face_offsets.empty_handle()) copy.face_offsets = block.face_offsets.copy();
+    out.cells.push_back(std::move(copy));
+  }
+  for (const auto& [name, values] : mesh.point_data) out.point_data.append_new(name, values.copy());
+  for (const auto& [name, arrays] : mesh.cell_data) {
+    std::vector<NDArray> copies;
+    for (const NDArray& array : arrays) copies.push_back(array.copy());
+    out.cell_data.append_new(name, std::move(copies));
+  }
+  for (const auto& [name, values] : mesh.field_data) out.field_data.append_new(name, values.copy());
+  out.string_field_data = mesh.string_field_data;
+  for (const Region& region : mesh.regions) {
+    Region copy = region;
+    if (!region.entries.empty_handle()) copy.entries = region.entries.copy();
+    out.regions.push_back(std::move(copy));
+  }
+  return out;
+}
+
 }  // namespace meshioplusplus

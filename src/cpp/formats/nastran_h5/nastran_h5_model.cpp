@@ -11,6 +11,7 @@
 #include <string>
 
 #include "formats/nastran_h5/nastran_h5_internal.hpp"
+#include "io/cells/nastran_blocks.hpp"
 #include "io/cells/nastran_element_types.hpp"
 #include "io/cells/node_orders.hpp"
 
@@ -20,11 +21,7 @@ namespace {
 constexpr std::string_view kGrid = "/NASTRAN/INPUT/NODE/GRID";
 constexpr std::string_view kElements = "/NASTRAN/INPUT/ELEMENT";
 
-struct BlockBuilder {
-  std::string type;
-  int nodes = 0;
-  std::vector<std::int64_t> connectivity, element_ids, properties;
-};
+using BlockBuilder = io::NastranBlock;
 
 NDArray int64_array(const std::vector<std::int64_t>& values, Shape shape) {
   NDArray array = NDArray::allocate(DType::int64, std::move(shape));
@@ -132,38 +129,11 @@ Model read_model(const io::hdf5::File& file) {
       if (type == nullptr || file.kind(path) != io::hdf5::ObjectKind::dataset) continue;
       read_card(file, *type, path, model.grids, blocks);
     }
-  std::vector<NDArray> element_ids, properties;
-  std::vector<std::int64_t> all_ids;
-  std::map<std::int64_t, std::vector<std::int64_t>> cells_of_property;
-  std::int64_t base = 0;
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
-    const BlockBuilder& block = blocks[b];
-    const auto rows = static_cast<std::int64_t>(block.element_ids.size());
-    mesh.cells.push_back({block.type, int64_array(block.connectivity, {rows, block.nodes}), {}, {}});
-    element_ids.push_back(int64_array(block.element_ids, {rows}));
-    properties.push_back(int64_array(block.properties, {rows}));
-    for (std::int64_t i = 0; i < rows; ++i) {
-      all_ids.push_back(block.element_ids[static_cast<std::size_t>(i)]);
-      model.element_block.push_back(static_cast<std::int32_t>(b));
-      model.element_row.push_back(i);
-      cells_of_property[block.properties[static_cast<std::size_t>(i)]].push_back(base + i);
-    }
-    base += rows;
-  }
-  if (const auto repeated = model.elements.build(all_ids))
-    file.fail(kElements, "element " + std::to_string(all_ids[*repeated]) + " is given twice");
-  if (!blocks.empty()) {
-    mesh.cell_data.append_new("nastran:element_id", std::move(element_ids));
-    mesh.cell_data.append_new("nastran:ref", std::move(properties));
-  }
-  for (const auto& [property, cells] : cells_of_property) {
-    Region region;
-    region.name = "property_" + std::to_string(property);
-    region.kind = RegionKind::Cell;
-    region.tag = property;
-    region.entries = int64_array(cells, {static_cast<std::int64_t>(cells.size())});
-    mesh.regions.push_back(std::move(region));
-  }
+  io::NastranElements elements = io::add_nastran_blocks(blocks, mesh);
+  if (const auto repeated = model.elements.build(elements.ids))
+    file.fail(kElements, "element " + std::to_string(elements.ids[*repeated]) + " is given twice");
+  model.element_block = std::move(elements.block);
+  model.element_row = std::move(elements.row);
   return model;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "formats/op2/op2_internal.hpp"
+#include "io/cells/nastran_blocks.hpp"
 #include "io/cells/nastran_element_types.hpp"
 #include "io/cells/node_orders.hpp"
 #include "io/source/read_limits.hpp"
@@ -46,11 +47,7 @@ const ElementCard* element_card(std::int32_t key) noexcept {
   return nullptr;
 }
 
-struct BlockBuilder {
-  std::string type;
-  int nodes = 0;
-  std::vector<std::int64_t> connectivity, element_ids, properties;
-};
+using BlockBuilder = io::NastranBlock;
 
 constexpr std::int32_t kGridKey = 4501;
 constexpr std::int32_t kEndKey = 65535;
@@ -156,38 +153,11 @@ Geometry read_geometry(const File& file) {
 
   std::vector<BlockBuilder> blocks;
   if (geom2 != nullptr) read_elements(file, *geom2, g.grids, blocks);
-  std::vector<NDArray> element_ids, properties;
-  std::vector<std::int64_t> all_ids;
-  std::map<std::int64_t, std::vector<std::int64_t>> cells_of_property;
-  std::int64_t base = 0;
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
-    const BlockBuilder& block = blocks[b];
-    const auto rows = static_cast<std::int64_t>(block.element_ids.size());
-    mesh.cells.push_back({block.type, int64_array(block.connectivity, {rows, block.nodes}), {}, {}});
-    element_ids.push_back(int64_array(block.element_ids, {rows}));
-    properties.push_back(int64_array(block.properties, {rows}));
-    for (std::int64_t i = 0; i < rows; ++i) {
-      all_ids.push_back(block.element_ids[static_cast<std::size_t>(i)]);
-      g.element_block.push_back(static_cast<std::int32_t>(b));
-      g.element_row.push_back(i);
-      cells_of_property[block.properties[static_cast<std::size_t>(i)]].push_back(base + i);
-    }
-    base += rows;
-  }
-  if (const auto repeated = g.elements.build(all_ids))
-    file.fail(geom2->offset, "GEOM2: element " + std::to_string(all_ids[*repeated]) + " is given twice");
-  if (!blocks.empty()) {
-    mesh.cell_data.append_new("nastran:element_id", std::move(element_ids));
-    mesh.cell_data.append_new("nastran:ref", std::move(properties));
-  }
-  for (const auto& [property, cells] : cells_of_property) {
-    Region region;
-    region.name = "property_" + std::to_string(property);
-    region.kind = RegionKind::Cell;
-    region.tag = property;
-    region.entries = int64_array(cells, {static_cast<std::int64_t>(cells.size())});
-    mesh.regions.push_back(std::move(region));
-  }
+  io::NastranElements elements = io::add_nastran_blocks(blocks, mesh);
+  if (const auto repeated = g.elements.build(elements.ids))
+    file.fail(geom2->offset, "GEOM2: element " + std::to_string(elements.ids[*repeated]) + " is given twice");
+  g.element_block = std::move(elements.block);
+  g.element_row = std::move(elements.row);
   return g;
 }
 

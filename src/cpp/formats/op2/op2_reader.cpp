@@ -24,21 +24,7 @@ class SeriesReader final : public TimeSeriesReader {
   double time(std::size_t step) const override { return checked(step).time; }
 
   Mesh read_mesh() override {
-    const Mesh& source = geometry_.mesh;
-    Mesh mesh;
-    mesh.points = source.points.copy();
-    for (const CellBlock& block : source.cells) mesh.cells.push_back({block.type, block.connectivity.copy(), {}, {}});
-    for (const auto& [name, array] : source.point_data) mesh.point_data.append_new(name, array.copy());
-    for (const auto& [name, arrays] : source.cell_data) {
-      std::vector<NDArray> copies;
-      for (const NDArray& array : arrays) copies.push_back(array.copy());
-      mesh.cell_data.append_new(name, std::move(copies));
-    }
-    for (const Region& region : source.regions) {
-      Region copy = region;
-      copy.entries = region.entries.copy();
-      mesh.regions.push_back(std::move(copy));
-    }
+    Mesh mesh = deep_copy(geometry_.mesh);
     if (!eigenvalues_.empty()) {
       NDArray values = NDArray::allocate(DType::float64, {static_cast<std::int64_t>(eigenvalues_.size())});
       std::copy(eigenvalues_.begin(), eigenvalues_.end(), values.data_as<double>());

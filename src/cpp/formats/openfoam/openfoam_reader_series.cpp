@@ -12,32 +12,6 @@
 namespace meshioplusplus::openfoam {
 namespace {
 
-// A copy of the arrays of `mesh` the caller may change (points, cells, region entries).
-Mesh copy_of(const Mesh& mesh) {
-  Mesh out;
-  out.points = mesh.points.copy();
-  for (const CellBlock& block : mesh.cells) {
-    CellBlock copy{block.type, block.connectivity.copy(), {}, {}};
-    if (!block.offsets.empty_handle()) copy.offsets = block.offsets.copy();
-    if (!block.face_offsets.empty_handle()) copy.face_offsets = block.face_offsets.copy();
-    out.cells.push_back(std::move(copy));
-  }
-  for (const auto& [name, values] : mesh.point_data) out.point_data.append_new(name, values.copy());
-  for (const auto& [name, arrays] : mesh.cell_data) {
-    std::vector<NDArray> copies;
-    for (const NDArray& array : arrays) copies.push_back(array.copy());
-    out.cell_data.append_new(name, std::move(copies));
-  }
-  for (const auto& [name, values] : mesh.field_data) out.field_data.append_new(name, values.copy());
-  out.string_field_data = mesh.string_field_data;
-  for (const Region& region : mesh.regions) {
-    Region copy = region;
-    copy.entries = region.entries.copy();
-    out.regions.push_back(std::move(copy));
-  }
-  return out;
-}
-
 class SeriesReader final : public TimeSeriesReader {
  public:
   explicit SeriesReader(const std::string& path)
@@ -53,7 +27,7 @@ class SeriesReader final : public TimeSeriesReader {
       if (!times_.empty()) current_points_ = detail::points_at(mesh_, times_, 0);
       points_known_ = true;
     }
-    Mesh mesh = copy_of(mesh_.mesh);
+    Mesh mesh = deep_copy(mesh_.mesh);
     if (current_points_) mesh.points = current_points_->copy();
     return mesh;
   }
