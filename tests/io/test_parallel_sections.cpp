@@ -71,6 +71,7 @@ TEST(ParallelSections, LargeDecksReadBackAndReportTheirLines) {
       {"elmer", "box.elmer", 0},      {"z88", "box.z88", 0},           {"femap", "box.neu", 0},
       {"patran", "box.pat", 1e-8},    {"libmesh", "box.xda", 0},       {"febio", "box.feb", 0},
       {"lsdyna", "box.k", 1e-12},     {"ansys_cdb", "box.cdb", 1e-12}, {"unv", "box.unv", 1e-12},
+      {"nastran", "box.bdf", 1e-6},   {"su2", "box.su2", 0},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.format);

@@ -190,6 +190,21 @@ WrittenElement written_element(std::string_view cell_type) noexcept {
 CardReader::CardReader(std::string_view document, const std::string& path)
     : path_(path), scanner_(document, bulk_start(document), document.size(), path_, "nastran") {}
 
+CardReader::CardReader(std::string_view document, const std::string& path, std::size_t begin, std::size_t end)
+    : path_(path), scanner_(document, begin, end, path_, "nastran") {}
+
+std::size_t CardReader::bulk_begin(std::string_view document) { return bulk_start(document); }
+
+std::optional<std::size_t> CardReader::next_card_start() {
+  PhysicalLine line;
+  while (next_line(line)) {
+    if (is_continuation(line.head)) continue;
+    pending_ = line;
+    return line.offset;
+  }
+  return std::nullopt;
+}
+
 bool CardReader::next_line(PhysicalLine& line) {
   if (pending_) {
     line = *pending_;

@@ -32,10 +32,19 @@ class CardReader {
  public:
   // Reads from after "BEGIN BULK" when the file has one (else from the start) to ENDDATA.
   CardReader(std::string_view document, const std::string& path);
+  // Reads the cards whose first lines lie in [begin, end) (a part of the bulk data that starts
+  // at a card: see next_card_start), up to ENDDATA.
+  CardReader(std::string_view document, const std::string& path, std::size_t begin, std::size_t end);
+  // Where the bulk data starts: after "BEGIN BULK", else at the top.
+  static std::size_t bulk_begin(std::string_view document);
   CardReader(const CardReader&) = delete;  // the scanner refers to path_
   CardReader& operator=(const CardReader&) = delete;
 
   bool next(Card& card);
+  // Skips lines up to the first that starts a card (not blank, a comment or a continuation)
+  // and returns its offset; nullopt at the end or at ENDDATA.
+  std::optional<std::size_t> next_card_start();
+  bool ended() const noexcept { return ended_; }  // ENDDATA was read
 
   [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
     scanner_.fail_at(offset, message);

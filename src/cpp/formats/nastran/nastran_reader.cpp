@@ -4,8 +4,16 @@
 // too). Every returned array is then allocated once, in its final shape, and the second
 // pass parses into it. Elements may come before the GRIDs they use, so connectivity holds
 // GRID ids until the end and is turned into point indices in place.
+//
+// Large bulk data is read on all cores: it is cut into parts that each start at a card (not a
+// continuation), each part is counted and then read on its own core into the rows the parts
+// before it leave free, and the GRID ids are indexed once all are read. Any error, ENDDATA
+// aside, sends the file to the sequential read, which reports it as it always did.
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +23,10 @@
 #include "formats/nastran/nastran_fields.hpp"
 #include "io/cells/id_map.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus::nastran {
 namespace {
@@ -69,13 +80,20 @@ struct Plan {
   bool any_cp_field = false;  // some GRID fills CP (which may still be 0)
   bool any_ref = false;       // some element fills its property id
   std::vector<Block> blocks;
+  bool complete = true;  // false: stopped at an element card no variant takes
+  bool ended = false;    // ENDDATA was read
+
+  std::int64_t rows() const noexcept {
+    std::int64_t sum = 0;
+    for (const Block& block : blocks) sum += block.rows;
+    return sum;
+  }
 };
 
 // The counting pass. An element card with a node count no variant takes ends it: the
 // reading pass fails there (or earlier), before it needs anything counted after it.
-Plan count_cards(std::string_view document, const std::string& path) {
+Plan count_cards(CardReader& cards) {
   Plan plan;
-  CardReader cards(document, path);
   ElementCards elements;
   Card card;
   while (cards.next(card)) {
@@ -84,13 +102,17 @@ Plan count_cards(std::string_view document, const std::string& path) {
       plan.any_cp_field = plan.any_cp_field || !card.field(1).empty();
     } else if (const ElementCard* element = elements.find(card.name)) {
       const ElementVariant* variant = find_variant(*element, filled_nodes(*element, card));
-      if (variant == nullptr) break;
+      if (variant == nullptr) {
+        plan.complete = false;
+        break;
+      }
       if (element->ref_field >= 0) plan.any_ref = plan.any_ref || !card.field(element->ref_field).empty();
       if (plan.blocks.empty() || !same_cell_type(plan.blocks.back().variant, variant))
         plan.blocks.push_back({variant, 0});
       ++plan.blocks.back().rows;
     }
   }
+  plan.ended = cards.ended();
   return plan;
 }
 
@@ -99,23 +121,46 @@ struct BlockBuild {
   const ElementVariant* variant;
   NDArray connectivity;
   NDArray refs;  // only when some element fills its property id
-  std::int64_t filled = 0;
 };
 
-class Reader {
- public:
-  Reader(std::string_view document, const std::string& path, const Plan& plan)
-      : document_(document), path_(path), plan_(plan), cards_(document, path) {}
-
-  Mesh read() {
-    points_ = NDArray::allocate(DType::float64, {plan_.num_grids, 3});
-    if (plan_.any_cp_field) grid_cp_ = NDArray::allocate(DType::int64, {plan_.num_grids});
-    blocks_.reserve(plan_.blocks.size());
-    for (const Plan::Block& block : plan_.blocks) {
+// Every returned array, allocated once from the plan of the whole file.
+struct Arrays {
+  explicit Arrays(const Plan& plan) : any_cp_field(plan.any_cp_field), any_ref(plan.any_ref) {
+    points = NDArray::allocate(DType::float64, {plan.num_grids, 3});
+    if (plan.any_cp_field) grid_cp = NDArray::allocate(DType::int64, {plan.num_grids});
+    blocks.reserve(plan.blocks.size());
+    for (const Plan::Block& block : plan.blocks) {
       const std::int64_t width = block.variant->num_nodes;
-      blocks_.push_back({block.variant, NDArray::allocate(DType::int64, {block.rows, width}),
-                         plan_.any_ref ? NDArray::allocate(DType::int64, {block.rows}) : NDArray(), 0});
+      blocks.push_back({block.variant, NDArray::allocate(DType::int64, {block.rows, width}),
+                        plan.any_ref ? NDArray::allocate(DType::int64, {block.rows}) : NDArray()});
     }
+  }
+  bool any_cp_field;
+  bool any_ref;
+  NDArray points;  // (GRIDs, 3)
+  NDArray grid_cp;  // (GRIDs): only when some GRID fills CP
+  std::vector<BlockBuild> blocks;
+};
+
+// Where a run of cards writes first: its first GRID's index, and the block and row of its
+// first element (the block may continue one an earlier run of cards started).
+struct Start {
+  std::int64_t grid = 0;
+  std::size_t block = 0;
+  std::int64_t row = 0;
+};
+
+// The reading pass over one run of cards: the whole bulk data, or one part of it while other
+// parts fill the rows after (or before) its own. GRID ids go into `grid_index` as they come
+// (which finds repeats), or, for a part, into `grid_ids` for an index built afterwards.
+class CardFiller {
+ public:
+  CardFiller(CardReader& cards, Arrays& arrays, Start start, io::LabelIndex* grid_index, std::int64_t* grid_ids)
+      : cards_(cards), arrays_(arrays), start_(start), grid_index_(grid_index), grid_ids_(grid_ids),
+        next_grid_(start.grid) {}
+
+  // Reads every card; `grids` GRIDs and `rows` element rows must come (else an internal error).
+  void run(std::int64_t grids, std::int64_t rows) {
     Card card;
     while (cards_.next(card)) {
       if (card.name == "GRID") {
@@ -124,11 +169,9 @@ class Reader {
         read_element(*element, card);
       }
     }
-    if (num_grids_ != plan_.num_grids) internal_error(card);
-    for (const BlockBuild& block : blocks_)
-      if (block.filled != block.connectivity.rows()) internal_error(card);
-    return build();
+    if (next_grid_ - start_.grid != grids || rows_ != rows) internal_error(card);
   }
+  bool any_cp() const noexcept { return any_cp_; }
 
  private:
   [[noreturn]] void internal_error(const Card& card) {
@@ -159,14 +202,15 @@ class Reader {
   void read_grid(const Card& card) {
     const std::int64_t id = integer(card, 0, "GRID id");
     const std::int64_t cp = integer_or(card, 1, 0, "CP");
-    const std::int64_t index = num_grids_;
-    if (!grid_index_.insert(id, index))
+    const std::int64_t index = next_grid_;
+    if (grid_index_ != nullptr && !grid_index_->insert(id, index))
       cards_.fail_on(card, card.field(0), "GRID " + std::to_string(id) + " is defined twice");
-    if (index >= plan_.num_grids || (cp != 0 && !plan_.any_cp_field)) internal_error(card);
-    double* x = points_.data_as<double>() + 3 * index;
+    if (index >= arrays_.points.rows() || (cp != 0 && !arrays_.any_cp_field)) internal_error(card);
+    if (grid_ids_ != nullptr) grid_ids_[index - start_.grid] = id;
+    double* x = arrays_.points.data_as<double>() + 3 * index;
     for (std::size_t axis = 0; axis < 3; ++axis) x[axis] = real_or_zero(card, 2 + axis);
-    if (plan_.any_cp_field) grid_cp_.data_as<std::int64_t>()[index] = cp;
-    ++num_grids_;
+    if (arrays_.any_cp_field) arrays_.grid_cp.data_as<std::int64_t>()[index] = cp;
+    ++next_grid_;
     any_cp_ = any_cp_ || cp != 0;
   }
 
@@ -180,21 +224,24 @@ class Reader {
       if (!card.field(index).empty()) nodes_[count++] = integer(card, index, "GRID id");
     }
     const ElementVariant* variant = variant_for(element, card, count);
+    std::vector<BlockBuild>& blocks = arrays_.blocks;
     if (current_ == nullptr || !same_cell_type(current_->variant, variant)) {
-      const std::size_t next = current_ == nullptr ? 0 : static_cast<std::size_t>(current_ - blocks_.data()) + 1;
-      if (next >= blocks_.size() || !same_cell_type(blocks_[next].variant, variant)) internal_error(card);
-      current_ = &blocks_[next];
+      const std::size_t next = current_ == nullptr ? start_.block : static_cast<std::size_t>(current_ - blocks.data()) + 1;
+      if (next >= blocks.size() || !same_cell_type(blocks[next].variant, variant)) internal_error(card);
+      row_ = current_ == nullptr ? start_.row : 0;
+      current_ = &blocks[next];
     }
     BlockBuild& block = *current_;
-    if (block.filled >= block.connectivity.rows()) internal_error(card);
-    std::int64_t* row = block.connectivity.data_as<std::int64_t>() + block.filled * variant->num_nodes;
+    if (row_ >= block.connectivity.rows()) internal_error(card);
+    std::int64_t* row = block.connectivity.data_as<std::int64_t>() + row_ * variant->num_nodes;
     if (variant->file_order.empty()) {
       for (int k = 0; k < variant->num_nodes; ++k) row[k] = nodes_[k];
     } else {
       for (int k = 0; k < variant->num_nodes; ++k) row[k] = nodes_[variant->file_order[k]];
     }
-    if (plan_.any_ref) block.refs.data_as<std::int64_t>()[block.filled] = ref;
-    ++block.filled;
+    if (arrays_.any_ref) block.refs.data_as<std::int64_t>()[row_] = ref;
+    ++row_;
+    ++rows_;
   }
 
   const ElementVariant* variant_for(const ElementCard& element, const Card& card, int count) {
@@ -206,32 +253,65 @@ class Reader {
                                     " nodes; it needs " + counts);
   }
 
-  Mesh build() {
+  CardReader& cards_;
+  Arrays& arrays_;
+  Start start_;
+  io::LabelIndex* grid_index_;
+  std::int64_t* grid_ids_;
+  ElementCards elements_;
+  std::int64_t next_grid_;
+  BlockBuild* current_ = nullptr;
+  std::int64_t row_ = 0;   // in *current_
+  std::int64_t rows_ = 0;  // element rows read
+  bool any_cp_ = false;
+  std::int64_t nodes_[32] = {};  // one element's GRID ids as the card lists them
+};
+
+// The arrays filled, GRID ids turned into point indices: the mesh.
+class MeshBuilder {
+ public:
+  MeshBuilder(std::string_view document, const std::string& path, Arrays& arrays, const io::LabelIndex& grid_index)
+      : document_(document), path_(path), arrays_(arrays), grid_index_(grid_index) {}
+
+  Mesh build(bool any_cp) {
     Mesh mesh;
-    mesh.points = std::move(points_);
-    if (any_cp_) mesh.point_data.set("nastran:ref", std::move(grid_cp_));
+    mesh.points = std::move(arrays_.points);
+    if (any_cp) mesh.point_data.set("nastran:ref", std::move(arrays_.grid_cp));
     std::int64_t first_element = 0;  // ordinal among the element cards, for errors
     std::vector<NDArray> refs;
-    for (BlockBuild& block : blocks_) {
+    for (BlockBuild& block : arrays_.blocks) {
       resolve(block, first_element);
-      first_element += block.filled;
+      first_element += block.connectivity.rows();
       mesh.cells.push_back(CellBlock{block.variant->cell_type, std::move(block.connectivity), {}, {}});
-      if (plan_.any_ref) refs.push_back(std::move(block.refs));
+      if (arrays_.any_ref) refs.push_back(std::move(block.refs));
     }
-    if (plan_.any_ref) mesh.cell_data.set("nastran:ref", std::move(refs));
+    if (arrays_.any_ref) mesh.cell_data.set("nastran:ref", std::move(refs));
     return mesh;
   }
 
-  // GRID ids → point indices, in place.
+ private:
+  // GRID ids → point indices, in place, on all cores for large blocks. Each range stops at
+  // its first missing id, so the smallest such position is the first a sequential walk meets,
+  // and its id is still there for the error.
   void resolve(BlockBuild& block, std::int64_t first_element) {
     const int nodes_per_cell = block.variant->num_nodes;
     std::int64_t* ids = block.connectivity.data_as<std::int64_t>();
-    const std::int64_t count = block.filled * nodes_per_cell;
-    for (std::int64_t i = 0; i < count; ++i) {
-      const std::int64_t found = grid_index_.find(ids[i]);
-      if (found < 0) missing_grid(first_element + i / nodes_per_cell, ids[i]);
-      ids[i] = found;
-    }
+    const auto count = static_cast<std::size_t>(block.connectivity.rows() * nodes_per_cell);
+    std::atomic<std::size_t> first_missing{count};
+    io::parallel_ranges(count, std::size_t{1} << 18, [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) {
+        const std::int64_t found = grid_index_.find(ids[i]);
+        if (found < 0) {
+          std::size_t seen = first_missing.load();
+          while (i < seen && !first_missing.compare_exchange_weak(seen, i)) {
+          }
+          return;
+        }
+        ids[i] = found;
+      }
+    });
+    const std::size_t missing = first_missing.load();
+    if (missing < count) missing_grid(first_element + static_cast<std::int64_t>(missing) / nodes_per_cell, ids[missing]);
   }
 
   // The error for the `ordinal`-th element card naming an undefined GRID: the cards are
@@ -248,31 +328,111 @@ class Reader {
       cards.fail_at(card.offset, "element " + (id ? std::to_string(*id) : std::string(card.field(0))) +
                                      " refers to GRID " + std::to_string(grid) + ", which is not defined");
     }
-    cards_.fail_at(0, "element refers to GRID " + std::to_string(grid) + ", which is not defined");
+    CardReader(document_, path_).fail_at(0, "element refers to GRID " + std::to_string(grid) + ", which is not defined");
   }
 
   std::string_view document_;
   const std::string& path_;
-  const Plan& plan_;
-  CardReader cards_;
-  ElementCards elements_;
-  io::LabelIndex grid_index_;  // GRID id → point index
-  NDArray points_;             // (GRIDs, 3)
-  NDArray grid_cp_;            // (GRIDs): only when some GRID fills CP
-  std::int64_t num_grids_ = 0;
-  bool any_cp_ = false;
-  std::vector<BlockBuild> blocks_;
-  BlockBuild* current_ = nullptr;
-  std::int64_t nodes_[32] = {};  // one element's GRID ids as the card lists them
+  Arrays& arrays_;
+  const io::LabelIndex& grid_index_;
 };
+
+// The whole bulk data on one thread: GRIDs indexed as they come, so a repeat is reported at
+// its card, every error in file order.
+Mesh read_sequentially(std::string_view document, const std::string& path) {
+  CardReader counting(document, path);
+  const Plan plan = count_cards(counting);
+  Arrays arrays(plan);
+  io::LabelIndex grid_index;  // GRID id → point index
+  CardReader cards(document, path);
+  CardFiller filler(cards, arrays, Start{}, &grid_index, nullptr);
+  filler.run(plan.num_grids, plan.rows());
+  return MeshBuilder(document, path, arrays, grid_index).build(filler.any_cp());
+}
+
+// Large bulk data on all cores: cut into parts that start at cards, each part counted and
+// then read on its own core into the rows the parts before it leave free. nullopt whenever
+// anything is amiss (a count no variant takes, an error in any part, a GRID given twice):
+// the sequential read then runs and reports the error exactly where and as it always does.
+std::optional<Mesh> read_in_parallel(std::string_view document, const std::string& path) {
+  const std::size_t bulk = CardReader::bulk_begin(document);
+  const std::size_t parts = std::min<std::size_t>(thread_count(), (document.size() - bulk) / io::kParallelLinesMinBytes);
+  if (parts < 2) return std::nullopt;
+  std::vector<std::size_t> bounds{bulk};
+  for (std::size_t p = 1; p < parts; ++p) {
+    std::size_t at = std::max(bounds.back(), bulk + (document.size() - bulk) / parts * p);
+    const void* newline = std::memchr(document.data() + at, '\n', document.size() - at);
+    at = newline != nullptr ? static_cast<std::size_t>(static_cast<const char*>(newline) - document.data()) + 1 : document.size();
+    CardReader probe(document, path, at, document.size());
+    bounds.push_back(std::max(bounds.back(), probe.next_card_start().value_or(document.size())));
+  }
+  bounds.push_back(document.size());
+
+  std::vector<Plan> plans(parts);
+  try {
+    io::parallel_ranges(parts, 1, [&](std::size_t first, std::size_t last) {
+      for (std::size_t p = first; p < last; ++p) {
+        CardReader cards(document, path, bounds[p], bounds[p + 1]);
+        plans[p] = count_cards(cards);
+      }
+    });
+  } catch (...) {
+    return std::nullopt;
+  }
+  // Parts after the one holding ENDDATA are not bulk data; one stopped short ends the try.
+  std::size_t used = 0;
+  while (used < parts) {
+    if (!plans[used].complete) return std::nullopt;
+    if (plans[used++].ended) break;
+  }
+  Plan whole;
+  std::vector<Start> starts(used);
+  for (std::size_t p = 0; p < used; ++p) {
+    const Plan& part = plans[p];
+    starts[p].grid = whole.num_grids;
+    whole.num_grids += part.num_grids;
+    whole.any_cp_field = whole.any_cp_field || part.any_cp_field;
+    whole.any_ref = whole.any_ref || part.any_ref;
+    for (std::size_t b = 0; b < part.blocks.size(); ++b) {
+      const bool continues = !whole.blocks.empty() && same_cell_type(whole.blocks.back().variant, part.blocks[b].variant);
+      if (b == 0) {
+        starts[p].block = continues ? whole.blocks.size() - 1 : whole.blocks.size();
+        starts[p].row = continues ? whole.blocks.back().rows : 0;
+      }
+      if (continues) whole.blocks.back().rows += part.blocks[b].rows;
+      else whole.blocks.push_back(part.blocks[b]);
+    }
+  }
+
+  Arrays arrays(whole);
+  std::vector<std::int64_t> grid_ids(static_cast<std::size_t>(whole.num_grids));
+  std::vector<char> any_cp(used, 0);
+  try {
+    io::parallel_ranges(used, 1, [&](std::size_t first, std::size_t last) {
+      for (std::size_t p = first; p < last; ++p) {
+        CardReader cards(document, path, bounds[p], bounds[p + 1]);
+        CardFiller filler(cards, arrays, starts[p], nullptr, grid_ids.data() + starts[p].grid);
+        filler.run(plans[p].num_grids, plans[p].rows());
+        any_cp[p] = filler.any_cp();
+      }
+    });
+  } catch (...) {
+    return std::nullopt;
+  }
+  io::LabelIndex grid_index;
+  for (std::size_t i = 0; i < grid_ids.size(); ++i)
+    if (!grid_index.insert(grid_ids[i], static_cast<std::int64_t>(i))) return std::nullopt;
+  const bool some_cp = std::find(any_cp.begin(), any_cp.end(), 1) != any_cp.end();
+  return MeshBuilder(document, path, arrays, grid_index).build(some_cp);
+}
 
 }  // namespace
 
 Mesh read(const std::string& path) {
   const io::MappedFile file(path, "nastran");
   io::reject_empty_file(file.bytes(), path, "nastran");
-  const Plan plan = count_cards(file.bytes(), path);
-  return Reader(file.bytes(), path, plan).read();
+  if (std::optional<Mesh> mesh = read_in_parallel(file.bytes(), path)) return std::move(*mesh);
+  return read_sequentially(file.bytes(), path);
 }
 
 }  // namespace meshioplusplus::nastran

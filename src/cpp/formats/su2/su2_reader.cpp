@@ -19,7 +19,12 @@
 //
 // Two passes: the first walks the keyword lines and checks each element line's shape,
 // counting elements per type, so every array is allocated once in its final shape; the
-// second parses the numbers straight into them.
+// second parses the numbers straight into them. Large sections of plainly written lines (one
+// record per line, no comment, blank or '=' among them — what writers produce) take both
+// passes on all cores (io::parse_lines_in_parallel): the first parses the points outright
+// and notes each element's type, the second fills the elements at rows known from those
+// types. Any other layout, and any line the fast readers do not take, leaves the whole
+// section to the sequential walk, which words every error as before.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -34,7 +39,9 @@
 #include "formats/su2/su2.hpp"
 #include "formats/su2/su2_types.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/line_values.hpp"
 #include "io/text/significant_lines.hpp"
 #include "io/text/text_scanner.hpp"
 #include "io/vtk/vtk_cells.hpp"
@@ -78,18 +85,36 @@ std::size_t count_tokens(io::TextScanner scanner) {
   return tokens;
 }
 
+// Tokens on the raw line [p, end), or -1 when it holds '=' or '%' (a keyword or a comment:
+// only the sequential walk decides what those mean).
+int plain_tokens(const char* p, const char* end) noexcept {
+  int tokens = 0;
+  bool after_space = true;
+  for (; p < end; ++p) {
+    const char c = *p;
+    if (c == '=' || c == '%') return -1;
+    const bool space = io::is_space(c);
+    tokens += after_space && !space;
+    after_space = space;
+  }
+  return tokens;
+}
+
 struct ElementSection {
   std::size_t start;  // position of the line after the keyword
   std::int64_t count;
   int zone;
   int marker;  // -1: NELEM
   std::array<std::int64_t, kNumTypes> per_type{};
+  std::vector<std::uint8_t> types;  // each element's type index when pass 1 ran on all cores
 };
 
 struct PointSection {
   std::size_t start;
   std::int64_t count;
   int zone;
+  NDArray parsed;  // (count, NDIME) when pass 1 parsed the points on all cores
+  bool is_parsed = false;
 };
 
 struct Marker {
@@ -107,7 +132,7 @@ struct Zone {
 
 class Reader {
  public:
-  Reader(std::string_view bytes, const std::string& path) : lines_(bytes, path), size_(bytes.size()) {}
+  Reader(std::string_view bytes, const std::string& path) : lines_(bytes, path), bytes_(bytes), size_(bytes.size()) {}
 
   Mesh read() {
     scan_structure();
@@ -216,15 +241,51 @@ class Reader {
     // "NPOIN= n [n_domain]": the second count (points owned by this partition) is not needed.
     const std::int64_t count = value_number(keyword, line, true);
     check_room(count, 2 * dim_, "points");
-    point_sections_.push_back(PointSection{lines_.position(), count, current_zone()});
+    point_sections_.push_back(PointSection{lines_.position(), count, current_zone(), {}});
     zone().num_points = count;
+    if (parse_points_in_parallel(point_sections_.back())) return;
     for (std::int64_t i = 0; i < count; ++i) lines_.require([&] { return "point " + std::to_string(i) + " of " + std::to_string(count); });
+  }
+
+  // The points of a large plainly written section, parsed here on all cores; false (nothing
+  // kept) where the sequential passes must read them.
+  bool parse_points_in_parallel(PointSection& section) {
+    if (section.count < 2 || bytes_left() < io::kParallelLinesMinBytes) return false;
+    const std::optional<std::size_t> start = io::records_begin(bytes_, section.start);
+    if (!start || *start != section.start) return false;
+    NDArray parsed = NDArray::allocate(DType::float64, {section.count, dim_});
+    double* const points = parsed.data_as<double>();
+    const int dim = dim_;
+    const char* const text = bytes_.data();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        bytes_, section.start, static_cast<std::uint64_t>(section.count), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+          const char* const first = text + begin;
+          const char* const last = text + stop;
+          const char* p = first;
+          double* row = points + i * static_cast<std::uint64_t>(dim);
+          for (int k = 0; k < dim; ++k) {
+            p = io::plain_real(p, last, row[k]);
+            if (p == nullptr) return false;
+          }
+          // Up to two index columns may follow (SU2 writes the point's own index).
+          const int rest = plain_tokens(p, last);
+          return rest >= 0 && rest <= 2;
+        });
+    if (!end) return false;
+    lines_.seek(*end);
+    section.parsed = std::move(parsed);
+    section.is_parsed = true;
+    return true;
   }
 
   void scan_elements(const KeywordLine& keyword, const LineSpan& line, int marker) {
     const std::int64_t count = value_number(keyword, line);
     check_room(count, 4, "elements");
-    ElementSection section{lines_.position(), count, current_zone(), marker, {}};
+    ElementSection section{lines_.position(), count, current_zone(), marker, {}, {}};
+    if (scan_elements_in_parallel(section)) {
+      element_sections_.push_back(std::move(section));
+      return;
+    }
     const std::string what = marker < 0 ? std::string("NELEM") : "marker '" + markers_[marker].name + "'";
     for (std::int64_t i = 0; i < count; ++i) {
       const LineSpan element = lines_.require([&] { return "element " + std::to_string(i) + " of " + what; });
@@ -243,7 +304,37 @@ class Reader {
                                           " node indices and an optional index, found " + std::to_string(values) + " values");
       ++section.per_type[type];
     }
-    element_sections_.push_back(section);
+    element_sections_.push_back(std::move(section));
+  }
+
+  // Pass 1 over a large plainly written element section on all cores: each line's type and
+  // shape checked, its type noted for pass 2. False (nothing kept) where the sequential walk
+  // must run: it alone words errors.
+  bool scan_elements_in_parallel(ElementSection& section) {
+    if (section.count < 2 || bytes_left() < io::kParallelLinesMinBytes) return false;
+    const std::optional<std::size_t> start = io::records_begin(bytes_, section.start);
+    if (!start || *start != section.start) return false;
+    std::vector<std::uint8_t> types(static_cast<std::size_t>(section.count));
+    const char* const text = bytes_.data();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        bytes_, section.start, static_cast<std::uint64_t>(section.count), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+          const char* const last = text + stop;
+          std::int64_t vtk_id = 0;
+          const char* const p = io::plain_integer(text + begin, last, vtk_id);
+          if (p == nullptr) return false;
+          const int type = detail::type_index_of_vtk(vtk_id);
+          if (type < 0) return false;
+          const int values = plain_tokens(p, last);
+          const int nodes = kElementTypes[type].nodes;
+          if (values != nodes && values != nodes + 1) return false;
+          types[i] = static_cast<std::uint8_t>(type);
+          return true;
+        });
+    if (!end) return false;
+    for (const std::uint8_t type : types) ++section.per_type[type];
+    lines_.seek(*end);
+    section.types = std::move(types);
+    return true;
   }
 
   // A corrupt count must not drive a huge allocation: each record needs at least
@@ -335,11 +426,20 @@ class Reader {
   // ---- pass 2 ----
 
   void read_points() {
+    if (point_sections_.size() == 1 && point_sections_[0].is_parsed) {
+      mesh_.points = std::move(point_sections_[0].parsed);
+      return;
+    }
     mesh_.points = NDArray::allocate(DType::float64, {total_points_, dim_});
     double* points = mesh_.points.data_as<double>();
     for (const PointSection& section : point_sections_) {
-      lines_.seek(section.start);
       double* row = points + zones_[section.zone].first_point * dim_;
+      if (section.is_parsed) {
+        io::copy_in_parallel(row, section.parsed.data_as<double>(),
+                             static_cast<std::size_t>(section.count * dim_) * sizeof(double));
+        continue;
+      }
+      lines_.seek(section.start);
       for (std::int64_t i = 0; i < section.count; ++i, row += dim_) {
         const LineSpan line = lines_.require("a point");
         io::TextScanner scanner = lines_.scanner(line);
@@ -366,6 +466,7 @@ class Reader {
         region_entries = mesh_.regions[region].entries.data_as<std::int64_t>();
         region_filled = &region_filled_[region];
       }
+      if (fill_elements_in_parallel(section, block_of_type, tag, region_entries, region_filled)) continue;
       for (std::int64_t i = 0; i < section.count; ++i) {
         io::TextScanner scanner = lines_.scanner(lines_.require("an element"));
         const int type = detail::type_index_of_vtk(scanner.next_number<std::int64_t>());
@@ -392,7 +493,61 @@ class Reader {
     if (!mesh_.cells.empty()) mesh_.cell_data.set("su2:tag", std::move(tags_));
   }
 
+  // Pass 2 over a section pass 1 scanned on all cores: every element's row is known from the
+  // types, so the lines fill their rows in any order. False (rows written here are written
+  // again) where the sequential loop must run: an index out of range or a line the fast
+  // reader does not take, which it alone words errors for.
+  bool fill_elements_in_parallel(const ElementSection& section, const std::array<int, kNumTypes>& block_of_type,
+                                 std::int32_t tag, std::int64_t* region_entries, std::int64_t* region_filled) {
+    if (section.types.empty()) return false;
+    const Zone& zone = zones_[section.zone];
+    const std::uint8_t* const types = section.types.data();
+    // Each element's row in its block: the block's rows so far plus the same-typed elements
+    // before it (a sum only written out when the section mixes types).
+    const bool one_type = std::count(section.per_type.begin(), section.per_type.end(), 0) ==
+                          static_cast<std::ptrdiff_t>(kNumTypes) - 1;
+    std::vector<std::int64_t> rows;
+    if (!one_type) {
+      rows.resize(section.types.size());
+      std::array<std::int64_t, kNumTypes> next{};
+      for (std::size_t t = 0; t < kNumTypes; ++t) next[t] = section.per_type[t] > 0 ? rows_filled_[block_of_type[t]] : 0;
+      for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = next[types[i]]++;
+    }
+    const std::int64_t first_row = one_type ? rows_filled_[block_of_type[types[0]]] : 0;
+    const std::int64_t first_entry = region_filled != nullptr ? *region_filled : 0;
+    const int* const wedge_order = io::vtk_node_permutation(13);
+    const char* const text = bytes_.data();
+    const char* const readable_end = text + bytes_.size();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        bytes_, section.start, static_cast<std::uint64_t>(section.count), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+          const int type = types[i];
+          const int nodes = kElementTypes[type].nodes;
+          const int block = block_of_type[type];
+          const std::int64_t row = one_type ? first_row + static_cast<std::int64_t>(i) : rows[i];
+          io::LineValues values(text + begin, text + stop, readable_end);
+          if (!values.skip_tokens(1)) return false;  // the VTK id, read in pass 1
+          std::int64_t file_nodes[8];
+          for (int k = 0; k < nodes; ++k) {
+            std::int64_t index = 0;
+            if (!values.next(index) || index < 0 || index >= zone.num_points) return false;
+            file_nodes[k] = index + zone.first_point;
+          }
+          std::int64_t* target = mesh_.cells[block].connectivity.data_as<std::int64_t>() + row * nodes;
+          const bool wedge = kElementTypes[type].vtk_id == 13;
+          for (int k = 0; k < nodes; ++k) target[k] = file_nodes[wedge ? wedge_order[k] : k];
+          tags_[block].data_as<std::int32_t>()[row] = tag;
+          if (region_entries != nullptr) region_entries[first_entry + static_cast<std::int64_t>(i)] = bases_[block] + row;
+          return true;
+        });
+    if (!end) return false;
+    for (std::size_t t = 0; t < kNumTypes; ++t)
+      if (section.per_type[t] > 0) rows_filled_[block_of_type[t]] += section.per_type[t];
+    if (region_filled != nullptr) *region_filled += section.count;
+    return true;
+  }
+
   Lines lines_;
+  std::string_view bytes_;
   std::size_t size_ = 0;
   int dim_ = 0;
   std::vector<Zone> zones_;
