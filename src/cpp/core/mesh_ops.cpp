@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "meshioplusplus/cell_types.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "core/facet_map.hpp"
 #include "core/parallel_ranges.hpp"
 
@@ -46,9 +47,9 @@ void check_connectivity(const Mesh& mesh) {
   const std::int64_t n = mesh.num_points();
   for (const CellBlock& block : mesh.cells) {
     if (block.connectivity.dtype() != DType::int64) fail("cells['" + block.type + "'] must be int64");
-    for (std::int64_t node : block.connectivity.values<std::int64_t>())
-      if (node < 0 || node >= n)
-        fail("cells['" + block.type + "'] holds node " + std::to_string(node) + " outside [0, " + std::to_string(n) + ")");
+    const std::span<const std::int64_t> nodes = block.connectivity.values<std::int64_t>();
+    if (const std::size_t at = first_index_outside(nodes, n); at < nodes.size())
+      fail("cells['" + block.type + "'] holds node " + std::to_string(nodes[at]) + " outside [0, " + std::to_string(n) + ")");
   }
 }
 
@@ -245,12 +246,14 @@ namespace {
 // Grid cells of edge 2 × tolerance (0: one cell per exact position, keyed by the coordinates'
 // bits, -0 as +0): a point within the tolerance of p lies in p's cell or, along each axis, in
 // the neighbour on the side of the cell p is nearer to — 2^d cells to look in, p's own first.
-// The table holds the first representative of each occupied cell (open addressing on the
-// cell's coordinates, recomputed from that point: ids only, no keys), the cell's others
-// chained behind it; it grows with the representatives (a few % of the points when most are
-// copies), so it stays in cache where a table sized by the points would not.
+// The table holds the first representative of each occupied cell (open addressing), the
+// cell's others chained behind it; it grows with the representatives (a few % of the points
+// when most are copies), so it stays in cache where a table sized by the points would not.
+// The loop is sequential (whether a point is a representative depends on all before it) and
+// bound by memory waits: a representative's cell and coordinates share one cache line (no
+// trip to the point array), and the table slot of a point a few steps ahead is prefetched.
 template <class T>
-std::vector<std::int64_t> weld_targets(const T* xyz, std::size_t n, std::size_t width, double tolerance) {
+NDArray weld_targets(const T* xyz, std::size_t n, std::size_t width, double tolerance) {
   using Cell = std::array<std::int64_t, 3>;
   const double edge = 2 * tolerance;
   auto cell_of = [&](std::size_t i) {
@@ -266,16 +269,22 @@ std::vector<std::int64_t> weld_targets(const T* xyz, std::size_t n, std::size_t 
     for (std::int64_t v : c) h = detail::mix(h ^ static_cast<std::uint64_t>(v));
     return h;
   };
-  // Per representative (in the order found): its point, its cell, the next one of its cell and,
-  // for a cell's first, the last of the cell. Memory grows with the representatives only.
-  std::vector<std::int64_t> rep_point, rep_next, rep_last;
-  std::vector<Cell> rep_cell;
+  // Per representative (in the order found): its cell, its coordinates, its point and the next
+  // one of its cell; rep_last: for a cell's first, the last of the cell.
+  struct alignas(64) Representative {
+    Cell cell;
+    std::array<T, 3> at;
+    std::int64_t point;
+    std::int64_t next;
+  };
+  std::vector<Representative> reps;
+  std::vector<std::int64_t> rep_last;
   std::vector<std::int64_t> table(1024, -1);  // a cell's first representative
   auto same = [](const Cell& a, const Cell& b) { return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2])) == 0; };
-  auto slot_of = [&](const Cell& c) {
+  auto slot_of = [&](const Cell& c, std::uint64_t h) {
     const std::size_t mask = table.size() - 1;
-    std::size_t slot = hash(c) & mask;
-    while (table[slot] >= 0 && !same(rep_cell[static_cast<std::size_t>(table[slot])], c)) slot = (slot + 1) & mask;
+    std::size_t slot = h & mask;
+    while (table[slot] >= 0 && !same(reps[static_cast<std::size_t>(table[slot])].cell, c)) slot = (slot + 1) & mask;
     return slot;
   };
   std::size_t occupied = 0;
@@ -284,15 +293,38 @@ std::vector<std::int64_t> weld_targets(const T* xyz, std::size_t n, std::size_t 
     for (std::int64_t head : table)
       if (head >= 0) heads.push_back(head);
     table.assign(table.size() * 2, -1);
-    for (std::int64_t head : heads) table[slot_of(rep_cell[static_cast<std::size_t>(head)])] = head;
+    for (std::int64_t head : heads) {
+      const Cell& c = reps[static_cast<std::size_t>(head)].cell;
+      table[slot_of(c, hash(c))] = head;
+    }
   };
-  std::vector<std::int64_t> representative(n);
+  // The next points' cells and hashes, computed `ahead` steps early so their slots are prefetched.
+  constexpr std::size_t ahead = 16;
+  std::array<Cell, ahead> upcoming_cell{};
+  std::array<std::uint64_t, ahead> upcoming_hash{};
+  auto prepare = [&](std::size_t i) {
+    const Cell c = cell_of(i);
+    const std::uint64_t h = hash(c);
+    upcoming_cell[i % ahead] = c;
+    upcoming_hash[i % ahead] = h;
+    __builtin_prefetch(&table[h & (table.size() - 1)]);
+  };
+  for (std::size_t i = 0; i < std::min(n, ahead); ++i) prepare(i);
+  // Scratch from the library's heap: huge pages, reused by the next call of the same size.
+  NDArray representative_array = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(n)});
+  std::int64_t* representative = representative_array.data_as<std::int64_t>();
   const double squared = tolerance * tolerance;
   const std::size_t probes = tolerance > 0 ? (std::size_t{1} << width) : 1;
   for (std::size_t i = 0; i < n; ++i) {
     const T* p = xyz + i * width;
     std::int64_t found = -1;
-    const Cell home = cell_of(i);
+    const Cell home = upcoming_cell[i % ahead];
+    const std::uint64_t home_hash = upcoming_hash[i % ahead];
+    if (i + ahead < n) prepare(i + ahead);
+    if (i + ahead / 2 < n) {  // its slot is in cache by now: fetch the representative it names
+      const std::int64_t head = table[upcoming_hash[(i + ahead / 2) % ahead] & (table.size() - 1)];
+      if (head >= 0) __builtin_prefetch(&reps[static_cast<std::size_t>(head)]);
+    }
     Cell toward{0, 0, 0};  // -1 or +1: the nearer neighbour along each axis
     if (tolerance > 0)
       for (std::size_t k = 0; k < width; ++k)
@@ -301,18 +333,18 @@ std::vector<std::int64_t> weld_targets(const T* xyz, std::size_t n, std::size_t 
       Cell probe = home;
       for (std::size_t k = 0; k < width; ++k)
         if (probe_bits >> k & 1) probe[k] += toward[k];
-      for (std::int64_t r = table[slot_of(probe)]; r >= 0; r = rep_next[static_cast<std::size_t>(r)]) {
-        const std::int64_t j = rep_point[static_cast<std::size_t>(r)];
-        const T* q = xyz + static_cast<std::size_t>(j) * width;
+      for (std::int64_t r = table[slot_of(probe, probe_bits == 0 ? home_hash : hash(probe))]; r >= 0;
+           r = reps[static_cast<std::size_t>(r)].next) {
+        const Representative& rep = reps[static_cast<std::size_t>(r)];
         double distance = 0;
         bool equal = true;
         for (std::size_t k = 0; k < width; ++k) {
-          const double d = static_cast<double>(p[k]) - static_cast<double>(q[k]);
+          const double d = static_cast<double>(p[k]) - static_cast<double>(rep.at[k]);
           distance += d * d;
-          equal = equal && p[k] == q[k];  // -0 == +0
+          equal = equal && p[k] == rep.at[k];  // -0 == +0
         }
         if (tolerance > 0 ? distance <= squared : equal) {
-          found = j;
+          found = rep.point;
           break;
         }
       }
@@ -322,26 +354,26 @@ std::vector<std::int64_t> weld_targets(const T* xyz, std::size_t n, std::size_t 
       continue;
     }
     representative[i] = static_cast<std::int64_t>(i);
-    const auto r = static_cast<std::int64_t>(rep_point.size());
-    rep_point.push_back(static_cast<std::int64_t>(i));
-    rep_cell.push_back(home);
-    rep_next.push_back(-1);
+    const auto r = static_cast<std::int64_t>(reps.size());
+    Representative added{home, {}, static_cast<std::int64_t>(i), -1};
+    for (std::size_t k = 0; k < width; ++k) added.at[k] = p[k];
+    reps.push_back(added);
     rep_last.push_back(r);
-    std::size_t slot = slot_of(home);
+    std::size_t slot = slot_of(home, home_hash);
     if (table[slot] < 0) {
       if (2 * (occupied + 1) > table.size()) {
         grow();
-        slot = slot_of(home);
+        slot = slot_of(home, home_hash);
       }
       table[slot] = r;
       ++occupied;
     } else {  // behind the cell's others: earlier representatives are found first
       const auto head = static_cast<std::size_t>(table[slot]);
-      rep_next[static_cast<std::size_t>(rep_last[head])] = r;
+      reps[static_cast<std::size_t>(rep_last[head])].next = r;
       rep_last[head] = r;
     }
   }
-  return representative;
+  return representative_array;
 }
 
 }  // namespace
@@ -353,25 +385,43 @@ std::int64_t merge_points(Mesh& mesh, double tolerance) {
   if (n == 0) return 0;
   const auto width = static_cast<std::size_t>(mesh.points.row_width());
   if (width > 3) fail("merge_points: points of more than 3 coordinates");
-  std::vector<std::int64_t> representative;
+  NDArray representative_array;
   visit_dtype(mesh.points.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    representative = weld_targets(mesh.points.data_as<T>(), n, width, tolerance);
+    representative_array = weld_targets(mesh.points.data_as<T>(), n, width, tolerance);
   });
-  // In place: a representative's entry becomes its new number, then every other entry the new
-  // number of its representative (always an earlier point, renumbered by then).
-  std::vector<std::int64_t> kept;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (representative[i] == static_cast<std::int64_t>(i)) {
-      representative[i] = static_cast<std::int64_t>(kept.size());
-      kept.push_back(static_cast<std::int64_t>(i));
-    } else {
-      representative[i] = representative[static_cast<std::size_t>(representative[i])];
+  const std::int64_t* representative = representative_array.data_as<std::int64_t>();
+  // Representatives numbered in order (counted by range, then each range numbers its own), then
+  // every point takes its representative's number: two passes on all cores.
+  const std::size_t ranges = std::max<std::size_t>(1, std::min<std::size_t>(thread_count(), n >> 16));
+  std::vector<std::size_t> first_kept(ranges + 1, 0);
+  auto is_kept = [&](std::size_t i) { return representative[i] == static_cast<std::int64_t>(i); };
+  parallel_ranges(ranges, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t range = first; range < last; ++range) {
+      std::size_t count = 0;  // a local: the ranges' totals share a cache line
+      for (std::size_t i = n * range / ranges; i < n * (range + 1) / ranges; ++i) count += is_kept(i);
+      first_kept[range + 1] = count;
     }
-  }
+  });
+  for (std::size_t range = 0; range < ranges; ++range) first_kept[range + 1] += first_kept[range];
+  std::vector<std::int64_t> kept(first_kept[ranges]), new_index(n);
+  parallel_ranges(ranges, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t range = first; range < last; ++range) {
+      std::size_t at = first_kept[range];
+      for (std::size_t i = n * range / ranges; i < n * (range + 1) / ranges; ++i)
+        if (is_kept(i)) {
+          new_index[i] = static_cast<std::int64_t>(at);
+          kept[at++] = static_cast<std::int64_t>(i);
+        }
+    }
+  });
   const auto removed = static_cast<std::int64_t>(n - kept.size());
   if (removed == 0) return 0;
-  renumber_points(mesh, representative, kept);
+  parallel_ranges(n, std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i)
+      if (!is_kept(i)) new_index[i] = new_index[static_cast<std::size_t>(representative[i])];
+  });
+  renumber_points(mesh, new_index, kept);
   return removed;
 }
 

@@ -1,6 +1,6 @@
 // extract_surface and check() (include/meshioplusplus/mesh_ops.hpp): both look at the facets of
 // the top-dimensional cells (side_regions.hpp's outward facet table), bucketed by their smallest
-// corner — O(facets) integers, no table of keys.
+// corner — two or three integers a facet, no hash table of keys.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/facet_map.hpp"
@@ -16,6 +17,7 @@
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/mesh_ops.hpp"
 #include "meshioplusplus/side_regions.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus {
 using namespace detail;
@@ -34,87 +36,169 @@ Mesh extract_surface(const Mesh& mesh) {
   const std::int64_t* bases = bases_array.data_as<std::int64_t>();
 
   // A facet is on the boundary when no other facet of a top-dimensional cell has its corners.
-  // Facets are bucketed by their smallest corner (a CSR over the points: a few dozen facets a
-  // bucket, sorted by key there), which needs O(facets) integers, not a table of keys.
+  // Facets are bucketed by their smallest corner (a counting sort over the points, a few dozen
+  // facets a bucket) with their other corners packed into one integer; a bucket sorted by that
+  // integer shows its facets seen once. Every pass runs on all cores: the cells are cut into
+  // chunks, each counting into its own row of the histogram, so a bucket lists its facets in
+  // block-major order as a sequential pass would.
   struct Source {
     std::size_t block;
     std::span<const FacetCorners> facets;
+    std::int64_t first;  // this block's first cell among the sources' cells
   };
   std::vector<Source> sources;
+  std::int64_t source_cells = 0, instances = 0;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const CellBlock& block = mesh.cells[b];
     if (dimension_of(block) != top || block.is_ragged()) continue;
-    if (const std::span<const FacetCorners> facets = cell_facets(block.type); !facets.empty()) sources.push_back({b, facets});
+    if (const std::span<const FacetCorners> facets = cell_facets(block.type); !facets.empty()) {
+      sources.push_back({b, facets, source_cells});
+      source_cells += block.num_cells();
+      instances += block.num_cells() * static_cast<std::int64_t>(facets.size());
+    }
   }
-  auto key_of = [&](std::size_t b, std::int64_t local, const FacetCorners& facet) {
-    const CellBlock& block = mesh.cells[b];
-    const std::int64_t* cell = block.connectivity.data_as<std::int64_t>() + local * block.connectivity.row_width();
-    detail::FacetKey key = detail::make_key(cell, facet);
-    std::rotate(key.begin(), std::find_if(key.begin(), key.end(), [](std::int64_t v) { return v >= 0; }), key.end());
-    return key;  // corners ascending, then the -1 padding: key[0] is the smallest corner
-  };
-  auto smallest_corner = [&](std::size_t b, std::int64_t local, const FacetCorners& facet) {
-    const CellBlock& block = mesh.cells[b];
-    const std::int64_t* cell = block.connectivity.data_as<std::int64_t>() + local * block.connectivity.row_width();
-    std::int64_t smallest = cell[facet.corners[0]];
-    for (int i = 1; i < facet.count; ++i) smallest = std::min(smallest, cell[facet.corners[static_cast<std::size_t>(i)]]);
-    return static_cast<std::size_t>(smallest);
+  // Calls visit(source, local cell, its nodes) for the sources' cells [first, last).
+  auto for_cells = [&](std::int64_t first, std::int64_t last, auto&& visit) {
+    for (const Source& source : sources) {
+      const CellBlock& block = mesh.cells[source.block];
+      const std::int64_t begin = std::max(first, source.first) - source.first;
+      const std::int64_t end = std::min(last, source.first + block.num_cells()) - source.first;
+      const std::int64_t width = block.connectivity.row_width();
+      const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
+      for (std::int64_t c = begin; c < end; ++c) visit(source, c, nodes + c * width);
+    }
   };
   const auto num_points = static_cast<std::size_t>(mesh.num_points());
+  // Chunks: one a thread, fewer when their histograms (a row of points each) would outgrow the facets.
+  const auto chunks = static_cast<std::size_t>(std::clamp<std::int64_t>(
+      std::min<std::int64_t>(thread_count(), source_cells / 4096), 1,
+      std::max<std::int64_t>(1, 2 * instances / static_cast<std::int64_t>(num_points + 1))));
+  auto chunk_cells = [&](std::size_t chunk) {
+    return std::pair{source_cells * static_cast<std::int64_t>(chunk) / static_cast<std::int64_t>(chunks),
+                     source_cells * static_cast<std::int64_t>(chunk + 1) / static_cast<std::int64_t>(chunks)};
+  };
+  auto on_chunks = [&](auto&& work) {
+    parallel_ranges(chunks, 1, [&](std::size_t first, std::size_t last) {
+      for (std::size_t chunk = first; chunk < last; ++chunk) work(chunk);
+    });
+  };
+  // A facet's corners, ascending (count of them valid).
+  auto sorted_corners = [](const std::int64_t* cell, const FacetCorners& facet) {
+    std::array<std::int64_t, 4> v{};
+    if (facet.count == 3) {  // triangles (tetrahedra, prisms): min/max, no branches
+      const std::int64_t a = cell[facet.corners[0]], b = cell[facet.corners[1]], c = cell[facet.corners[2]];
+      const std::int64_t low = std::min(a, b), high = std::max(a, b);
+      v[0] = std::min(low, c);
+      v[1] = std::max(low, std::min(high, c));
+      v[2] = std::max(high, c);
+      return v;
+    }
+    const auto count = static_cast<std::size_t>(std::clamp(facet.count, 0, 4));
+    for (std::size_t i = 0; i < count; ++i) {  // insertion sort of at most four
+      std::int64_t value = cell[facet.corners[i]];
+      std::size_t j = i;
+      for (; j > 0 && v[j - 1] > value; --j) v[j] = v[j - 1];
+      v[j] = value;
+    }
+    return v;
+  };
+  std::vector<std::int64_t> fill(chunks * num_points, 0);  // counts, then each chunk's next position
+  on_chunks([&](std::size_t chunk) {
+    std::int64_t* counts = fill.data() + chunk * num_points;
+    const auto [first, last] = chunk_cells(chunk);
+    for_cells(first, last, [&](const Source& source, std::int64_t, const std::int64_t* cell) {
+      for (const FacetCorners& facet : source.facets) {
+        std::int64_t smallest = cell[facet.corners[0]];
+        for (int i = 1; i < facet.count; ++i) smallest = std::min(smallest, cell[facet.corners[static_cast<std::size_t>(i)]]);
+        ++counts[smallest];
+      }
+    });
+  });
   std::vector<std::int64_t> start(num_points + 1, 0);
-  for (const Source& source : sources)
-    for (std::int64_t c = 0; c < mesh.cells[source.block].num_cells(); ++c)
-      for (const FacetCorners& facet : source.facets) ++start[smallest_corner(source.block, c, facet) + 1];
-  for (std::size_t p = 0; p < num_points; ++p) start[p + 1] += start[p];
-  // A facet instance: (global cell) * 8 + local facet.
-  std::vector<std::int64_t> bucket(static_cast<std::size_t>(start[num_points]));
-  {
-    std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
-    for (const Source& source : sources)
-      for (std::int64_t c = 0; c < mesh.cells[source.block].num_cells(); ++c)
-        for (std::size_t f = 0; f < source.facets.size(); ++f) {
-          const std::size_t p = smallest_corner(source.block, c, source.facets[f]);
-          bucket[static_cast<std::size_t>(fill[p]++)] = (bases[source.block] + c) * 8 + static_cast<std::int64_t>(f);
-        }
+  for (std::size_t p = 0, running = 0; p < num_points; ++p) {
+    start[p] = static_cast<std::int64_t>(running);
+    for (std::size_t chunk = 0; chunk < chunks; ++chunk)
+      running += static_cast<std::size_t>(std::exchange(fill[chunk * num_points + p], static_cast<std::int64_t>(running)));
+    start[p + 1] = static_cast<std::int64_t>(running);
   }
-  auto block_of = [&](std::int64_t cell) {
-    return static_cast<std::size_t>(std::upper_bound(bases, bases + mesh.cells.size() + 1, cell) - bases) - 1;
-  };
-  auto instance_key = [&](std::int64_t instance) {
-    const std::int64_t cell = instance / 8;
-    const std::size_t b = block_of(cell);
-    return key_of(b, cell - bases[b], cell_facets(mesh.cells[b].type)[static_cast<std::size_t>(instance % 8)]);
-  };
   // Buckets are independent: split over the cores (bytes, not bits: threads write side by side).
   std::vector<std::uint8_t> boundary(static_cast<std::size_t>(bases[mesh.cells.size()]) * 8, 0);
-  parallel_ranges(num_points, 4096, [&](std::size_t first, std::size_t last) {
-    std::vector<std::pair<detail::FacetKey, std::int64_t>> keyed;
-    for (std::size_t p = first; p < last; ++p) {
-      keyed.clear();
-      for (std::int64_t i = start[p]; i < start[p + 1]; ++i)
-        keyed.emplace_back(instance_key(bucket[static_cast<std::size_t>(i)]), bucket[static_cast<std::size_t>(i)]);
-      std::sort(keyed.begin(), keyed.end());
-      for (std::size_t i = 0; i < keyed.size(); ++i) {
-        const bool alone = (i == 0 || keyed[i - 1].first != keyed[i].first) &&
-                           (i + 1 == keyed.size() || keyed[i + 1].first != keyed[i].first);
-        if (alone) boundary[static_cast<std::size_t>(keyed[i].second)] = 1;
+  // The corners after the smallest, each plus one (0: none), in `bits`-bit fields: equal
+  // exactly when the facets' sorted corner lists are.
+  auto find_boundary = [&]<class Key>(Key, int bits) {
+    struct Entry {
+      Key rest;
+      std::int64_t instance;  // (global cell) * 8 + local facet
+    };
+    // Scratch from the library's heap: large blocks come on huge pages (fewer faults and TLB
+    // misses for the scattered writes) and are reused by the next call of the same size.
+    NDArray bucket_bytes = NDArray::allocate_scratch(DType::uint8, {instances * static_cast<std::int64_t>(sizeof(Entry))});
+    const std::span<Entry> bucket(static_cast<Entry*>(bucket_bytes.data()), static_cast<std::size_t>(instances));
+    on_chunks([&](std::size_t chunk) {
+      std::int64_t* next = fill.data() + chunk * num_points;
+      const auto [first, last] = chunk_cells(chunk);
+      for_cells(first, last, [&](const Source& source, std::int64_t c, const std::int64_t* cell) {
+        const std::int64_t global = bases[source.block] + c;
+        for (std::size_t f = 0; f < source.facets.size(); ++f) {
+          const auto v = sorted_corners(cell, source.facets[f]);
+          Key rest = 0;
+          for (int i = 1; i < 4; ++i)
+            rest = rest << bits | (i < source.facets[f].count ? static_cast<Key>(v[static_cast<std::size_t>(i)] + 1) : Key{0});
+          bucket[static_cast<std::size_t>(next[v[0]]++)] = {rest, global * 8 + static_cast<std::int64_t>(f)};
+        }
+      });
+    });
+    parallel_ranges(num_points, 4096, [&](std::size_t first, std::size_t last) {
+      for (std::size_t p = first; p < last; ++p) {
+        Entry* begin = bucket.data() + start[p];
+        Entry* end = bucket.data() + start[p + 1];
+        if (end - begin <= 32) {  // a few dozen: insertion sort
+          for (Entry* i = begin + 1; i < end; ++i) {
+            const Entry moving = *i;
+            Entry* j = i;
+            for (; j > begin && j[-1].rest > moving.rest; --j) *j = j[-1];
+            *j = moving;
+          }
+        } else {
+          std::sort(begin, end, [](const Entry& x, const Entry& y) { return x.rest < y.rest; });
+        }
+        for (Entry* i = begin; i < end; ++i)
+          if ((i == begin || i[-1].rest != i->rest) && (i + 1 == end || i[1].rest != i->rest))
+            boundary[static_cast<std::size_t>(i->instance)] = 1;
       }
-    }
-  });
+    });
+  };
+  if (num_points + 1 < (std::size_t{1} << 21)) find_boundary(std::uint64_t{0}, 21);
+  else if (num_points + 1 < (std::size_t{1} << 42)) find_boundary(static_cast<unsigned __int128>(0), 42);
+  else fail("extract_surface: more than 2^42 points");
+  fill = {};
+  start = {};
 
-  // Boundary facets grouped by corner count, cell by cell in block-major order.
+  // Boundary facets grouped by corner count, cell by cell in block-major order: counted by
+  // chunk, then each chunk writes its share.
   struct Facet {
     std::int64_t cell;
     std::int32_t facet;
   };
-  std::vector<std::vector<Facet>> by_corners(5);
-  for (const Source& source : sources)
-    for (std::int64_t c = 0; c < mesh.cells[source.block].num_cells(); ++c)
-      for (std::size_t f = 0; f < source.facets.size(); ++f) {
-        const std::int64_t cell = bases[source.block] + c;
+  std::vector<std::array<std::size_t, 5>> found(chunks + 1, std::array<std::size_t, 5>{});
+  auto scan = [&](std::size_t chunk, auto&& take) {
+    const auto [first, last] = chunk_cells(chunk);
+    for_cells(first, last, [&](const Source& source, std::int64_t c, const std::int64_t*) {
+      const std::int64_t cell = bases[source.block] + c;
+      for (std::size_t f = 0; f < source.facets.size(); ++f)
         if (boundary[static_cast<std::size_t>(cell * 8 + static_cast<std::int64_t>(f))])
-          by_corners[static_cast<std::size_t>(source.facets[f].count)].push_back({cell, static_cast<std::int32_t>(f)});
-      }
+          take(source.facets[f].count, Facet{cell, static_cast<std::int32_t>(f)});
+    });
+  };
+  on_chunks([&](std::size_t chunk) { scan(chunk, [&](int corners, Facet) { ++found[chunk + 1][static_cast<std::size_t>(corners)]; }); });
+  for (std::size_t chunk = 0; chunk < chunks; ++chunk)
+    for (std::size_t k = 0; k < 5; ++k) found[chunk + 1][k] += found[chunk][k];
+  std::vector<std::vector<Facet>> by_corners(5);
+  for (std::size_t k = 0; k < 5; ++k) by_corners[k].resize(found[chunks][k]);
+  on_chunks([&](std::size_t chunk) {
+    std::array<std::size_t, 5> at = found[chunk];
+    scan(chunk, [&](int corners, Facet facet) { by_corners[static_cast<std::size_t>(corners)][at[static_cast<std::size_t>(corners)]++] = facet; });
+  });
 
   auto locate = [&](std::int64_t cell) {
     const std::size_t b = static_cast<std::size_t>(std::upper_bound(bases, bases + mesh.cells.size() + 1, cell) - bases) - 1;
@@ -135,16 +219,20 @@ Mesh extract_surface(const Mesh& mesh) {
     CellBlock block{std::string(facet_type(corners)), NDArray::allocate(DType::int64, {n, corners}), {}, {}};
     std::int64_t* out = block.connectivity.data_as<std::int64_t>();
     NDArray cells = NDArray::allocate(DType::int64, {n}), locals = NDArray::allocate(DType::int64, {n});
-    for (std::int64_t i = 0; i < n; ++i) {
-      const auto [b, local] = locate(facets[static_cast<std::size_t>(i)].cell);
-      const CellBlock& source = mesh.cells[b];
-      const std::int64_t* cell = source.connectivity.data_as<std::int64_t>() + local * source.connectivity.row_width();
-      const FacetCorners& facet = cell_facets(source.type)[static_cast<std::size_t>(facets[static_cast<std::size_t>(i)].facet)];
-      for (int k = 0; k < corners; ++k) out[i * corners + k] = cell[facet.corners[static_cast<std::size_t>(k)]];
-      cells.data_as<std::int64_t>()[i] = facets[static_cast<std::size_t>(i)].cell;
-      locals.data_as<std::int64_t>()[i] = facets[static_cast<std::size_t>(i)].facet;
-      listed.push_back(facets[static_cast<std::size_t>(i)]);
-    }
+    std::vector<std::span<const FacetCorners>> block_facets(mesh.cells.size());  // looked up once a block
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b) block_facets[b] = cell_facets(mesh.cells[b].type);
+    parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) {
+        const auto [b, local] = locate(facets[i].cell);
+        const CellBlock& source = mesh.cells[b];
+        const std::int64_t* cell = source.connectivity.data_as<std::int64_t>() + local * source.connectivity.row_width();
+        const FacetCorners& facet = block_facets[b][static_cast<std::size_t>(facets[i].facet)];
+        for (int k = 0; k < corners; ++k) out[i * static_cast<std::size_t>(corners) + static_cast<std::size_t>(k)] = cell[facet.corners[static_cast<std::size_t>(k)]];
+        cells.data_as<std::int64_t>()[i] = facets[i].cell;
+        locals.data_as<std::int64_t>()[i] = facets[i].facet;
+      }
+    });
+    listed.insert(listed.end(), facets.begin(), facets.end());
     surface.cells.push_back(std::move(block));
     origin_cell.push_back(std::move(cells));
     origin_facet.push_back(std::move(locals));
@@ -193,7 +281,8 @@ Mesh extract_surface(const Mesh& mesh) {
 
   // Side regions of the source → Cell regions of the surface (their facets on the boundary).
   std::unordered_map<std::int64_t, std::int64_t> surface_cell_of;  // cell * 8 + facet → surface cell
-  for (std::size_t i = 0; i < listed.size(); ++i) surface_cell_of[listed[i].cell * 8 + listed[i].facet] = static_cast<std::int64_t>(i);
+  if (std::any_of(mesh.regions.begin(), mesh.regions.end(), [](const Region& region) { return region.kind == RegionKind::Side; }))
+    for (std::size_t i = 0; i < listed.size(); ++i) surface_cell_of[listed[i].cell * 8 + listed[i].facet] = static_cast<std::int64_t>(i);
   for (const Region& region : mesh.regions) {
     if (region.kind != RegionKind::Side) continue;
     const std::span<const std::int64_t> pairs = region.entries.values<std::int64_t>();
