@@ -10,6 +10,7 @@
 #include <numbers>
 #include <set>
 
+#include "io/cells/nastran_blocks.hpp"
 #include "formats/nastran_h5/nastran_h5_internal.hpp"
 
 namespace meshioplusplus::nastran_h5::detail {
@@ -72,21 +73,6 @@ void add_table(const io::hdf5::File& file, std::string path, std::string name, T
   results.tables.push_back({std::move(path), std::move(name), kind, std::move(segments)});
 }
 
-// One array per block of the mesh, NaN until set.
-std::vector<NDArray>& cell_arrays(NamedList<std::vector<NDArray>>& data, const std::string& name, const Mesh& mesh,
-                                  std::int64_t width) {
-  if (std::vector<NDArray>* found = data.find(name)) return *found;
-  std::vector<NDArray> arrays;
-  for (const CellBlock& block : mesh.cells) {
-    Shape shape{block.num_cells()};
-    if (width > 1) shape.push_back(width);
-    NDArray array = NDArray::allocate(DType::float64, shape);
-    std::fill_n(array.data_as<double>(), array.size(), kNaN);
-    arrays.push_back(std::move(array));
-  }
-  return data.append_new(name, std::move(arrays));
-}
-
 double* point_array(TimeStep& out, const std::string& name, std::int64_t n) {
   if (NDArray* found = out.point_data.find(name)) return found->data_as<double>();
   NDArray values = NDArray::allocate(DType::float64, {n, 3});
@@ -129,11 +115,11 @@ void read_element(const io::hdf5::File& file, const Model& model, const ResultTa
                   TimeStep& out) {
   const bool stress = table.name == "stress";
   const bool solid = table.kind == TableKind::solid;
-  cell_arrays(out.cell_data, table.name, model.mesh, 6);
-  if (stress) cell_arrays(out.cell_data, "von_mises", model.mesh, 1);
+  io::nastran_cell_results(out.cell_data, table.name, model.mesh, 6);
+  if (stress) io::nastran_cell_results(out.cell_data, "von_mises", model.mesh, 1);
   if (!solid) {
-    cell_arrays(out.cell_data, table.name + "_z2", model.mesh, 6);
-    if (stress) cell_arrays(out.cell_data, "von_mises_z2", model.mesh, 1);
+    io::nastran_cell_results(out.cell_data, table.name + "_z2", model.mesh, 6);
+    if (stress) io::nastran_cell_results(out.cell_data, "von_mises_z2", model.mesh, 1);
   }
   using Members = std::array<std::string_view, 6>;
   // [xx, yy, zz, xy, yz, xz]; empty: 0 (plane stress).

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "io/cells/nastran_blocks.hpp"
 #include "formats/op2/op2.hpp"
 #include "formats/op2/op2_internal.hpp"
 #include "formats/op2/op2_results.hpp"
@@ -55,14 +56,7 @@ std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) { re
 
 Mesh read(const std::string& path) {
   SeriesReader reader(path);
-  Mesh mesh = reader.read_mesh();
-  if (reader.num_steps() == 0) return mesh;
-  TimeStep step = reader.read_step(0);
-  for (auto& [name, array] : step.point_data) mesh.point_data.append_new(name, std::move(array));
-  for (auto& [name, arrays] : step.cell_data) mesh.cell_data.append_new(name, std::move(arrays));
-  for (auto& [name, array] : step.field_data) mesh.field_data.append_new(name, std::move(array));
-  mesh.field_data.append_new("nastran:time", NDArray::from_values<double>({step.time}));
-  return mesh;
+  return io::nastran_mesh_with_first_step(reader);
 }
 
 }  // namespace meshioplusplus::op2

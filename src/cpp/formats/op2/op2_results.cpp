@@ -17,6 +17,7 @@
 //   CQUAD4 144, CQUAD8 64, CTRIA6 75, CQUADR 82, CTRIAR 70: id, "CEN/", then per point (centre
 //     first) the grid and the two fibres as above.
 // Other element types and tables are passed over.
+#include "io/cells/nastran_blocks.hpp"
 #include "formats/op2/op2_results.hpp"
 
 #include <cmath>
@@ -86,21 +87,6 @@ double step_time(std::int32_t approach, const Words& header) {
   }
 }
 
-// One array per block of the mesh, NaN until set.
-std::vector<NDArray>& cell_arrays(NamedList<std::vector<NDArray>>& data, const std::string& name, const Mesh& mesh,
-                                  std::int64_t width) {
-  if (std::vector<NDArray>* found = data.find(name)) return *found;
-  std::vector<NDArray> arrays;
-  for (const CellBlock& block : mesh.cells) {
-    Shape shape{block.num_cells()};
-    if (width > 1) shape.push_back(width);
-    NDArray array = NDArray::allocate(DType::float64, shape);
-    std::fill_n(array.data_as<double>(), array.size(), kNaN);
-    arrays.push_back(std::move(array));
-  }
-  return data.append_new(name, std::move(arrays));
-}
-
 void read_nodal(const File& file, const Geometry& g, const ResultBlock& block, const Words& w, TimeStep& out) {
   const std::int64_t n = g.mesh.num_points();
   auto array = [&](const std::string& name) -> double* {
@@ -133,13 +119,13 @@ void read_element(const File& file, const Geometry& g, const ResultBlock& block,
   const bool strain = block.name == "strain";
   const std::string vm_name = strain ? "strain_von_mises" : "von_mises";
   // Created first, looked up after: adding an array moves the list's vectors.
-  cell_arrays(out.cell_data, block.name, g.mesh, 6);
-  cell_arrays(out.cell_data, vm_name, g.mesh, 1);
+  io::nastran_cell_results(out.cell_data, block.name, g.mesh, 6);
+  io::nastran_cell_results(out.cell_data, vm_name, g.mesh, 1);
   std::vector<NDArray>* tensor_z2 = nullptr;
   std::vector<NDArray>* vm_z2 = nullptr;
   if (layout != Layout::solid) {
-    cell_arrays(out.cell_data, block.name + "_z2", g.mesh, 6);
-    cell_arrays(out.cell_data, vm_name + "_z2", g.mesh, 1);
+    io::nastran_cell_results(out.cell_data, block.name + "_z2", g.mesh, 6);
+    io::nastran_cell_results(out.cell_data, vm_name + "_z2", g.mesh, 1);
     tensor_z2 = out.cell_data.find(block.name + "_z2");
     vm_z2 = out.cell_data.find(vm_name + "_z2");
   }

@@ -1,6 +1,7 @@
 #include "io/cells/nastran_blocks.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace meshioplusplus::io {
@@ -46,6 +47,31 @@ NastranElements add_nastran_blocks(const std::vector<NastranBlock>& blocks, Mesh
     mesh.regions.push_back(std::move(region));
   }
   return elements;
+}
+
+std::vector<NDArray>& nastran_cell_results(NamedList<std::vector<NDArray>>& data, const std::string& name,
+                                           const Mesh& mesh, std::int64_t width) {
+  if (std::vector<NDArray>* found = data.find(name)) return *found;
+  std::vector<NDArray> arrays;
+  for (const CellBlock& block : mesh.cells) {
+    Shape shape{block.num_cells()};
+    if (width > 1) shape.push_back(width);
+    NDArray array = NDArray::allocate(DType::float64, shape);
+    std::fill_n(array.data_as<double>(), array.size(), std::numeric_limits<double>::quiet_NaN());
+    arrays.push_back(std::move(array));
+  }
+  return data.append_new(name, std::move(arrays));
+}
+
+Mesh nastran_mesh_with_first_step(TimeSeriesReader& series) {
+  Mesh mesh = series.read_mesh();
+  if (series.num_steps() == 0) return mesh;
+  TimeStep step = series.read_step(0);
+  for (auto& [name, array] : step.point_data) mesh.point_data.append_new(name, std::move(array));
+  for (auto& [name, arrays] : step.cell_data) mesh.cell_data.append_new(name, std::move(arrays));
+  for (auto& [name, array] : step.field_data) mesh.field_data.append_new(name, std::move(array));
+  mesh.field_data.append_new("nastran:time", NDArray::from_values<double>({step.time}));
+  return mesh;
 }
 
 }  // namespace meshioplusplus::io

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/time_series.hpp"
 
 namespace meshioplusplus::io {
 
@@ -27,5 +28,13 @@ struct NastranElements {
 };
 
 NastranElements add_nastran_blocks(const std::vector<NastranBlock>& blocks, Mesh& mesh);
+
+// The cell data `name` of a step: one float64 array per block of `mesh` (rows, or rows × width),
+// NaN where no result row sets it (elements a table does not cover); made on first use.
+std::vector<NDArray>& nastran_cell_results(NamedList<std::vector<NDArray>>& data, const std::string& name,
+                                           const Mesh& mesh, std::int64_t width);
+
+// read(): the mesh with its first step's data and "nastran:time" (the mesh alone without steps).
+Mesh nastran_mesh_with_first_step(TimeSeriesReader& series);
 
 }  // namespace meshioplusplus::io
