@@ -158,8 +158,13 @@ def test_time_step_is_the_series_step(path):
     with module.TimeSeriesReader(path) as series:
         series.read_points_cells()
         assert summary["times"] == pytest.approx(series.times)
-        if not series.num_steps:
-            pytest.skip(f"{path.name} holds no steps")  # the other files of the set have them
+        if not series.num_steps:  # a series without steps of data holds one: the file itself
+            whole = mio.read(path)
+            for step in (0, -1):
+                assert same_array(mio.read(path, time_step=step).points, whole.points)
+            with pytest.raises(ValueError, match="time_step=1 is out of range"):
+                mio.read(path, time_step=1)
+            return
         for k in (0, series.num_steps - 1):
             t, point_data, cell_data = series.read_data(k)
             for step in (k, k - series.num_steps):
