@@ -212,6 +212,21 @@ def _read_core(path, format_name, request=None):
     return mesh
 
 
+def _existing_path(filename):
+    path = os.fspath(filename)
+    if not os.path.exists(path):
+        raise MissingFileError(f"File {path} not found.")
+    return path
+
+
+def _named_reader(path, file_format):
+    """The reader registered as ``file_format`` (core or Python), else the unknown-format error."""
+    reader = reader_map.get(file_format)
+    if reader is None:
+        raise _unknown_format(f"Unknown file format '{file_format}' of '{path}'.", path, file_format)
+    return reader
+
+
 def _spool_suffix(format_name):
     row = _CORE_FORMATS.get(_resolve_format(format_name)[0])
     return row["extensions"][0] if row and row["extensions"] else ""
@@ -247,13 +262,9 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
             spool.flush()
             format_name, _ = _resolve_format(file_format)
             return _read_core(spool.name, format_name, request)
-    path = os.fspath(filename)
-    if not os.path.exists(path):
-        raise MissingFileError(f"File {path} not found.")
+    path = _existing_path(filename)
     if file_format:
-        reader = reader_map.get(file_format)
-        if reader is None:
-            raise _unknown_format(f"Unknown file format '{file_format}' of '{path}'.", path, file_format)
+        reader = _named_reader(path, file_format)
         if isinstance(reader, _CoreReader):
             return _read_core(path, _resolve_format(file_format)[0], request)
         return _narrowed(reader(path), request, path)
@@ -289,13 +300,9 @@ def read_metadata(filename: Union[str, "os.PathLike[str]"], file_format: Optiona
     """``meshioplusplus.read_metadata`` (docs/read-less.md)."""
     if _is_buffer(filename):
         raise TypeError("read_metadata takes a file path; read a buffer with read()")
-    path = os.fspath(filename)
-    if not os.path.exists(path):
-        raise MissingFileError(f"File {path} not found.")
+    path = _existing_path(filename)
     if file_format:
-        reader = reader_map.get(file_format)
-        if reader is None:
-            raise _unknown_format(f"Unknown file format '{file_format}' of '{path}'.", path, file_format)
+        reader = _named_reader(path, file_format)
         if not isinstance(reader, _CoreReader):
             return metadata_of_mesh(reader(path), file_format)
         names = [_resolve_format(file_format)[0]]
