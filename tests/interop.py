@@ -222,3 +222,43 @@ def gmsh_cad_view(path):
     view = json.loads(done.stdout.strip().splitlines()[-1])
     view["low"], view["high"] = np.array(view["low"]), np.array(view["high"])
     return view
+
+
+class FakeWorld:
+    """Every rank of a communicator of ``size``, one after the other in one process (no MPI
+    needed): ``comm(rank)`` is that rank's communicator, with the calls a partitioned read and
+    write make. A ``bcast`` on rank 0 records its value (pickled, as MPI sends it); the other
+    ranks' ``bcast`` deliver rank 0's values in call order — so run rank 0 first. ``gather``
+    behaves as on a communicator of one rank."""
+
+    def __init__(self, size):
+        self.size, self.sent = size, []
+
+    def comm(self, rank):
+        return _FakeComm(self, rank)
+
+
+class _FakeComm:
+    def __init__(self, world, rank):
+        self.world, self.rank, self.received = world, rank, 0
+
+    def Get_rank(self):
+        return self.rank
+
+    def Get_size(self):
+        return self.world.size
+
+    def gather(self, value, root=0):
+        return [value]
+
+    def bcast(self, value, root=0):
+        import pickle
+
+        assert root == 0
+        if self.rank == 0:
+            self.world.sent.append(pickle.dumps(value))
+            return value
+        assert value is None, "only rank 0's value is broadcast"
+        message = self.world.sent[self.received]
+        self.received += 1
+        return pickle.loads(message)

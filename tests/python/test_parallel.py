@@ -11,6 +11,8 @@ import pytest
 import meshioplusplus as mio
 from meshioplusplus._parallel import merge, rank_share
 
+from interop import FakeWorld
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(HERE, "..", "..", "samples", "bracket.msh")
 
@@ -87,49 +89,13 @@ def test_one_gpu_per_rank_pattern():
         assert cp.log.count_of("to_device") == len(list(gpu.named_arrays()))
 
 
-class _FakeWorld:
-    """Every rank of a communicator of ``size``, one after the other in one process (no MPI
-    needed): ``comm(rank)`` is that rank's communicator, with the calls a partitioned read makes.
-    A ``bcast`` on rank 0 records its value (pickled, as MPI sends it); the other ranks' ``bcast``
-    deliver rank 0's values in call order — so run rank 0 first, as the tests here do."""
-
-    def __init__(self, size):
-        self.size, self.sent = size, []
-
-    def comm(self, rank):
-        return _FakeComm(self, rank)
-
-
-class _FakeComm:
-    def __init__(self, world, rank):
-        self.world, self.rank, self.received = world, rank, 0
-
-    def Get_rank(self):
-        return self.rank
-
-    def Get_size(self):
-        return self.world.size
-
-    def bcast(self, value, root=0):
-        import pickle
-
-        assert root == 0
-        if self.rank == 0:
-            self.world.sent.append(pickle.dumps(value))
-            return value
-        assert value is None, "only rank 0's value is broadcast"
-        message = self.world.sent[self.received]
-        self.received += 1
-        return pickle.loads(message)
-
-
-def _shares_reading_the_index_once(path, size, gone=None):
+def _shares_reading_the_index_once(path, size, gone=None, **options):
     """The shares of ``size`` ranks (rank 0 first) and each rank's files_read / bytes_read. After
     rank 0's read the index (and ``gone``, any other files) is moved away: the other ranks must
-    not need it."""
-    world, shares, accounting = _FakeWorld(size), [], []
+    not need it. ``options`` go to every rank's read (``isolate=True``)."""
+    world, shares, accounting = FakeWorld(size), [], []
     for rank in range(size):
-        shares.append(mio.read(path, comm=world.comm(rank)))
+        shares.append(mio.read(path, comm=world.comm(rank), **options))
         accounting.append((list(mio.parallel.files_read), mio.parallel.bytes_read))
         if rank == 0:
             for moved in [path, *(gone or [])]:
@@ -171,14 +137,14 @@ def test_a_bad_index_fails_alike_on_every_rank_without_mpi(tmp_path):
     for name in ("b.pvtu", "b.pvtp", "b.xdmf"):
         target = tmp_path / name
         target.write_text("<VTKFile type='PUnstructuredGrid'><truncated")
-        world, messages = _FakeWorld(3), []
+        world, messages = FakeWorld(3), []
         for rank in range(3):
             with pytest.raises(mio.ReadError, match=rf"{name}: not a readable") as caught:
                 mio.read(target, comm=world.comm(rank))
             messages.append(str(caught.value))
         assert messages[0] == messages[1] == messages[2]
     # the index missing altogether: the same ReadError on every rank, naming it
-    world, messages = _FakeWorld(2), []
+    world, messages = FakeWorld(2), []
     for rank in range(2):
         with pytest.raises(mio.ReadError, match=r"gone\.pvtu") as caught:
             mio.read(tmp_path / "gone.pvtu", comm=world.comm(rank))
@@ -187,7 +153,7 @@ def test_a_bad_index_fails_alike_on_every_rank_without_mpi(tmp_path):
     # a missing piece: a ReadError on the rank that reads it, naming the index, the piece, the rank
     mio.parallel.write_pieces(tmp_path / "p.pvtu", pieces)
     os.remove(tmp_path / "p" / "p_1.vtu")
-    world = _FakeWorld(2)
+    world = FakeWorld(2)
     assert len(mio.read(tmp_path / "p.pvtu", comm=world.comm(0)).points) == len(pieces[0].points)
     with pytest.raises(mio.ReadError, match=r"p\.pvtu: piece 1 \(.*p_1\.vtu\) for rank 1 is missing"):
         mio.read(tmp_path / "p.pvtu", comm=world.comm(1))
@@ -234,7 +200,7 @@ def test_gmsh_split_files_shares_without_mpi(tmp_path):
         gmsh.finalize()
     files = _parallel.gmsh_partition_files(tmp_path / "box.msh")
     assert files == [str(tmp_path / f"box_{i}.msh") for i in (1, 2, 3)]
-    world = _FakeWorld(2)
+    world = FakeWorld(2)
     first = mio.read(tmp_path / "box.msh", comm=world.comm(0))
     assert _parallel.files_read == files[:2]
     second = mio.read(tmp_path / "box.msh", comm=world.comm(1))
@@ -249,9 +215,9 @@ def test_gmsh_split_files_shares_without_mpi(tmp_path):
     assert len(np.unique(tags)) == total
     assert len(np.unique(first.point_data["global_ids"])) == len(first.points)
     with pytest.raises(mio.ReadError, match="PartitionSplitMeshFiles"):
-        mio.read(SAMPLE, comm=_FakeWorld(1).comm(0))
+        mio.read(SAMPLE, comm=FakeWorld(1).comm(0))
     with pytest.raises(ValueError, match="pvtu, vtkhdf, xdmf, pvtp"):
-        mio.write(tmp_path / "x.msh", first, comm=_FakeWorld(1).comm(0))
+        mio.write(tmp_path / "x.msh", first, comm=FakeWorld(1).comm(0))
 
 
 def test_public_parallel_namespace_is_the_live_module(tmp_path):
@@ -268,3 +234,103 @@ def test_public_parallel_namespace_is_the_live_module(tmp_path):
     path = tmp_path / "one.pvtu"
     mio.parallel.write_pieces(path, [mesh])
     assert len(mio.read(path).points) == 3
+
+
+# --- read(path, comm=comm, isolate=True): each rank's reading in a worker --------------------
+
+def _partitioned_files(tmp_path):
+    """One partitioned file of every kind a communicator reads, and its rank count."""
+    from meshioplusplus import _parallel
+
+    mesh = mio.read(SAMPLE)
+    pieces = mio.partition(mesh, 5, method="geometric")
+    files = []
+    for name in ("b.pvtu", "b.xdmf", "b.vtkhdf"):
+        _parallel.write_pieces(tmp_path / name, pieces)
+        files.append((str(tmp_path / name), 3))
+    files.append((os.path.join(HERE, "..", "data", "openfoam", "cavity_decomposed_binary"), 3))
+    return files
+
+
+def test_isolated_shares_equal_in_process_shares_without_mpi(tmp_path):
+    """Every partitioned kind: the rank's reading runs in a worker (the index's bcast here), and
+    each rank's share and accounting equal an in-process partitioned read's, bit for bit."""
+    from meshioplusplus import _isolation
+    from test_isolation import assert_identical
+
+    def shares(path, size, **options):
+        if path.endswith((".pvtu", ".xdmf")):  # formats with an index: rank 0 alone reads it
+            return _shares_reading_the_index_once(path, size, **options)
+        world, meshes, accounting = FakeWorld(size), [], []
+        for rank in range(size):
+            meshes.append(mio.read(path, comm=world.comm(rank), **options))
+            accounting.append((list(mio.parallel.files_read), mio.parallel.bytes_read))
+        return meshes, accounting
+
+    for path, size in _partitioned_files(tmp_path):
+        here, here_accounting = shares(path, size)
+        before = _isolation.stats()["reads"]
+        there, there_accounting = shares(path, size, isolate=True, timeout=120)
+        assert _isolation.stats()["reads"] - before == size, path  # one worker call per rank
+        assert there_accounting == here_accounting, path
+        for rank, (a, b) in enumerate(zip(here, there)):
+            assert_identical(a, b, f"{os.path.basename(path)} rank {rank}")
+
+
+def test_an_isolated_share_fails_on_its_rank_only_with_the_in_process_error(tmp_path):
+    mio.parallel.write_pieces(tmp_path / "p.pvtu", mio.partition(mio.read(SAMPLE), 2, method="geometric"))
+    with open(tmp_path / "p" / "p_1.vtu", "r+b") as piece:
+        piece.truncate(300)  # rank 1's piece cut short: its reader fails in the worker
+    world = FakeWorld(2)
+    assert len(mio.read(tmp_path / "p.pvtu", comm=world.comm(0), isolate=True).points) > 0
+    with pytest.raises(mio.ReadError, match=r"p_1\.vtu") as there:
+        mio.read(tmp_path / "p.pvtu", comm=world.comm(1), isolate=True)
+    world = FakeWorld(2)
+    mio.read(tmp_path / "p.pvtu", comm=world.comm(0))
+    with pytest.raises(mio.ReadError) as here:
+        mio.read(tmp_path / "p.pvtu", comm=world.comm(1))
+    assert str(there.value) == str(here.value)
+
+
+_SHARE_HOOKS = """
+import os, signal, time
+from meshioplusplus._capabilities import entry_point, set_entry_point
+
+real = entry_point("rank_share")
+
+def misbehaving(job):
+    if job["rank"] == 1:
+        time.sleep(3600)
+    if job["rank"] == 2:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return real(job)
+
+set_entry_point("rank_share", misbehaving)
+"""
+
+
+def test_an_isolated_share_that_hangs_or_crashes_is_a_read_error_on_its_rank(tmp_path, monkeypatch):
+    """A worker whose rank's reading hangs hits ``timeout=``; one that dies by a signal is a
+    ReadError naming the file and the signal (SIGABRT under the sanitizer lane, whose ASan turns
+    the SEGV into an abort); the caller reads on (workers get a hook module through
+    MESHIOPLUSPLUS_ISOLATE_IMPORTS, as in test_isolation.py)."""
+    from meshioplusplus import _isolation
+
+    (tmp_path / "share_hooks.py").write_text(_SHARE_HOOKS)
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    monkeypatch.setenv("MESHIOPLUSPLUS_ISOLATE_IMPORTS", "share_hooks")
+    _isolation.shutdown()
+    try:
+        mio.parallel.write_pieces(tmp_path / "p.pvtu", mio.partition(mio.read(SAMPLE), 3, method="geometric"))
+        world = FakeWorld(3)
+        share = mio.read(tmp_path / "p.pvtu", comm=world.comm(0), isolate=True, timeout=60)
+        assert len(share.points) > 0
+        with pytest.raises(mio.ReadError, match=r"p\.pvtu: pvtu: isolated read failed: no result within timeout=1") as hung:
+            mio.read(tmp_path / "p.pvtu", comm=world.comm(1), isolate=True, timeout=1)
+        assert hung.value.cause == "timeout"
+        with pytest.raises(mio.ReadError, match=r"p\.pvtu: pvtu: isolated read failed: .*(SIGSEGV|SIGABRT)") as crashed:
+            mio.read(tmp_path / "p.pvtu", comm=world.comm(2), isolate=True)
+        assert crashed.value.cause == "signal"
+    finally:
+        _isolation.shutdown()
+    assert len(mio.read(tmp_path / "p.pvtu", comm=FakeWorld(1).comm(0), isolate=True).points) > 0

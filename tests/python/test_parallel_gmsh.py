@@ -16,32 +16,9 @@ import pytest
 import meshioplusplus as mio
 from meshioplusplus import _parallel
 
+from interop import FakeWorld
+
 NUM_PARTITIONS = 6
-
-
-class _FakeComm:
-    """The calls a partitioned read and write make on a communicator, for one rank of ``size``
-    (no MPI needed). gather behaves as on a communicator of one rank; bcast on rank 0 records its
-    value in ``sent`` and on the other ranks delivers rank 0's values in order (give the ranks of
-    one read the same ``sent`` and run rank 0 first)."""
-
-    def __init__(self, rank, size, sent=None):
-        self.rank, self.size, self.sent = rank, size, [] if sent is None else sent
-
-    def Get_rank(self):
-        return self.rank
-
-    def Get_size(self):
-        return self.size
-
-    def gather(self, value, root=0):
-        return [value]
-
-    def bcast(self, value, root=0):
-        if self.rank == root:
-            self.sent.append(value)
-            return value
-        return self.sent.pop(0)
 
 
 def _write_gmsh_files(folder):
@@ -135,7 +112,7 @@ def test_shares_cover_the_mesh_once_without_mpi(gmsh_files, name, size):
     path = os.path.join(folder, name)
     shares = []
     for rank in range(size):
-        shares.append(mio.read(path, comm=_FakeComm(rank, size)))
+        shares.append(mio.read(path, comm=FakeWorld(size).comm(rank)))
         mine = _parallel.rank_share(NUM_PARTITIONS, size, rank)
         if name == "split.msh":  # only the rank's own split files, nothing else
             assert _parallel.files_read == [os.path.join(folder, f"split_{k + 1}.msh") for k in mine]
@@ -153,7 +130,7 @@ def test_regions_and_data_follow_the_share_without_mpi(gmsh_files):
     assert "global_ids" not in whole.point_data
     assert sum(len(b) for b in whole.cells) == len(elements)
     for rank in range(3):
-        share = mio.read(path, comm=_FakeComm(rank, 3))
+        share = mio.read(path, comm=FakeWorld(3).comm(rank))
         ids = np.concatenate(share.cell_data["global_ids"])
         assert sorted(r.name for r in share.regions) == sorted(r.name for r in whole.regions)
         for region in share.regions:
@@ -235,10 +212,10 @@ def test_ghost_cells_flagged_like_vtk_without_mpi(gmsh_files, name, size):
     assert ghosts, "gmsh wrote no ghost cells (Mesh.PartitionCreateGhostCells)"
     shares, ranks_partitions = [], []
     for rank in range(size):
-        share = mio.read(path, comm=_FakeComm(rank, size), ghost_cells=True)
+        share = mio.read(path, comm=FakeWorld(size).comm(rank), ghost_cells=True)
         mine = {k + 1 for k in _parallel.rank_share(NUM_PARTITIONS, size, rank)}
         # the default read is unchanged: the owned cells, in the same order, and no flags
-        plain = mio.read(path, comm=_FakeComm(rank, size))
+        plain = mio.read(path, comm=FakeWorld(size).comm(rank))
         assert "vtkGhostType" not in plain.point_data and "vtkGhostType" not in plain.cell_data
         owned = _owned_only(share)
         plain_ids = np.concatenate(plain.cell_data["global_ids"]) if plain.cells else np.zeros(0)
@@ -279,7 +256,7 @@ def test_ghost_cells_need_a_gmsh_partitioned_read_without_mpi(gmsh_files, tmp_pa
     pieces = mio.partition(_surface(4), 2, method="geometric")
     mio.parallel.write_pieces(tmp_path / "s.pvtu", pieces)
     with pytest.raises(ValueError, match=r"ghost_cells=True is offered for Gmsh.*not for pvtu"):
-        mio.read(tmp_path / "s.pvtu", comm=_FakeComm(0, 2), ghost_cells=True)
+        mio.read(tmp_path / "s.pvtu", comm=FakeWorld(2).comm(0), ghost_cells=True)
 
 
 def test_wrong_partitioned_reads_are_read_errors_without_mpi(gmsh_files, tmp_path):
@@ -296,9 +273,9 @@ def test_wrong_partitioned_reads_are_read_errors_without_mpi(gmsh_files, tmp_pat
     plain = tmp_path / "plain.msh"
     mio.write(plain, mio.Mesh(np.eye(3), [("triangle", np.array([[0, 1, 2]]))]), "gmsh")
     with pytest.raises(mio.ReadError, match=r"plain\.msh.*\$PartitionedEntities.*PartitionSplitMeshFiles"):
-        mio.read(plain, comm=_FakeComm(0, 2))
+        mio.read(plain, comm=FakeWorld(2).comm(0))
     with pytest.raises(mio.ReadError, match=r"missing\.msh.*no such file"):
-        mio.read(tmp_path / "missing.msh", comm=_FakeComm(0, 2))
+        mio.read(tmp_path / "missing.msh", comm=FakeWorld(2).comm(0))
 
 
 # --- PVTP ----------------------------------------------------------------------------------
@@ -334,8 +311,8 @@ def test_pvtp_shares_without_mpi(tmp_path):
     mio.parallel.write_pieces(target, pieces)
     assert sorted(os.listdir(tmp_path / "surface")) == [f"surface_{i}.vtp" for i in range(5)]
     assert "PPolyData" in target.read_text()
-    sent = []  # rank 0 reads the index and broadcasts its piece list to rank 1
-    shares = [mio.read(target, comm=_FakeComm(rank, 2, sent)) for rank in range(2)]
+    world = FakeWorld(2)  # rank 0 reads the index and broadcasts its piece list to rank 1
+    shares = [mio.read(target, comm=world.comm(rank)) for rank in range(2)]
     assert _parallel.files_read == [str(tmp_path / "surface" / f"surface_{i}.vtp") for i in (3, 4)]
     whole = _parallel.merge(shares)
     order = np.argsort(whole.point_data["global_ids"])
@@ -344,9 +321,9 @@ def test_pvtp_shares_without_mpi(tmp_path):
     assert sorted(np.concatenate(whole.cell_data["global_ids"])) == list(range(len(mesh.cells[0])))
     _check_vtk_reads_pvtp(target, len(mesh.cells[0]), sum(len(p.points) for p in pieces))
     # a collective write on a world of one rank: its piece and the index
-    mio.write(tmp_path / "one.pvtp", pieces[0], comm=_FakeComm(0, 1))
+    mio.write(tmp_path / "one.pvtp", pieces[0], comm=FakeWorld(1).comm(0))
     assert os.path.exists(tmp_path / "one" / "one_0.vtp")
-    np.testing.assert_array_equal(mio.read(tmp_path / "one.pvtp", comm=_FakeComm(0, 1)).points, pieces[0].points)
+    np.testing.assert_array_equal(mio.read(tmp_path / "one.pvtp", comm=FakeWorld(1).comm(0)).points, pieces[0].points)
 
 
 # --- under MPI (tests/python/test_parallel.py: mpirun -n 4) --------------------------------

@@ -15,7 +15,7 @@ from . import _core
 
 
 @contextlib.contextmanager
-def allocator_installed(alloc, free=None):
+def allocator_installed(alloc, free=None, *, deferred_arrays=False):
     """Serve the core's allocations from ``alloc(nbytes) -> obj`` inside the block.
 
     ``obj`` must expose a writable buffer of at least ``nbytes`` through the buffer protocol
@@ -23,14 +23,19 @@ def allocator_installed(alloc, free=None):
     lives, then handed to ``free(obj)`` if given. Blocks nest; on exit — also by exception —
     the previous allocator is restored. The hook is process-wide: reads in other threads
     during the block use it too.
+
+    Reads inside the block make every array at once (a structured grid's implied points and
+    cells included), so that all of them come from ``alloc`` — unless ``deferred_arrays=True``:
+    an isolated read's worker, which ships such arrays to its caller as recipes.
     """
     global _blocks_open
     token = _core.install_python_allocator(alloc, free)
-    _blocks_open += 1
+    counted = not deferred_arrays
+    _blocks_open += counted
     try:
         yield
     finally:
-        _blocks_open -= 1
+        _blocks_open -= counted
         _core.restore_allocator(token)
 
 
@@ -38,8 +43,8 @@ _blocks_open = 0
 
 
 def python_allocator_active():
-    """Whether an ``allocator_installed`` block is open (in any thread): reads then make every
-    array at once, so that all of them come from that block's allocator."""
+    """Whether an ``allocator_installed`` block that wants every array at once is open (in any
+    thread): reads then make every array now, so that all of them come from that allocator."""
     return _blocks_open > 0
 
 

@@ -282,3 +282,17 @@ def from_structured_core(container):
 def _structured_cells(dims):
     return _core.structured_grid_cells(list(dims))[1]
 
+
+def _grid_rows(dims, less=0):
+    counts = [int(d) - less for d in dims if int(d) > 1] if less else [int(d) for d in dims]
+    return int(np.prod(counts, dtype=np.int64)) if counts else (0 if less else 1)
+
+
+# The recipes a structured grid's deferred arrays use, by name: an isolated read ships them to
+# its caller as recipes (a .vti of a few kB implies millions of points and cells).
+DeferredArray.register_recipe("image_grid_points", _core.image_grid_points,
+                              lambda extent, *_: _grid_rows([extent[2 * k + 1] - extent[2 * k] + 1 for k in range(3)]))
+DeferredArray.register_recipe("rectilinear_grid_points", _core.rectilinear_grid_points,
+                              lambda x, y, z, *_: len(x) * len(y) * len(z))
+DeferredArray.register_recipe("structured_grid_cells", _structured_cells, lambda dims: _grid_rows(dims, less=1))
+

@@ -7,6 +7,7 @@ This is the layer where MPI is entered, once: with a communicator, ``read``/``wr
 the floor below (``_dispatch``); without one they are ``_dispatch``'s own read and write.
 """
 
+import functools
 import os
 from typing import IO, Any, Optional, Sequence, Union
 
@@ -52,7 +53,8 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
     the parser, or needs more memory than allowed, is a ``ReadError`` and this process is
     untouched; the arrays come back through shared memory, not copied. ``timeout`` (seconds)
     bounds such a read (and implies ``isolate``); with ``isolate``, ``max_bytes`` also caps the
-    worker's memory for the read. ``isolate=None`` follows ``MESHIOPLUSPLUS_ISOLATE``.
+    worker's memory for the read. ``isolate=None`` follows ``MESHIOPLUSPLUS_ISOLATE``. With
+    ``comm``, each rank's own reading runs in its worker; the index's bcast stays here.
 
     Reading less (docs/read-less.md): ``points_only=True`` gives the points and nothing else
     (with ``arrays``, those point data too); ``arrays=[names]`` keeps only those data arrays
@@ -66,17 +68,18 @@ def read(filename: Union[str, "os.PathLike[str]", IO[Any]], file_format: Optiona
         isolate = timeout is not None or _isolation.environment_default()
     elif not isolate and timeout is not None:
         raise ValueError("timeout= bounds an isolated read; it cannot apply with isolate=False")
-    if isolate and comm is not None:
-        raise ValueError("isolate=True reads one file in a worker process; it does not combine with comm=")
-    if isolate:
-        return _isolation.read(filename, file_format, max_bytes=max_bytes, piece=piece, merge_points=merge_points,
-                               timeout=timeout, request=request)
     if ghost_cells and comm is None:
         raise ValueError("ghost_cells=True asks for the ghost cells of this rank's partitions, so it needs a "
                          "communicator: read(path, comm=comm, ghost_cells=True) on a Gmsh-partitioned file")
     if comm is not None and piece is None and not merge_points:
-        mesh = _parallel.read_piece(filename, comm, file_format, ghost_cells=ghost_cells)
+        # the collective steps (the index's bcast) run here; the rank's own reading, isolated, in a worker
+        run_share = (functools.partial(_isolation.read_share, timeout=timeout, max_bytes=max_bytes) if isolate
+                     else None)
+        mesh = _parallel.read_piece(filename, comm, file_format, ghost_cells=ghost_cells, run_share=run_share)
         return narrow(mesh, request, os.fspath(filename)) if request.given() else mesh
+    if isolate:
+        return _isolation.read(filename, file_format, max_bytes=max_bytes, piece=piece, merge_points=merge_points,
+                               timeout=timeout, request=request)
     return _dispatch.read(filename, file_format, max_bytes=max_bytes, piece=piece, merge_points=merge_points,
                           request=request)
 

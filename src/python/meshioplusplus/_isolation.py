@@ -17,6 +17,8 @@ file, the format and the cause.
 """
 
 import atexit
+import bisect
+import copyreg
 import ctypes
 import ctypes.util
 import fcntl
@@ -39,13 +41,16 @@ import time
 import numpy as np
 
 from . import _core
-from ._allocation import allocator_installed
+from ._allocation import allocator_installed, python_allocator_active
 from ._dispatch import _filetypes_from_path, _is_buffer, _spool_suffix
 from ._dispatch import read as _read_in_process
 from ._dispatch import read_metadata as _metadata_in_process
-from ._capabilities import set_entry_point
+from ._capabilities import entry_point, set_entry_point
 from ._read_less import ReadRequest
 from ._exceptions import ReadError
+from ._format_extras._time_series import open_core_series
+from ._cell_types import num_nodes_per_cell
+from ._mesh import DeferredArray, DeferredCellBlock, Mesh
 from ._options import CORE_FORMATS
 
 #: Formats parsed by HDF5, netCDF or CGNS (the libraries docs/reliability.md cannot vouch for):
@@ -65,16 +70,16 @@ _SCRATCH_HEADROOM = 256 << 20
 _READS_PER_WORKER = 5000
 _HEADER = struct.Struct("<QQ")  # payload length, arena length
 _ARENA_ALIGNMENT = 64
-_MADV_POPULATE_WRITE = 23  # Linux 5.14: fault a range in with one call, not page by page
 
 _stats_lock = threading.Lock()
-_stats = {"reads": 0, "bytes_shared": 0, "bytes_copied": 0, "workers_started": 0}
+_stats = {"reads": 0, "bytes_shared": 0, "bytes_copied": 0, "workers_started": 0, "reads_into_kept_pages": 0}
 
 
 def stats():
     """Counters of this process's isolated reads: ``reads``, ``bytes_shared`` (array bytes that
     came back through shared memory), ``bytes_copied`` (array bytes that came back pickled, i.e.
-    copied; 0 for the core's formats) and ``workers_started``."""
+    copied; 0 for the core's formats), ``workers_started`` and ``reads_into_kept_pages`` (reads
+    whose worker wrote into the pages of an earlier read's arrays that had died here)."""
     with _stats_lock:
         return dict(_stats)
 
@@ -192,7 +197,9 @@ def _restricted_loads(payload):
 # --- the worker's side: an arena served to the core's allocator hook -----------------------
 
 class _Arena:
-    """Bump allocation in one sparse memfd; nothing is freed before the read is shipped."""
+    """First-fit allocation in one sparse memfd. Blocks a reader frees (its scratch) are reused by
+    later allocations of the same read, so the pages shipped are the arrays plus what scratch
+    could not fit into holes; nothing is returned to the kernel before the read is shipped."""
 
     def __init__(self, capacity, spare=None):
         # A spare is a dead read's memory file: its pages are there already (not zeroed again:
@@ -200,34 +207,58 @@ class _Arena:
         self.fd = spare if spare is not None else os.memfd_create("meshioplusplus-read", os.MFD_CLOEXEC)
         os.ftruncate(self.fd, capacity)
         self.map = mmap.mmap(self.fd, capacity, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_NORESERVE", 0))
+        self.mapped = capacity
+        self.key = _file_key(self.fd)
+        self._open_view()
+        self.reset(capacity)
+        self.reused = False
+
+    def _open_view(self):
         self.view = memoryview(self.map)
         probe = np.frombuffer(self.view[:1], np.uint8)
         self.base = probe.__array_interface__["data"][0]
         del probe
+
+    def reset(self, capacity):
         self.capacity, self.used, self.high, self.refused = capacity, 0, 0, 0
-        self.populate = True
+        self.holes = []  # [start, end) ranges below ``used`` that were freed, by start
 
     def alloc(self, nbytes):
+        size = max(int(nbytes), 1)
+        for index, (hole_start, hole_end) in enumerate(self.holes):
+            start = -(-hole_start // _ARENA_ALIGNMENT) * _ARENA_ALIGNMENT
+            if start + size <= hole_end:
+                self.holes[index:index + 1] = [r for r in ((hole_start, start), (start + size, hole_end)) if r[0] < r[1]]
+                return self.view[start:start + size]
         start = -(-self.used // _ARENA_ALIGNMENT) * _ARENA_ALIGNMENT
-        end = start + max(int(nbytes), 1)
+        end = start + size
         if end > self.capacity:
             self.refused = int(nbytes)
             raise MemoryError(f"isolated read: {nbytes} more bytes would pass the cap of {self.capacity}")
+        if start > self.used:
+            self.holes.append((self.used, start))
         self.used, self.high = end, max(self.high, end)
-        if self.populate and nbytes >= (1 << 20):
-            try:  # the reader writes every byte anyway; one call instead of a fault per page
-                _libc.madvise(self.base + start - start % mmap.PAGESIZE, end - start + start % mmap.PAGESIZE,
-                              _MADV_POPULATE_WRITE)
-            except OSError:
-                self.populate = False
         return self.view[start:end]
 
     def free(self, block):
-        # Scratch a reader frees before the next allocation (last in, first out) is reused.
         with memoryview(block) as view:
-            start = np.frombuffer(view, np.uint8).__array_interface__["data"][0] - self.base if view.nbytes else -1
-            if start >= 0 and start + view.nbytes == self.used:
-                self.used = start
+            if not view.nbytes:
+                return
+            start = np.frombuffer(view, np.uint8).__array_interface__["data"][0] - self.base
+            end = start + view.nbytes
+        if not 0 <= start < end <= self.used:
+            return
+        position = bisect.bisect(self.holes, (start, end))
+        self.holes.insert(position, (start, end))
+        merged = []
+        for hole in self.holes:  # coalesce neighbours (a read frees a handful of blocks)
+            if merged and hole[0] <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], hole[1]))
+            else:
+                merged.append(hole)
+        if merged and merged[-1][1] >= self.used:
+            self.used = merged.pop()[0]
+        self.holes = merged
 
     def holds(self, array):
         address = array.__array_interface__["data"][0]
@@ -247,6 +278,44 @@ class _Arena:
         os.close(self.fd)
 
 
+def _file_key(fd):
+    status = os.fstat(fd)
+    return status.st_dev, status.st_ino
+
+
+#: The worker's mappings of the arenas it shipped, by memory file. When the caller hands a file
+#: back (the read's arrays died there), the next read writes into pages this process has mapped
+#: already: no fresh shared-memory page faults, which cost more than the read itself on a large
+#: binary file (4 KiB shmem pages). Kept: the last read's arena and the ones handed back. The
+#: next request drops, before it parses anything, every kept mapping the caller did not hand
+#: back: no read ever runs while this process maps pages that back a caller's live arrays.
+_kept_arenas = {}
+
+
+def _arena_for(capacity, spares):
+    """The arena of the next read: a kept mapping of a memory file the caller handed back, else
+    the largest handed-back file mapped afresh, else a new file. Spares not used are closed, and
+    kept mappings of files the caller did not hand back are dropped (their pages are the
+    caller's, or freed)."""
+    handed_back = {_file_key(fd): fd for fd in spares}
+    for key in [key for key in _kept_arenas if key not in handed_back]:
+        _kept_arenas.pop(key).close()
+    chosen = next((arena for key, arena in _kept_arenas.items() if arena.mapped >= capacity), None)
+    if chosen is not None:
+        del _kept_arenas[chosen.key]
+        os.ftruncate(chosen.fd, capacity)
+        chosen._open_view()
+        chosen.reset(capacity)
+        chosen.reused = True
+    fresh = None
+    if chosen is None and spares:
+        fresh = max(spares, key=lambda fd: os.fstat(fd).st_size)
+    for fd in spares:
+        if fd is not fresh:
+            os.close(fd)
+    return chosen if chosen is not None else _Arena(capacity, fresh)
+
+
 class _SharingPickler(pickle.Pickler):
     def __init__(self, file, arena):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
@@ -261,6 +330,14 @@ class _SharingPickler(pickle.Pickler):
         self.shared += obj.nbytes
         offset = obj.__array_interface__["data"][0] - self.arena.base
         return (offset, obj.dtype, obj.shape, obj.strides)
+
+    def reducer_override(self, obj):
+        # The points and cells a structured grid implies travel as their recipes: a Mesh's or a
+        # DeferredCellBlock's own pickle would make them first (a .vti of a few kB implies
+        # millions of points and cells). The caller checks each recipe (_checked_recipes).
+        if (type(obj) is Mesh and obj.points_deferred) or (type(obj) is DeferredCellBlock and obj.is_deferred):
+            return copyreg.__newobj__, (type(obj),), dict(obj.__dict__)
+        return NotImplemented
 
 
 def _send_frame(sock, payload, arena_length=0, fds=()):
@@ -318,11 +395,8 @@ def _run_request(request, spares=()):
     _core.set_thread_count(request["threads"])
     _core.set_max_array_bytes(request["array_limit"])
     cap = request["max_bytes"]
-    spares = sorted(spares, key=lambda fd: os.fstat(fd).st_size)
-    for fd in spares[:-1]:
-        os.close(fd)
-    arena = _Arena(cap if cap else max(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), 1 << 30),
-                   spares[-1] if spares else None)
+    arena = _arena_for(cap if cap else max(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), 1 << 30),
+                       spares)
     limits = resource.getrlimit(resource.RLIMIT_DATA)
     if cap:  # the parsers' own heap: what they use now, the cap, and room for scratch
         soft = _data_segment_bytes() + cap + _SCRATCH_HEADROOM
@@ -331,12 +405,14 @@ def _run_request(request, spares=()):
     buffer = io.BytesIO()
     pickler = _SharingPickler(buffer, arena)
     try:
-        with allocator_installed(arena.alloc, arena.free):
+        with allocator_installed(arena.alloc, arena.free, deferred_arrays=True):
             try:
                 if request["op"] == "read_metadata":
                     mesh = _metadata_in_process(request["path"], request["format"])
                 elif request["op"] == "series":
                     mesh = _series_in_process(request["path"], request["format"], *request["series"])
+                elif request["op"] == "share":  # a rank's reading of read(path, comm=comm, isolate=True)
+                    mesh = entry_point("rank_share")(request["share"])
                 else:
                     selection = request.get("selection")
                     mesh = _read_in_process(request["path"], request["format"], max_bytes=cap,
@@ -361,15 +437,19 @@ def _run_request(request, spares=()):
     pickler.clear_memo()  # the memo holds the arrays; they must die before the arena is closed
     del pickler
     retire = False
-    payload = pickle.dumps((buffer.getvalue(), shared, copied), protocol=pickle.HIGHEST_PROTOCOL)
+    payload = pickle.dumps((buffer.getvalue(), shared, copied, arena.reused), protocol=pickle.HIGHEST_PROTOCOL)
     length = -(-arena.high // mmap.PAGESIZE) * mmap.PAGESIZE if shared else 0
     fd = os.dup(arena.fd) if length else None
     if fd is not None:
         os.ftruncate(fd, length)  # the pages past the arrays were never touched; drop the rest
     try:
-        arena.close()
+        arena.view.release()
     except BufferError:  # something still holds an array of this read: start afresh next time
         retire = True
+    if fd is not None and not retire:
+        _kept_arenas[arena.key] = arena
+    elif not retire:
+        arena.close()
     return payload, length, fd, retire
 
 
@@ -623,18 +703,26 @@ def read_metadata(filename, file_format=None, timeout=None):
     return read(filename, file_format, timeout=timeout, op="read_metadata")
 
 
+def read_share(job, timeout=None, max_bytes=None):
+    """A rank's reading of a partitioned read (``_parallel.read_share``: no communication, the
+    index came by bcast) in a worker: ``(mesh, files_read, bytes_read)``."""
+    return read(job["path"], job["format"], max_bytes=max_bytes, timeout=timeout, op="share", share=job)
+
+
 class IsolatedSeries:
     """The core's time-series reader, each call in a worker (``TimeSeriesReader(path,
     isolate=True)``): the worker opens the series for every call, so a crash or hang in one step
     is that call's ``ReadError`` and the next call starts afresh. The same shape as the core's
     reader: ``num_steps``, ``time(k)``, ``read_mesh()``, ``read_step(k)``."""
 
-    def __init__(self, filename, format_name, timeout=None):
+    def __init__(self, filename, format_name, timeout=None, options=None):
         self._path, self._format, self._timeout = os.fspath(filename), format_name or "", timeout
+        self._options = dict(options or {})
         self.num_steps, self._times = self._call("open")
 
     def _call(self, action, step=None):
-        return read(self._path, self._format or None, timeout=self._timeout, op="series", series=(action, step))
+        return read(self._path, self._format or None, timeout=self._timeout, op="series",
+                    series=(action, step, self._options))
 
     def time(self, step):
         return self._times[step]
@@ -646,8 +734,8 @@ class IsolatedSeries:
         return self._call("step", int(step))
 
 
-def _series_in_process(path, format_name, action, step):
-    reader = _core.open_time_series(path, format_name or "")
+def _series_in_process(path, format_name, action, step, options):
+    reader = open_core_series(path, format_name or "", options)
     if action == "open":
         return reader.num_steps, [reader.time(k) for k in range(reader.num_steps)]
     if action == "mesh":
@@ -656,7 +744,7 @@ def _series_in_process(path, format_name, action, step):
 
 
 def read(filename, file_format=None, max_bytes=None, piece=None, merge_points=False, timeout=None, request=None,
-         op="read", series=None):
+         op="read", series=None, share=None):
     """``read`` in a worker process (see the module text and docs/isolation.md)."""
     if _is_buffer(filename):
         if not file_format:
@@ -665,12 +753,12 @@ def read(filename, file_format=None, max_bytes=None, piece=None, merge_points=Fa
             content = filename.read()
             spool.write(content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content)
             spool.flush()
-            return read(spool.name, file_format, max_bytes, piece, merge_points, timeout, request, op, series)
+            return read(spool.name, file_format, max_bytes, piece, merge_points, timeout, request, op, series, share)
     if max_bytes is not None and (isinstance(max_bytes, bool) or int(max_bytes) <= 0):
         raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}")
     path = os.fspath(filename)  # read from the caller's folder: errors name the path as given
     selection = request.core_arguments() if request is not None and request.given() else None
-    request = {"op": op, "selection": selection, "series": series, "path": path, "cwd": os.getcwd(), "format": file_format, "piece": piece, "merge_points": merge_points,
+    request = {"op": op, "selection": selection, "series": series, "share": share, "path": path, "cwd": os.getcwd(), "format": file_format, "piece": piece, "merge_points": merge_points,
                "max_bytes": None if max_bytes is None else int(max_bytes), "threads": _core.thread_count(),
                "array_limit": _core.max_array_bytes()}
     shown = os.fspath(filename)
@@ -701,14 +789,48 @@ def _unpack(payload, length, fds, shown, file_format, max_bytes):
     finally:
         for fd in fds:
             os.close(fd)
-    body, shared, copied = _restricted_loads(payload)
+    body, shared, copied, reused = _restricted_loads(payload)
     kind, value = _AdoptingUnpickler(io.BytesIO(body), mapping).load()
-    _count(reads=1, bytes_shared=shared, bytes_copied=copied)
+    _count(reads=1, bytes_shared=shared, bytes_copied=copied, reads_into_kept_pages=int(bool(reused)))
     if kind == "mesh":
-        return value
+        return _checked_recipes(value, shown, file_format, max_bytes)
     if kind == "memory":
         raise _failure(shown, file_format, "memory", value)
     raise value
+
+
+def _checked_recipes(mesh, shown, file_format, max_bytes):
+    """A mesh from a worker whose structured-grid arrays came as recipes: each must be a
+    registered recipe whose arguments give the rows it claims (a recipe runs here, on first
+    use), within ``max_bytes``; inside an allocator block (``pinned_reads``) they are made now."""
+    if isinstance(mesh, (tuple, list)):  # a rank's share: (mesh, files, bytes)
+        for item in mesh:
+            _checked_recipes(item, shown, file_format, max_bytes)
+        return mesh
+    if not isinstance(mesh, Mesh):
+        return mesh
+    deferred = [(mesh._make_points, 3)] if mesh.points_deferred else []
+    for block in mesh.cells:
+        if type(block) is DeferredCellBlock and block.is_deferred:
+            deferred.append((block._make, num_nodes_per_cell.get(block.type, 8)))
+            if not isinstance(block._make, DeferredArray) or block._make.count != block._count:
+                raise _failure(shown, file_format, "answer", "the reader process sent cells whose count and recipe disagree")
+    for recipe, width in deferred:
+        try:
+            valid = isinstance(recipe, DeferredArray) and recipe.rows_from_arguments() == recipe.count >= 0
+        except Exception:  # noqa: BLE001 - arguments a recipe cannot take
+            valid = False
+        if not valid:
+            raise _failure(shown, file_format, "answer", "the reader process sent a structured-grid recipe that does "
+                           "not check out (not a registered recipe, or arguments that disagree with its size)")
+        if max_bytes is not None and recipe.count * width * 8 > max_bytes:
+            raise _failure(shown, file_format, "memory", f"the grid implies {recipe.count * width * 8} bytes of "
+                           f"points or cells, more than max_bytes={max_bytes}")
+    if python_allocator_active():
+        mesh.points  # noqa: B018
+        for block in mesh.cells:
+            block.data  # noqa: B018
+    return mesh
 
 
 # The time-series readers (floor 4) reach isolation (this floor) through the entry points.

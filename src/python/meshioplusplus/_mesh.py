@@ -476,12 +476,43 @@ class Mesh:
 
 class DeferredArray:
     """How to make an array of ``count`` rows on first use (a structured grid's points or
-    cells): calling it returns the array."""
+    cells): calling it returns the array. ``function`` is a callable, or the name of a recipe
+    registered with ``register_recipe`` — the form in which an isolated read ships a deferred
+    array back to its caller (docs/isolation.md): only registered recipes travel."""
+
+    _recipes = {}
+    _rows = {}
 
     def __init__(self, count, function, *arguments):
+        if isinstance(function, str):
+            if function not in DeferredArray._recipes:
+                raise ValueError(f"no deferred-array recipe named {function!r}")
+            function = DeferredArray._recipes[function]
         self.count = int(count)
         self.function = function
         self.arguments = arguments
+
+    @classmethod
+    def register_recipe(cls, name, function, rows):
+        """Make ``function`` shippable by ``name``; ``rows(*arguments)`` gives the number of rows
+        it makes from its arguments alone, so a receiver can check a recipe before keeping it."""
+        cls._recipes[name] = function
+        cls._rows[name] = rows
+
+    def recipe_name(self):
+        """The registered name of this recipe's function, or None."""
+        return next((name for name, function in DeferredArray._recipes.items() if function is self.function), None)
+
+    def rows_from_arguments(self):
+        """The rows the registered recipe makes from these arguments (None if not registered)."""
+        name = self.recipe_name()
+        return None if name is None else int(DeferredArray._rows[name](*self.arguments))
+
+    def __reduce__(self):
+        name = self.recipe_name()
+        if name is None:
+            raise TypeError(f"a deferred array made by {self.function!r} cannot be pickled (not a registered recipe)")
+        return DeferredArray, (self.count, name, *self.arguments)
 
     def __call__(self):
         return self.function(*self.arguments)

@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from . import _core
+from ._capabilities import set_entry_point
 from ._conversion import from_core
 from ._dispatch import read, write
 from ._exceptions import ReadError, WriteError
@@ -312,36 +313,53 @@ def _index_from_root(comm, path, parse):
     return result
 
 
-def read_piece(path, comm, file_format=None, ghost_cells=False):
+def read_piece(path, comm, file_format=None, ghost_cells=False, run_share=None):
     """This rank's share of a partitioned file (PVTU, PVTP, VTKHDF, XDMF spatial collection,
     Gmsh partitioned file or split files), as one Mesh (its pieces merged); reads only this
     rank's piece files (a Gmsh single file: the file, parsed whole). PVTU, PVTP and XDMF reads
     are collective: rank 0 alone reads the index and broadcasts its piece list (or its failure).
-    ``ghost_cells`` (Gmsh only) adds the ghost cells of the rank's partitions (``vtkGhostType``)."""
+    ``ghost_cells`` (Gmsh only) adds the ghost cells of the rank's partitions (``vtkGhostType``).
+    The rank's own reading is ``read_share(job)``, or ``run_share(job)`` where given — an
+    isolated read's worker (``read(path, comm=comm, isolate=True)``)."""
     global bytes_read
     name = _format_of(path, file_format)
     if ghost_cells and name != "gmsh":
         raise ValueError(f"ghost_cells=True is offered for Gmsh-partitioned files (.msh) only, not for {name} "
                          f"({os.fspath(path)!r}); pieces of the other formats keep the vtkGhostType they carry")
-    if name == "vtkhdf":
-        return _read_vtkhdf_share(os.fspath(path), comm)
-    if name == "xdmf":
-        return _read_xdmf_share(os.fspath(path), comm)
-    if name == "gmsh":
-        return _read_gmsh_share(os.fspath(path), comm, ghost_cells)
-    if name == "openfoam":
-        return _read_openfoam_share(os.fspath(path), comm)
     path = os.fspath(path)
-    # rank 0 reads the index; the others get its piece list (Source attributes) by bcast
-    sources = _index_from_root(comm, path, functools.partial(_vtk_xml_sources, path, name))
+    index = None
+    if name in _VTK_XML_PIECES:  # rank 0 reads the index; the others get its piece list by bcast
+        index = _index_from_root(comm, path, functools.partial(_vtk_xml_sources, path, name))
+    elif name == "xdmf":
+        index = _index_from_root(comm, path, functools.partial(_xdmf_piece_texts, path))
+    job = {"format": name, "path": path, "rank": comm.Get_rank(), "size": comm.Get_size(), "index": index,
+           "ghost_cells": ghost_cells}
+    mesh, files, count = (run_share or read_share)(job)
+    files_read[:] = files
+    bytes_read = count
+    return mesh
+
+
+def read_share(job):
+    """One rank's reading in a partitioned read, with no communication (the index of a format
+    that has one came by bcast, in ``job``): ``(mesh, files_read, bytes_read)``."""
+    readers = {"vtkhdf": _read_vtkhdf_share, "xdmf": _read_xdmf_share, "gmsh": _read_gmsh_share,
+               "openfoam": _read_openfoam_share}
+    mesh = readers.get(job["format"], _read_vtk_xml_share)(job)
+    return mesh, list(files_read), bytes_read
+
+
+def _read_vtk_xml_share(job):
+    global bytes_read
+    path, name, rank = job["path"], job["format"], job["rank"]
     folder = os.path.dirname(os.path.abspath(path))
-    pieces = [os.path.join(folder, source) for source in sources]
-    mine = rank_share(len(pieces), comm.Get_size(), comm.Get_rank())
+    pieces = [os.path.join(folder, source) for source in job["index"]]
+    mine = rank_share(len(pieces), job["size"], rank)
     for index in mine:
         if not os.path.exists(pieces[index]):
-            raise ReadError(f"{path}: piece {index} ({pieces[index]}) for rank {comm.Get_rank()} is missing")
+            raise ReadError(f"{path}: piece {index} ({pieces[index]}) for rank {rank} is missing")
     files_read.clear()
-    if comm.Get_rank() == 0:
+    if rank == 0:
         files_read.append(os.path.abspath(path))
     meshes = []
     for index in mine:
@@ -487,12 +505,13 @@ def _write_vtkhdf_main(path, layouts):
     return None
 
 
-def _read_vtkhdf_share(path, comm):
+def _read_vtkhdf_share(job):
     """This rank's contiguous share of the partitions of step 0 (rank_share's split), with
     global_ids (the file's own, else the numbering of a whole read) and the reader's
     accounting in files_read / bytes_read."""
     global bytes_read
-    reader = _core.open_vtkhdf_share(path, comm.Get_rank(), comm.Get_size())
+    path = job["path"]
+    reader = _core.open_vtkhdf_share(path, job["rank"], job["size"])
     _, point_data, cell_data, _ = reader.read_step(0)
     mesh = from_core(reader.read_mesh())
     files = [str(f) for f in mesh.field_data.pop("vtkhdf:files_read", [])]
@@ -681,24 +700,24 @@ def _xdmf_piece_texts(path):
     return texts
 
 
-def _read_xdmf_share(path, comm):
+def _read_xdmf_share(job):
     """This rank's share (rank_share) of the grids of the top spatial collection, merged.
-    Rank 0 reads the index and broadcasts its pieces (XInclude elements or inline grids, as
-    XML text); every rank parses only its own and reads only their files."""
+    Rank 0 read the index and broadcast its pieces (XInclude elements or inline grids, as XML
+    text: ``job["index"]``); every rank parses only its own and reads only their files."""
     import xml.etree.ElementTree as ElementTree
 
     global bytes_read
-    grids = _index_from_root(comm, path, functools.partial(_xdmf_piece_texts, path))
-    mine = rank_share(len(grids), comm.Get_size(), comm.Get_rank())
+    path, grids, rank = job["path"], job["index"], job["rank"]
+    mine = rank_share(len(grids), job["size"], rank)
     files_read.clear()
-    if comm.Get_rank() == 0:
+    if rank == 0:
         files_read.append(os.path.abspath(path))
     meshes = []
     for number in mine:
         try:
             mesh, files = _read_xdmf_grid(path, number, ElementTree.fromstring(grids[number]))
         except ReadError as error:
-            raise ReadError(f"{error} (rank {comm.Get_rank()})") from error
+            raise ReadError(f"{error} (rank {rank})") from error
         meshes.append(mesh)
         files_read.extend(f for f in files if f not in files_read)
     bytes_read = sum(os.path.getsize(f) for f in files_read if os.path.exists(f))
@@ -793,9 +812,9 @@ def _merge_with_ghosts(meshes):
     return merged
 
 
-def _read_gmsh_share(path, comm, ghost_cells=False):
+def _read_gmsh_share(job):
     global bytes_read
-    rank, size = comm.Get_rank(), comm.Get_size()
+    path, rank, size, ghost_cells = job["path"], job["rank"], job["size"], job["ghost_cells"]
     files = gmsh_partition_files(path)
     files_read.clear()
     if not files:
@@ -834,11 +853,11 @@ def _read_gmsh_share(path, comm, ghost_cells=False):
 # on every rank (no index to broadcast).
 
 
-def _read_openfoam_share(path, comm):
+def _read_openfoam_share(job):
     """This rank's ``rank_share`` of the processor directories of the case at ``path`` (merged,
     welded by ``global_ids``); an undecomposed case is one piece, rank 0's."""
     global bytes_read
-    rank, size = comm.Get_rank(), comm.Get_size()
+    path, rank, size = job["path"], job["rank"], job["size"]
     folders = openfoam_processor_dirs(path)
     files_read.clear()
     if not folders:
@@ -871,3 +890,7 @@ def device_for_rank(comm, device_count=None):
     if device_count < 1:
         raise RuntimeError("no CUDA device on this node")
     return local_rank % device_count
+
+
+# An isolated read's worker (floor 8 beside this one) reaches a rank's reading through this.
+set_entry_point("rank_share", read_share)

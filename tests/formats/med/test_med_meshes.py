@@ -156,6 +156,29 @@ def test_time_series_of_a_named_mesh(two_meshes):
         assert sorted(reader.read_data(0)[1]) == ["T"]
 
 
+def test_time_series_of_a_named_mesh_isolated(two_meshes):
+    """``mesh_name=`` travels to the worker: the isolated series is the named mesh's, equal to the
+    in-process one, and an unknown name is the same ReadError from the worker."""
+    from meshioplusplus import _isolation
+
+    path, _ = two_meshes
+    with mio.med.TimeSeriesReader(path, mesh_name="Mesh_3D") as here, \
+            mio.med.TimeSeriesReader(path, mesh_name="Mesh_3D", isolate=True, timeout=60) as there:
+        assert isinstance(there._reader, _isolation.IsolatedSeries)
+        assert there.num_steps == here.num_steps == 1 and there.times == here.times
+        np.testing.assert_array_equal(there.read_points_cells()[0], here.read_points_cells()[0])
+        assert [b.type for b in there.mesh.cells] == [b.type for b in here.mesh.cells]
+        t_here, point_here, _ = here.read_data(0)
+        t_there, point_there, cell_there = there.read_data(0)
+        assert t_there == t_here and list(point_there) == ["U"] and not cell_there
+        np.testing.assert_array_equal(point_there["U"], point_here["U"])
+    with mio.med.TimeSeriesReader(path, isolate=True) as first:  # no name: the first mesh's
+        first.read_points_cells()
+        assert first.mesh.cells[0].type == "quad" and sorted(first.read_data(0)[1]) == ["T"]
+    with pytest.raises(mio.ReadError, match="'Mesh_2D', 'Mesh_3D'"):
+        mio.med.TimeSeriesReader(path, mesh_name="Mesh_4D", isolate=True)
+
+
 def test_a_latin1_mesh_name_read_back_by_its_listed_name(tmp_path):
     """Names are decoded UTF-8, else Latin-1 (docs/errors.md); the listed name reads its mesh."""
     source = tmp_path / "block.med"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
-from interop import run_meshioplusplus_17
+from interop import FakeWorld, run_meshioplusplus_17
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data" / "openfoam"
 # Every case of tests/data/openfoam; the decomposed ones are read reconstructed (constant/polyMesh).
@@ -206,29 +206,12 @@ def test_directory_entry_points_and_cli(tmp_path):
     np.testing.assert_array_equal(back.cell_data["p"][0], by_dir.cell_data["p"][0])
 
 
-class _FakeComm:
-    def __init__(self, rank, size):
-        self.rank, self.size = rank, size
-
-    def Get_rank(self):
-        return self.rank
-
-    def Get_size(self):
-        return self.size
-
-    def bcast(self, value, root=0):
-        return value
-
-    def gather(self, value, root=0):
-        return [value]
-
-
 def test_decomposed_case_per_rank():
     """Each rank reads its processors; their union, welded by global_ids, is the whole mesh."""
     case = DATA / "cavity_decomposed_binary"
     assert [pathlib.Path(p).name for p in mio.openfoam.processor_dirs(case)] == [f"processor{k}" for k in range(4)]
     whole = mio.read(case)
-    shares = [mio.read(case, comm=_FakeComm(rank, 3)) for rank in range(3)]
+    shares = [mio.read(case, comm=FakeWorld(3).comm(rank)) for rank in range(3)]
     assert [sum(len(b.data) for b in share.cells) for share in shares] == [200, 100, 100]
     ids = np.unique(np.concatenate([share.point_data["global_ids"] for share in shares]))
     np.testing.assert_array_equal(ids, np.arange(len(whole.points)))
@@ -236,5 +219,5 @@ def test_decomposed_case_per_rank():
         np.testing.assert_array_equal(share.points, np.asarray(whole.points)[share.point_data["global_ids"]])
         cells = np.concatenate(share.cell_data["global_ids"])
         np.testing.assert_array_equal(np.concatenate(share.cell_data["p"]), whole.cell_data["p"][0][cells])
-    empty = mio.read(case, comm=_FakeComm(5, 6))
+    empty = mio.read(case, comm=FakeWorld(6).comm(5))
     assert len(empty.points) == 0

@@ -13,6 +13,19 @@ from .._exceptions import WriteError
 from .._mesh import Mesh
 
 
+def open_core_series(path, format_name, options):
+    """The core's time-series reader of ``path``; ``options``: ``mesh_name`` (MED: the series
+    of that mesh, not the first). In-process and in an isolated read's worker alike."""
+    unknown = set(options) - {"mesh_name"}
+    if unknown:
+        raise ValueError(f"unknown time-series option(s) {sorted(unknown)}")
+    if options.get("mesh_name") is not None:
+        if format_name != "med":
+            raise ValueError(f"mesh_name= names a mesh of a MED file, not of a {format_name} file")
+        return _core.open_med_time_series(path, str(options["mesh_name"]))
+    return _core.open_time_series(path, format_name)
+
+
 class TimeSeriesReader:
     """``reader.num_steps``, ``reader.times``, ``read_points_cells()`` (the full mesh stays in
     ``reader.mesh``), ``read_data(k)`` -> ``(t, point_data, cell_data)`` with the step's field
@@ -33,13 +46,18 @@ class TimeSeriesReader:
             isolate = timeout is not None or entry_point("isolate_by_default")()
         elif not isolate and timeout is not None:
             raise ValueError("timeout= bounds an isolated read; it cannot apply with isolate=False")
-        self._reader = (entry_point("isolated_series")(self.filename, self.format_name, timeout) if isolate
-                        else _core.open_time_series(self.filename, self.format_name))
+        options = self._series_options()
+        self._reader = (entry_point("isolated_series")(self.filename, self.format_name, timeout, options) if isolate
+                        else open_core_series(self.filename, self.format_name, options))
         self.num_steps = self._reader.num_steps
         self.times = [self._reader.time(k) for k in range(self.num_steps)]
         self.field_data = {}
         self.mesh = None
         self.cells = None
+
+    def _series_options(self):
+        """What a format's reader opens its series with beyond the file (``open_core_series``)."""
+        return {}
 
     def __enter__(self):
         return self

@@ -86,12 +86,12 @@ class TimeSeriesReader(_TimeSeriesReader):
 
     format_name = "med"
 
-    def __init__(self, filename, mesh_name=None):
-        super().__init__(filename)  # the first mesh's series
-        if mesh_name is not None:  # another mesh's: opening reads only the steps' attributes
-            self._reader = _core.open_med_time_series(self.filename, mesh_name)
-            self.num_steps = self._reader.num_steps
-            self.times = [self._reader.time(k) for k in range(self.num_steps)]
+    def __init__(self, filename, mesh_name=None, *, isolate=None, timeout=None):
+        self.mesh_name = mesh_name  # another mesh's series: opening reads only its steps' attributes
+        super().__init__(filename, isolate=isolate, timeout=timeout)
+
+    def _series_options(self):
+        return {"mesh_name": self.mesh_name} if self.mesh_name is not None else {}
 
 
 class TimeSeriesWriter(_TimeSeriesWriter):
