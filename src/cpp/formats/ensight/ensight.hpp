@@ -7,6 +7,7 @@
 #include <string>
 
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/read_selection.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/time_series.hpp"
 
@@ -14,6 +15,12 @@ namespace meshioplusplus::ensight {
 
 // The case's first time step: its geometry with the variables of that step.
 Mesh read(const std::string& path);
+
+// read() narrowed (read_selection.hpp): variable files not asked for are not opened, and a
+// points-only read passes over the element connectivity. read_metadata: the case and the
+// geometry's counts, no coordinates, connectivity or variable values.
+Mesh read_selected(const std::string& path, const ReadRequest& request);
+MeshMetadata read_metadata(const std::string& path);
 
 // One part per Cell region (or one part for the whole mesh without such regions), point and cell data as node
 // and element variables, field data as constants; options `binary` ("true": C Binary).

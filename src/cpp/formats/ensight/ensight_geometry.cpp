@@ -97,6 +97,39 @@ NDArray offsets_from_counts(Stream& stream, const std::vector<std::int32_t>& cou
   return offsets;
 }
 
+// Sizes of the arrays an nsided/nfaced section lists before its nodes, summed.
+std::int64_t summed_counts(Stream& stream, std::int64_t count, const std::string& what) {
+  std::vector<std::int32_t> counts(static_cast<std::size_t>(count));
+  stream.read_ints(counts.data(), counts.size());
+  std::int64_t total = 0;
+  for (const std::int32_t value : counts) {
+    if (value < 0) stream.fail(what + ": a negative count");
+    total += value;
+  }
+  return total;
+}
+
+// A section's element counts kept, its connectivity passed over (GeometryDetail::points/counts).
+Section pass_over_section(Stream& stream, const std::string& type_name, const ElementType& type, bool element_ids) {
+  Section section;
+  section.type = type_name;
+  section.ghost = type_name.starts_with("g_");
+  const std::int64_t count = checked_count(stream, type_name + " elements", 4);
+  if (element_ids) stream.skip_values(static_cast<std::size_t>(count));
+  section.file_cells = count;
+  section.block.type = std::string(type.meshio);
+  std::uint64_t values = static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(std::max(type.nodes, 0));
+  if (type.nodes == 0) {
+    const std::int64_t listed = summed_counts(stream, count, type_name + " counts");
+    values = type.meshio == "polygon" ? static_cast<std::uint64_t>(listed)
+                                      : static_cast<std::uint64_t>(summed_counts(stream, listed, "nfaced node counts"));
+  }
+  io::check_claim(stream.path(), kFormat, type_name + " connectivity", values, 1, stream.values_left(4) + 1, 8,
+                  {stream.offset(), std::nullopt});
+  stream.skip_values(static_cast<std::size_t>(values));
+  return section;
+}
+
 Section read_section(Stream& stream, const std::string& type_name, const ElementType& type, const Part& part,
                      bool element_ids) {
   Section section;
@@ -171,6 +204,7 @@ void read_block(Stream& stream, const std::string& line, Part& part, bool node_i
   const std::uint64_t nodes64 = static_cast<std::uint64_t>(dims[0]) * dims[1] * dims[2];
   io::check_claim_fits_limit(stream.path(), kFormat, "block nodes", nodes64, 24, {stream.offset(), std::nullopt});
   const std::int64_t nodes = static_cast<std::int64_t>(nodes64);
+  part.point_count = nodes;
   if (!uniform && !rectilinear)
     io::check_claim_fits_file(stream.path(), kFormat, "block coordinates", nodes64 * 3, 1, stream.values_left(4) + 1,
                               {stream.offset(), std::nullopt});
@@ -275,7 +309,7 @@ void read_block(Stream& stream, const std::string& line, Part& part, bool node_i
 
 }  // namespace
 
-Geometry read_geometry(const std::string& path, std::optional<std::int64_t> step_in_file) {
+Geometry read_geometry(const std::string& path, std::optional<std::int64_t> step_in_file, GeometryDetail detail) {
   const io::MappedFile file(path, kFormat);
   Stream stream(file.bytes(), path);
   if (stream.encoding() != Encoding::ascii) stream.read_line();  // "C Binary" / "Fortran Binary"
@@ -304,13 +338,21 @@ Geometry read_geometry(const std::string& path, std::optional<std::int64_t> step
     } else {
       if (next != "coordinates") stream.fail("'coordinates' or 'block' expected in part " + std::to_string(part.number));
       const std::int64_t nodes = checked_count(stream, "coordinates", 12);
-      if (node_ids) skip_ids(stream, nodes);
-      part.points = read_coordinates(stream, nodes);
+      part.point_count = nodes;
+      if (node_ids) stream.skip_values(static_cast<std::size_t>(nodes));
+      if (detail == GeometryDetail::counts) {
+        io::check_claim(stream.path(), kFormat, "coordinates", static_cast<std::uint64_t>(nodes) * 3, 1,
+                        stream.values_left(4) + 1, 8, {stream.offset(), std::nullopt});
+        stream.skip_values(static_cast<std::size_t>(nodes) * 3);
+      } else {
+        part.points = read_coordinates(stream, nodes);
+      }
       keyword = stream.at_end() ? std::string() : stream.read_keyword();
       while (!keyword.empty() && !keyword.starts_with("part") && !keyword.starts_with("END TIME STEP")) {
         const ElementType* type = element_type(keyword);
         if (type == nullptr) stream.fail("unknown element type '" + keyword + "'");
-        part.sections.push_back(read_section(stream, keyword, *type, part, element_ids));
+        part.sections.push_back(detail == GeometryDetail::full ? read_section(stream, keyword, *type, part, element_ids)
+                                                               : pass_over_section(stream, keyword, *type, element_ids));
         keyword = stream.at_end() ? std::string() : stream.read_keyword();
       }
     }

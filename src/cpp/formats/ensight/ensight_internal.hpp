@@ -143,14 +143,20 @@ struct Section {
   // blanked out, the file's index of each cell kept. Element sections: file_cells = cells.
   std::vector<std::int64_t> kept_cells;
   std::int64_t file_cells = 0;
+  // The cells this section gives (the connectivity's rows; file_cells where the connectivity
+  // was passed over: GeometryDetail below).
+  std::int64_t num_cells() const noexcept {
+    return block.connectivity.empty_handle() ? file_cells : block.num_cells();
+  }
 };
 
 struct Part {
   std::int64_t number = 0;
   std::string name;
-  NDArray points;                 // (n, 3) float64
+  NDArray points;                 // (n, 3) float64; empty where passed over (GeometryDetail)
+  std::int64_t point_count = 0;   // the part's nodes, read or passed over
   std::vector<Section> sections;  // element types in file order
-  std::int64_t num_points() const noexcept { return points.rows(); }
+  std::int64_t num_points() const noexcept { return point_count; }
 };
 
 struct Geometry {
@@ -158,8 +164,14 @@ struct Geometry {
   std::vector<Part> parts;
 };
 
+// How much of a geometry file a read keeps: everything; the nodes only (element connectivity
+// passed over, its counts kept: read(points_only=True)); or the counts only (read_metadata).
+// Structured blocks are read whole at every detail (their blanking decides which cells exist).
+enum class GeometryDetail { full, points, counts };
+
 // `step_in_file`: a FILE set's step (its BEGIN TIME STEP block).
-Geometry read_geometry(const std::string& path, std::optional<std::int64_t> step_in_file);
+Geometry read_geometry(const std::string& path, std::optional<std::int64_t> step_in_file,
+                       GeometryDetail detail = GeometryDetail::full);
 
 // The values of one variable file over `geometry`'s parts: per part, (n, components) float
 // arrays (NaN where the file leaves a value undefined or a part out), n nodes or, per element,

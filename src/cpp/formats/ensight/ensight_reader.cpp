@@ -41,6 +41,7 @@
 #include "formats/ensight/ensight_internal.hpp"
 #include "io/cells/polyhedron_orientation.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/read_selection.hpp"
 
 namespace meshioplusplus::ensight {
 namespace {
@@ -123,6 +124,74 @@ class CaseSeries final : public TimeSeriesReader {
     if (times_.empty()) times_.push_back(0.0);
   }
 
+  // What read_selected asks: the variables and constants to read (nullopt: all) and how much
+  // of the geometry (element variables need the connectivity's counts only, but a points-only
+  // read keeps no cell data, so they are not read then either).
+  void narrow(const std::optional<std::vector<std::string>>& names, GeometryDetail detail) {
+    wanted_ = names;
+    detail_ = detail;
+  }
+
+  // Every variable's and constant's name, as the case lists them.
+  std::vector<std::string> array_names() const {
+    std::vector<std::string> names;
+    for (const CaseVariable& variable : case_.variables) names.push_back(variable.name);
+    for (const CaseConstant& constant : case_.constants) names.push_back(constant.name);
+    return names;
+  }
+
+  // The nodes of every part, part after part: the mesh of a points-only read.
+  Mesh read_points() {
+    load_geometry(current_step_);
+    Mesh mesh;
+    std::int64_t num_points = 0;
+    for (const Part& part : geometry_.parts) num_points += part.num_points();
+    mesh.points = NDArray::allocate(DType::float64, {num_points, 3});
+    auto* xyz = mesh.points.data_as<double>();
+    for (const Part& part : geometry_.parts) {
+      std::copy_n(part.points.data_as<double>(), 3 * part.num_points(), xyz);
+      xyz += 3 * part.num_points();
+    }
+    return mesh;
+  }
+
+  // read() summarised from the case and the geometry's counts (its arrays passed over).
+  MeshMetadata metadata() {
+    detail_ = GeometryDetail::counts;
+    load_geometry(0);
+    MeshMetadata summary;
+    summary.header_only = true;
+    summary.variant = geometry_.encoding == Encoding::ascii ? "ascii"
+                      : geometry_.encoding == Encoding::c_binary ? "C binary" : "Fortran binary";
+    summary.times = times_;
+    std::int64_t cells = 0;
+    bool ghosts = false;
+    for (const Part& part : geometry_.parts) {
+      summary.num_points += part.num_points();
+      std::int64_t part_cells = 0;
+      for (const Section& section : part.sections) {
+        summary.cell_blocks.push_back({section.block.type, section.num_cells()});
+        part_cells += section.num_cells();
+        ghosts = ghosts || section.ghost || !section.ghost_flags.empty();
+      }
+      summary.regions.push_back({part.name.empty() ? "part " + std::to_string(part.number) : part.name,
+                                 RegionKind::Cell, -1, part.number, part_cells});
+      cells += part_cells;
+    }
+    const DType dtype = geometry_.encoding == Encoding::ascii ? DType::float64 : DType::float32;
+    for (const CaseVariable& variable : case_.variables) {
+      if (!step_of(variable.entry.time_set, 0)) continue;  // not defined at the first step: read() has none
+      const bool node = variable.site == VariableSite::node;
+      std::vector<std::int64_t> shape{node ? summary.num_points : cells};
+      if (variable.components() > 1) shape.push_back(variable.components());
+      summary.arrays.push_back({variable.name, node ? DataAssociation::point : DataAssociation::cell, dtype, shape});
+    }
+    if (ghosts) summary.arrays.push_back({"vtkGhostType", DataAssociation::cell, DType::uint8, {cells}});
+    for (const CaseConstant& constant : case_.constants)
+      if (step_of(constant.time_set, 0)) summary.arrays.push_back({constant.name, DataAssociation::field, DType::float64, {1}});
+    return summary;
+  }
+
   std::size_t num_steps() const override { return times_.size(); }
   double time(std::size_t step) const override { return times_.at(check(step)); }
 
@@ -138,6 +207,7 @@ class CaseSeries final : public TimeSeriesReader {
     TimeStep result;
     result.time = times_[step];
     for (const CaseVariable& variable : case_.variables) {
+      if (!wanted(variable.name) || (variable.site == VariableSite::element && detail_ != GeometryDetail::full)) continue;
       const std::optional<std::size_t> own_step = step_of(variable.entry.time_set, step);
       if (!own_step) continue;
       const StepFile file = step_file(case_, variable.entry, *own_step);
@@ -145,6 +215,7 @@ class CaseSeries final : public TimeSeriesReader {
       add_values(result, variable, values);
     }
     for (const CaseConstant& constant : case_.constants) {
+      if (!wanted(constant.name)) continue;
       const std::optional<std::size_t> own_step = step_of(constant.time_set, step);
       if (!own_step) continue;
       const double value = constant.values[std::min(*own_step, constant.values.size() - 1)];
@@ -156,6 +227,10 @@ class CaseSeries final : public TimeSeriesReader {
   }
 
  private:
+  bool wanted(const std::string& name) const {
+    return !wanted_ || std::find(wanted_->begin(), wanted_->end(), name) != wanted_->end();
+  }
+
   std::size_t check(std::size_t step) const {
     if (step >= times_.size())
       throw ReadError(case_.path, kFormat, "step " + std::to_string(step) + " out of range (" +
@@ -181,7 +256,7 @@ class CaseSeries final : public TimeSeriesReader {
     const std::size_t geometry_step = own_step.value_or(0);
     if (loaded_ && geometry_step == geometry_step_) return;
     const StepFile file = step_file(case_, case_.geometry, geometry_step);
-    Geometry geometry = read_geometry(file.path, file.step_in_file);
+    Geometry geometry = read_geometry(file.path, file.step_in_file, detail_);
     if (case_.change_coords_only && loaded_) {
       // Later files give coordinates only: the connectivity stays the first step's.
       for (Part& part : geometry.parts) {
@@ -229,11 +304,27 @@ class CaseSeries final : public TimeSeriesReader {
   bool loaded_ = false;
   std::size_t geometry_step_ = 0;
   std::size_t current_step_ = 0;
+  std::optional<std::vector<std::string>> wanted_;
+  GeometryDetail detail_ = GeometryDetail::full;
 };
 
 }  // namespace
 
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) { return std::make_unique<CaseSeries>(path); }
+
+Mesh read_selected(const std::string& path, const ReadRequest& request) {
+  CaseSeries series(path);
+  check_requested_arrays(request, series.array_names(), path);
+  series.narrow(request.arrays, request.points_only ? GeometryDetail::points : GeometryDetail::full);
+  TimeStep step = series.read_step(0);
+  Mesh mesh = request.points_only ? series.read_points() : series.read_mesh();
+  mesh.point_data = std::move(step.point_data);
+  for (auto& [name, arrays] : step.cell_data) mesh.cell_data.set(name, std::move(arrays));
+  mesh.field_data = std::move(step.field_data);
+  return mesh;
+}
+
+MeshMetadata read_metadata(const std::string& path) { return CaseSeries(path).metadata(); }
 
 Mesh read(const std::string& path) {
   CaseSeries series(path);

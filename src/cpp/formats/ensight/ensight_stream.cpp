@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "formats/ensight/ensight_internal.hpp"
 #include "io/source/byte_order.hpp"
@@ -83,15 +84,15 @@ void Stream::take(void* out, std::size_t size) {
         if (record_left_ == 0 || record_left_ + 4 > available) fail("a record's length runs past the end of the file");
       }
       const std::size_t piece = std::min(size, record_left_);
-      std::memcpy(target, bytes_.data() + position_, piece);
-      position_ += piece, target += piece, size -= piece, record_left_ -= piece;
+      if (target != nullptr) std::memcpy(target, bytes_.data() + position_, piece), target += piece;
+      position_ += piece, size -= piece, record_left_ -= piece;
       if (record_left_ == 0) {  // its trailing marker must repeat the length
         position_ += 4;
       }
       continue;
     }
     if (available < size) fail("the file ends early (" + std::to_string(size) + " more bytes expected)");
-    std::memcpy(target, bytes_.data() + position_, size);
+    if (target != nullptr) std::memcpy(target, bytes_.data() + position_, size);
     position_ += size;
     size = 0;
   }
@@ -198,8 +199,9 @@ void Stream::skip_values(std::size_t count) {
     }
     return;
   }
-  unsigned char ignored[4];
-  for (std::size_t k = 0; k < count; ++k) take(ignored, 4);
+  // Passed over without being touched (a null target): pages of skipped arrays stay on disk.
+  if (count > std::numeric_limits<std::size_t>::max() / 4) fail("a count of values past any file");
+  take(nullptr, 4 * count);
 }
 
 void Stream::read_doubles(double* out, std::size_t count) {
