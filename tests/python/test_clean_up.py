@@ -110,6 +110,22 @@ def test_transform_and_its_errors():
         mesh.merge_points(-1)
 
 
+def test_a_clean_up_hands_back_the_arrays_it_left_alone_and_never_writes_into_the_callers():
+    points = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [5, 5, 5]])
+    tets = np.array([[0, 1, 2, 3]])
+    temperature = np.arange(5.0)
+    mesh = mio.Mesh(points, [("tetra", tets)], point_data={"T": temperature}, cell_data={"m": [np.array([7])]})
+    cells, data, cell_data = mesh.cells[0].data, mesh.point_data["T"], mesh.cell_data["m"][0]
+    mesh.transform(np.diag([2.0, 2.0, 2.0]))
+    # transform moves the points only: the cells and data are the caller's own arrays, not copies
+    assert mesh.cells[0].data is cells and mesh.point_data["T"] is data and mesh.cell_data["m"][0] is cell_data
+    assert mesh.points is not points and points[1, 0] == 1.0 and mesh.points[1, 0] == 2.0
+    assert mesh.merge_points(0) == 0 and mesh.cells[0].data is cells  # nothing welded: nothing new
+    assert mesh.remove_orphaned_nodes() == 1  # renumbered: new arrays, the caller's untouched
+    assert len(mesh.points) == 4 and mesh.point_data["T"] is not data and len(data) == 5
+    np.testing.assert_array_equal(mesh.cells[0].data, tets)
+
+
 def test_convert_flags(tmp_path):
     out = tmp_path / "out.vtu"
     result = subprocess.run([sys.executable, "-m", "meshioplusplus", "convert", str(corpus_file("gmsh/insulated-2.2.msh")),

@@ -287,3 +287,41 @@ def test_points_only_with_a_cell_array_named_reads_the_check_and_drops_the_cells
     assert not narrowed.cells and list(narrowed.point_data) == ["T"] and not narrowed.cell_data
     with pytest.raises(ValueError, match="no array 'n'.*'T', 'm'"):
         mio.read(path, points_only=True, arrays=["n"])
+
+
+@pytest.mark.parametrize("extension, options", [(".vtk", {"binary": True}), (".vtk", {"binary": False}),
+                                                (".vtu", {}), (".vtkhdf", {})])
+def test_metadata_counts_runs_of_cell_types_of_every_length(tmp_path, extension, options):
+    # read_metadata finds a run's end 32 bytes (or 8 legacy values) at a time: runs shorter
+    # than, equal to and longer than a step, odd lengths, a lone cell between two long runs.
+    if extension == ".vtkhdf" and not mio._core.features().get("hdf5"):
+        pytest.skip("this build has no HDF5")
+    lengths = [1, 31, 32, 33, 64, 65, 1, 200, 7, 1000, 1]
+    points = np.random.default_rng(3).random((8, 3))
+    cells = [("tetra" if k % 2 == 0 else "hexahedron",
+              np.tile(np.arange(4 if k % 2 == 0 else 8), (n, 1))) for k, n in enumerate(lengths)]
+    path = tmp_path / f"runs{extension}"
+    mio.write(path, mio.Mesh(points, cells), **options)
+    summary = mio.read_metadata(path)
+    assert summary["num_cells"] == sum(lengths)
+    counted = {}
+    for block in summary["cell_blocks"]:
+        counted[block["type"]] = counted.get(block["type"], 0) + block["count"]
+    assert counted == {"tetra": sum(lengths[0::2]), "hexahedron": sum(lengths[1::2])}
+    if extension != ".vtu":  # legacy and VTKHDF list runs in file order; VTU one entry per type
+        assert [(b["type"], b["count"]) for b in summary["cell_blocks"]] == [(t, len(c)) for t, c in cells]
+    full = mio.read(path)
+    assert [(b.type, len(b)) for b in full.cells] == [(t, len(c)) for t, c in cells]
+
+
+def test_legacy_binary_metadata_reports_an_unknown_type_inside_a_long_run(tmp_path):
+    path = tmp_path / "bad.vtk"
+    mio.write(path, mio.Mesh(np.random.default_rng(4).random((4, 3)), [("tetra", np.tile(np.arange(4), (100, 1)))]),
+              binary=True)
+    data = bytearray(path.read_bytes())
+    at = data.index(b"CELL_TYPES 100\n") + len(b"CELL_TYPES 100\n")
+    data[at + 4 * 70: at + 4 * 71] = (77).to_bytes(4, "big")  # cell 70 of one run of tetra (10)
+    path.write_bytes(bytes(data))
+    for call in (mio.read_metadata, mio.read):
+        with pytest.raises(mio.ReadError, match=r"unknown VTK cell type 77 \(cell 70\)"):
+            call(path)

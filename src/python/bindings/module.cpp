@@ -22,6 +22,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include "allocator_shim.hpp"
 #include "formats/abaqus/abaqus_element_types.hpp"
@@ -104,19 +105,43 @@ nb::object optional_numpy(const mpp::NDArray& array) {
   return array.empty_handle() ? nb::none() : to_numpy(array);
 }
 
-nb::dict mesh_to_python(const mpp::Mesh& mesh) {
+// The caller's numpy arrays by data address (mesh_from_python's views point into them).
+using CallerArrays = std::unordered_map<const void*, nb::handle>;
+
+// A result array: one an operation left alone is still a view of the caller's array and goes
+// back as that same object (no copy: a clean-up that moves only the points keeps the cells);
+// any other view is copied by to_numpy.
+nb::object result_numpy(const mpp::NDArray& array, const CallerArrays* caller) {
+  if (caller != nullptr && !array.owns_data()) {
+    if (const auto found = caller->find(array.data()); found != caller->end()) {
+      AnyHostArray original;
+      if (nb::try_cast(found->second, original, false) && original.ndim() == array.ndim() &&
+          original.dtype() == to_dlpack_dtype(array.dtype())) {
+        bool same_shape = true;
+        for (size_t axis = 0; axis < original.ndim(); ++axis)
+          same_shape = same_shape && static_cast<std::int64_t>(original.shape(axis)) == array.dim(axis);
+        if (same_shape) return nb::borrow(found->second);
+      }
+    }
+  }
+  return to_numpy(array);
+}
+
+nb::dict mesh_to_python(const mpp::Mesh& mesh, const CallerArrays* caller = nullptr) {
   nb::dict result;
-  result["points"] = to_numpy(mesh.points);
+  const auto out = [caller](const mpp::NDArray& array) { return result_numpy(array, caller); };
+  const auto optional_out = [&](const mpp::NDArray& array) { return array.empty_handle() ? nb::none() : out(array); };
+  result["points"] = out(mesh.points);
   nb::list cells;
   for (const mpp::CellBlock& block : mesh.cells)
-    cells.append(nb::make_tuple(block.type, to_numpy(block.connectivity), optional_numpy(block.offsets),
-                                optional_numpy(block.face_offsets)));
+    cells.append(nb::make_tuple(block.type, out(block.connectivity), optional_out(block.offsets),
+                                optional_out(block.face_offsets)));
   result["cells"] = cells;
   nb::dict point_data, cell_data, field_data, string_field_data;
-  for (const auto& [name, array] : mesh.point_data) point_data[file_text(name)] = to_numpy(array);
+  for (const auto& [name, array] : mesh.point_data) point_data[file_text(name)] = out(array);
   for (const auto& [name, arrays] : mesh.cell_data) {
     nb::list per_block;
-    for (const mpp::NDArray& array : arrays) per_block.append(to_numpy(array));
+    for (const mpp::NDArray& array : arrays) per_block.append(out(array));
     cell_data[file_text(name)] = per_block;
   }
   for (const auto& [name, array] : mesh.field_data) field_data[file_text(name)] = to_numpy(array);
@@ -377,7 +402,21 @@ nb::tuple clean_mesh(const nb::dict& source, const std::vector<std::pair<std::st
       }
     }
   }
-  return nb::make_tuple(mesh_to_python(mesh), nb::cast(counts));
+  // The arrays the operations left alone go back as the caller's own (in place, as meshio 4).
+  CallerArrays caller;
+  const auto remember = [&](nb::handle object) {
+    AnyHostArray array;
+    if (!object.is_none() && nb::try_cast(object, array, false)) caller.emplace(array.data(), object);
+  };
+  remember(source["points"]);
+  for (nb::handle item : nb::iter(source["cells"])) {
+    nb::tuple entry = nb::cast<nb::tuple>(item);
+    for (size_t k = 1; k < 4; ++k) remember(entry[k]);
+  }
+  for (auto [name, array] : nb::cast<nb::dict>(source["point_data"])) remember(array);
+  for (auto [name, arrays] : nb::cast<nb::dict>(source["cell_data"]))
+    for (nb::handle array : nb::iter(arrays)) remember(array);
+  return nb::make_tuple(mesh_to_python(mesh, &caller), nb::cast(counts));
 }
 
 nb::dict extract_surface_of(const nb::dict& source) {

@@ -216,15 +216,30 @@ void LegacyReader::read_cell_types(const HeaderLine& header) {
   cell_types_.resize(static_cast<std::size_t>(count));
   if (binary_) {
     // Big-endian int32s read in place: an id is the last byte of a value whose first three
-    // are zero (the decode below costs more than the rest of a metadata read).
+    // are zero (the decode costs more than the rest of a metadata read). Each value is checked
+    // once per run of equal values, the run's end found 8 values (32 bytes) at a time: a mesh
+    // of one type is one run.
     const auto* bytes = reinterpret_cast<const unsigned char*>(document_.data() + scan_.position());
-    for (std::int64_t c = 0; c < count; ++c, bytes += 4) {
-      const std::uint32_t value = (std::uint32_t{bytes[0]} << 24) | (std::uint32_t{bytes[1]} << 16) |
-                                  (std::uint32_t{bytes[2]} << 8) | std::uint32_t{bytes[3]};
+    for (std::int64_t c = 0; c < count;) {
+      const unsigned char* at = bytes + 4 * c;
+      const std::uint32_t value = (std::uint32_t{at[0]} << 24) | (std::uint32_t{at[1]} << 16) |
+                                  (std::uint32_t{at[2]} << 8) | std::uint32_t{at[3]};
       if (value > 255 || !is_known_vtk_id(value))
         scan_.fail_at(cell_types_offset_, "unknown VTK cell type " + std::to_string(static_cast<std::int32_t>(value)) +
                                               " (cell " + std::to_string(c) + ")");
-      cell_types_[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(value);
+      std::uint32_t raw;
+      std::memcpy(&raw, at, sizeof raw);
+      const std::uint64_t twice = std::uint64_t{raw} | std::uint64_t{raw} << 32;
+      const auto differs = [&](std::int64_t k) {  // values k, k + 1 against the run's
+        std::uint64_t pair;
+        std::memcpy(&pair, bytes + 4 * k, sizeof pair);
+        return pair ^ twice;
+      };
+      std::int64_t end = c + 1;
+      while (count - end >= 8 && (differs(end) | differs(end + 2) | differs(end + 4) | differs(end + 6)) == 0) end += 8;
+      while (end < count && std::memcmp(bytes + 4 * end, &raw, sizeof raw) == 0) ++end;
+      std::memset(cell_types_.data() + c, static_cast<int>(value), static_cast<std::size_t>(end - c));
+      c = end;
     }
     scan_.seek(scan_.position() + static_cast<std::size_t>(count) * 4);
     return;

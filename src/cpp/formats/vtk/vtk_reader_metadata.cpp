@@ -15,6 +15,7 @@
 #include "formats/vtk/vtk_reader_internal.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/vtk/vtk_type_runs.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus::vtk::detail {
@@ -122,8 +123,8 @@ std::optional<MeshMetadata> LegacyReader::metadata() {
   summary.num_points = declared_points_;
   for (std::int64_t first = 0; first < num_cells;) {
     const std::uint8_t id = cell_types_[static_cast<std::size_t>(first)];
-    std::int64_t end = first + 1;
-    while (end < num_cells && cell_types_[static_cast<std::size_t>(end)] == id) ++end;
+    const auto end = static_cast<std::int64_t>(
+        io::vtk_type_run_end({cell_types_.data(), cell_types_.size()}, static_cast<std::size_t>(first)));
     const CellTypeInfo* type = id == kVtkPolygon      ? find_cell_type("polygon")
                                : id == kVtkPolyhedron ? find_cell_type("polyhedron")
                                                       : cell_type_from_vtk(id, 0);

@@ -39,6 +39,7 @@
 #include "io/hdf5/hdf5_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/vtk/vtk_cells.hpp"
+#include "io/vtk/vtk_type_runs.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -517,7 +518,8 @@ class Layout {
         types = read_rows_counted(file, at("Types"), cell_row, count, DType::uint8, std::string(), nullptr);
         // Lagrange cells (any node count) split runs by size: only then are the Offsets read.
         std::array<bool, 256> present{};
-        for (std::uint8_t id : types.values<std::uint8_t>()) present[id] = true;
+        const std::span<const std::uint8_t> ids = types.values<std::uint8_t>();
+        for (std::size_t first = 0; first < ids.size(); first = io::vtk_type_run_end(ids, first)) present[ids[first]] = true;
         bool any_count = false;
         for (int id = 0; id < 256; ++id) {
           const CellTypeInfo* info = present[id] ? cell_type_from_vtk(id, 0) : nullptr;
@@ -648,8 +650,7 @@ class Layout {
       const bool ragged = id == kVtkPolygon || id == kVtkPolyhedron;
       std::int64_t stop = first + 1;
       if (sizes.empty()) {  // types alone: the run ends at the first other byte
-        const std::uint8_t* ids = types.data_as<std::uint8_t>();
-        while (stop < count && ids[stop] == id) ++stop;
+        stop = static_cast<std::int64_t>(io::vtk_type_run_end(types.values<std::uint8_t>(), static_cast<std::size_t>(first)));
       } else {
         while (stop < count && type_of(stop) == id && (ragged || sizes[stop] == sizes[first])) ++stop;
       }

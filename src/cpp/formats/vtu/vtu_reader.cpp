@@ -23,6 +23,7 @@
 #include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/vtk/vtk_cells.hpp"
+#include "io/vtk/vtk_type_runs.hpp"
 #include "io/vtk/vtk_xml_data.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -71,19 +72,18 @@ class Reader {
     summary.variant = layout.has_appended ? (layout.appended_base64 ? "appended base64" : "appended raw") : "inline";
     if (!layout.compressor.empty()) summary.variant += ", " + layout.compressor;
     std::int64_t total_cells = 0;
-    std::vector<std::int64_t> per_type(256, 0);
-    std::vector<std::size_t> first_seen;  // the ids in the order the file first has them
+    io::VtkTypeCounts counts;  // counted by runs: a mesh of one type is one run
     for (std::size_t p = 0; p < layout.pieces.size(); ++p) {
       summary.num_points += points_[p];
       total_cells += cells_[p];
       if (cells_[p] == 0) continue;
       const NDArray types = reader_.read_cell_types(require_cell_array(layout.pieces[p], cells_[p], "types"), cells_[p]);
-      for (std::uint8_t type : types.values<std::uint8_t>())
-        if (per_type[type]++ == 0) first_seen.push_back(type);
+      counts.add(types.values<std::uint8_t>());
     }
+    const auto& per_type = counts.cells;
     // One entry per type, in file order, named as the reader names its blocks (polygons and
     // polyhedra of every size: one entry each); the full read splits a type into runs.
-    for (std::size_t id : first_seen) {
+    for (std::size_t id : counts.first_seen) {
       const CellTypeInfo* type = id == kVtkPolygon ? find_cell_type("polygon")
                                  : id == kVtkPolyhedron ? find_cell_type("polyhedron")
                                                         : cell_type_from_vtk(static_cast<int>(id), 0);
