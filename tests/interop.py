@@ -223,6 +223,41 @@ def gmsh_cad_view(path):
     view["low"], view["high"] = np.array(view["low"]), np.array(view["high"])
     return view
 
+def kuhn_tet_box(n):
+    """A cube of (n-1)^3 hexahedra split into 6 tetrahedra each (Kuhn): points, tetra nodes."""
+    axis = np.linspace(0.0, 1.0, n)
+    x, y, z = np.meshgrid(axis, axis, axis, indexing="ij")
+    points = np.column_stack([x.ravel(), y.ravel(), z.ravel()])
+    i, j, k = np.meshgrid(*(np.arange(n - 1),) * 3, indexing="ij")
+    base = (i * n * n + j * n + k).ravel()
+    corner = [base + a * n * n + b * n + c for a in (0, 1) for b in (0, 1) for c in (0, 1)]
+    kuhn = [(0, 4, 6, 7), (0, 4, 5, 7), (0, 1, 5, 7), (0, 1, 3, 7), (0, 2, 3, 7), (0, 2, 6, 7)]
+    return points, np.concatenate([np.column_stack([corner[a], corner[b], corner[c], corner[d]]) for a, b, c, d in kuhn])
+
+
+def assert_large_deck_reads_alike_on_one_thread_and_two(path, file_format, n=35):
+    """A tet box deck (n=35: 235,824 tets) large enough for a reader's sections parsed on all
+    cores, written by our writer to ``path``: the same arrays read at one thread and at two,
+    and the mesh that was written."""
+    import meshioplusplus as mio
+
+    points, tets = kuhn_tet_box(n)
+    mio.write(str(path), mio.Mesh(points, [("tetra", tets)]), file_format=file_format)
+    meshes = []
+    for threads in (1, 2):
+        mio._core.set_thread_count(threads)
+        try:
+            meshes.append(mio.read(str(path), file_format=file_format))
+        finally:
+            mio._core.set_thread_count(0)
+    one, two = meshes
+    assert np.array_equal(one.points, two.points) and np.array_equal(one.points, points)
+    assert [c.type for c in two.cells] == ["tetra"]
+    assert np.array_equal(one.cells[0].data, two.cells[0].data) and np.array_equal(two.cells[0].data, tets)
+    assert one.cell_data.keys() == two.cell_data.keys()
+    for name in one.cell_data:
+        assert all(np.array_equal(a, b) for a, b in zip(one.cell_data[name], two.cell_data[name])), name
+
 
 class FakeWorld:
     """Every rank of a communicator of ``size``, one after the other in one process (no MPI

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
-from interop import data_files, run_meshioplusplus_17
+from interop import assert_large_deck_reads_alike_on_one_thread_and_two, data_files, run_meshioplusplus_17
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data" / "febio"
 FILES = data_files(DATA, [".feb"])
@@ -99,3 +99,7 @@ def test_malformed_file_names_the_file(tmp_path):
     bad.write_text('<febio_spec version="4.0"><Mesh><Nodes><node id="1">0,0</node></Nodes></Mesh></febio_spec>')
     with pytest.raises(mio.ReadError, match="bad.feb"):
         mio.read(bad)
+
+
+def test_large_deck_reads_the_same_on_one_thread_and_two(tmp_path):
+    assert_large_deck_reads_alike_on_one_thread_and_two(tmp_path / "large.feb", "febio")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
-from interop import run_meshioplusplus_17
+from interop import assert_large_deck_reads_alike_on_one_thread_and_two, run_meshioplusplus_17
 
 PEER_SCRIPT = r"""
 import json, sys
@@ -76,3 +76,7 @@ def test_malformed_file_raises_read_error_with_line(tmp_path):
     path.write_text("   -1\n   100\n<NULL>\n8.2,\n   -1\n   -1\n   403\n1,0,0,1,46,0,0,0,0,0,0,0.,y,0.,\n   -1\n")
     with pytest.raises(mio.ReadError, match=r"bad\.neu:8 "):
         mio.read(path)
+
+
+def test_large_deck_reads_the_same_on_one_thread_and_two(tmp_path):
+    assert_large_deck_reads_alike_on_one_thread_and_two(tmp_path / "large.neu", "femap")

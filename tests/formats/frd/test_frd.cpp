@@ -2,14 +2,18 @@
 // short and long formats, steps grouped from result blocks, malformed input with its line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "formats/frd/frd.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
@@ -240,4 +244,138 @@ TEST(FrdBadInput, ErrorsNameTheLine) {
   error = expect_read_error([&] { series->read_step(0); });
   EXPECT_NE(error.reason().find("invalid value of DISP '2.0000?E+00'"), std::string::npos);
   EXPECT_EQ(error.line(), 42u);
+}
+
+namespace {
+
+// A long-format file as ccx writes it, large enough (about 11 MB) for the node and element
+// blocks to be read on all cores: kLargeNodes nodes, the first ones a grid of cubes split in
+// 6 tetrahedra each, the first kLargeElements of them the elements (materials 1..3).
+constexpr int kLargeNodes = 100000, kLargeElements = 80000, kGrid = 41;
+std::string element_head(int element) {
+  char line[64];
+  std::snprintf(line, sizeof line, " -1%10d%5d%5d%5d\n", element, 3, 0, 1 + element % 3);
+  return line;
+}
+std::string large_file() {
+  const int n = kGrid, cubes = kGrid - 1;
+  std::string text = "    1C\n    1UUSER\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "    2C%30d%37d\n", kLargeNodes, 1);
+  text += line;
+  for (int i = 0; i < kLargeNodes; ++i) {
+    std::snprintf(line, sizeof line, " -1%10d%12.5E%12.5E%12.5E\n", i + 1, 0.1 * (i / (n * n)), 0.1 * (i / n % n), 0.1 * (i % n));
+    text += line;
+  }
+  text += " -3\n";
+  std::snprintf(line, sizeof line, "    3C%30d%37d\n", kLargeElements, 1);
+  text += line;
+  int element = 0;
+  static constexpr int kKuhn[6][4] = {{0, 4, 6, 7}, {0, 4, 5, 7}, {0, 1, 5, 7}, {0, 1, 3, 7}, {0, 2, 3, 7}, {0, 2, 6, 7}};
+  for (int i = 0; i < cubes; ++i)
+    for (int j = 0; j < cubes; ++j)
+      for (int k = 0; k < cubes; ++k) {
+        const int base = i * n * n + j * n + k;
+        int corner[8];
+        for (int c = 0; c < 8; ++c) corner[c] = base + (c >> 2) * n * n + ((c >> 1) & 1) * n + (c & 1) + 1;
+        for (const auto& tet : kKuhn) {
+          if (++element > kLargeElements) break;
+          text += element_head(element);
+          std::snprintf(line, sizeof line, " -2%10d%10d%10d%10d\n", corner[tet[0]], corner[tet[1]], corner[tet[2]], corner[tet[3]]);
+          text += line;
+        }
+      }
+  text += " -3\n    1PSTEP                         1           1           1\n";
+  std::snprintf(line, sizeof line, "  100CL  101 0.000000000%12d                     0    1           1\n", kLargeNodes);
+  text += line;
+  text += " -4  DISP        4    1\n -5  D1          1    2    1    0\n -5  D2          1    2    2    0\n"
+          " -5  D3          1    2    3    0\n -5  ALL         1    2    0    0    1ALL\n";
+  for (int i = 0; i < kLargeNodes; ++i) {
+    std::snprintf(line, sizeof line, " -1%10d%12.5E%12.5E%12.5E\n", i + 1, 1e-3 * i, -2e-3 * i, 0.5);
+    text += line;
+  }
+  text += " -3\n 9999\n";
+  return text;
+}
+
+// Reads `path` with one thread and with two; both must give the same mesh (or error).
+Mesh read_at_one_and_two_threads(const std::string& path) {
+  set_thread_count(1);
+  Mesh one = frd::read(path);
+  set_thread_count(2);
+  Mesh two = frd::read(path);
+  set_thread_count(0);
+  EXPECT_TRUE(same_bits(one.points, two.points));
+  EXPECT_EQ(one.cells.size(), two.cells.size());
+  for (std::size_t b = 0; b < std::min(one.cells.size(), two.cells.size()); ++b) {
+    EXPECT_TRUE(same_bits(one.cells[b].connectivity, two.cells[b].connectivity));
+    for (const char* name : {"frd:group", "frd:material"})
+      EXPECT_TRUE(same_bits((*one.cell_data.find(name))[b], (*two.cell_data.find(name))[b])) << name;
+  }
+  EXPECT_EQ(one.point_data.size(), two.point_data.size());
+  for (const auto& [name, values] : one.point_data)
+    if (const NDArray* other = two.point_data.find(name)) EXPECT_TRUE(same_bits(values, *other)) << name;
+  return two;
+}
+
+}  // namespace
+
+TEST(FrdRead, LargeBlocksOnAllCoresAsOnOne) {
+  const std::string text = large_file();
+  const Mesh mesh = read_at_one_and_two_threads(write_scratch("large.frd", text));
+  const std::int64_t points = kLargeNodes, cells = kLargeElements;
+  ASSERT_EQ(mesh.points.rows(), points);
+  ASSERT_EQ(mesh.cells.size(), 1u);
+  EXPECT_EQ(mesh.cells[0].type, "tetra");
+  ASSERT_EQ(mesh.cells[0].num_cells(), cells);
+  const std::vector<std::int64_t> nodes = nodes_of(mesh.cells[0]);
+  EXPECT_EQ(std::vector<std::int64_t>(nodes.begin(), nodes.begin() + 4), (std::vector<std::int64_t>{0, 41 * 41, 41 * 41 + 41, 41 * 41 + 42}));
+  EXPECT_EQ(nodes[4 * (cells - 1)], (cells - 1) / 6 / (kGrid - 1) / (kGrid - 1) * kGrid * kGrid + (cells - 1) / 6 / (kGrid - 1) % (kGrid - 1) * kGrid + (cells - 1) / 6 % (kGrid - 1));
+  const std::vector<std::int64_t> materials = int_values((*mesh.cell_data.find("frd:material"))[0]);
+  EXPECT_EQ(materials[0], 2);
+  EXPECT_EQ(materials[cells - 1], 1 + cells % 3);
+  EXPECT_DOUBLE_EQ(mesh.points.data_as<double>()[3 * (points - 1) + 2], 0.1 * ((points - 1) % kGrid));
+  const NDArray* displacement = mesh.point_data.find("DISP");
+  ASSERT_NE(displacement, nullptr);
+  ASSERT_EQ(displacement->rows(), points);
+  EXPECT_DOUBLE_EQ(displacement->data_as<double>()[3 * 12345], 12.345);
+  EXPECT_DOUBLE_EQ(displacement->data_as<double>()[3 * 12345 + 1], -24.69);
+
+  // A node listed twice in the results: read by the sequential loop, where the last line wins.
+  std::string twice = text;
+  const std::size_t result_line = twice.find(" -1     12346 1.23450E+01");
+  ASSERT_NE(result_line, std::string::npos);
+  twice.replace(result_line, 13, " -1     54321");
+  const Mesh with_twice = read_at_one_and_two_threads(write_scratch("twice.frd", twice));
+  EXPECT_DOUBLE_EQ(with_twice.point_data.find("DISP")->data_as<double>()[3 * 54320], 54.32);  // its own line comes later
+  EXPECT_TRUE(std::isnan(with_twice.point_data.find("DISP")->data_as<double>()[3 * 12345]));  // no line names node 12346 now
+
+  // A material name deep in the block: the sequential loop reads the block, numbering it.
+  std::string named = text;
+  named.replace(named.find(element_head(70000)), element_head(70000).size(), element_head(70000).substr(0, 23) + "WATER\n");
+  const Mesh with_name = read_at_one_and_two_threads(write_scratch("named.frd", named));
+  EXPECT_EQ(int_values((*with_name.cell_data.find("frd:material"))[0])[69999], 1);
+  EXPECT_EQ(int_values((*with_name.cell_data.find("frd:material"))[0])[69998], 1 + 69999 % 3);
+
+  // Errors deep in either block: the same message, line and offset at one thread and two.
+  const std::size_t node_line = text.find(" -1     90000");
+  const std::size_t element_line = text.find('\n', text.find(element_head(70000))) + 1;
+  for (const auto& [offset, field, message] :
+       {std::tuple<std::size_t, std::string, std::string>{node_line + 27, "?", "invalid coordinate"},
+        {text.find(" -1     90000", text.find("DISP")) + 27, "?", "invalid value of DISP"},
+        {element_line + 3, "    999999", "names node 999999"}}) {
+    std::string broken = text;
+    broken.replace(offset, field.size(), field);
+    const std::string path = write_scratch("broken.frd", broken);
+    std::vector<std::string> messages;
+    for (unsigned threads : {1u, 2u}) {
+      set_thread_count(threads);
+      const ReadError error = expect_read_error([&] { frd::read(path); });
+      set_thread_count(0);
+      EXPECT_NE(error.reason().find(message), std::string::npos) << error.what();
+      EXPECT_EQ(error.byte_offset(), field == "?" ? offset - 2 : offset) << error.what();
+      messages.push_back(error.what());
+    }
+    EXPECT_EQ(messages[0], messages[1]);
+  }
 }

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
-from interop import run_meshioplusplus_17
+from interop import assert_large_deck_reads_alike_on_one_thread_and_two, run_meshioplusplus_17
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data" / "libmesh"
 FILES = sorted(p for p in DATA.iterdir() if p.suffix in (".xda", ".xdr"))
@@ -161,3 +161,7 @@ def test_malformed_file_names_the_file(tmp_path):
     bad.write_text("libMesh-1.3.0\n4 # number of elements\nnot-a-number\n")
     with pytest.raises(mio.ReadError, match="bad.xda"):
         mio.read(bad)
+
+
+def test_large_deck_reads_the_same_on_one_thread_and_two(tmp_path):
+    assert_large_deck_reads_alike_on_one_thread_and_two(tmp_path / "large.xda", "libmesh")

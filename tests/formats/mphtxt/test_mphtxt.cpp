@@ -12,6 +12,7 @@
 #include "formats/mphtxt/mphtxt.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
@@ -206,4 +207,70 @@ TEST(Mphtxt, MalformedInputIsAReadErrorWithItsLine) {
   error = fails("j.mphtxt", head + "3 # points\n0 # lowest\n0 0\n1 x\n");
   EXPECT_NE(error.reason().find("invalid number 'x'"), std::string::npos) << error.what();
   EXPECT_EQ(error.line(), 13u);
+}
+
+// Coordinates and elements of a large file are read on all cores, one line a record; the same
+// mesh (or error) at one thread and two, and layouts the token loop reads alike (a record
+// over two lines, a comment) give the same mesh as the plain file.
+TEST(Mphtxt, LargeSectionsOnAllCoresAsOnOne) {
+  const std::int64_t points = 120000, cells = 200000;
+  std::vector<double> xyz(static_cast<std::size_t>(3 * points));
+  for (std::size_t i = 0; i < xyz.size(); ++i) xyz[i] = std::sin(0.37 * static_cast<double>(i)) / 3.0;
+  std::vector<std::int64_t> tets(static_cast<std::size_t>(4 * cells));
+  for (std::size_t i = 0; i < tets.size(); ++i) tets[i] = static_cast<std::int64_t>((i * 7919) % static_cast<std::size_t>(points));
+  Mesh mesh;
+  mesh.points = array_of<double>({points, 3}, xyz);
+  mesh.cells.push_back(CellBlock{"tetra", int64_matrix(cells, 4, tets), {}, {}});
+  const std::string path = scratch("large.mphtxt").string();
+  mphtxt::write(path, mesh, {});
+  const std::string text = read_file(path);
+  ASSERT_GT(text.size(), std::size_t{10} << 20);
+
+  const auto read_both = [](const std::string& file) {
+    set_thread_count(1);
+    Mesh one = mphtxt::read(file);
+    set_thread_count(2);
+    Mesh two = mphtxt::read(file);
+    set_thread_count(0);
+    EXPECT_TRUE(same_bits(one.points, two.points));
+    EXPECT_EQ(nodes_of(one.cells.at(0)), nodes_of(two.cells.at(0)));
+    EXPECT_EQ(int_values(entities(one)[0]), int_values(entities(two)[0]));
+    return two;
+  };
+  const Mesh back = read_both(path);
+  EXPECT_TRUE(same_bits(back.points, mesh.points));
+  EXPECT_EQ(nodes_of(back.cells.at(0)), tets);
+
+  // Point 100000 over two lines with a comment, element 150000 too: the token loop's layout.
+  const auto line_of = [&](const std::string& in, std::int64_t first_line_of_section, std::int64_t row) {
+    std::size_t at = first_line_of_section;
+    for (std::int64_t r = 0; r < row; ++r) at = in.find('\n', at) + 1;
+    return at;
+  };
+  const std::size_t points_begin = text.find('\n', text.find("# Mesh vertex coordinates")) + 1;
+  const std::size_t elements_begin = text.find('\n', text.find("# Elements")) + 1;
+  std::string split = text;
+  const std::size_t element_line = line_of(split, static_cast<std::int64_t>(elements_begin), 150000);
+  split.replace(split.find(' ', element_line), 1, " # a comment\n");
+  const std::size_t point_line = line_of(split, static_cast<std::int64_t>(points_begin), 100000);
+  split.replace(split.find(' ', point_line), 1, "\n");
+  const Mesh from_split = read_both(write_scratch("split.mphtxt", split));
+  EXPECT_TRUE(same_bits(from_split.points, mesh.points));
+  EXPECT_EQ(nodes_of(from_split.cells.at(0)), tets);
+
+  // An element naming a point past the end, deep in the section: one error, whatever the threads.
+  std::string broken = text;
+  const std::size_t bad_line = line_of(broken, static_cast<std::int64_t>(elements_begin), 180000);
+  broken.replace(bad_line, broken.find(' ', bad_line) - bad_line, "120000");
+  const std::string broken_path = write_scratch("broken.mphtxt", broken);
+  std::vector<std::string> messages;
+  for (unsigned threads : {1u, 2u}) {
+    set_thread_count(threads);
+    const ReadError error = expect_read_error([&] { mphtxt::read(broken_path); });
+    set_thread_count(0);
+    EXPECT_NE(error.reason().find("tet element 180000 refers to point 120000"), std::string::npos) << error.what();
+    EXPECT_EQ(error.byte_offset(), bad_line);
+    messages.push_back(error.what());
+  }
+  EXPECT_EQ(messages[0], messages[1]);
 }

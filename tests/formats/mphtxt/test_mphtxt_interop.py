@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
-from interop import run_meshioplusplus_17
+from interop import assert_large_deck_reads_alike_on_one_thread_and_two, run_meshioplusplus_17
 
 TESTS = pathlib.Path(__file__).resolve().parents[2]
 DATA = TESTS / "data" / "mphtxt"
@@ -76,3 +76,7 @@ def test_entity_regions_and_errors(tmp_path):
     path.write_text("0 1\n1\n5 mesh1\n1\n3 obj\n0 0 1\n5 Geom2 # class\n")
     with pytest.raises(mio.ReadError, match="not a Mesh"):
         mio.read(path)
+
+
+def test_large_deck_reads_the_same_on_one_thread_and_two(tmp_path):
+    assert_large_deck_reads_alike_on_one_thread_and_two(tmp_path / "large.mphtxt", "mphtxt")

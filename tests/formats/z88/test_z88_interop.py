@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import meshioplusplus as mio
+from interop import assert_large_deck_reads_alike_on_one_thread_and_two
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 DATA = REPO / "tests" / "data" / "z88"
@@ -56,3 +57,7 @@ def test_round_trip_by_extension(tmp_path):
     back = mio.z88.read(str(out))
     assert np.asarray(back.points).tobytes() == np.asarray(mesh.points).tobytes()
     assert np.array_equal(np.asarray(back.cells[0].data), np.asarray(mesh.cells[0].data))
+
+
+def test_large_deck_reads_the_same_on_one_thread_and_two(tmp_path):
+    assert_large_deck_reads_alike_on_one_thread_and_two(tmp_path / "large.z88", "z88")

@@ -25,12 +25,18 @@
 // element blocks are read (ccx writes the mesh once); later ones are passed over. Opening a time
 // series scans the whole file once (block positions, step table); each step's arrays are read
 // when asked for.
+// Speed: ASCII nodal, element and result blocks laid out as ccx writes them (one record a
+// line; an element's nodes on one " -2" line, one type, numeric materials; result nodes in
+// increasing order) are parsed on all cores (io::parse_lines_in_parallel); any other layout
+// goes to the sequential loops, which word the errors. read() moves the mesh out of the
+// series reader instead of copying it.
 #include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -44,7 +50,9 @@
 #include "io/cells/id_map.hpp"
 #include "io/cells/node_orders.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/source/uninitialized.hpp"
 #include "io/text/fortran_fields.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -92,6 +100,7 @@ struct Structure {
   std::string_view text;
   Mesh mesh;
   io::IdMap nodes;
+  std::int64_t num_points = 0;  // mesh.points' rows, kept when read() moves the mesh out
   std::vector<Result> results;
   std::vector<Step> steps;
   // Material numbers and names: "    1UMAT    1ALUM" header lines, and names written in an
@@ -134,15 +143,33 @@ int record_key(std::string_view line) {
   return 0;
 }
 
+// The integer field [begin, begin + width) of `text` (blank: 0); false when it is none.
+bool parse_integer_field(std::string_view text, std::size_t begin, std::size_t width, std::int64_t& value) noexcept {
+  if (begin < text.size()) {
+    const char* const p = text.data() + begin;
+    if (io::plain_fixed_integer(p, p + std::min(width, text.size() - begin), value)) return true;
+  }
+  return io::fortran_integer(io::fixed_field(text, begin, width), value);
+}
+
 std::int64_t integer_field(const Structure& s, const Line& line, std::size_t begin, std::size_t width, std::string_view what) {
   std::int64_t value = 0;
-  if (begin < line.text.size()) {
-    const char* const p = line.text.data() + begin;
-    if (io::plain_fixed_integer(p, p + std::min(width, line.text.size() - begin), value)) return value;
-  }
-  const std::string_view text = io::fixed_field(line.text, begin, width);
-  if (!io::fortran_integer(text, value)) s.fail(line.offset + begin, "invalid " + std::string(what) + " '" + std::string(text) + "'");
+  if (!parse_integer_field(line.text, begin, width, value))
+    s.fail(line.offset + begin, "invalid " + std::string(what) + " '" + std::string(io::fixed_field(line.text, begin, width)) + "'");
   return value;
+}
+
+// Line [from, to) of the file without a '\r' before its break (as Lines::next gives it).
+std::string_view line_at(std::string_view text, std::size_t from, std::size_t to) noexcept {
+  if (to > from && text[to - 1] == '\r') --to;
+  return text.substr(from, to - from);
+}
+
+// Whether the line starting at `offset` closes its block (" -3").
+bool closes_block_at(std::string_view text, std::size_t offset) noexcept {
+  if (offset >= text.size()) return false;
+  const std::size_t newline = text.find('\n', offset);
+  return record_key(line_at(text, offset, newline == std::string_view::npos ? text.size() : newline)) == 3;
 }
 
 double real_field(const Structure& s, const Line& line, std::size_t begin, std::string_view what) {
@@ -196,6 +223,33 @@ void skip_block(Lines& lines) {
     if (record_key(line.text) == 3) return;
 }
 
+// An ASCII nodal block of `claimed` one-line records closed by " -3" — what ccx writes — on
+// all cores; false, with nothing read, for anything else (the sequential loop words errors).
+bool read_nodes_in_parallel(const Structure& s, Lines& lines, std::int64_t claimed, std::size_t w, std::vector<std::int64_t>& ids,
+                            std::vector<double>& xyz) {
+  if (claimed < 2) return false;
+  const auto count = static_cast<std::size_t>(claimed);
+  ids.resize(count);
+  xyz.resize(3 * count);
+  const std::optional<std::size_t> end =
+      io::parse_lines_in_parallel(s.text, lines.position(), count, [&](std::uint64_t i, std::size_t from, std::size_t to) {
+        const std::string_view text = line_at(s.text, from, to);
+        if (record_key(text) != 1 || !parse_integer_field(text, 3, w, ids[i])) return false;
+        for (std::size_t axis = 0; axis < 3; ++axis)
+          if (!io::fortran_real(io::fixed_field(text, 3 + w + 12 * axis, 12), xyz[3 * i + axis])) return false;
+        return true;
+      });
+  if (!end || !closes_block_at(s.text, *end)) {
+    ids.clear();
+    xyz.clear();
+    return false;
+  }
+  lines.seek(*end);
+  Line closing;
+  lines.next(closing);
+  return true;
+}
+
 void read_nodes(Structure& s, Lines& lines, const Line& header, std::vector<std::int64_t>& ids, std::vector<double>& xyz) {
   const int flag = format_flag(s, header, 36, false);
   const int w = id_width(flag);
@@ -218,6 +272,7 @@ void read_nodes(Structure& s, Lines& lines, const Line& header, std::vector<std:
   if (claimed > 0) {
     io::check_claim(s.path, kFormat, "nodes", static_cast<std::uint64_t>(claimed), 3 + static_cast<std::uint64_t>(w) + 36,
                     lines.bytes_left(), 32, {header.offset, io::line_of_offset(s.text, header.offset)});
+    if (read_nodes_in_parallel(s, lines, claimed, static_cast<std::size_t>(w), ids, xyz)) return;
     ids.reserve(static_cast<std::size_t>(claimed));
     xyz.reserve(static_cast<std::size_t>(claimed) * 3);
   }
@@ -233,6 +288,61 @@ void read_nodes(Structure& s, Lines& lines, const Line& header, std::vector<std:
   s.fail(header.offset, "unexpected end of file inside the nodal block that starts here");
 }
 
+// One element type's cells as read, node indices in meshio's order.
+struct BuiltBlock {
+  int type = 0;
+  io::UninitializedVector<std::int64_t> connectivity, group, material;  // the parallel pass sizes, then fills them
+};
+
+// An ASCII element block of `claimed` elements of one type, each a " -1" line and one " -2"
+// line holding all its nodes, with numeric materials, closed by " -3" — what ccx writes — on
+// all cores into `blocks` (one block); false, with nothing read, for anything else: the
+// sequential loop then reads the block and words any error.
+bool read_elements_in_parallel(const Structure& s, Lines& lines, std::int64_t claimed, std::size_t w, std::vector<BuiltBlock>& blocks) {
+  if (claimed < 2) return false;
+  const std::size_t begin = lines.position();
+  const std::size_t first_newline = s.text.find('\n', begin);
+  if (first_newline == std::string_view::npos) return false;
+  std::int64_t type = 0;
+  if (!parse_integer_field(line_at(s.text, begin, first_newline), 3 + w, 5, type) || type < 1 || type > 12) return false;
+  const ElementType& kind = kTypes[type];
+  const auto nodes = static_cast<std::size_t>(kind.nodes);
+  const std::span<const std::int8_t> order = io::vertical_edges_before_top_order(kind.cell);
+  const auto count = static_cast<std::size_t>(claimed);
+  BuiltBlock block{static_cast<int>(type), {}, {}, {}};
+  block.connectivity.resize(count * nodes);
+  block.group.resize(count);
+  block.material.resize(count);
+  const std::optional<std::size_t> end =
+      io::parse_lines_in_parallel(s.text, begin, 2 * count, [&](std::uint64_t line, std::size_t from, std::size_t to) {
+        const std::string_view text = line_at(s.text, from, to);
+        const std::size_t e = line / 2;
+        if (line % 2 == 0) {
+          const std::size_t at = 3 + w;
+          std::int64_t number = 0, this_type = 0;
+          return record_key(text) == 1 && parse_integer_field(text, 3, w, number) && parse_integer_field(text, at, 5, this_type) &&
+                 this_type == type && parse_integer_field(text, at + 5, 5, block.group[e]) &&
+                 io::fortran_integer(io::fixed_field(text, at + 10, std::string_view::npos), block.material[e]);
+        }
+        if (record_key(text) != 2) return false;
+        std::int64_t read[20];
+        for (std::size_t k = 0; k < nodes; ++k) {
+          const std::size_t column = 3 + k * w;
+          std::int64_t id = 0;
+          if (column >= text.size() || !parse_integer_field(text, column, w, id)) return false;
+          read[k] = s.nodes.find(id);
+          if (read[k] < 0) return false;
+        }
+        std::int64_t* const row = block.connectivity.data() + e * nodes;
+        for (std::size_t k = 0; k < nodes; ++k) row[k] = read[order.empty() ? k : static_cast<std::size_t>(order[k])];
+        return true;
+      });
+  if (!end || !closes_block_at(s.text, *end)) return false;
+  blocks.push_back(std::move(block));
+  lines.seek(*end);
+  return true;
+}
+
 void read_elements(Structure& s, Lines& lines, const Line& header) {
   const int flag = format_flag(s, header, 36, false);
   const int w = id_width(flag);
@@ -240,11 +350,9 @@ void read_elements(Structure& s, Lines& lines, const Line& header) {
   if (claimed > 0)
     io::check_claim(s.path, kFormat, "elements", static_cast<std::uint64_t>(claimed), 20, lines.bytes_left(), 176,
                     {header.offset, io::line_of_offset(s.text, header.offset)});
-  struct Built {
-    int type = 0;
-    std::vector<std::int64_t> connectivity, group, material;
-  };
+  using Built = BuiltBlock;
   std::vector<Built> blocks;
+  if (flag < 2 && claimed > 0) read_elements_in_parallel(s, lines, claimed, static_cast<std::size_t>(w), blocks);
   std::int64_t nodes_read[20];
   // One element of `type` whose nodes are in nodes_read, into its block.
   const auto add = [&](std::int64_t type, std::int64_t group, std::int64_t material) {
@@ -329,7 +437,7 @@ void read_elements(Structure& s, Lines& lines, const Line& header) {
     }
     add(type, group, material);
   }
-  const auto column = [](const std::vector<std::int64_t>& values) {
+  const auto column = [](const io::UninitializedVector<std::int64_t>& values) {
     NDArray array = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(values.size())});
     std::copy(values.begin(), values.end(), array.data_as<std::int64_t>());
     return array;
@@ -340,7 +448,7 @@ void read_elements(Structure& s, Lines& lines, const Line& header) {
     CellBlock cells;
     cells.type = std::string(kind.cell);
     cells.connectivity = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(block.group.size()), kind.nodes});
-    std::copy(block.connectivity.begin(), block.connectivity.end(), cells.connectivity.data_as<std::int64_t>());
+    io::copy_in_parallel(cells.connectivity.data_as<std::int64_t>(), block.connectivity.data(), block.connectivity.size() * sizeof(std::int64_t));
     s.mesh.cells.push_back(std::move(cells));
     groups.push_back(column(block.group));
     materials.push_back(column(block.material));
@@ -425,6 +533,7 @@ std::shared_ptr<Structure> open(const std::string& path) {
         s->fail(line.offset, "node " + std::to_string(ids[*repeated]) + " is defined twice in the nodal block that starts here");
       s->mesh.points = NDArray::allocate(DType::float64, {static_cast<std::int64_t>(ids.size()), 3});
       std::copy(xyz.begin(), xyz.end(), s->mesh.points.data_as<double>());
+      s->num_points = static_cast<std::int64_t>(ids.size());
       have_nodes = true;
     } else if (starts(line.text, "    3C")) {
       if (!have_nodes) s->fail(line.offset, "an element block before the nodal block");
@@ -458,8 +567,34 @@ std::shared_ptr<Structure> open(const std::string& path) {
   return s;
 }
 
+// An ASCII result block of one " -1" line per node holding all its values, nodes in
+// increasing order (what ccx writes) on all cores into `out` (rows x c); false when the
+// block is laid out otherwise (continuation lines, nodes passed over, blank lines, nodes out
+// of order): the sequential loop then fills `out` again and words any error.
+bool read_result_in_parallel(const Structure& s, const Result& result, std::int64_t c, double* out) {
+  const std::size_t w = static_cast<std::size_t>(result.id_width);
+  const auto values = static_cast<std::size_t>(c);
+  if (values == 0 || values > 6) return false;
+  const std::uint64_t records = io::count_newlines(s.text.data() + result.data_begin, s.text.data() + result.data_end);
+  std::vector<std::int64_t> rows(records);
+  const std::optional<std::size_t> end =
+      io::parse_lines_in_parallel(s.text, result.data_begin, records, [&](std::uint64_t i, std::size_t from, std::size_t to) {
+        const std::string_view text = line_at(s.text, from, to);
+        std::int64_t id = 0;
+        if (record_key(text) != 1 || !parse_integer_field(text, 3, w, id)) return false;
+        const std::int64_t row = s.nodes.find(id);
+        if (row < 0 || 3 + w + 12 * (values - 1) >= text.size()) return false;
+        for (std::size_t k = 0; k < values; ++k)
+          if (!io::fortran_real(io::fixed_field(text, 3 + w + 12 * k, 12), out[static_cast<std::size_t>(row) * values + k])) return false;
+        rows[i] = row;
+        return true;
+      });
+  // Increasing rows: no node written twice (where the sequential loop's last line would win).
+  return end && *end == result.data_end && std::adjacent_find(rows.begin(), rows.end(), std::greater_equal<>()) == rows.end();
+}
+
 NDArray read_result(const Structure& s, const Result& result) {
-  const std::int64_t n = s.mesh.points.rows();
+  const std::int64_t n = s.num_points;
   const std::int64_t c = static_cast<std::int64_t>(result.components.size());
   NDArray values = c == 1 ? NDArray::allocate(DType::float64, {n}) : NDArray::allocate(DType::float64, {n, c});
   double* out = values.data_as<double>();
@@ -474,6 +609,8 @@ NDArray read_result(const Structure& s, const Result& result) {
     }
     return values;
   }
+  if (read_result_in_parallel(s, result, c, out)) return values;
+  std::fill_n(out, static_cast<std::size_t>(n * c), std::numeric_limits<double>::quiet_NaN());  // what the parallel pass left
   const std::string_view rest = s.text.substr(result.data_begin, result.data_end - result.data_begin);
   Lines data(rest);
   Line line;
@@ -514,7 +651,10 @@ class SeriesReader final : public TimeSeriesReader {
     if (step >= s_->steps.size()) throw ReadError(s_->path, std::string(kFormat), "time step " + std::to_string(step) + " out of range");
     return s_->steps[step].time;
   }
-  Mesh read_mesh() override {
+  Mesh read_mesh() override { return mesh_of(false); }
+  // The mesh itself, moved out, for a one-shot read (read()): no copy of its arrays.
+  Mesh take_mesh() { return mesh_of(true); }
+  Mesh mesh_of(bool take) {
     Mesh mesh;
     if (!s_->materials.empty()) {
       std::vector<std::string> names;
@@ -527,6 +667,12 @@ class SeriesReader final : public TimeSeriesReader {
       std::copy(numbers.begin(), numbers.end(), array.data_as<std::int64_t>());
       mesh.field_data.append_new("frd:material_numbers", std::move(array));
       mesh.string_field_data.append_new("frd:material_names", std::move(names));
+    }
+    if (take) {
+      mesh.points = std::move(s_->mesh.points);
+      mesh.cells = std::move(s_->mesh.cells);
+      mesh.cell_data = std::move(s_->mesh.cell_data);
+      return mesh;
     }
     mesh.points = s_->mesh.points.copy();
     for (const CellBlock& block : s_->mesh.cells) mesh.cells.push_back({block.type, block.connectivity.copy(), {}, {}});
@@ -560,7 +706,7 @@ std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) { re
 
 Mesh read(const std::string& path) {
   SeriesReader reader(open(path));
-  Mesh mesh = reader.read_mesh();
+  Mesh mesh = reader.take_mesh();  // the steps below need only the node numbering and the text
   if (reader.num_steps() == 0) return mesh;
   const std::size_t last = reader.num_steps() - 1;
   TimeStep step = reader.read_step(last);

@@ -40,6 +40,7 @@
 #include <span>
 #include <cstdint>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <type_traits>
 #include <string>
@@ -52,6 +53,7 @@
 #include "io/source/mapped_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/source/uninitialized.hpp"
 #include "io/text/line_values.hpp"
 #include "meshioplusplus/side_regions.hpp"
 
@@ -322,6 +324,8 @@ template <class Stream> class XdrIoReader {
   }
 
   Mesh build_mesh();
+  void fill_uniform_block(CellBlock& block, NDArray& subdomains, std::vector<std::vector<NDArray>>& integer_data,
+                          std::map<std::int64_t, std::vector<std::int64_t>>& subdomain_cells) const;
   // The node ids of libMesh side `side` of element `e` (its corners).
   std::vector<std::int64_t> side_corners(std::uint64_t e, std::uint64_t side) const {
     const ElemType& type = *types_[e];
@@ -342,9 +346,13 @@ template <class Stream> class XdrIoReader {
   int stored_before_nodes_ = 0;
   std::vector<std::string> node_integer_names_, elem_integer_names_;
   std::map<std::int64_t, std::string> subdomain_names_, side_names_, node_names_;
-  std::vector<const ElemType*> types_;
-  std::vector<std::int64_t> subdomains_, parents_;
-  std::vector<std::uint64_t> nodes_, node_offsets_, elem_integers_, node_integers_;
+  // Sized to the element count, then written for every element by the sequential or the
+  // parallel loop: not zeroed first (io/source/uninitialized.hpp).
+  io::UninitializedVector<const ElemType*> types_;
+  io::UninitializedVector<std::int64_t> subdomains_;
+  io::UninitializedVector<std::uint64_t> nodes_, node_offsets_;
+  std::vector<std::int64_t> parents_;
+  std::vector<std::uint64_t> elem_integers_, node_integers_;
   std::vector<std::uint64_t> side_conditions_, node_conditions_;
   NDArray points_;
 };
@@ -392,18 +400,68 @@ bool lies_on(const double* points, std::span<const std::int64_t> corners, const 
   return offset * offset <= kTolerance * kTolerance * dot(n, n) * dot(a, a);
 }
 
+// build_mesh's cells when every element is active and of one type: element e is cell e.
+// Nodes, subdomains and extra integers are copied on all cores; the subdomain regions
+// gather runs of equal subdomains (one run per subdomain, as a rule) a run at a time.
+template <class Stream>
+void XdrIoReader<Stream>::fill_uniform_block(CellBlock& block, NDArray& subdomains, std::vector<std::vector<NDArray>>& integer_data,
+                                             std::map<std::int64_t, std::vector<std::int64_t>>& subdomain_cells) const {
+  const ElemType& type = *types_[0];
+  const auto width = static_cast<std::size_t>(type.num_nodes);
+  std::int64_t* const out = block.connectivity.template data_as<std::int64_t>();
+  std::int64_t* const subdomain_out = subdomains.template data_as<std::int64_t>();
+  const std::size_t n_integers = elem_integer_names_.size();
+  io::parallel_ranges(n_elem_, std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+    for (std::size_t e = first; e < last; ++e) {
+      const std::uint64_t* in = nodes_.data() + e * width;  // node_offsets_[e]: every element has `width` nodes
+      for (std::size_t k = 0; k < width; ++k)
+        out[e * width + k] = static_cast<std::int64_t>(in[type.order.empty() ? k : static_cast<std::size_t>(type.order[k])]);
+      subdomain_out[e] = subdomains_[e];
+      for (std::size_t i = 0; i < n_integers; ++i)
+        integer_data[i][0].template data_as<std::int64_t>()[e] = static_cast<std::int64_t>(elem_integers_[e * n_integers + i]);
+    }
+  });
+  for (std::size_t run = 0; run < n_elem_;) {
+    std::size_t run_end = run + 1;
+    while (run_end < n_elem_ && subdomains_[run_end] == subdomains_[run]) ++run_end;
+    std::vector<std::int64_t>& cells = subdomain_cells[subdomains_[run]];
+    const std::size_t before = cells.size();
+    cells.resize(before + (run_end - run));
+    std::iota(cells.begin() + static_cast<std::ptrdiff_t>(before), cells.end(), static_cast<std::int64_t>(run));
+    run = run_end;
+  }
+}
+
 template <class Stream> Mesh XdrIoReader<Stream>::build_mesh() {
   Mesh mesh;
   mesh.points = std::move(points_);
   std::vector<char> active(n_elem_, 1);
+  bool any_parent = false;
   for (const std::int64_t parent : parents_)
-    if (parent >= 0) active[static_cast<std::size_t>(parent)] = 0;
+    if (parent >= 0) {
+      active[static_cast<std::size_t>(parent)] = 0;
+      any_parent = true;
+    }
+  // One element type and nothing refined — what nearly every file holds: element e is cell e
+  // of the only block, so the per-element block tables below (16 bytes an element) are not
+  // built and the cells are filled on all cores.
+  const bool uniform = !any_parent && n_elem_ > 0 &&
+                       std::all_of(types_.begin(), types_.end(), [&](const ElemType* type) { return type == types_[0]; });
 
   // Blocks by type in order of first appearance; each element's block-major index.
   std::vector<const ElemType*> block_types;
-  std::vector<std::int64_t> block_of(n_elem_, -1), position_in_block(n_elem_, -1), block_counts;
+  std::vector<std::int64_t> block_of, position_in_block, block_counts;
+  if (uniform) {
+    block_types.push_back(types_[0]);
+    block_counts.push_back(static_cast<std::int64_t>(n_elem_));
+  } else {
+    block_of.assign(n_elem_, -1);
+    position_in_block.assign(n_elem_, -1);
+  }
+  const auto block_index = [&](std::uint64_t e) { return uniform ? std::size_t{0} : static_cast<std::size_t>(block_of[e]); };
+  const auto position_of = [&](std::uint64_t e) { return uniform ? static_cast<std::int64_t>(e) : position_in_block[e]; };
   std::size_t last_block = 0;
-  for (std::uint64_t e = 0; e < n_elem_; ++e) {
+  for (std::uint64_t e = 0; e < n_elem_ && !uniform; ++e) {
     if (!active[e]) continue;
     std::size_t b = last_block;  // runs of one type are the rule
     if (b >= block_types.size() || block_types[b] != types_[e]) {
@@ -432,7 +490,8 @@ template <class Stream> Mesh XdrIoReader<Stream>::build_mesh() {
   std::map<std::int64_t, std::vector<std::int64_t>> subdomain_cells;
   std::vector<std::int64_t>* subdomain_run = nullptr;  // the last subdomain's list: runs are the rule
   std::int64_t subdomain_run_id = 0;
-  for (std::uint64_t e = 0; e < n_elem_; ++e) {
+  if (uniform) fill_uniform_block(mesh.cells[0], subdomain_data[0], integer_data, subdomain_cells);
+  for (std::uint64_t e = 0; e < n_elem_ && !uniform; ++e) {
     if (!active[e]) continue;
     const std::size_t b = static_cast<std::size_t>(block_of[e]);
     const ElemType& type = *types_[e];
@@ -470,8 +529,8 @@ template <class Stream> Mesh XdrIoReader<Stream>::build_mesh() {
 
   // Conditions on refined-away parents move to the active descendants with a side on
   // theirs (libMesh stores them on level-0 elements and children inherit them).
-  std::vector<std::vector<std::uint64_t>> children(n_elem_);
-  for (std::uint64_t e = 0; e < n_elem_; ++e)
+  std::vector<std::vector<std::uint64_t>> children(any_parent ? n_elem_ : 0);  // only inactive elements have some
+  for (std::uint64_t e = 0; e < n_elem_ && any_parent; ++e)
     if (parents_[e] >= 0) children[static_cast<std::size_t>(parents_[e])].push_back(e);
   const double* xyz = mesh.points.data_as<double>();
   std::map<std::int64_t, std::vector<std::int64_t>> sides;  // boundary id → cell, facet pairs
@@ -499,7 +558,7 @@ template <class Stream> Mesh XdrIoReader<Stream>::build_mesh() {
     const ElemType& type = *types_[e];
     const std::int64_t facet = type.side_map.empty() ? static_cast<std::int64_t>(side) : type.side_map[side];
     auto& pairs = sides[static_cast<std::int64_t>(id)];
-    pairs.push_back(base[block_of[e]] + position_in_block[e]);
+    pairs.push_back(base[block_index(e)] + position_of(e));
     pairs.push_back(facet);
   }
   for (auto& [id, pairs] : sides) {

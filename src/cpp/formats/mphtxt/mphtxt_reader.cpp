@@ -22,6 +22,10 @@
 // when the file has several objects, each of which is then also a Cell region of its own,
 // named by its tag, as in 17.21). Prisms come in our (meshio's) wedge order. Every count is checked against the file's length before it
 // is allocated, every index against the object's points.
+// Speed: coordinates, elements and entity indices written one record a line (COMSOL's layout
+// and ours) are read line by line without the token loop, on all cores where the section is
+// large (io::parse_lines_in_parallel); any other layout goes to the token loop, which words
+// the errors.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -35,7 +39,9 @@
 #include "formats/mphtxt/mphtxt.hpp"
 #include "formats/mphtxt/mphtxt_types.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/line_values.hpp"
 #include "io/text/significant_lines.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -49,7 +55,7 @@ using detail::ElementType;
 // The numbers and words of the significant lines ('#' comments cut), one after the other.
 class Tokens {
  public:
-  Tokens(std::string_view bytes, const std::string& path) : lines_(bytes, path, kFormat, '#'), size_(bytes.size()) {}
+  Tokens(std::string_view bytes, const std::string& path) : lines_(bytes, path, kFormat, '#'), bytes_(bytes), size_(bytes.size()) {}
 
   bool at_end() { return !fill(); }
   std::size_t position() { return fill() ? scanner_->position() : size_; }
@@ -99,8 +105,59 @@ class Tokens {
   }
 
   io::SignificantLines lines_;
+  std::string_view bytes_;
   std::size_t size_;
   std::optional<io::TextScanner> scanner_;
+
+ public:
+  // `rows` records of `width` values of type T, each a significant line of its own — what
+  // COMSOL and our writer produce — read on all cores from the next line on: `store(row,
+  // values)` keeps a row (it may refuse it: false). Each line is read as the token loop sees
+  // it (comment cut). False, with reading where it was, when the current line still holds
+  // values or any line is laid out otherwise (several records a line, a record over two
+  // lines, a blank line, a value that is none …): the token loop then reads the records and
+  // words any error.
+  template <class T, class Store> bool rows_in_parallel(std::int64_t rows, int width, const Store& store) {
+    if (rows < 2 || width < 1 || width > 27) return false;
+    if (scanner_ && (scanner_->skip_whitespace(), !scanner_->at_end())) return false;
+    const std::size_t before = lines_.position();
+    const std::optional<io::LineSpan> first = lines_.next();
+    lines_.seek(before);
+    if (!first) return false;
+    std::size_t start = first->begin;  // the raw line's start: the parallel pass cuts lines there
+    while (start > before && bytes_[start - 1] != '\n') --start;
+    const char* const text = bytes_.data();
+    const auto read_row = [&](std::uint64_t row, std::size_t from, std::size_t to) {
+      const std::optional<io::LineSpan> line = lines_.significant_part(from, to);
+      if (!line) return false;  // blank or comment only: the token loop passes over it
+      io::LineValues values(text + line->begin, text + line->end, text + bytes_.size());
+      T row_values[27];
+      for (int k = 0; k < width; ++k)
+        if (!values.next(row_values[k])) return false;
+      return values.done() && store(static_cast<std::int64_t>(row), row_values);
+    };
+    std::optional<std::size_t> end = io::parse_lines_in_parallel(bytes_, start, static_cast<std::uint64_t>(rows), read_row);
+    if (!end) end = rows_one_by_one(start, rows, read_row);  // a small section, or one thread
+    if (!end) return false;
+    scanner_.reset();
+    lines_.seek(*end);
+    return true;
+  }
+
+ private:
+  // rows_in_parallel's lines on this thread, without the token loop's per-value cost (the
+  // geometric entity indices: a million two-byte lines). The offset past the last row's
+  // line, or nullopt where a line is not one plain record.
+  template <class ReadRow> std::optional<std::size_t> rows_one_by_one(std::size_t at, std::int64_t rows, const ReadRow& read_row) const {
+    for (std::int64_t row = 0; row < rows; ++row) {
+      if (at >= bytes_.size()) return std::nullopt;
+      const char* const newline = io::find_newline(bytes_.data() + at, bytes_.data() + bytes_.size());
+      const std::size_t stop = newline ? static_cast<std::size_t>(newline - bytes_.data()) : bytes_.size();
+      if (!read_row(static_cast<std::uint64_t>(row), at, stop)) return std::nullopt;
+      at = newline ? stop + 1 : stop;
+    }
+    return at;
+  }
 };
 
 struct RegionKey {
@@ -160,8 +217,14 @@ class Reader {
     const std::int64_t lowest = tokens_.number<std::int64_t>("the lowest mesh point index");
     check(num_points, 2 * static_cast<std::uint64_t>(sdim), "mesh points");
     const std::int64_t first_point = static_cast<std::int64_t>(coordinates_.size()) / sdim_;
-    coordinates_.reserve(coordinates_.size() + static_cast<std::size_t>(num_points * sdim));
-    for (std::int64_t i = 0; i < num_points * sdim; ++i) coordinates_.push_back(tokens_.number<double>("a coordinate"));
+    const std::size_t coordinates_before = coordinates_.size();
+    coordinates_.resize(coordinates_before + static_cast<std::size_t>(num_points * sdim));
+    double* const xyz = coordinates_.data() + coordinates_before;
+    if (!tokens_.rows_in_parallel<double>(num_points, static_cast<int>(sdim), [&](std::int64_t row, const double* values) {
+          std::copy(values, values + sdim, xyz + row * sdim);
+          return true;
+        }))
+      for (std::int64_t i = 0; i < num_points * sdim; ++i) xyz[i] = tokens_.number<double>("a coordinate");
 
     const std::int64_t num_types = tokens_.count("the number of element types");
     check(num_types, 8, "element types");
@@ -179,8 +242,18 @@ class Reader {
       check(count, 2 * static_cast<std::uint64_t>(type->nodes), "elements");
       NDArray connectivity = NDArray::allocate(DType::int64, {count, type->nodes});
       std::int64_t* out = connectivity.data_as<std::int64_t>();
+      const bool in_parallel = tokens_.rows_in_parallel<std::int64_t>(count, type->nodes, [&](std::int64_t e, const std::int64_t* nodes) {
+        std::int64_t file_nodes[27];
+        for (int k = 0; k < type->nodes; ++k) {
+          const std::int64_t index = io::id_offset(nodes[k], lowest);
+          if (!io::id_within(index, num_points)) return false;  // the token loop words it
+          file_nodes[k] = index + first_point;
+        }
+        for (int k = 0; k < type->nodes; ++k) out[e * type->nodes + k] = file_nodes[type->order.empty() ? k : type->order[k]];
+        return true;
+      });
       std::int64_t file_nodes[27];
-      for (std::int64_t e = 0; e < count; ++e) {
+      for (std::int64_t e = 0; e < count && !in_parallel; ++e) {
         for (int k = 0; k < type->nodes; ++k) {
           const std::size_t at = tokens_.position();
           const std::int64_t index = io::id_offset(tokens_.number<std::int64_t>("an element's node"), lowest);
@@ -207,8 +280,12 @@ class Reader {
                                          std::to_string(count) + " " + std::string(name) + " elements");
       NDArray entities = NDArray::allocate(DType::int64, {count});
       std::int64_t* entity = entities.data_as<std::int64_t>();
-      std::fill(entity, entity + count, 0);
-      for (std::int64_t e = 0; e < num_entities; ++e) entity[e] = tokens_.number<std::int64_t>("a geometric entity index");
+      std::fill(entity + num_entities, entity + count, 0);
+      if (!tokens_.rows_in_parallel<std::int64_t>(num_entities, 1, [&](std::int64_t e, const std::int64_t* value) {
+            entity[e] = *value;
+            return true;
+          }))
+        for (std::int64_t e = 0; e < num_entities; ++e) entity[e] = tokens_.number<std::int64_t>("a geometric entity index");
       if (version < 4) {
         const std::int64_t pairs = tokens_.count("the number of up/down pairs");
         check(pairs, 4, "up/down pairs");

@@ -36,6 +36,8 @@ class Card : public io::FixedColumnLine<Card, 256> {
   // E16.9: " d.dddddddddE+XX" (sixteen columns, ten significant digits).
   // A negative value with a three-digit exponent takes one digit less, to stay in the field.
   Card& real(double value) {
+    // Every element card holds three zero reals: written without a to_chars call apiece.
+    if (value == 0.0 && !std::signbit(value)) return field("0.000000000E+00", 16);
     char scratch[40];
     std::to_chars_result result{};
     for (int precision = 9; precision >= 6; --precision) {

@@ -303,8 +303,9 @@ class Reader {
           return false;
         if (head[5] < 1 || head[5] > static_cast<std::int64_t>(kStride) || detail::is_beam(head[1])) return false;
         const Line line{from, text_.substr(from, to - from)};
-        if (detail::count_fields(line.text) != static_cast<std::size_t>(head[5]) ||
-            detail::read_ints(text_, line, nodes.data() + e * kStride, kStride, path_) != static_cast<std::size_t>(head[5]))
+        // read_ints counts every field of the record (it stores at most kStride): a count that
+        // is not head[5] is a layout the sequential loop words.
+        if (detail::read_ints(text_, line, nodes.data() + e * kStride, kStride, path_) != static_cast<std::size_t>(head[5]))
           return false;
         std::copy(head, head + 4, heads.data() + e * 4);
         counts[e] = static_cast<std::int8_t>(head[5]);

@@ -34,6 +34,7 @@
 #include "io/source/mapped_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/source/uninitialized.hpp"
 #include "io/text/line_values.hpp"
 #include "io/text/significant_lines.hpp"
 #include "io/text/text_scanner.hpp"
@@ -46,7 +47,7 @@ constexpr std::string_view kFormat = "z88";
 
 struct BlockRecords {
   const detail::ElementType* type;
-  std::vector<std::int64_t> connectivity;
+  io::UninitializedVector<std::int64_t> connectivity;  // the parallel pass sizes it, then fills it
 };
 
 // The elements of a large file on all cores when every element is of the first one's type
@@ -67,7 +68,7 @@ std::int64_t read_elements_in_parallel(io::SignificantLines& lines, std::string_
   const auto width = static_cast<std::size_t>(type->nodes);
   // A type line takes 4 bytes, a node line 2 a node: no more elements than the file holds.
   if (static_cast<std::uint64_t>(element_count) * (4 + 2 * width) > document.size() - begin) return 0;
-  std::vector<std::int64_t> connectivity(static_cast<std::size_t>(element_count) * width);
+  io::UninitializedVector<std::int64_t> connectivity(static_cast<std::size_t>(element_count) * width);
   const std::optional<std::size_t> end = io::parse_lines_in_parallel(
       document, begin, 2 * static_cast<std::uint64_t>(element_count), [&](std::uint64_t line, std::size_t from, std::size_t to) {
         io::LineValues values(text + from, text + to, text + document.size());
@@ -203,7 +204,7 @@ Mesh read(const std::string& path) {
                                       ", outside 1.." + std::to_string(node_count));
       z88_nodes[k] = node - 1;
     }
-    std::vector<std::int64_t>& connectivity = blocks[block].connectivity;
+    io::UninitializedVector<std::int64_t>& connectivity = blocks[block].connectivity;
     if (type->vtk_from_z88.empty()) connectivity.insert(connectivity.end(), z88_nodes, z88_nodes + type->nodes);
     else
       for (int k = 0; k < type->nodes; ++k) connectivity.push_back(z88_nodes[type->vtk_from_z88[k]]);
@@ -213,7 +214,7 @@ Mesh read(const std::string& path) {
   for (BlockRecords& block : blocks) {
     const std::int64_t count = static_cast<std::int64_t>(block.connectivity.size()) / block.type->nodes;
     NDArray connectivity = NDArray::allocate(DType::int64, {count, block.type->nodes});
-    std::copy(block.connectivity.begin(), block.connectivity.end(), connectivity.data_as<std::int64_t>());
+    io::copy_in_parallel(connectivity.data_as<std::int64_t>(), block.connectivity.data(), block.connectivity.size() * sizeof(std::int64_t));
     mesh.cells.push_back(CellBlock{std::string(block.type->cell_type), std::move(connectivity), {}, {}});
     NDArray numbers = NDArray::allocate(DType::int64, {count});
     std::fill_n(numbers.data_as<std::int64_t>(), count, block.type->number);
