@@ -7,13 +7,16 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "formats/ansys/ansys.hpp"
+#include "io/source/parallel.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
@@ -456,6 +459,75 @@ TEST_P(AnsysFluentLayout, MixedCellTypesMakeAMixedCellZone) {
 
 INSTANTIATE_TEST_SUITE_P(AsciiAndBinary, AnsysFluentLayout, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "binary" : "ascii"; });
+
+// A text face zone past io::kParallelLinesMinBytes is parsed on every core: the cells, zones and
+// sides must be those of the sequential parse and of the binary file.
+TEST(AnsysFluentLayout, LargeTextFaceZonesReadTheSameOnOneAndTwoThreadsAndAsBinary) {
+  const int nx = 60, ny = 60, nz = 40;
+  std::vector<double> xyz;
+  for (int k = 0; k <= nz; ++k)
+    for (int j = 0; j <= ny; ++j)
+      for (int i = 0; i <= nx; ++i) xyz.insert(xyz.end(), {double(i), double(j), double(k)});
+  const auto node = [&](int i, int j, int k) { return std::int64_t{(k * (ny + 1) + j) * (nx + 1) + i}; };
+  std::vector<std::int64_t> hexes;
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i)
+        hexes.insert(hexes.end(), {node(i, j, k), node(i + 1, j, k), node(i + 1, j + 1, k), node(i, j + 1, k),
+                                   node(i, j, k + 1), node(i + 1, j, k + 1), node(i + 1, j + 1, k + 1), node(i, j + 1, k + 1)});
+  Mesh mesh;
+  mesh.points = array_of<double>({static_cast<std::int64_t>(xyz.size() / 3), 3}, xyz);
+  mesh.cells.push_back({"hexahedron", array_of<std::int64_t>({nx * ny * nz, 8}, hexes), {}, {}});
+  const std::string text = scratch("large_ascii.msh").string(), binary = scratch("large_binary.msh").string();
+  WriteOptions options;
+  options.set("layout", "fluent");
+  options.set("binary", "false");
+  write(text, mesh, "ansys", options);
+  ASSERT_EQ(read_file(text).find("(2013 "), std::string::npos);  // text face sections only
+  options.set("binary", "true");
+  write(binary, mesh, "ansys", options);
+  ASSERT_GT(fs::file_size(text), 3 * io::kParallelLinesMinBytes);
+  const unsigned threads = thread_count();
+  set_thread_count(1);
+  const Mesh serial = ansys::read(text);
+  set_thread_count(2);
+  const Mesh parallel = ansys::read(text);
+  const Mesh from_binary = ansys::read(binary);
+  set_thread_count(threads);
+  ASSERT_EQ(serial.cells.size(), 1u);
+  EXPECT_EQ(serial.cells[0].type, "hexahedron");
+  EXPECT_EQ(serial.cells[0].num_cells(), nx * ny * nz);
+  for (const Mesh* other : {&parallel, &from_binary}) {
+    ASSERT_EQ(other->cells.size(), 1u);
+    EXPECT_TRUE(same_array(serial.cells[0].connectivity, other->cells[0].connectivity));
+    ASSERT_EQ(other->regions.size(), serial.regions.size());
+    for (std::size_t r = 0; r < serial.regions.size(); ++r) {
+      EXPECT_EQ(other->regions[r].name, serial.regions[r].name);
+      EXPECT_TRUE(same_array(other->regions[r].entries, serial.regions[r].entries)) << serial.regions[r].name;
+    }
+  }
+  EXPECT_TRUE(same_array(serial.points, parallel.points));
+  // A node id past the nodes deep in the large zone: the sequential loop words the error, with
+  // the same line and offset on one thread and on two.
+  std::string bytes = read_file(text);
+  const std::size_t line = bytes.find('\n', bytes.size() * 3 / 4) + 1;
+  bytes.replace(line, bytes.find(' ', line) - line, "fffffff");
+  const std::string broken = scratch("large_broken.msh").string();
+  { std::ofstream(broken, std::ios::binary) << bytes; }
+  std::string messages[2];
+  for (unsigned threads : {1u, 2u}) {
+    set_thread_count(threads);
+    try {
+      ansys::read(broken);
+      ADD_FAILURE() << "a node id past the nodes was accepted on " << threads << " threads";
+    } catch (const ReadError& error) {
+      messages[threads - 1] = error.what();
+    }
+  }
+  set_thread_count(threads);
+  EXPECT_NE(messages[0].find("node id fffffff"), std::string::npos) << messages[0];
+  EXPECT_EQ(messages[0], messages[1]);
+}
 
 TEST(AnsysFluentLayout, SurfaceMeshFallsBackToMeshioLayout) {
   Mesh mesh;

@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "formats/openfoam/openfoam.hpp"
 #include "io/cells/faces_from_cells.hpp"
+#include "io/source/parallel.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/threads.hpp"
@@ -430,6 +432,59 @@ TEST(OpenFoamWriter, RefusalsNameTheCaseAndLeaveItWhole) {
   int entries = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(fs::path(blocked) / "constant")) ++entries;
   EXPECT_EQ(entries, 1);
+}
+
+// Large ASCII lists (faces and owner past io::kParallelLinesMinBytes) are parsed on every core;
+// the mesh must be the one the sequential parse gives, and the binary case's.
+TEST(OpenFoamWriter, LargeAsciiListsReadTheSameOnOneAndTwoThreadsAndAsBinary) {
+  ScratchDir dir;
+  const Mesh mesh = hex_block(80, 80, 40);
+  const std::string ascii_case = (dir.path() / "ascii").string(), binary_case = (dir.path() / "binary").string();
+  openfoam::write(ascii_case, mesh, {});
+  WriteOptions binary;
+  binary.set("binary", "true");
+  openfoam::write(binary_case, mesh, binary);
+  ASSERT_GT(fs::file_size(fs::path(ascii_case) / "constant" / "polyMesh" / "owner"), io::kParallelLinesMinBytes);
+  const unsigned threads = thread_count();
+  set_thread_count(1);
+  const Mesh serial = openfoam::read(ascii_case);
+  set_thread_count(2);
+  const Mesh parallel = openfoam::read(ascii_case);
+  const Mesh from_binary = openfoam::read(binary_case);
+  set_thread_count(threads);
+  const auto same = [](const NDArray& a, const NDArray& b) {
+    return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+  };
+  for (const Mesh* other : {&parallel, &from_binary}) {
+    EXPECT_TRUE(same(serial.points, other->points));
+    ASSERT_EQ(serial.cells.size(), 1u);
+    ASSERT_EQ(other->cells.size(), 1u);
+    EXPECT_EQ(serial.cells[0].type, "hexahedron");
+    EXPECT_EQ(serial.cells[0].num_cells(), 80 * 80 * 40);
+    EXPECT_TRUE(same(serial.cells[0].connectivity, other->cells[0].connectivity));
+    ASSERT_EQ(serial.regions.size(), other->regions.size());
+    for (std::size_t r = 0; r < serial.regions.size(); ++r) EXPECT_TRUE(same(serial.regions[r].entries, other->regions[r].entries));
+  }
+  // A face line the plain reader does not take ("4(1 2 3 x)") deep in the list: the sequential
+  // parse words the error, the same on one thread and on two.
+  const fs::path faces = fs::path(ascii_case) / "constant" / "polyMesh" / "faces";
+  std::string bytes = read_file(faces);
+  const std::size_t line = bytes.find('\n', bytes.size() * 3 / 4) + 1;
+  bytes.replace(bytes.find(')', line) - 1, 1, "x");
+  { std::ofstream(faces, std::ios::binary) << bytes; }
+  std::string messages[2];
+  for (unsigned count : {1u, 2u}) {
+    set_thread_count(count);
+    try {
+      openfoam::read(ascii_case);
+      ADD_FAILURE() << "a broken face was accepted on " << count << " threads";
+    } catch (const ReadError& error) {
+      messages[count - 1] = error.what();
+    }
+  }
+  set_thread_count(threads);
+  EXPECT_NE(messages[0].find("expected a label"), std::string::npos) << messages[0];
+  EXPECT_EQ(messages[0], messages[1]);
 }
 
 }  // namespace

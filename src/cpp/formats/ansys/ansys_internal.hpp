@@ -14,14 +14,18 @@
 
 namespace meshioplusplus::ansys::detail {
 
-// Every face of the file's face sections, in file order. Nodes are 0-based point rows; cells
-// 0-based file cell numbers (Fluent id - 1), -1 where the column is 0 (no cell on that side).
+// The faces of the file's face sections that bound a cell, in file order, as
+// io::build_cells_from_faces wants them (ansys_volume.cpp says how Fluent's c0 / c1 columns
+// become owner and neighbour): nodes are 0-based point rows, in 3-D oriented out of the owner,
+// in 2-D with the owner on the left; cells 0-based file cell numbers (Fluent id - 1), -1 = none.
+// Made so while the sections are parsed: no second copy of the faces is built.
 struct FaceList {
   std::vector<std::int64_t> offsets{0};
   std::vector<std::int64_t> nodes;
-  std::vector<std::int64_t> right;  // Fluent's c0
-  std::vector<std::int64_t> left;   // Fluent's c1
-  std::int64_t size() const noexcept { return static_cast<std::int64_t>(right.size()); }
+  std::vector<std::int64_t> owner;
+  std::vector<std::int64_t> neighbour;
+  bool names_a_cell = false;  // some face of the file, kept or not, names a cell
+  std::int64_t size() const noexcept { return static_cast<std::int64_t>(owner.size()); }
 };
 
 struct FaceZone {

@@ -47,6 +47,7 @@
 // with too few or too many values, faces that do not close into cells, or an unclosed
 // section raises ReadError with the byte offset and line.
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -64,6 +65,7 @@
 #include "io/source/byte_order.hpp"
 #include "io/cells/face_blocks.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -146,14 +148,11 @@ class Reader {
       volume_.num_cells = std::max(volume_.num_cells, zone.last);
     }
     volume_.num_cells = std::max(volume_.num_cells, declared_cells_);
+    volume_.dimension = static_cast<int>(mesh_.points.ndim() == 2 ? mesh_.points.dim(1) : 3);
     for (const Section& section : sections_)
       if (section.kind == 13) collect_faces(section);
-    const auto has_cell = [](std::int64_t cell) { return cell >= 0; };
-    if (std::none_of(volume_.faces.right.begin(), volume_.faces.right.end(), has_cell) &&
-        std::none_of(volume_.faces.left.begin(), volume_.faces.left.end(), has_cell))
-      return std::nullopt;
+    if (!volume_.faces.names_a_cell) return std::nullopt;
     volume_.zone_names = zone_names_;
-    volume_.dimension = static_cast<int>(mesh_.points.ndim() == 2 ? mesh_.points.dim(1) : 3);
     detail::add_volume_cells(mesh_, volume_, path_);
     return std::move(mesh_);
   }
@@ -542,7 +541,10 @@ class Reader {
     add_blocks(section, {std::move(block)});
   }
 
-  // Volume mode: every face with its nodes and both cell columns (checked against the cells).
+  // Volume mode: every face with its nodes and both cell columns (checked against the cells),
+  // kept as the cell builder wants it (ansys_volume.cpp says which side owns it and why). A face
+  // with no cell on either side, or with fewer nodes than a face has (Fluent writes faces of no
+  // nodes in some special zones), bounds no cell and is left out.
   void collect_faces(const Section& section) {
     const std::int64_t zone_type = section.header[4];
     if (zone_type != 0 && zone_type != 5 && face_corners(zone_type) == 0)
@@ -550,21 +552,141 @@ class Reader {
     check_room(section, 3);
     detail::FaceList& faces = volume_.faces;
     const std::int64_t begin = faces.size();
-    faces.right.reserve(faces.right.size() + static_cast<std::size_t>(section.count()));
-    faces.left.reserve(faces.left.size() + static_cast<std::size_t>(section.count()));
+    const auto count = static_cast<std::size_t>(section.count());  // bounded by the body (check_room)
+    faces.offsets.reserve(faces.offsets.size() + count);
+    faces.owner.reserve(faces.owner.size() + count);
+    faces.neighbour.reserve(faces.neighbour.size() + count);
+    const int fixed_corners = face_corners(zone_type);
+    faces.nodes.reserve(faces.nodes.size() + count * static_cast<std::size_t>(fixed_corners > 0 ? fixed_corners : 2));
+    const int dimension = volume_.dimension;
+    if (fixed_corners > 0 && collect_faces_in_parallel(section, fixed_corners)) {
+      volume_.face_zones.push_back({section.zone(), begin, faces.size()});
+      return;
+    }
     Values values(*this, section);
     for (std::int64_t face = 0; face < section.count(); ++face) {
       const std::int64_t corners = face_header(values, zone_type);
+      const std::size_t start = faces.nodes.size();
       for (std::int64_t k = 0; k < corners; ++k) {
         const std::size_t offset = values.position();
         faces.nodes.push_back(node_row(values.next("a face node"), offset));
       }
+      const std::int64_t right = cell_index(values, "the face's right cell (c0)");
+      const std::int64_t left = cell_index(values, "the face's left cell (c1)");
+      faces.names_a_cell |= right >= 0 || left >= 0;
+      if ((right < 0 && left < 0) || corners < dimension) {
+        faces.nodes.resize(start);
+        continue;
+      }
+      const bool owner_is_right = right >= 0;
+      if (owner_is_right == (dimension == 3)) std::reverse(faces.nodes.begin() + static_cast<std::ptrdiff_t>(start), faces.nodes.end());
       faces.offsets.push_back(static_cast<std::int64_t>(faces.nodes.size()));
-      faces.right.push_back(cell_index(values, "the face's right cell (c0)"));
-      faces.left.push_back(cell_index(values, "the face's left cell (c1)"));
+      faces.owner.push_back(owner_is_right ? right : left);
+      faces.neighbour.push_back(owner_is_right ? left : -1);
     }
     values.finish();
     volume_.face_zones.push_back({section.zone(), begin, faces.size()});
+  }
+
+  // Zones of one face type have fixed records: one face per line in text ("n0 n1 n2 c0 c1",
+  // as Fluent and our writer write them), corners + 2 integers in binary. Large ones are read
+  // on every core into the face list's tail — text lines by io::parse_lines_in_parallel with
+  // the parser Values::next uses (std::from_chars, base 16), binary records as Values::next
+  // reads them — then kept, turned and packed in place, in file order, by collect_faces'
+  // rules. Any other layout, or a value the sequential loop would reject, sends the whole zone
+  // the sequential way, which words the error. False: nothing was added.
+  bool collect_faces_in_parallel(const Section& section, int corners) {
+    if (thread_count() < 2 || section.body_end - section.body_begin < io::kParallelLinesMinBytes) return false;
+    detail::FaceList& faces = volume_.faces;
+    const auto count = static_cast<std::size_t>(section.count());
+    const std::size_t node_base = faces.nodes.size(), face_base = faces.owner.size();
+    const auto width = static_cast<std::size_t>(corners);
+    faces.nodes.resize(node_base + count * width);
+    faces.owner.resize(face_base + count);      // c0, then the owner once packed
+    faces.neighbour.resize(face_base + count);  // c1, then the neighbour
+    const std::int64_t num_points = mesh_.points.rows(), num_cells = volume_.num_cells;
+    // Face i's values in file order; false where the sequential loop would fail.
+    const auto place = [&](std::size_t i, const std::int64_t* values) {
+      std::int64_t* nodes = faces.nodes.data() + node_base + i * width;
+      for (std::size_t k = 0; k < width; ++k) {
+        if (values[k] < first_node_ || values[k] - first_node_ >= num_points) return false;
+        nodes[k] = values[k] - first_node_;
+      }
+      const std::int64_t right = values[width], left = values[width + 1];
+      if (right < 0 || right > num_cells || left < 0 || left > num_cells) return false;
+      faces.owner[face_base + i] = right - 1;
+      faces.neighbour[face_base + i] = left - 1;
+      return true;
+    };
+    const bool filled = section.encoding == Encoding::ascii ? fill_text_faces(section, width, place)
+                                                            : fill_binary_faces(section, width, place);
+    if (!filled) {
+      faces.nodes.resize(node_base);
+      faces.owner.resize(face_base);
+      faces.neighbour.resize(face_base);
+      return false;
+    }
+    const int dimension = volume_.dimension;
+    std::size_t kept = face_base, kept_nodes = node_base;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::int64_t right = faces.owner[face_base + i], left = faces.neighbour[face_base + i];
+      faces.names_a_cell |= right >= 0 || left >= 0;
+      if ((right < 0 && left < 0) || corners < dimension) continue;
+      const bool owner_is_right = right >= 0;
+      std::int64_t corner_nodes[4];  // read before writing: the packed face may overlap its source
+      std::copy_n(faces.nodes.data() + node_base + i * width, width, corner_nodes);
+      if (owner_is_right == (dimension == 3)) std::reverse(corner_nodes, corner_nodes + width);
+      std::copy_n(corner_nodes, width, faces.nodes.data() + kept_nodes);
+      kept_nodes += width;
+      faces.offsets.push_back(static_cast<std::int64_t>(kept_nodes));
+      faces.owner[kept] = owner_is_right ? right : left;
+      faces.neighbour[kept] = owner_is_right ? left : -1;
+      ++kept;
+    }
+    faces.nodes.resize(kept_nodes);
+    faces.owner.resize(kept);
+    faces.neighbour.resize(kept);
+    return true;
+  }
+
+  template <class Place> bool fill_text_faces(const Section& section, std::size_t width, const Place& place) {
+    const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+    std::size_t begin = section.body_begin;
+    while (begin < section.body_end && blank(doc_[begin])) ++begin;
+    if (begin >= section.body_end || doc_[begin] != '\n') return false;
+    ++begin;
+    const auto parse = [&](std::uint64_t i, std::size_t first, std::size_t last) {
+      const char* p = doc_.data() + first;
+      const char* const end = doc_.data() + last;
+      std::int64_t values[6];
+      for (std::size_t k = 0; k < width + 2; ++k) {
+        while (p < end && blank(*p)) ++p;
+        const auto [stop, error] = std::from_chars(p, end, values[k], 16);
+        if (error != std::errc{} || stop == p || (stop < end && !blank(*stop))) return false;
+        p = stop;
+      }
+      while (p < end && blank(*p)) ++p;
+      return p == end && place(static_cast<std::size_t>(i), values);
+    };
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(doc_, begin, static_cast<std::uint64_t>(section.count()), parse);
+    if (!end || *end > section.body_end) return false;
+    expect_only_whitespace(*end, section.body_end, section);
+    return true;
+  }
+
+  // locate_binary_body() measured the body: count records of width + 2 values end at body_end.
+  template <class Place> bool fill_binary_faces(const Section& section, std::size_t width, const Place& place) {
+    const std::size_t record = (width + 2) * section.width;
+    std::atomic<bool> sound{true};
+    parallel_ranges(static_cast<std::size_t>(section.count()), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      std::int64_t values[6];
+      for (std::size_t i = first; i < last && sound.load(std::memory_order_relaxed); ++i) {
+        const std::size_t at = section.body_begin + i * record;
+        for (std::size_t k = 0; k < width + 2; ++k) values[k] = binary_value(section.width, at + k * section.width);
+        if (!place(i, values)) sound.store(false, std::memory_order_relaxed);
+      }
+    });
+    return sound.load();
   }
 
   // A face's cell column: 0 = no cell, else a Fluent cell id in 1..num_cells -> id - 1.

@@ -10,8 +10,10 @@
 // is passed as the owner with the face reversed in 3-D and as it is in 2-D; a face whose c0
 // is 0 (some writers put a boundary face's cell in c1) goes the other way round. A face with
 // no cell on either side, or with fewer nodes than a face has (Fluent writes faces of no nodes
-// in some special zones), belongs to no cell and is left out.
+// in some special zones), belongs to no cell and is left out. The reader's collect_faces()
+// applies these rules while parsing (ansys_internal.hpp's FaceList); this file builds on them.
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,33 +34,12 @@ NDArray int64_array(const std::vector<std::int64_t>& values) {
 }  // namespace
 
 void add_volume_cells(Mesh& mesh, const VolumeInput& input, const std::string& path) {
-  const FaceList& faces = input.faces;
-  // The builder's faces: oriented out of their owner, c0 the owner wherever it is given.
-  std::vector<std::int64_t> offsets{0}, nodes, owner, neighbour;
-  std::vector<std::int64_t> builder_face(static_cast<std::size_t>(faces.size()), -1);
-  nodes.reserve(faces.nodes.size());
-  owner.reserve(faces.right.size());
-  neighbour.reserve(faces.right.size());
-  for (std::int64_t f = 0; f < faces.size(); ++f) {
-    const std::int64_t right = faces.right[f], left = faces.left[f];
-    const std::int64_t corners = faces.offsets[f + 1] - faces.offsets[f];
-    if ((right < 0 && left < 0) || corners < input.dimension) continue;  // bounds no cell (see reader)
-    const bool owner_is_right = right >= 0;
-    const bool reverse = owner_is_right == (input.dimension == 3);
-    const auto begin = faces.nodes.begin() + faces.offsets[f], end = faces.nodes.begin() + faces.offsets[f + 1];
-    if (reverse) nodes.insert(nodes.end(), std::make_reverse_iterator(end), std::make_reverse_iterator(begin));
-    else nodes.insert(nodes.end(), begin, end);
-    offsets.push_back(static_cast<std::int64_t>(nodes.size()));
-    builder_face[f] = static_cast<std::int64_t>(owner.size());
-    owner.push_back(owner_is_right ? right : left);
-    neighbour.push_back(owner_is_right ? left : -1);
-  }
-
+  const FaceList& faces = input.faces;  // already oriented so by the reader (collect_faces)
   io::FaceCellInput cell_input;
-  cell_input.face_offsets = offsets;
-  cell_input.face_nodes = nodes;
-  cell_input.owner = owner;
-  cell_input.neighbour = neighbour;
+  cell_input.face_offsets = faces.offsets;
+  cell_input.face_nodes = faces.nodes;
+  cell_input.owner = faces.owner;
+  cell_input.neighbour = faces.neighbour;
   cell_input.num_cells = input.num_cells;
   cell_input.dimension = input.dimension;
   io::FaceCells cells;
@@ -94,17 +75,15 @@ void add_volume_cells(Mesh& mesh, const VolumeInput& input, const std::string& p
     mesh.regions.push_back(std::move(region));
   }
 
-  const std::int64_t* owner_sides = cells.owner_sides.data_as<std::int64_t>();
   for (const FaceZone& zone : input.face_zones) {
     const auto name = input.zone_names.find(zone.zone);
     if (name == input.zone_names.end()) continue;
     std::vector<std::int64_t> entries;
     entries.reserve(static_cast<std::size_t>(2 * (zone.end - zone.begin)));
     for (std::int64_t f = zone.begin; f < zone.end; ++f) {
-      const std::int64_t b = builder_face[f];
-      if (b < 0) continue;
-      entries.push_back(owner_sides[2 * b]);
-      entries.push_back(owner_sides[2 * b + 1]);
+      const std::array<std::int64_t, 2> side = cells.side(f, faces.owner[static_cast<std::size_t>(f)], false);
+      entries.push_back(side[0]);
+      entries.push_back(side[1]);
     }
     Region region;
     region.name = name->second;

@@ -34,6 +34,7 @@
 // faces/tree: parents with their kids) and non-conformal interfaces (faces/interface) are
 // refused with a ReadError rather than read as overlapping cells.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <filesystem>
 #include <stdexcept>
@@ -302,14 +303,15 @@ class CaseReader {
   // a face has no c0), so an interior zone lists each face once.
   void add_face_zones(Mesh& mesh) {
     const std::vector<Zone> face_zones = zones("faces/zoneTopology", num_faces_);
-    const NDArray& c0_sides = dimension_ == 3 ? cells_.neighbour_sides : cells_.owner_sides;
-    const NDArray& c1_sides = dimension_ == 3 ? cells_.owner_sides : cells_.neighbour_sides;
+    // c0 is the builder's neighbour in 3-D and its owner in 2-D (build_cells says why).
+    const bool c0_is_neighbour = dimension_ == 3;
     for (const Zone& zone : face_zones) {
       std::vector<std::int64_t> pairs;
       pairs.reserve(static_cast<std::size_t>(2 * zone.count));
       for (std::int64_t f = zone.first; f < zone.first + zone.count; ++f) {
-        const std::int64_t* side = c0_sides.data_as<std::int64_t>() + 2 * f;
-        if (side[0] < 0) side = c1_sides.data_as<std::int64_t>() + 2 * f;
+        const auto face = static_cast<std::size_t>(f);
+        std::array<std::int64_t, 2> side = cells_.side(f, c0_[face], c0_is_neighbour);
+        if (side[0] < 0) side = cells_.side(f, c1_[face], !c0_is_neighbour);
         if (side[0] >= 0) pairs.insert(pairs.end(), {side[0], side[1]});
       }
       NDArray entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(pairs.size() / 2), 2});

@@ -5,11 +5,13 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "io/codecs/zlib_codec.hpp"
 #include "io/source/byte_order.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -468,6 +470,78 @@ int components_of(std::string_view type_name, ElementKind* kind) noexcept {
   return 0;
 }
 
+namespace {
+
+// ---- ASCII lists on every core ------------------------------------------------------------
+// Large lists hold one element per line — what OpenFOAM and our writer write: "13", "(x y z)",
+// "3(a b c)". Such a list is parsed on all cores (io::parse_lines_in_parallel) by readers that
+// accept only that plain layout, with the same number parsers the Cursor uses (io::parse_int64,
+// std::from_chars general); any other line (a comment, a '+', two elements on one line, a
+// number Cursor would read differently) makes them give up, and the sequential loop then reads
+// the whole list, so results and errors are the sequential ones.
+
+const char* skip_blanks(const char* p, const char* end) noexcept {
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) ++p;
+  return p;
+}
+
+// A label ending at a blank, '(' or ')' (or the line's end): its end, or nullptr.
+const char* plain_label(const char* p, const char* end, std::int64_t& value) noexcept {
+  if (p >= end || *p == '+') return nullptr;
+  const auto [stop, error] = io::parse_int64(p, end, value);
+  if (error != std::errc{} || stop == p) return nullptr;
+  if (stop < end && *stop != ' ' && *stop != '\t' && *stop != '\r' && *stop != '(' && *stop != ')') return nullptr;
+  return stop;
+}
+
+const char* plain_scalar(const char* p, const char* end, double& value) noexcept {
+  if (p >= end || *p == '+') return nullptr;
+  const auto [stop, error] = std::from_chars(p, end, value, std::chars_format::general);
+  if (error != std::errc{} || stop == p) return nullptr;
+  if (stop < end && *stop != ' ' && *stop != '\t' && *stop != '\r' && *stop != ')') return nullptr;
+  return stop;
+}
+
+// Where the list's first line starts (the list's '(' ends its own line), else nullopt.
+std::optional<std::size_t> first_line_after(const Cursor& cursor) {
+  const std::string_view text = cursor.file().text();
+  std::size_t at = cursor.position();
+  while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\r')) ++at;
+  if (at >= text.size() || text[at] != '\n') return std::nullopt;
+  return at + 1;
+}
+
+// Labels (width 1) or scalar tuples "(a b …)" one per line into `out`; false: not so laid out,
+// or too small to split — the cursor is untouched then.
+bool read_lines_in_parallel(Cursor& cursor, ElementKind kind, int width, std::uint64_t n, NDArray& out) {
+  if (kind == ElementKind::boolean || (kind == ElementKind::label && width != 1)) return false;
+  const std::optional<std::size_t> begin = first_line_after(cursor);
+  if (!begin) return false;
+  const std::string_view text = cursor.file().text();
+  const auto parse = [&](std::uint64_t i, std::size_t first, std::size_t last) {
+    const char* p = skip_blanks(text.data() + first, text.data() + last);
+    const char* end = text.data() + last;
+    if (kind == ElementKind::label) {
+      p = plain_label(p, end, out.data_as<std::int64_t>()[i]);
+    } else if (width == 1) {
+      p = plain_scalar(p, end, out.data_as<double>()[i]);
+    } else {
+      if (p >= end || *p != '(') return false;
+      double* row = out.data_as<double>() + i * static_cast<std::uint64_t>(width);
+      for (int c = 0; c < width && p != nullptr; ++c) p = plain_scalar(skip_blanks(p + (c == 0 ? 1 : 0), end), end, row[c]);
+      if (p == nullptr || (p = skip_blanks(p, end)) >= end || *p != ')') return false;
+      ++p;
+    }
+    return p != nullptr && skip_blanks(p, end) == end;
+  };
+  const std::optional<std::size_t> end = io::parse_lines_in_parallel(text, *begin, n, parse);
+  if (!end) return false;
+  cursor.seek(*end);
+  return true;
+}
+
+}  // namespace
+
 NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view what) {
   const FoamFile& file = cursor.file();
   const std::string_view text = file.text();
@@ -531,7 +605,8 @@ NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view 
                    component_bytes * static_cast<std::size_t>(width));
   cursor.expect('(', what);
   NDArray out = NDArray::allocate(dtype, list_shape(count, width));
-  for (std::uint64_t i = 0; i < n; ++i) read_ascii_element(cursor, kind, width, out, i, what);
+  if (!read_lines_in_parallel(cursor, kind, width, n, out))
+    for (std::uint64_t i = 0; i < n; ++i) read_ascii_element(cursor, kind, width, out, i, what);
   if (cursor.peek() != ')') {
     cursor.fail("the list " + std::string(what) + " has more elements than its size " + std::to_string(count) + " says");
   }
@@ -570,6 +645,50 @@ NDArray read_list_file(const FoamFile& file, ElementKind kind, int width, std::s
   return read_list(cursor, kind, width, what);
 }
 
+namespace {
+
+// faceList's "k(a b c …)" lines on every core: the sizes first (into offsets[1..n], each
+// bounded by its line: a label takes two bytes), then the labels straight into place. False:
+// not so laid out, the cursor untouched and `faces` unset.
+bool read_faces_in_parallel(Cursor& cursor, std::uint64_t n, Faces& faces) {
+  const std::optional<std::size_t> begin = first_line_after(cursor);
+  if (!begin) return false;
+  const std::string_view text = cursor.file().text();
+  NDArray offsets = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(n) + 1});
+  std::int64_t* offset = offsets.data_as<std::int64_t>();
+  const auto size_of = [&](std::uint64_t i, std::size_t first, std::size_t last) {
+    const char* end = text.data() + last;
+    std::int64_t k = 0;
+    const char* p = plain_label(skip_blanks(text.data() + first, end), end, k);
+    if (p == nullptr || k < 0 || static_cast<std::uint64_t>(k) > (last - first) / 2) return false;
+    offset[i + 1] = k;
+    return true;
+  };
+  if (!io::parse_lines_in_parallel(text, *begin, n, size_of)) return false;
+  offset[0] = 0;
+  for (std::uint64_t f = 0; f < n; ++f) offset[f + 1] += offset[f];  // at most half the list's bytes
+  NDArray nodes = NDArray::allocate(DType::int64, {offset[n]});
+  std::int64_t* node = nodes.data_as<std::int64_t>();
+  const auto labels_of = [&](std::uint64_t i, std::size_t first, std::size_t last) {
+    const char* end = text.data() + last;
+    std::int64_t k = 0;
+    const char* p = plain_label(skip_blanks(text.data() + first, end), end, k);
+    if (p == nullptr || k != offset[i + 1] - offset[i] || (p = skip_blanks(p, end)) >= end || *p != '(') return false;
+    ++p;
+    for (std::int64_t j = 0; j < k && p != nullptr; ++j) p = plain_label(skip_blanks(p, end), end, node[offset[i] + j]);
+    if (p == nullptr || (p = skip_blanks(p, end)) >= end || *p != ')') return false;
+    return skip_blanks(p + 1, end) == end;
+  };
+  const std::optional<std::size_t> end = io::parse_lines_in_parallel(text, *begin, n, labels_of);
+  if (!end) return false;
+  cursor.seek(*end);
+  faces.offsets = std::move(offsets);
+  faces.nodes = std::move(nodes);
+  return true;
+}
+
+}  // namespace
+
 Faces read_faces_file(const FoamFile& file) {
   Cursor cursor(file, file.body());
   if (!cursor.skip_space_and_directives()) file.fail(file.body(), "no faces list in the file");
@@ -607,6 +726,11 @@ Faces read_faces_file(const FoamFile& file) {
   cursor.expect('(', "faces");
   // A face takes at least "3(a b c)" — 8 bytes in text, more in binary.
   check_list_claim(file, count_at, "faces", n, 8, text.size() - cursor.position(), 8);
+  if (!file.header().binary && read_faces_in_parallel(cursor, n, faces)) {
+    if (cursor.peek() != ')') cursor.fail("faces: more faces than the " + std::to_string(count) + " the list says");
+    cursor.expect(')', "faces");
+    return faces;
+  }
   faces.offsets = NDArray::allocate(DType::int64, {count + 1});
   std::int64_t* offsets = faces.offsets.data_as<std::int64_t>();
   offsets[0] = 0;

@@ -46,6 +46,7 @@
 // Not read: sets (polyMesh/sets), cellLevel/pointLevel, lagrangian clouds, the collated format
 // (processors/ with decomposedBlockData files: a ReadError saying so).
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -338,17 +339,24 @@ io::FaceCells build(const PolyMesh& poly, std::span<const std::int64_t> owner, s
   }
 }
 
+// The cells on both sides of every face, as the builder was given them.
+struct FaceSides {
+  std::span<const std::int64_t> owner;
+  std::span<const std::int64_t> neighbour;  // shorter than owner: the faces past its end have none
+};
+
 // Side entries (owner side; the neighbour side where `flips` says so and there is one) of faces.
-NDArray side_entries(const io::FaceCells& cells, std::span<const std::int64_t> faces, const NDArray& flips) {
+NDArray side_entries(const io::FaceCells& cells, const FaceSides& sides, std::span<const std::int64_t> faces,
+                     const NDArray& flips) {
   NDArray entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(faces.size()), 2});
   std::int64_t* out = entries.data_as<std::int64_t>();
-  const std::int64_t* owner = cells.owner_sides.data_as<std::int64_t>();
-  const std::int64_t* neighbour = cells.neighbour_sides.data_as<std::int64_t>();
   const std::uint8_t* flip = flips.empty_handle() ? nullptr : flips.data_as<std::uint8_t>();
   for (std::size_t i = 0; i < faces.size(); ++i) {
     const std::int64_t f = faces[i];
-    const std::int64_t* side = owner + 2 * f;
-    if (flip != nullptr && flip[i] != 0 && neighbour[2 * f] >= 0) side = neighbour + 2 * f;
+    const auto face = static_cast<std::size_t>(f);
+    const std::int64_t neighbour = face < sides.neighbour.size() ? sides.neighbour[face] : -1;
+    const bool flipped = flip != nullptr && flip[i] != 0 && neighbour >= 0;
+    const std::array<std::int64_t, 2> side = flipped ? cells.side(f, neighbour, true) : cells.side(f, sides.owner[face], false);
     out[2 * i] = side[0];
     out[2 * i + 1] = side[1];
   }
@@ -403,6 +411,7 @@ CaseMesh assemble_single(const CaseLayout& layout) {
   result.region = layout.region;
   result.cells = build(poly, span_of(poly.owner), span_of(poly.neighbour), span_of(poly.faces.offsets),
                        span_of(poly.faces.nodes), poly.num_cells, layout.note);
+  const FaceSides poly_sides{span_of(poly.owner), span_of(poly.neighbour)};
   Mesh& mesh = result.mesh;
   mesh.points = poly.points;
   mesh.cells = result.cells.blocks;
@@ -413,7 +422,7 @@ CaseMesh assemble_single(const CaseLayout& layout) {
     std::vector<std::int64_t> faces(static_cast<std::size_t>(patch.size));
     std::iota(faces.begin(), faces.end(), patch.start);
     mesh.regions.push_back(make_region(patch.name, RegionKind::Side, 2, static_cast<std::int64_t>(p),
-                                       side_entries(result.cells, faces, NDArray())));
+                                       side_entries(result.cells, poly_sides, faces, NDArray())));
   }
   add_patch_lists(mesh, patches);
   for (std::size_t z = 0; z < poly.cell_zones.size(); ++z)
@@ -422,7 +431,8 @@ CaseMesh assemble_single(const CaseLayout& layout) {
   for (std::size_t z = 0; z < poly.face_zones.size(); ++z)
     mesh.regions.push_back(make_region(poly.face_zones[z].name, RegionKind::Side, 2,
                                        static_cast<std::int64_t>(poly.patches.size() + z),
-                                       side_entries(result.cells, span_of(poly.face_zones[z].labels), poly.face_zones[z].flips)));
+                                       side_entries(result.cells, poly_sides, span_of(poly.face_zones[z].labels),
+                                                    poly.face_zones[z].flips)));
   for (std::size_t z = 0; z < poly.point_zones.size(); ++z)
     mesh.regions.push_back(make_region(poly.point_zones[z].name, RegionKind::Point, 0, static_cast<std::int64_t>(z),
                                        poly.point_zones[z].labels.copy()));
@@ -435,6 +445,7 @@ CaseMesh assemble_single(const CaseLayout& layout) {
   part.num_cells = poly.num_cells;
   part.num_points = poly.points.rows();
   result.parts.push_back(std::move(part));
+  result.cells.forget_sides();  // the regions are made; fields need only the cell maps
   return result;
 }
 
@@ -534,6 +545,7 @@ CaseMesh assemble_decomposed(const CaseLayout& layout) {
     fail(layout.entry, "cellProcAddressing leaves cells of the undecomposed mesh unnumbered" + layout.note);
   result.cells = build(procs.front(), span_of(owner), span_of(neighbour), span_of(offsets), span_of(nodes), num_cells,
                        layout.note);
+  const FaceSides joined_sides{span_of(owner), span_of(neighbour)};
   Mesh& mesh = result.mesh;
   mesh.points = std::move(points);
   mesh.cells = result.cells.blocks;
@@ -559,7 +571,7 @@ CaseMesh assemble_decomposed(const CaseLayout& layout) {
     std::vector<std::int64_t> joined;
     for (const auto& entry : faces) joined.push_back(entry.second);
     mesh.regions.push_back(make_region(patches[p]->name, RegionKind::Side, 2, static_cast<std::int64_t>(p),
-                                       side_entries(result.cells, joined, NDArray())));
+                                       side_entries(result.cells, joined_sides, joined, NDArray())));
   }
   add_patch_lists(mesh, patches);
   // Zones of the same name joined over the processors (processor 0 gives their order).
@@ -606,7 +618,7 @@ CaseMesh assemble_decomposed(const CaseLayout& layout) {
       flips.data_as<std::uint8_t>()[kept++] = std::get<2>(entries[i]);
     }
     mesh.regions.push_back(make_region(face_zone_names[z], RegionKind::Side, 2, static_cast<std::int64_t>(patches.size() + z),
-                                       side_entries(result.cells, joined, flips)));
+                                       side_entries(result.cells, joined_sides, joined, flips)));
   }
   const std::vector<std::string> point_zone_names = zone_names(&PolyMesh::point_zones);
   for (std::size_t z = 0; z < point_zone_names.size(); ++z) {
@@ -628,6 +640,7 @@ CaseMesh assemble_decomposed(const CaseLayout& layout) {
     part.point_map = point_maps[k];
     result.parts.push_back(std::move(part));
   }
+  result.cells.forget_sides();  // the regions are made; fields need only the cell maps
   return result;
 }
 

@@ -1,12 +1,15 @@
 // Face lists -> cells (see cells_from_faces.hpp for the contract).
 //
 // Three passes, so that no per-cell node table is kept beside the result:
-//   1. cell -> faces lists (CSR) from owner/neighbour, in face order;
+//   1. cell -> faces lists (CSR) from owner/neighbour, in face order, with each cell's count of
+//      triangle and quad faces (3-D);
 //   2. each cell's shape, on every core: a standard shape is accepted only when its node order
 //      can be derived from its faces (see the derive_* functions), else it is a polyhedron
 //      (3-D) or a polygon (2-D);
 //   3. block rows from a running count per shape, then on every core each cell derives its
-//      nodes again straight into its block row and writes its faces' (cell, local facet) pairs.
+//      nodes straight into its block row and puts its own cell -> faces list in local facet
+//      order, which is all FaceCells::side() needs (no pair per face is written: those were
+//      scattered stores into two arrays of 16 bytes per face, most never asked for).
 // A face's nodes "seen from" a cell are its own order for its owner and reversed for its
 // neighbour: out of the cell in 3-D, counter-clockwise round the cell in 2-D.
 #include "io/cells/cells_from_faces.hpp"
@@ -82,7 +85,8 @@ void bottom_from_base(const FaceView& base, std::int64_t* nodes) noexcept {
 // cell that does not close into the shape is left to be a polyhedron. Fills `nodes` (VTK order)
 // and `facet_of_face` (per face of the cell, its local facet). About a hundred comparisons a
 // cell: a million cells take milliseconds.
-bool derive_standard(const CellFaces& faces, std::size_t base, int m, bool prism, std::int64_t* nodes,
+template <class Faces>
+bool derive_standard(const Faces& faces, std::size_t base, int m, bool prism, std::int64_t* nodes,
                      std::int64_t* facet_of_face) noexcept {
   bottom_from_base(faces.view(base), nodes);
   std::int64_t* top = nodes + m;  // a prism's partners, or the apex in top[0]
@@ -144,17 +148,11 @@ bool derive_standard(const CellFaces& faces, std::size_t base, int m, bool prism
 
 // The standard shape a 3-D cell's face corner counts allow (4 triangles a tetra, a quad and 4
 // triangles a pyramid, 2 triangles and 3 quads a wedge, 6 quads a hexahedron), else a
-// polyhedron. Reads only the face offsets; derive_shape() confirms it from the nodes.
-Shape3 shape_by_counts(const CellFaces& faces) noexcept {
-  const std::size_t count = faces.size();
+// polyhedron, from the cell's face count and its triangles and quads (pass 1 tallies them);
+// derive_shape() confirms it from the nodes.
+Shape3 shape_by_counts(std::size_t count, std::uint32_t triangles, std::uint32_t quads) noexcept {
   if (count < 4 || count > 6) return kPolyhedron;
-  int triangles = 0, quads = 0;
-  for (std::size_t k = 0; k < count; ++k) {
-    const int corners = faces.corners(k);
-    triangles += corners == 3 ? 1 : 0;
-    quads += corners == 4 ? 1 : 0;
-  }
-  if (triangles + quads != static_cast<int>(count)) return kPolyhedron;
+  if (triangles + quads != count) return kPolyhedron;
   if (count == 4 && triangles == 4) return kTetra;
   if (count == 5 && quads == 1) return kPyramid;
   if (count == 5 && triangles == 2) return kWedge;
@@ -164,7 +162,8 @@ Shape3 shape_by_counts(const CellFaces& faces) noexcept {
 
 // The nodes (room for 8) and each face's local facet (room for 6) of a cell shape_by_counts()
 // named; false when its faces do not close into that shape.
-bool derive_shape(Shape3 shape, const CellFaces& faces, std::int64_t* nodes, std::int64_t* facet_of_face) noexcept {
+template <class Faces>
+bool derive_shape(Shape3 shape, const Faces& faces, std::int64_t* nodes, std::int64_t* facet_of_face) noexcept {
   auto first_with = [&](int corners) {
     std::size_t k = 0;
     while (k + 1 < faces.size() && faces.corners(k) != corners) ++k;
@@ -179,17 +178,53 @@ bool derive_shape(Shape3 shape, const CellFaces& faces, std::int64_t* nodes, std
   }
 }
 
-// Pass 3 walks cells in order, but each cell's faces sit wherever the file put them: their
-// offsets are asked for 16 cells ahead and their nodes 8 cells ahead (by then the offsets are
-// in cache), so the loads of several cells overlap instead of queueing one after another.
-constexpr std::size_t kPrefetchNodes = 8, kPrefetchOffsets = 16;
-void prefetch_offsets(const CellFaces& faces) noexcept {
-  for (std::size_t k = 0; k < faces.size(); ++k)
-    __builtin_prefetch(faces.input->face_offsets.data() + static_cast<std::size_t>(faces.face(k)));
-}
-void prefetch_nodes(const CellFaces& faces) noexcept {
-  for (std::size_t k = 0; k < faces.size(); ++k)
-    __builtin_prefetch(faces.input->face_nodes.data() + faces.input->face_offsets[static_cast<std::size_t>(faces.face(k))]);
+// Pass 3 walks cells in order, but each cell's faces sit wherever the file put them (a cell's
+// faces as neighbour lie far back in face order): reading them is a chain of two cache misses
+// (its faces' offsets, then their nodes) that derive_standard's first comparison waits for, and
+// software prefetch a few cells ahead did not hide it. So pass 3 goes in batches: first the
+// faces of a batch's standard cells are copied (kBatch cells, up to 6 faces of up to 4 nodes
+// each, a few kB) by a short loop whose loads do not depend on one another across cells and so
+// are in flight together; then each cell derives from its copy, in L1.
+constexpr std::size_t kBatch = 32;
+struct GatheredCell {
+  std::int64_t nodes[6][4];
+  int counts[6];
+  bool reversed[6];
+  std::size_t faces = 0;
+  std::size_t size() const noexcept { return faces; }
+  int corners(std::size_t k) const noexcept { return counts[k]; }
+  FaceView view(std::size_t k) const noexcept { return {nodes[k], counts[k], reversed[k]}; }
+};
+// The faces of the batch's standard cells (shape_by_counts() named them: 4 to 6 faces of 3 or 4
+// corners) in two sweeps, each of loads independent of one another: every face's offsets (its
+// node range) first, then its nodes.
+void gather_batch(const FaceCellInput& input, const std::uint8_t* shape, std::span<const std::int64_t> entries,
+                  const std::int64_t* cell_first, std::size_t first, std::size_t last, GatheredCell* out) noexcept {
+  const std::int64_t* offsets = input.face_offsets.data();
+  for (std::size_t c = first; c < last; ++c) {
+    if (shape[c] == kPolyhedron) continue;
+    GatheredCell& cell = out[c - first];
+    const auto begin = static_cast<std::size_t>(cell_first[c]);
+    cell.faces = static_cast<std::size_t>(cell_first[c + 1]) - begin;
+    for (std::size_t k = 0; k < cell.faces; ++k) {
+      const auto f = static_cast<std::size_t>(entries[begin + k] >> 1);
+      cell.nodes[k][0] = offsets[f];  // the node range, until the second sweep
+      cell.counts[k] = static_cast<int>(offsets[f + 1] - offsets[f]);
+      cell.reversed[k] = (entries[begin + k] & 1) != 0;
+    }
+  }
+  const std::int64_t* nodes = input.face_nodes.data();
+  for (std::size_t c = first; c < last; ++c) {
+    if (shape[c] == kPolyhedron) continue;
+    GatheredCell& cell = out[c - first];
+    for (std::size_t k = 0; k < cell.faces; ++k) {
+      const std::int64_t* from = nodes + cell.nodes[k][0];
+      cell.nodes[k][0] = from[0];
+      cell.nodes[k][1] = from[1];
+      cell.nodes[k][2] = from[2];
+      if (cell.counts[k] == 4) cell.nodes[k][3] = from[3];
+    }
+  }
 }
 
 // 2-D: chains the cell's edges into one loop, counter-clockwise. `loop` gets the nodes (edge j
@@ -234,28 +269,51 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
   if (input.face_offsets.size() != num_faces + 1) fail("cells from faces: face offsets and owner lengths differ");
   if (input.neighbour.size() > num_faces) fail("cells from faces: more neighbours than faces");
   if (input.face_offsets[0] != 0) fail("cells from faces: face offsets must start at 0");
-  for (std::size_t f = 0; f < num_faces; ++f) {
+  // The checks run on every core; the first face that fails one (in face order, offsets before
+  // cells, as one loop over the faces would find it) is then named by the sequential check.
+  const auto check_offsets = [&](std::size_t f) {
     const std::int64_t corners = input.face_offsets[f + 1] - input.face_offsets[f];
     if (corners < 0 || input.face_offsets[f + 1] > static_cast<std::int64_t>(input.face_nodes.size()))
       fail("cells from faces: face " + std::to_string(f) + " has bad offsets");
     if (input.dimension == 3 ? corners < 3 : corners != 2)
       fail("cells from faces: face " + std::to_string(f) + " has " + std::to_string(corners) +
            (input.dimension == 3 ? " nodes (at least 3 needed)" : " nodes (a 2-D face is an edge of 2)"));
+  };
+  const auto bad_offsets = [&](std::size_t f) {
+    const std::int64_t corners = input.face_offsets[f + 1] - input.face_offsets[f];
+    return corners < 0 || input.face_offsets[f + 1] > static_cast<std::int64_t>(input.face_nodes.size()) ||
+           (input.dimension == 3 ? corners < 3 : corners != 2);
+  };
+  if (const std::size_t f = find_first_in_parallel(0, num_faces, bad_offsets); f < num_faces) check_offsets(f);
+  const auto outside = [&](std::int64_t cell) { return cell < -1 || cell >= num_cells; };
+  const auto bad_cells = [&](std::size_t f) {
+    return outside(input.owner[f]) || (f < input.neighbour.size() && outside(input.neighbour[f]));
+  };
+  if (const std::size_t f = find_first_in_parallel(0, num_faces, bad_cells); f < num_faces) {
+    const bool owner_bad = outside(input.owner[f]);
+    const std::int64_t cell = owner_bad ? input.owner[f] : input.neighbour[f];
+    fail("cells from faces: face " + std::to_string(f) + " names " + (owner_bad ? "owner" : "neighbour") + " cell " +
+         std::to_string(cell) + " outside the " + std::to_string(num_cells) + " cells");
   }
 
-  // 1. cell -> faces.
+  // 1. cell -> faces. In 3-D each cell's triangles and quads are counted on the way (16 bits
+  // each: a count that wraps belongs to a cell of far more than 6 faces, a polyhedron anyway),
+  // so that pass 2 reads no face offsets.
+  const bool three_d = input.dimension == 3;
   std::vector<std::int64_t> cell_first(static_cast<std::size_t>(num_cells) + 1, 0);
-  auto check_cell = [&](std::int64_t cell, std::size_t face, const char* side) {
-    if (cell < -1 || cell >= num_cells)
-      fail("cells from faces: face " + std::to_string(face) + " names " + side + " cell " + std::to_string(cell) +
-           " outside the " + std::to_string(num_cells) + " cells");
-  };
+  std::vector<std::uint32_t> corner_tally(three_d ? static_cast<std::size_t>(num_cells) : 0, 0);
   for (std::size_t f = 0; f < num_faces; ++f) {
-    check_cell(input.owner[f], f, "owner");
-    if (input.owner[f] >= 0) ++cell_first[static_cast<std::size_t>(input.owner[f]) + 1];
-    if (f < input.neighbour.size()) {
-      check_cell(input.neighbour[f], f, "neighbour");
-      if (input.neighbour[f] >= 0) ++cell_first[static_cast<std::size_t>(input.neighbour[f]) + 1];
+    const std::int64_t corners = input.face_offsets[f + 1] - input.face_offsets[f];
+    const std::uint32_t tally = corners == 3 ? 1u : corners == 4 ? 1u << 16 : 0u;
+    const std::int64_t owner = input.owner[f];
+    const std::int64_t neighbour = f < input.neighbour.size() ? input.neighbour[f] : -1;
+    if (owner >= 0) {
+      ++cell_first[static_cast<std::size_t>(owner) + 1];
+      if (three_d) corner_tally[static_cast<std::size_t>(owner)] += tally;
+    }
+    if (neighbour >= 0) {
+      ++cell_first[static_cast<std::size_t>(neighbour) + 1];
+      if (three_d) corner_tally[static_cast<std::size_t>(neighbour)] += tally;
     }
   }
   for (std::int64_t c = 0; c < num_cells; ++c) {
@@ -264,13 +322,16 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
   }
   std::vector<std::int64_t> entries(static_cast<std::size_t>(cell_first.back()));
   {
-    std::vector<std::int64_t> fill(cell_first.begin(), cell_first.end() - 1);
+    // cell_first[c] serves as cell c's fill position, which ends at cell c + 1's start; one
+    // shift then gives every cell its start back (no second array of num_cells positions).
     for (std::size_t f = 0; f < num_faces; ++f) {
       const auto face = static_cast<std::int64_t>(f);
-      if (input.owner[f] >= 0) entries[static_cast<std::size_t>(fill[static_cast<std::size_t>(input.owner[f])]++)] = 2 * face;
+      if (input.owner[f] >= 0) entries[static_cast<std::size_t>(cell_first[static_cast<std::size_t>(input.owner[f])]++)] = 2 * face;
       if (f < input.neighbour.size() && input.neighbour[f] >= 0)
-        entries[static_cast<std::size_t>(fill[static_cast<std::size_t>(input.neighbour[f])]++)] = 2 * face + 1;
+        entries[static_cast<std::size_t>(cell_first[static_cast<std::size_t>(input.neighbour[f])]++)] = 2 * face + 1;
     }
+    std::copy_backward(cell_first.begin(), cell_first.begin() + num_cells, cell_first.begin() + num_cells + 1);
+    cell_first[0] = 0;
   }
   auto faces_of = [&](std::int64_t cell) {
     const auto c = static_cast<std::size_t>(cell);
@@ -279,9 +340,8 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
                      &input};
   };
 
-  // 2. shapes: 3-D cells by their faces' corner counts only (the face offsets), the nodes
+  // 2. shapes: 3-D cells by their faces' corner counts only (pass 1's tallies), the nodes
   // derived once, in pass 3, straight into their block rows; 2-D cells by their edge loops.
-  const bool three_d = input.dimension == 3;
   std::vector<std::uint8_t> shape(static_cast<std::size_t>(num_cells));
   parallel_ranges(static_cast<std::size_t>(num_cells), kCellGrain, [&](std::size_t first, std::size_t last) {
     std::vector<std::int64_t> loop;
@@ -290,7 +350,8 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
     for (std::size_t c = first; c < last; ++c) {
       const CellFaces faces = faces_of(static_cast<std::int64_t>(c));
       if (three_d) {
-        shape[c] = input.recognise_shapes ? shape_by_counts(faces) : kPolyhedron;
+        const std::uint32_t tally = corner_tally[c];
+        shape[c] = input.recognise_shapes ? shape_by_counts(faces.size(), tally & 0xffffu, tally >> 16) : kPolyhedron;
       } else {
         if (!chain_edges(faces, loop, edge_of, used))
           fail("cells from faces: the " + std::to_string(faces.size()) + " edges of cell " + std::to_string(c) +
@@ -311,7 +372,9 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
     std::vector<std::int64_t> shape_count(num_shapes, 0);
     std::vector<int> block_of_shape(num_shapes, -1);
     std::vector<std::uint8_t> shape_of_block;
-    std::vector<std::int64_t> row(static_cast<std::size_t>(num_cells));
+    // Each cell's row in its block until pass 3 adds the block's base (no array of its own).
+    NDArray block_major_of_cell = NDArray::allocate(DType::int64, {num_cells});
+    std::int64_t* row = block_major_of_cell.data_as<std::int64_t>();
     std::vector<std::int64_t> ragged_faces_before, ragged_nodes_before;  // per ragged cell: prefix sums
     ragged_faces_before.push_back(0);
     ragged_nodes_before.push_back(0);
@@ -321,7 +384,7 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
         block_of_shape[s] = static_cast<int>(shape_of_block.size());
         shape_of_block.push_back(s);
       }
-      row[static_cast<std::size_t>(c)] = shape_count[s]++;
+      row[c] = shape_count[s]++;
       if (s == ragged_shape) {
         const CellFaces faces = faces_of(c);
         std::int64_t nodes = 0;
@@ -358,48 +421,37 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
       }
       result.blocks.push_back(std::move(block));
     }
-    result.block_major_of_cell = NDArray::allocate(DType::int64, {num_cells});
+    result.block_major_of_cell = std::move(block_major_of_cell);
     result.cell_of_block_major = NDArray::allocate(DType::int64, {num_cells});
-    result.owner_sides = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(num_faces), 2});
-    result.neighbour_sides = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(num_faces), 2});
-    std::int64_t* owner_sides = result.owner_sides.data_as<std::int64_t>();
-    std::int64_t* neighbour_sides = result.neighbour_sides.data_as<std::int64_t>();
-    // Faces without a cell on a side keep (-1, -1) there: only the side rows no cell writes.
-    for (std::size_t f = 0; f < num_faces; ++f) {
-      if (input.owner[f] < 0) owner_sides[2 * f] = owner_sides[2 * f + 1] = -1;
-      if (f >= input.neighbour.size() || input.neighbour[f] < 0) neighbour_sides[2 * f] = neighbour_sides[2 * f + 1] = -1;
-    }
     std::int64_t* block_major = result.block_major_of_cell.data_as<std::int64_t>();
     std::int64_t* cell_of = result.cell_of_block_major.data_as<std::int64_t>();
 
     std::atomic<bool> shapes_changed{false};
     parallel_ranges(static_cast<std::size_t>(num_cells), kCellGrain, [&](std::size_t first, std::size_t last) {
       std::int64_t nodes[8], facets[6];
-      std::vector<std::int64_t> loop;
+      std::vector<GatheredCell> batch(three_d ? kBatch : 0);
+      std::vector<std::int64_t> loop, in_facet_order;
       std::vector<std::size_t> edge_of;
       std::vector<char> used;
       for (std::size_t c = first; c < last; ++c) {
-        if (c + kPrefetchOffsets < last) prefetch_offsets(faces_of(static_cast<std::int64_t>(c + kPrefetchOffsets)));
-        if (c + kPrefetchNodes < last) prefetch_nodes(faces_of(static_cast<std::int64_t>(c + kPrefetchNodes)));
+        if (three_d && (c - first) % kBatch == 0)
+          gather_batch(input, shape.data(), entries, cell_first.data(), c, std::min(last, c + kBatch), batch.data());
         const std::uint8_t s = shape[c];
         const auto b = static_cast<std::size_t>(block_of_shape[s]);
-        const std::int64_t r = row[c];
+        const std::int64_t r = block_major[c];  // the row, written in the planning loop
         const std::int64_t global = block_base[b] + r;
         block_major[c] = global;
         cell_of[global] = static_cast<std::int64_t>(c);
         CellBlock& block = result.blocks[b];
         const CellFaces faces = faces_of(static_cast<std::int64_t>(c));
-        auto set_side = [&](std::size_t k, std::int64_t facet) {
-          const std::int64_t f = faces.face(k);
-          std::int64_t* side = ((faces.entries[k] & 1) != 0 ? neighbour_sides : owner_sides) + 2 * f;
-          side[0] = global;
-          side[1] = facet;
-        };
+        std::int64_t* own_entries = entries.data() + cell_first[c];  // only this range touches them
         if (three_d && s != kPolyhedron) {
-          if (derive_shape(static_cast<Shape3>(s), faces, nodes, facets)) {
+          if (derive_shape(static_cast<Shape3>(s), batch[(c - first) % kBatch], nodes, facets)) {
             const int width = kShapeNodes3[s];
             std::copy(nodes, nodes + width, block.connectivity.data_as<std::int64_t>() + r * width);
-            for (std::size_t k = 0; k < faces.size(); ++k) set_side(k, facets[k]);
+            std::int64_t by_facet[6];  // derive_shape found every facet once: a permutation
+            for (std::size_t k = 0; k < faces.size(); ++k) by_facet[facets[k]] = own_entries[k];
+            std::copy(by_facet, by_facet + faces.size(), own_entries);
           } else {
             shape[c] = kPolyhedron;  // only this range touches cell c
             shapes_changed.store(true, std::memory_order_relaxed);
@@ -413,7 +465,6 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
             const FaceView view = faces.view(k);
             offsets[face_slot++] = node_slot;
             for (int i = 0; i < view.count; ++i) out[node_slot++] = view.at(i);
-            set_side(k, static_cast<std::int64_t>(k));
           }
           if (r + 1 == shape_count[kPolyhedron]) offsets[face_slot] = node_slot;
         } else {
@@ -421,12 +472,40 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
           std::int64_t* out = s == kPolygon ? block.connectivity.data_as<std::int64_t>() + block.offsets.data_as<std::int64_t>()[r]
                                             : block.connectivity.data_as<std::int64_t>() + r * (s == kTriangle ? 3 : 4);
           std::copy(loop.begin(), loop.end(), out);
-          for (std::size_t j = 0; j < edge_of.size(); ++j) set_side(edge_of[j], static_cast<std::int64_t>(j));
+          in_facet_order.clear();
+          for (const std::size_t k : edge_of) in_facet_order.push_back(own_entries[k]);
+          std::copy(in_facet_order.begin(), in_facet_order.end(), own_entries);
         }
       }
     });
-    if (!shapes_changed.load()) return result;
+    if (!shapes_changed.load()) {
+      result.cell_first = std::move(cell_first);
+      result.facet_entries = std::move(entries);
+      return result;
+    }
+    // The cells filled so far put their faces in facet order; the next pass derives every cell
+    // again from its faces in file order (the base face is chosen by position), as the first did.
+    parallel_ranges(static_cast<std::size_t>(num_cells), kCellGrain, [&](std::size_t first, std::size_t last) {
+      for (std::size_t c = first; c < last; ++c)
+        std::sort(entries.begin() + cell_first[c], entries.begin() + cell_first[c + 1]);
+    });
   }
+}
+
+std::array<std::int64_t, 2> FaceCells::side(std::int64_t face, std::int64_t cell, bool as_neighbour) const noexcept {
+  if (cell < 0 || static_cast<std::size_t>(cell) + 1 >= cell_first.size()) return {-1, -1};
+  const std::int64_t wanted = 2 * face + (as_neighbour ? 1 : 0);
+  const auto first = static_cast<std::size_t>(cell_first[static_cast<std::size_t>(cell)]);
+  const auto last = static_cast<std::size_t>(cell_first[static_cast<std::size_t>(cell) + 1]);
+  for (std::size_t i = first; i < last; ++i)
+    if (facet_entries[i] == wanted)
+      return {block_major_of_cell.data_as<std::int64_t>()[cell], static_cast<std::int64_t>(i - first)};
+  return {-1, -1};
+}
+
+void FaceCells::forget_sides() noexcept {
+  cell_first = {};
+  facet_entries = {};
 }
 
 std::vector<NDArray> cell_values_by_block(const FaceCells& cells, const NDArray& values) {

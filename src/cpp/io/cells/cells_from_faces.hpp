@@ -13,12 +13,15 @@
 // Blocks: one per cell type, in the order each type first appears in cell order; within a
 // block cells keep their relative order. The maps between the file's cell numbers and
 // block-major numbers come back, so readers permute cell data and map zones to regions.
-// For every face, the (block-major cell, local facet) pair of the cells on both sides comes
-// back too: local facets follow core/side_regions' tables (Exodus numbering) for the standard
-// shapes and are the face's position in the cell's face list for polyhedra and polygons, so
-// boundary patches become Side regions directly.
+// The (block-major cell, local facet) pair of a face on either side is asked with
+// FaceCells::side(): local facets follow core/side_regions' tables (Exodus numbering) for the
+// standard shapes and are the face's position in the cell's face list for polyhedra and polygons,
+// so boundary patches become Side regions directly. Only the cell -> faces lists are kept for
+// that (each cell's faces in local facet order), not a pair per face: readers ask for the faces
+// of their patches and zones, which are mostly far fewer than the faces.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -47,10 +50,16 @@ struct FaceCells {
   std::vector<CellBlock> blocks;
   NDArray block_major_of_cell;  // int64 (num_cells): file cell number -> block-major index
   NDArray cell_of_block_major;  // int64 (num_cells): the inverse
-  // int64 (num_faces, 2): (block-major cell, local facet) of the owner / neighbour side of
-  // each face; (-1, -1) where the face has no cell on that side.
-  NDArray owner_sides;
-  NDArray neighbour_sides;
+  // Cell c's faces are facet_entries[cell_first[c] .. cell_first[c + 1]), in local facet order:
+  // 2 * face + (1 where c is the face's neighbour, 0 where it is its owner).
+  std::vector<std::int64_t> cell_first;
+  std::vector<std::int64_t> facet_entries;
+
+  // (block-major cell, local facet) of `face` seen from `cell`, its owner (as_neighbour false)
+  // or neighbour; (-1, -1) where cell < 0 or the cell has no such face.
+  std::array<std::int64_t, 2> side(std::int64_t face, std::int64_t cell, bool as_neighbour) const noexcept;
+  // Frees the cell -> faces lists once no more sides are asked for.
+  void forget_sides() noexcept;
 };
 
 // Throws std::invalid_argument (readers turn it into a ReadError naming their file) when a
