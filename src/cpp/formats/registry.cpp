@@ -382,7 +382,7 @@ const std::array kFormats{
     FormatInfo{"femap", kFemapExtensions, "Femap neutral file (nodes, elements, properties, first output set)", femap::read, femap::write, {}, femap::looks_like},
     FormatInfo{"patran", kPatranExtensions, "MSC Patran neutral file (nodes, elements, named components)", patran::read, patran::write, {}, patran::looks_like},
     FormatInfo{"openfoam", kOpenfoamExtensions, "OpenFOAM polyMesh case (directory, .foam file or polyMesh; latest time; every time as a time series)",
-               openfoam::read, openfoam::write, kOpenfoamOptions},
+               openfoam::read, openfoam::write, kOpenfoamOptions, nullptr, false, false, openfoam::read_selected},
     FormatInfo{"elmer", kElmerExtensions, "Elmer mesh directory (mesh.header, .nodes, .elements, .boundary, .names)",
                elmer::read, elmer::write, {}, nullptr, false, /*index_check_beside_write=*/true},
     FormatInfo{"z88", kZ88Extensions, "Z88 structure file (z88i1.txt)", z88::read, z88::write, {}},

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/read_selection.hpp"
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/time_series.hpp"
 
@@ -15,6 +16,9 @@ namespace meshioplusplus::openfoam {
 // The mesh with the fields of the latest time directory (openfoam_reader.cpp says what becomes
 // what); every time directory as a step through open_time_series.
 Mesh read(const std::string& path);
+// read() narrowed (read_selection.hpp): field files not named are not opened; points_only on a
+// single case reads the points file (the newest moved one) and pointZones, nothing else.
+Mesh read_selected(const std::string& path, const ReadRequest& request);
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path);
 // Whether `path` is a directory holding an OpenFOAM case (constant/polyMesh or processor0's),
 // or is a polyMesh directory: the registry reads such a directory as openfoam.

@@ -95,7 +95,8 @@ struct TimeFields {
   NamedList<NDArray> point_data;
   NamedList<std::vector<NDArray>> cell_data;
 };
-TimeFields read_time(const CaseMesh& mesh, const std::string& time);
+// `only`: the field names to read (the other files are not opened); null reads every field.
+TimeFields read_time(const CaseMesh& mesh, const std::string& time, const std::vector<std::string>* only = nullptr);
 // A moving mesh's points at `time` (its <time>/polyMesh/points), nullopt where it has none.
 std::optional<NDArray> moved_points(const CaseMesh& mesh, const std::string& time);
 // The points at step `step` of `times`: those of the newest time up to it that moved them (as

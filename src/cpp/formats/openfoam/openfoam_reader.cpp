@@ -59,6 +59,7 @@
 #include "formats/openfoam/openfoam_internal.hpp"
 #include "io/source/read_limits.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/read_selection.hpp"
 
 namespace meshioplusplus::openfoam {
 namespace fs = std::filesystem;
@@ -663,20 +664,61 @@ bool is_case_directory(const std::string& path) noexcept {
   }
 }
 
-Mesh read(const std::string& path) {
-  const CaseLayout layout = detail::locate_case(path);
+namespace {
+
+// The latest time's fields (only those named, when `only` is given) on the assembled mesh.
+Mesh read_case(const CaseLayout& layout, const std::vector<std::string>* only) {
   CaseMesh assembled = detail::assemble_case(layout);
   Mesh mesh = std::move(assembled.mesh);
   const std::vector<detail::TimeDir> times = detail::case_times(assembled);
   if (!times.empty()) {
     const detail::TimeDir& latest = times.back();
-    detail::TimeFields fields = detail::read_time(assembled, latest.name);
+    detail::TimeFields fields = detail::read_time(assembled, latest.name, only);
     if (std::optional<NDArray> points = detail::points_at(assembled, times, times.size() - 1)) mesh.points = std::move(*points);
     for (auto& [name, values] : fields.point_data) mesh.point_data.set(name, std::move(values));
     for (auto& [name, values] : fields.cell_data) mesh.cell_data.set(name, std::move(values));
     mesh.field_data.set("openfoam:time", NDArray::from_values<double>({latest.value}));
   }
   return mesh;
+}
+
+// A points-only read of a single (not decomposed) case: the points of the newest time that
+// moved them, else constant/polyMesh's, and the point zones; faces, owner, neighbour and the
+// fields are never opened.
+Mesh read_points_only(const CaseLayout& layout) {
+  Mesh mesh;
+  std::string points_dir = layout.mesh_dir;
+  if (!layout.root.empty()) {
+    const std::vector<detail::TimeDir> times = detail::time_directories(layout.root);
+    for (auto time = times.rbegin(); time != times.rend(); ++time) {
+      fs::path moved = fs::path(layout.root) / time->name;
+      if (!layout.region.empty()) moved /= layout.region;
+      moved /= "polyMesh";
+      if (FoamFile::locate((moved / "points").string())) {
+        points_dir = moved.string();
+        break;
+      }
+    }
+  }
+  mesh.points = detail::read_points(points_dir, layout.note);
+  const std::vector<detail::Zone> zones =
+      read_zones(layout.mesh_dir, "pointZones", "pointLabels", mesh.points.rows(), "point", layout.note);
+  for (std::size_t z = 0; z < zones.size(); ++z)
+    mesh.regions.push_back(detail::make_region(zones[z].name, RegionKind::Point, 0, static_cast<std::int64_t>(z), zones[z].labels.copy()));
+  return mesh;
+}
+
+}  // namespace
+
+Mesh read(const std::string& path) { return read_case(detail::locate_case(path), nullptr); }
+
+Mesh read_selected(const std::string& path, const ReadRequest& request) {
+  const CaseLayout layout = detail::locate_case(path);
+  const bool no_arrays = !request.arrays || request.arrays->empty();
+  if (request.points_only && no_arrays && !layout.mesh_dir.empty()) return read_points_only(layout);
+  // The field files not named are not opened; everything else of the mesh is read (the
+  // registry narrows it as the request asks).
+  return read_case(layout, request.arrays ? &*request.arrays : nullptr);
 }
 
 }  // namespace meshioplusplus::openfoam

@@ -121,7 +121,7 @@ void scatter(const NDArray& part, const NDArray& map, NDArray& whole) {
 
 }  // namespace
 
-TimeFields read_time(const CaseMesh& mesh, const std::string& time) {
+TimeFields read_time(const CaseMesh& mesh, const std::string& time, const std::vector<std::string>* only) {
   TimeFields result;
   const std::int64_t num_cells = mesh.cells.block_major_of_cell.rows();
   const std::int64_t num_points = mesh.mesh.points.rows();
@@ -135,6 +135,7 @@ TimeFields read_time(const CaseMesh& mesh, const std::string& time) {
     std::error_code error;
     if (!fs::is_directory(dir, error)) continue;
     for (const auto& [name, path] : field_files(dir)) {
+      if (only != nullptr && std::find(only->begin(), only->end(), name) == only->end()) continue;
       FoamFile file(path, mesh.note);
       const FieldClass field = classify(file.header().class_name);
       if (field.width == 0) continue;
