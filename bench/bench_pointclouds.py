@@ -73,7 +73,8 @@ def main():
     plain.write_bytes(files["xyz"].read_bytes().split(b"\n", 1)[1])
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    print(f"# {n:,} points; CPU: {cpu}; {os.cpu_count()} cores; best of {args.repeat} fresh processes\n")
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"# {n:,} points; CPU: {cpu}; {os.cpu_count()} cores; best of {args.repeat} fresh processes; load before: {load}\n")
     print("| operation | meshio++ | reference | ratio | meshio++ 17.21 | ratio |")
     print("|---|---|---|---|---|---|")
     ours_setup = "import meshioplusplus as m"
@@ -105,6 +106,7 @@ def main():
         fmt = lambda s, e: f"{s * 1000:.0f} ms" if s is not None else f"— ({e})"
         ratio = lambda other: f"{other / ours:.1f}×" if other is not None and ours else "—"
         print(f"| {name} | {fmt(ours, '')} | {fmt(reference, ref_error)} | {ratio(reference)} | {fmt(peer, peer_error)} | {ratio(peer)} |", flush=True)
+    print("\n# load after: " + " ".join(f"{v:.2f}" for v in os.getloadavg()) + " (1, 5, 15 min): above the core count, times are stretched")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include "formats/pcd/pcd.hpp"
 #include "io/codecs/lzf.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
@@ -162,6 +163,85 @@ TEST(PcdRoundTrip, BadOptionIsWriteError) {
   EXPECT_THROW(pcd::write(scratch("bad2.pcd").string(), spaced, {}), WriteError);
 }
 
+// A cloud large enough for every parallel path (ascii parse and print, LZF blocks, plane
+// scatter): files and meshes must be the same bytes at 1 and 2 threads, and errors name the
+// same line. Packed colours with NaN bit patterns, COUNT 3, float64 x beside float32 y/z.
+TEST(PcdRoundTrip, LargeCloudSameAtOneAndTwoThreads) {
+  constexpr std::int64_t n = 300000;
+  std::mt19937 random(34);
+  std::uniform_real_distribution<float> coordinate(-100, 100);
+  Mesh mesh;
+  mesh.points = NDArray::allocate(DType::float32, {n, 3});
+  NDArray rgb = NDArray::allocate(DType::float32, {n});
+  NDArray normals = NDArray::allocate(DType::float32, {n, 3});
+  NDArray label = NDArray::allocate(DType::uint8, {n});
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) mesh.points.data_as<float>()[3 * i + k] = i % 1000 < 300 ? static_cast<float>(i % 7) : coordinate(random);
+    for (int k = 0; k < 3; ++k) normals.data_as<float>()[3 * i + k] = coordinate(random) / 100;
+    const std::uint32_t bits = i % 5 == 0 ? 0xFFC00000u | static_cast<std::uint32_t>(i) : static_cast<std::uint32_t>(random()) & 0xFFFFFF;
+    std::memcpy(rgb.data_as<float>() + i, &bits, 4);
+    label.data_as<std::uint8_t>()[i] = static_cast<std::uint8_t>(i);
+  }
+  mesh.point_data.set("rgb", rgb);
+  mesh.point_data.set("normal", normals);
+  mesh.point_data.set("label", label);
+  for (const char* data : {"ascii", "binary", "binary_compressed"}) {
+    SCOPED_TRACE(data);
+    WriteOptions options;
+    options.set("data", data);
+    std::string files[2];
+    Mesh reads[2];
+    for (unsigned threads : {1u, 2u}) {
+      set_thread_count(threads);
+      const std::string path = scratch(std::string("large_") + data + std::to_string(threads) + ".pcd").string();
+      pcd::write(path, mesh, options);
+      files[threads - 1] = read_file(path);
+      reads[threads - 1] = pcd::read(scratch(std::string("large_") + data + "1.pcd").string());
+    }
+    set_thread_count(0);
+    EXPECT_TRUE(files[0] == files[1]);  // not EXPECT_EQ: megabytes in a failure message
+    expect_same_mesh(mesh, reads[0]);
+    expect_same_mesh(mesh, reads[1]);
+  }
+  // The ascii file with a bad value deep inside: the same error on one core and on two.
+  std::string text = read_file(scratch("large_ascii1.pcd"));
+  const std::size_t bad = text.find('\n', text.size() * 2 / 3) + 1;
+  text.replace(bad, 1, "x");
+  const std::string path = write_scratch("large_bad.pcd", text);
+  std::string messages[2];
+  for (unsigned threads : {1u, 2u}) {
+    set_thread_count(threads);
+    const ReadError error = expect_read_error([&] { pcd::read(path); });
+    messages[threads - 1] = error.what();
+    EXPECT_EQ(error.byte_offset(), bad);
+  }
+  set_thread_count(0);
+  EXPECT_EQ(messages[0], messages[1]);
+}
+
+// Noise, then repetitions at distances of 1, 7, 100 and 5000: the encoder's skipping over
+// noise must find the repetitions again, and the decoder's wide copies must give them back.
+TEST(Lzf, NoiseThenRepetitionsAtEveryDistance) {
+  std::mt19937 random(9);
+  std::vector<std::uint8_t> data;
+  for (std::size_t distance : {1u, 7u, 100u, 5000u}) {
+    for (int i = 0; i < 200000; ++i) data.push_back(static_cast<std::uint8_t>(random()));
+    std::vector<std::uint8_t> unit(distance);
+    for (auto& byte : unit) byte = static_cast<std::uint8_t>(random());
+    for (int copy = 0; copy < static_cast<int>(400000 / distance) + 2; ++copy) data.insert(data.end(), unit.begin(), unit.end());
+  }
+  for (unsigned threads : {1u, 2u}) {
+    set_thread_count(threads);
+    std::vector<std::uint8_t> packed;
+    io::lzf_compress(data.data(), data.size(), packed);
+    EXPECT_LT(packed.size(), data.size() * 6 / 10);  // ~800 kB of noise in ~2.4 MB
+    std::vector<std::uint8_t> unpacked(data.size());
+    EXPECT_EQ(io::lzf_decompress(packed.data(), packed.size(), unpacked.data(), unpacked.size()), data.size());
+    EXPECT_EQ(unpacked, data);
+  }
+  set_thread_count(0);
+}
+
 TEST(Lzf, RoundTripsAndRejectsCorruptStreams) {
   std::mt19937 random(7);
   for (std::size_t size : {0u, 1u, 2u, 3u, 31u, 32u, 33u, 1000u, 100000u, 6u << 20}) {  // 6 MiB: blocks on every core
@@ -186,6 +266,22 @@ TEST(Lzf, RoundTripsAndRejectsCorruptStreams) {
   EXPECT_EQ(io::lzf_decompress(cut_reference, sizeof cut_reference, out, sizeof out), SIZE_MAX);
   const std::uint8_t too_long[] = {0x00, 'a', 0xE0, 0xFF, 0x00};  // 264 bytes into 64
   EXPECT_EQ(io::lzf_decompress(too_long, sizeof too_long, out, sizeof out), SIZE_MAX);
+}
+
+// Integer fields at their types' limits read as from_chars reads them; one past is an error.
+TEST(PcdHostile, AsciiIntegersAtTheirLimits) {
+  const std::string header = "FIELDS x a b c d\nSIZE 4 1 1 8 8\nTYPE F I U I U\nWIDTH 2\nPOINTS 2\nDATA ascii\n";
+  const Mesh mesh = pcd::read(write_scratch("limits.pcd", header + "1 -128 255 -9223372036854775808 18446744073709551615\n"
+                                                                   "2 +127 007 9223372036854775807 0\n"));
+  EXPECT_TRUE(same_bits(*mesh.point_data.find("a"), array_of<std::int8_t>({2}, {-128, 127})));
+  EXPECT_TRUE(same_bits(*mesh.point_data.find("b"), array_of<std::uint8_t>({2}, {255, 7})));
+  EXPECT_TRUE(same_bits(*mesh.point_data.find("c"), array_of<std::int64_t>({2}, {INT64_MIN, INT64_MAX})));
+  EXPECT_TRUE(same_bits(*mesh.point_data.find("d"), array_of<std::uint64_t>({2}, {UINT64_MAX, 0})));
+  for (const char* bad : {"1 -129 0 0 0\n", "1 0 256 0 0\n", "1 0 -1 0 0\n", "1 0 0 9223372036854775808 0\n", "1 0 0 0 18446744073709551616\n", "1 0 0 0 1x\n"}) {
+    SCOPED_TRACE(bad);
+    const ReadError error = expect_read_error([&] { pcd::read(write_scratch("bad_limits.pcd", header + "1 0 0 0 0\n" + bad)); });
+    EXPECT_EQ(error.line(), 8u);
+  }
 }
 
 TEST(PcdHostile, HeaderAndDataErrors) {

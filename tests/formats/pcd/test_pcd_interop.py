@@ -119,3 +119,52 @@ def test_point_counts_equal_meshioplusplus_17():
         assert float(total) == pytest.approx(float(np.nansum(mesh.points.astype(np.float64))), rel=1e-12), path.name
         compared += 1
     assert compared >= len(FILES) - 1
+
+
+def large_cloud(n=300_000):
+    """Noise (random coordinates) and runs (constant stretches, a repeated pattern): every
+    LZF block, the encoder's skipping over noise and the decoder's wide copies."""
+    rng = np.random.default_rng(34)
+    xyz = (rng.random((n, 3), dtype=np.float32) * 100).astype(np.float32)
+    xyz[n // 4 : n // 2] = 1.5
+    xyz[n // 2 : 3 * n // 4] = np.tile(rng.random((37, 3), dtype=np.float32), (n // 4 // 37 + 1, 1))[: n // 4]
+    intensity = rng.random(n, dtype=np.float32)
+    label = (np.arange(n) // 1000).astype(np.uint32)
+    return xyz, intensity, label
+
+
+@pytest.mark.parametrize("data", ["ascii", "binary", "binary_compressed"])
+def test_large_cloud_pypcd4_reads_ours_and_threads_agree(tmp_path, data):
+    from meshioplusplus import _core
+
+    xyz, intensity, label = large_cloud()
+    mesh = mio.Mesh(xyz, [("vertex", np.arange(len(xyz)).reshape(-1, 1))], point_data={"intensity": intensity, "label": label})
+    written = []
+    try:
+        for threads in (1, 2):
+            _core.set_thread_count(threads)
+            out = tmp_path / f"large_{threads}.pcd"
+            mio.write(str(out), mesh, data=data)
+            written.append(out.read_bytes())
+            back = mio.read(str(out))
+            assert back.points.tobytes() == xyz.tobytes()
+            assert back.point_data["intensity"].tobytes() == intensity.tobytes()
+            assert np.array_equal(back.point_data["label"], label)
+    finally:
+        _core.set_thread_count(0)
+    assert written[0] == written[1]
+    assert_matches_pypcd4(mio.read(str(tmp_path / "large_1.pcd")), tmp_path / "large_1.pcd")
+
+
+def test_large_cloud_we_read_pypcd4_compressed(tmp_path):
+    xyz, intensity, label = large_cloud()
+    cloud = pypcd4.PointCloud.from_points([xyz[:, 0], xyz[:, 1], xyz[:, 2], intensity, label],
+                                          ("x", "y", "z", "intensity", "label"),
+                                          (np.float32, np.float32, np.float32, np.float32, np.uint32))
+    path = tmp_path / "pypcd4_large.pcd"
+    cloud.save(str(path), encoding=pypcd4.Encoding.BINARY_COMPRESSED)
+    mesh = mio.read(str(path))
+    assert mesh.points.tobytes() == xyz.tobytes()
+    assert mesh.point_data["intensity"].tobytes() == intensity.tobytes()
+    assert np.array_equal(mesh.point_data["label"], label)
+    assert_matches_pypcd4(mesh, path)

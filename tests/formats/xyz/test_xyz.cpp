@@ -5,12 +5,15 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "formats/xyz/xyz.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/registry.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
@@ -115,6 +118,70 @@ TEST(XyzRoundTrip, EveryExtension) {
   EXPECT_THROW(write(scratch("bare.xyzrgb").string(), bare), WriteError);
   write(scratch("bare.xyz").string(), bare);
   EXPECT_EQ(read_file(scratch("bare.xyz")), "1 2 3\n");
+}
+
+// Large enough for the parallel parse and print: the same file and mesh at 1 and 2 threads,
+// and a bad value deep inside reported alike.
+TEST(XyzRoundTrip, LargeCloudSameAtOneAndTwoThreads) {
+  constexpr std::int64_t n = 200000;
+  std::mt19937 random(34);
+  std::uniform_real_distribution<double> coordinate(-1e3, 1e3);
+  Mesh mesh;
+  mesh.points = NDArray::allocate(DType::float64, {n, 3});
+  for (double& v : std::span(mesh.points.data_as<double>(), 3 * n)) v = coordinate(random);
+  for (const char* name : {"red", "green", "blue"}) {
+    NDArray colour = NDArray::allocate(DType::uint8, {n});
+    for (std::uint8_t& v : std::span(colour.data_as<std::uint8_t>(), n)) v = static_cast<std::uint8_t>(random());
+    mesh.point_data.set(name, colour);
+  }
+  std::string files[2];
+  for (unsigned threads : {1u, 2u}) {
+    set_thread_count(threads);
+    const std::string path = scratch("large" + std::to_string(threads) + ".xyz").string();
+    write(path, mesh);
+    files[threads - 1] = read_file(path);
+    const Mesh back = read(scratch("large1.xyz").string());
+    EXPECT_TRUE(same_bits(mesh.points, back.points));
+    for (const char* name : {"red", "green", "blue"}) EXPECT_TRUE(same_bits(*mesh.point_data.find(name), *back.point_data.find(name))) << name;
+  }
+  set_thread_count(0);
+  EXPECT_TRUE(files[0] == files[1]);  // not EXPECT_EQ: megabytes in a failure message
+  std::string text = files[0];
+  const std::size_t bad = text.find('\n', text.size() / 2) + 1;
+  text.replace(bad, 1, "?");
+  const std::string path = write_scratch("large_bad.xyz", text);
+  std::string messages[2];
+  for (unsigned threads : {1u, 2u}) {
+    set_thread_count(threads);
+    const ReadError error = expect_read_error([&] { read(path); });
+    messages[threads - 1] = error.what();
+    EXPECT_EQ(error.byte_offset(), bad);
+  }
+  set_thread_count(0);
+  EXPECT_EQ(messages[0], messages[1]);
+}
+
+// Colours are read straight into bytes while they look like bytes; a later value that is
+// not one (0.5, 256) makes the read start again the general way: the same mesh as always.
+TEST(XyzLayouts, ColoursAsBytesUnlessOneIsNot) {
+  const auto red_of = [](const std::string& name, const std::string& text) {
+    return *read(write_scratch(name, text)).point_data.find("red");
+  };
+  EXPECT_TRUE(same_bits(red_of("bytes.xyz", "1 2 3 10 20 30\n4 5 6 255 0 7\n"), array_of<std::uint8_t>({2}, {10, 255})));
+  EXPECT_TRUE(same_bits(red_of("half.xyz", "1 2 3 10 20 30\n4 5 6 0.5 0 7\n"), array_of<double>({2}, {10, 0.5})));
+  EXPECT_TRUE(same_bits(red_of("big.xyz", "1 2 3 10 20 30\n4 5 6 256 0 7\n"), array_of<double>({2}, {10, 256})));
+  EXPECT_TRUE(same_bits(red_of("ones.xyz", "1 2 3 1 0 1\n4 5 6 0 1 1\n"), array_of<double>({2}, {1, 0})));
+  EXPECT_TRUE(same_bits(red_of("padded.xyz", "1 2 3 010 20 30\n4 5 6 +7 0 7\n"), array_of<std::uint8_t>({2}, {10, 7})));
+  const ReadError error = expect_read_error([&] { read(write_scratch("bad.xyz", "1 2 3 10 20 30\n4 5 6 x 0 7\n")); });
+  EXPECT_EQ(error.line(), 2u);
+  // Large (parsed on all cores), one float colour near the end.
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text += std::to_string(i) + " 0.25 -1e3 " + std::to_string(i % 256) + " 7 9\n";
+  text += "1 2 3 0.75 7 9\n";
+  const NDArray red = red_of("large_half.xyz", text);
+  ASSERT_EQ(red.dtype(), DType::float64);
+  EXPECT_EQ(red.data_as<double>()[200000], 0.75);
+  EXPECT_EQ(red.data_as<double>()[255], 255.0);
 }
 
 TEST(XyzHostile, MalformedLines) {

@@ -35,18 +35,22 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <vector>
 
 #include "formats/pcd/pcd.hpp"
 #include "formats/pcd/pcd_internal.hpp"
+#include "io/cells/vertex_block.hpp"
 #include "io/codecs/lzf.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/fast_decimal.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -88,6 +92,82 @@ struct Destination {
   bool to_double = false;  // a coordinate converted to float64
   bool skip = false;       // padding
 };
+
+// One value of an ascii point line (a field's k-th of COUNT): read by `parse` straight into
+// base + i * stride for point i. The dtype is chosen once per field here, not per value.
+// Float fields also have `scan`, which reads a plain decimal in the same pass that finds its
+// end (io::scan_plain_decimal) and returns that end, or nullptr for `parse`'s way.
+using ParseValue = bool (*)(const char* first, const char* last, std::uint8_t* at) noexcept;
+using ScanValue = const char* (*)(const char* first, const char* last, std::uint8_t* at) noexcept;
+struct Slot {
+  ParseValue parse = nullptr;  // nullptr: padding, skipped
+  ScanValue scan = nullptr;
+  std::uint8_t* base = nullptr;
+  std::size_t stride = 0;
+};
+
+template <class T, class Stored> const char* scan_as(const char* first, const char* last, std::uint8_t* at) noexcept {
+  T value{};
+  const char* const end = io::scan_plain_decimal(first, last, value);
+  if (end == nullptr) return nullptr;
+  const auto stored = static_cast<Stored>(value);
+  std::memcpy(at, &stored, sizeof stored);
+  return end;
+}
+
+// An integer field's value written plainly (an optional '-' for signed types, up to 18
+// digits, io::plain_digits) in the pass that finds its end; anything else, or out of the
+// type's range, goes to `parse` (from_chars and its errors).
+template <class T> const char* scan_integer(const char* first, const char* last, std::uint8_t* at) noexcept {
+  const bool negative = std::is_signed_v<T> && first < last && *first == '-';
+  std::uint64_t magnitude = 0;
+  const char* const end = io::plain_digits(first + (negative ? 1 : 0), last, magnitude);
+  if (end == nullptr || (end < last && static_cast<unsigned char>(*end - '0') < 10)) return nullptr;
+  const auto largest = static_cast<std::uint64_t>(std::numeric_limits<T>::max()) + (negative ? 1 : 0);
+  if (magnitude > largest) return nullptr;
+  const auto value = static_cast<T>(negative ? std::uint64_t{0} - magnitude : magnitude);  // two's complement
+  std::memcpy(at, &value, sizeof value);
+  return end;
+}
+
+// A token as T (an optional '+', then what from_chars reads, the whole token).
+template <class T> bool parse_token(const char* first, const char* last, T& value) noexcept {
+  if (first < last && *first == '+') ++first;
+  if constexpr (std::is_floating_point_v<T>)
+    if (io::parse_plain_decimal(first, last, value)) return true;  // from_chars' bits, faster
+  const std::from_chars_result result = std::from_chars(first, last, value);
+  return result.ec == std::errc{} && result.ptr == last;
+}
+
+template <class T> bool parse_as(const char* first, const char* last, std::uint8_t* at) noexcept {
+  T value{};
+  if (!parse_token(first, last, value)) return false;
+  std::memcpy(at, &value, sizeof value);
+  return true;
+}
+
+// A coordinate of another dtype than float64 when the points are float64.
+template <class T> bool parse_as_double(const char* first, const char* last, std::uint8_t* at) noexcept {
+  T value{};
+  if (!parse_token(first, last, value)) return false;
+  const auto wide = static_cast<double>(value);
+  std::memcpy(at, &wide, sizeof wide);
+  return true;
+}
+
+// An F 4 "rgb"/"rgba": digits only are the colour's bits (PCL's ascii writer), else a float.
+bool parse_packed_colour(const char* first, const char* last, std::uint8_t* at) noexcept {
+  if (std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; })) return parse_as<std::uint32_t>(first, last, at);
+  return parse_as<float>(first, last, at);
+}
+
+ParseValue value_parser(const Field& field, bool to_double) {
+  if (field.packed_colour && !to_double) return parse_packed_colour;
+  return visit_dtype(field.dtype, [&](auto zero) -> ParseValue {
+    using T = decltype(zero);
+    return to_double ? parse_as_double<T> : parse_as<T>;
+  });
+}
 
 template <class T> double as_double(const std::uint8_t* bytes) noexcept {
   T value;
@@ -145,12 +225,7 @@ class Reader {
       case Encoding::binary: read_binary(n); break;
       case Encoding::binary_compressed: read_compressed(n); break;
     }
-    CellBlock vertices;
-    vertices.type = "vertex";
-    vertices.connectivity = NDArray::allocate(DType::int64, {n, 1});
-    std::int64_t* ids = vertices.connectivity.data_as<std::int64_t>();
-    for (std::int64_t i = 0; i < n; ++i) ids[i] = i;
-    mesh.cells.push_back(std::move(vertices));
+    mesh.cells.push_back(io::vertex_block(n));
     if (header_.height != 1) {
       mesh.field_data.set("pcd:width", NDArray::from_values<std::int64_t>({header_.width}));
       mesh.field_data.set("pcd:height", NDArray::from_values<std::int64_t>({header_.height}));
@@ -281,7 +356,12 @@ class Reader {
     for (const Field& field : header_.fields)
       if (field.count == 1 && coordinate(field.name) >= 0 && field.dtype != DType::float32) all_float32 = false;
     const DType point_dtype = all_float32 ? DType::float32 : DType::float64;
-    mesh.points = NDArray::zeros(point_dtype, {n, 3});
+    // Not zeroed: the parse writes every coordinate (and touches the fresh pages first, on all
+    // cores); only a cloud without some of x/y/z needs the zeros.
+    bool has_axis[3] = {false, false, false};
+    for (const Field& field : header_.fields)
+      if (field.count == 1 && coordinate(field.name) >= 0) has_axis[coordinate(field.name)] = true;
+    mesh.points = has_axis[0] && has_axis[1] && has_axis[2] ? NDArray::allocate(point_dtype, {n, 3}) : NDArray::zeros(point_dtype, {n, 3});
     auto* const points = static_cast<std::uint8_t*>(mesh.points.data());
     const std::size_t point_size = dtype_size(point_dtype);
 
@@ -304,6 +384,22 @@ class Reader {
       NDArray& array = mesh.point_data.append_new(field.name, NDArray::allocate(field.dtype, shape));
       to.base = static_cast<std::uint8_t*>(array.data());
       to.stride = field.bytes();
+    }
+    if (header_.encoding != Encoding::ascii) return;
+    for (std::size_t f = 0; f < header_.fields.size(); ++f) {
+      const Field& field = header_.fields[f];
+      const Destination& to = destinations_[f];
+      const ParseValue parse = to.skip ? nullptr : value_parser(field, to.to_double);
+      ScanValue scan = nullptr;
+      if (!to.skip && !field.packed_colour && field.dtype == DType::float32) scan = to.to_double ? scan_as<float, double> : scan_as<float, float>;
+      if (!to.skip && field.dtype == DType::float64) scan = scan_as<double, double>;
+      if (!to.skip && !to.to_double && !dtype_is_float(field.dtype))
+        scan = visit_dtype(field.dtype, [](auto zero) -> ScanValue {
+          if constexpr (std::is_integral_v<decltype(zero)>) return scan_integer<decltype(zero)>;
+          else return nullptr;
+        });
+      for (std::int64_t k = 0; k < field.count; ++k)
+        slots_.push_back(Slot{parse, scan, to.base + static_cast<std::size_t>(k) * static_cast<std::size_t>(field.size), to.stride});
     }
   }
 
@@ -336,68 +432,54 @@ class Reader {
     if (decompressed > static_cast<std::uint64_t>(compressed) * io::kLzfMaxExpansion)
       fail_at(at, "the compressed block is too short for " + std::to_string(decompressed) + " bytes");
     if (n == 0) return;
-    std::vector<std::uint8_t> planes(decompressed);
-    const std::size_t produced = io::lzf_decompress(reinterpret_cast<const std::uint8_t*>(bytes_.data() + at + 8), compressed, planes.data(), planes.size());
+    // Scratch, not a std::vector: no zeroing of what the decoder writes anyway.
+    NDArray scratch = NDArray::allocate_scratch(DType::uint8, {static_cast<std::int64_t>(decompressed)});
+    std::uint8_t* const planes = scratch.data_as<std::uint8_t>();
+    const std::size_t produced = io::lzf_decompress(reinterpret_cast<const std::uint8_t*>(bytes_.data() + at + 8), compressed, planes, decompressed);
     if (produced != decompressed) fail_at(at + 8, "the LZF stream is corrupt or does not decompress to " + std::to_string(decompressed) + " bytes");
+    // The planes go to their arrays on all cores: a plain copy for a field of its own, the
+    // points' x/y/z interleaved a range of points at a time.
+    std::vector<const std::uint8_t*> plane_of(header_.fields.size(), nullptr);
     std::size_t plane = 0;
+    for (std::size_t f = 0; f < header_.fields.size(); ++f) {
+      if (destinations_[f].skip) continue;
+      plane_of[f] = planes + plane;
+      plane += static_cast<std::size_t>(n) * header_.fields[f].bytes();
+    }
     for (std::size_t f = 0; f < header_.fields.size(); ++f) {
       const Field& field = header_.fields[f];
       const Destination& to = destinations_[f];
-      if (to.skip) continue;
-      const std::uint8_t* const values = planes.data() + plane;
-      if (to.stride == field.bytes() && !to.to_double) {
-        io::copy_in_parallel(to.base, values, static_cast<std::size_t>(n) * field.bytes());
-      } else {
-        for (std::int64_t i = 0; i < n; ++i) store(to, field, i, values + static_cast<std::size_t>(i) * field.bytes(), field.bytes());
+      if (!to.skip && to.stride == field.bytes() && !to.to_double) io::copy_in_parallel(to.base, plane_of[f], static_cast<std::size_t>(n) * field.bytes());
+    }
+    io::parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      for (std::size_t f = 0; f < header_.fields.size(); ++f) {
+        const Field& field = header_.fields[f];
+        const Destination& to = destinations_[f];
+        if (to.skip || (to.stride == field.bytes() && !to.to_double)) continue;
+        for (std::size_t i = first; i < last; ++i) store(to, field, static_cast<std::int64_t>(i), plane_of[f] + i * field.bytes(), field.bytes());
       }
-      plane += static_cast<std::size_t>(n) * field.bytes();
-    }
-  }
-
-  // One token as the field's dtype into `out`; false when it is not one.
-  static bool parse_value(const Field& field, const char* first, const char* last, std::uint8_t* out) noexcept {
-    if (first < last && *first == '+') ++first;
-    const auto parse = [&](auto value) {
-      const std::from_chars_result result = std::from_chars(first, last, value);
-      if (result.ec != std::errc{} || result.ptr != last) return false;
-      std::memcpy(out, &value, sizeof value);
-      return true;
-    };
-    if (field.packed_colour && std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; }))
-      return parse(std::uint32_t{});
-    switch (field.dtype) {
-      case DType::int8: return parse(std::int8_t{});
-      case DType::int16: return parse(std::int16_t{});
-      case DType::int32: return parse(std::int32_t{});
-      case DType::int64: return parse(std::int64_t{});
-      case DType::uint8: return parse(std::uint8_t{});
-      case DType::uint16: return parse(std::uint16_t{});
-      case DType::uint32: return parse(std::uint32_t{});
-      case DType::uint64: return parse(std::uint64_t{});
-      case DType::float32: return parse(float{});
-      case DType::float64: return parse(double{});
-    }
-    return false;
+    });
   }
 
   // Point `i` from the line [first, last); the offset of the first bad token (or of the
   // line's end when values are missing, or of a surplus value) otherwise.
   std::optional<std::size_t> parse_point(std::int64_t i, const char* first, const char* last) const noexcept {
     const char* p = first;
-    std::uint8_t value[8];
-    for (std::size_t f = 0; f < header_.fields.size(); ++f) {
-      const Field& field = header_.fields[f];
-      for (std::int64_t k = 0; k < field.count; ++k) {
-        while (p < last && io::is_space(*p)) ++p;
-        const char* const token = p;
-        while (p < last && !io::is_space(*p)) ++p;
-        if (token == p) return static_cast<std::size_t>(token - bytes_.data());
-        if (destinations_[f].skip) continue;
-        if (!parse_value(field, token, p, value)) return static_cast<std::size_t>(token - bytes_.data());
-        Destination to = destinations_[f];
-        to.base += static_cast<std::size_t>(k) * static_cast<std::size_t>(field.size);
-        store(to, field, i, value, static_cast<std::size_t>(field.size));
+    const auto row = static_cast<std::size_t>(i);
+    for (const Slot& slot : slots_) {
+      while (p < last && io::is_space(*p)) ++p;
+      const char* const token = p;
+      if (slot.scan != nullptr) {
+        const char* const end = slot.scan(p, last, slot.base + row * slot.stride);
+        if (end != nullptr && (end == last || io::is_space(*end))) {
+          p = end;
+          continue;
+        }
       }
+      while (p < last && !io::is_space(*p)) ++p;
+      if (token == p) return static_cast<std::size_t>(token - bytes_.data());
+      if (slot.parse != nullptr && !slot.parse(token, p, slot.base + row * slot.stride))
+        return static_cast<std::size_t>(token - bytes_.data());
     }
     while (p < last && io::is_space(*p)) ++p;
     if (p != last) return static_cast<std::size_t>(p - bytes_.data());
@@ -435,6 +517,7 @@ class Reader {
   Header header_;
   std::size_t data_line_ = 0;
   std::vector<Destination> destinations_;
+  std::vector<Slot> slots_;  // ascii: one per value of a point line
 };
 
 }  // namespace

@@ -24,6 +24,7 @@
 // ReadError naming its line. Large files parse on all cores (io::parse_lines_in_parallel)
 // with the same result and errors as the sequential loop.
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -34,9 +35,11 @@
 #include <vector>
 
 #include "formats/xyz/xyz.hpp"
+#include "io/cells/vertex_block.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/fast_decimal.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -63,6 +66,7 @@ bool parse_real(std::string_view token, double& value) noexcept {
   const char* first = token.data();
   const char* const last = first + token.size();
   if (first < last && *first == '+') ++first;
+  if (io::parse_plain_decimal(first, last, value)) return true;  // from_chars' bits, faster
   const std::from_chars_result result = std::from_chars(first, last, value, std::chars_format::general);
   return result.ec == std::errc{} && result.ptr == last;
 }
@@ -135,11 +139,24 @@ class Reader {
     const std::uint64_t lines = io::count_newlines(bytes_.data() + data_begin, bytes_.data() + bytes_.size()) + (bytes_.back() != '\n' ? 1 : 0);
     const io::ClaimSite site{data_begin, io::line_of_offset(bytes_, data_begin)};
     io::check_claim(path_, kFormat, "points", lines, 1, left, 8 * (columns_.size() + 3), site);
-    const auto capacity = static_cast<std::int64_t>(lines);
+    // Colours the first point writes as integers are read straight into bytes (no float64
+    // column to fill and narrow); should a later one not be a 0-255 integer, the file is read
+    // again the general way, which gives what it always gave.
+    if (std::optional<Mesh> mesh = read_points(data_begin, static_cast<std::int64_t>(lines), colours_look_like_bytes_)) return std::move(*mesh);
+    return *read_points(data_begin, static_cast<std::int64_t>(lines), false);
+  }
 
-    points_ = NDArray::zeros(DType::float64, {capacity, 3});
+ private:
+  // The points from `data_begin` into arrays of `capacity` rows; nullopt when colours read as
+  // bytes met a value that is not one.
+  std::optional<Mesh> read_points(std::size_t data_begin, std::int64_t capacity, bool colours_as_bytes) {
+    const auto has = [&](const char* name) { return std::find(columns_.begin(), columns_.end(), name) != columns_.end(); };
+    // Not zeroed when every point writes x, y and z (rows past the last point are cut off).
+    points_ = has("x") && has("y") && has("z") ? NDArray::allocate(DType::float64, {capacity, 3}) : NDArray::zeros(DType::float64, {capacity, 3});
     targets_.assign(columns_.size(), nullptr);
+    byte_targets_.assign(columns_.size(), nullptr);
     strides_.assign(columns_.size(), 1);
+    colour_not_a_byte_ = false;
     std::vector<std::pair<std::string, NDArray>> data;
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       const std::string& name = columns_[c];
@@ -151,35 +168,43 @@ class Reader {
       }
       const auto same = std::find_if(data.begin(), data.end(), [&](const auto& entry) { return entry.first == name; });
       if (same != data.end()) fail_at(data_begin, "two columns are named '" + name + "'");
+      if (colours_as_bytes && is_colour(name)) {
+        data.emplace_back(name, NDArray::allocate(DType::uint8, {capacity}));
+        byte_targets_[c] = data.back().second.data_as<std::uint8_t>();
+        continue;
+      }
       data.emplace_back(name, NDArray::allocate(DType::float64, {capacity}));
       targets_[c] = data.back().second.data_as<double>();
     }
 
     std::int64_t n = 0;
-    const std::optional<std::size_t> parallel_end = io::parse_lines_in_parallel(bytes_, data_begin, lines, [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+    const std::optional<std::size_t> parallel_end = io::parse_lines_in_parallel(bytes_, data_begin, static_cast<std::uint64_t>(capacity), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
       return parse_point(static_cast<std::int64_t>(i), bytes_.data() + begin, bytes_.data() + stop) == nullptr;
     });
     if (parallel_end) n = capacity;
     else n = read_sequentially(data_begin);
+    if (colour_not_a_byte_) return std::nullopt;
 
     Mesh mesh;
     mesh.points = n == capacity ? points_ : first_rows(points_, n);
     for (auto& [name, array] : data) {
       NDArray column = n == capacity ? std::move(array) : first_rows(array, n);
-      if (is_colour(name)) column = colour_bytes_if_exact(column);
+      if (column.dtype() == DType::uint8) column = floats_if_all_zero_or_one(column);
+      else if (is_colour(name)) column = colour_bytes_if_exact(column);
       mesh.point_data.append_new(name, std::move(column));
     }
-    CellBlock vertices;
-    vertices.type = "vertex";
-    vertices.connectivity = NDArray::allocate(DType::int64, {n, 1});
-    std::int64_t* ids = vertices.connectivity.data_as<std::int64_t>();
-    for (std::int64_t i = 0; i < n; ++i) ids[i] = i;
-    mesh.cells.push_back(std::move(vertices));
+    mesh.cells.push_back(io::vertex_block(n));
     return mesh;
   }
 
- private:
-  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
+  // colour_bytes_if_exact's rule for colours read as bytes: all 0 or 1 stay floats.
+  static NDArray floats_if_all_zero_or_one(const NDArray& bytes) {
+    const std::span<const std::uint8_t> values = bytes.values<std::uint8_t>();
+    if (values.empty() || !std::all_of(values.begin(), values.end(), [](std::uint8_t v) { return v <= 1; })) return bytes;
+    return bytes.astype(DType::float64);
+  }
+
+ [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
     throw ReadError(path_, std::string(kFormat), message, offset, io::line_of_offset(bytes_, offset));
   }
 
@@ -246,6 +271,10 @@ class Reader {
     } else {
       columns_ = layout_of(extension_of(path_), first_point);
     }
+    colours_look_like_bytes_ = true;
+    for (std::size_t c = 0; c < columns_.size() && c < k; ++c)
+      if (is_colour(columns_[c]) && !(first_point[c].size() <= 3 && std::all_of(first_point[c].begin(), first_point[c].end(), [](char d) { return d >= '0' && d <= '9'; })))
+        colours_look_like_bytes_ = false;
   }
 
   // Point `i` from [first, last); nullptr when it is read, else where it goes wrong (a bad
@@ -255,10 +284,32 @@ class Reader {
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       while (p < last && is_separator(*p)) ++p;
       const char* const token = p;
-      while (p < last && !is_separator(*p)) ++p;
-      if (token == p) return token;
+      if (byte_targets_[c] != nullptr) {
+        unsigned byte = 0;
+        const char* q = p;
+        for (; q < last && q - p < 4 && static_cast<unsigned char>(*q - '0') < 10; ++q) byte = byte * 10 + static_cast<unsigned>(*q - '0');
+        if (q > p && q - p <= 3 && byte <= 255 && (q == last || is_separator(*q))) {
+          byte_targets_[c][i] = static_cast<std::uint8_t>(byte);
+          p = q;
+          continue;
+        }
+        // Not a byte: a number still (the file is then read again as float64) or an error.
+        while (p < last && !is_separator(*p)) ++p;
+        double value = 0;
+        if (token == p || !parse_real(std::string_view(token, static_cast<std::size_t>(p - token)), value)) return token;
+        colour_not_a_byte_.store(true, std::memory_order_relaxed);
+        continue;
+      }
       double value = 0;
-      if (!parse_real(std::string_view(token, static_cast<std::size_t>(p - token)), value)) return token;
+      // A plain decimal is read in the same pass that finds its end; anything else as one token.
+      const char* const end = io::scan_plain_decimal(p, last, value);
+      if (end != nullptr && (end == last || is_separator(*end))) {
+        p = end;
+      } else {
+        while (p < last && !is_separator(*p)) ++p;
+        if (token == p) return token;
+        if (!parse_real(std::string_view(token, static_cast<std::size_t>(p - token)), value)) return token;
+      }
       if (targets_[c] != nullptr) targets_[c][static_cast<std::size_t>(i) * strides_[c]] = value;
     }
     while (p < last && is_separator(*p)) ++p;
@@ -296,6 +347,9 @@ class Reader {
   std::vector<std::string> columns_;
   NDArray points_;
   std::vector<double*> targets_;  // per column: where point 0's value goes (nullptr: skipped)
+  std::vector<std::uint8_t*> byte_targets_;  // colours read as bytes: where point 0's goes
+  bool colours_look_like_bytes_ = false;     // the first point's colours are plain integers
+  mutable std::atomic<bool> colour_not_a_byte_{false};
   std::vector<std::size_t> strides_;
 };
 

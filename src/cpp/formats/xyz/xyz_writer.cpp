@@ -10,7 +10,8 @@
 // Normals come from point data nx/ny/nz (or normal_x/normal_y/normal_z, or "normals"
 // (n, 3)), colours from red/green/blue (or "rgb"/"colors" (n, 3), not PCD's packed float
 // "rgb"), intensity from "intensity". Other point data, cells and field data have no column
-// here and are not written. Floats in their shortest exact form, or as float_fmt says.
+// here and are not written. Floats in their shortest exact form (rows formatted on all cores,
+// the same bytes as one thread), or as float_fmt says.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "formats/xyz/xyz.hpp"
 #include "io/output/atomic_file.hpp"
 #include "io/output/float_format.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "meshioplusplus/errors.hpp"
 
 namespace meshioplusplus::xyz {
@@ -123,22 +125,40 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
     out.put('\n');
   }
   const double* xyz = points.data_as<double>();
-  for (std::int64_t i = 0; i < n; ++i) {
+  const auto write_row = [&](auto& put, auto& separator, std::int64_t i) {
     for (std::int64_t c = 0; c < 3; ++c) {
-      if (c > 0) out.put(' ');
-      out.number(c < dim ? xyz[i * dim + c] : 0.0);
+      if (c > 0) separator();
+      put(c < dim ? xyz[i * dim + c] : 0.0);
     }
     for (const Source& source : extra) {
-      out.put(' ');
+      separator();
       const std::int64_t width = source.array->row_width();
       visit_dtype(source.array->dtype(), [&](auto zero) {
         using T = decltype(zero);
         const T value = source.array->data_as<T>()[i * width + source.column];
-        if constexpr (sizeof(T) == 1) out.number(static_cast<int>(value));
-        else out.number(value);
+        if constexpr (sizeof(T) == 1) put(static_cast<int>(value));
+        else put(value);
       });
     }
-    out.put('\n');
+  };
+  if (float_format.shortest) {
+    // The usual case: rows formatted on all cores (io::write_rows_in_parallel), the file byte
+    // for byte what one thread writes. float_fmt's forms go through OutputBuffer below.
+    const std::size_t longest = (3 + extra.size()) * (io::kMaxNumberChars + 1) + 1;
+    io::write_rows_in_parallel(out, file, n, longest, [&](char* p, std::int64_t i) {
+      auto put = [&p](auto value) { p = io::put_number(p, value); };
+      auto separator = [&p] { *p++ = ' '; };
+      write_row(put, separator, i);
+      *p++ = '\n';
+      return p;
+    });
+  } else {
+    auto put = [&out](auto value) { out.number(value); };
+    auto separator = [&out] { out.put(' '); };
+    for (std::int64_t i = 0; i < n; ++i) {
+      write_row(put, separator, i);
+      out.put('\n');
+    }
   }
   out.flush();
   file.commit();

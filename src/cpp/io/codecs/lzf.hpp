@@ -23,7 +23,13 @@ inline constexpr std::uint64_t kLzfMaxExpansion = 88;
 std::size_t lzf_decompress(const std::uint8_t* input, std::size_t input_size, std::uint8_t* output,
                            std::size_t output_capacity) noexcept;
 
-// Replaces `out` with the LZF stream of `data` (liblzf's format; any LZF decoder reads it).
+// The LZF stream of `data` (liblzf's format; any LZF decoder reads it) as consecutive pieces
+// whose concatenation is the stream: inputs over 1 MiB are compressed a block at a time on
+// every core (the same bytes at any thread count), and a writer that writes the pieces one
+// after the other saves copying the whole stream.
+std::vector<std::vector<std::uint8_t>> lzf_compress_pieces(const std::uint8_t* data, std::size_t size);
+
+// Replaces `out` with the LZF stream of `data` in one piece.
 void lzf_compress(const std::uint8_t* data, std::size_t size, std::vector<std::uint8_t>& out);
 
 }  // namespace meshioplusplus::io
