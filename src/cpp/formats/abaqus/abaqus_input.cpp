@@ -1,5 +1,7 @@
 #include "formats/abaqus/abaqus_input.hpp"
 
+#include "io/text/line_values.hpp"
+
 #include <cctype>
 #include <charconv>
 #include <system_error>
@@ -146,6 +148,46 @@ double InputLines::real(std::string_view field) const {
 
 void InputLines::fail_on(std::string_view where, const std::string& message) const {
   scanner_.fail_at(offset_of(where), message);
+}
+
+std::optional<PlainSection> plain_section(const InputLines& in) {
+  const std::optional<std::size_t> begin = in.position();
+  if (!begin || thread_count() < 2) return std::nullopt;
+  const std::string_view document = in.document();
+  const char* const text = document.data();
+  const std::size_t limit = in.end();
+  // Node and element data hold no '*': the section ends at the line of the first one (a
+  // keyword, or a comment, indented or not).
+  std::size_t stop = limit;
+  if (const void* star = std::memchr(text + *begin, '*', limit - *begin)) {
+    stop = static_cast<std::size_t>(static_cast<const char*>(star) - text);
+    while (stop > *begin && text[stop - 1] != '\n') --stop;
+  }
+  if (stop - *begin < io::kParallelLinesMinBytes) return std::nullopt;
+  std::uint64_t lines = io::count_newlines(text + *begin, text + stop);
+  if (text[stop - 1] != '\n') ++lines;  // the last line of the file, without a line break
+  return PlainSection{*begin, stop, lines};
+}
+
+std::int64_t filled_lines(std::string_view text) noexcept {
+  std::int64_t lines = 0;
+  bool filled = false;
+  for (const char c : text) {
+    if (c == '\n') {
+      lines += filled;
+      filled = false;
+    } else if (!is_blank(c)) {
+      filled = true;
+    }
+  }
+  return lines + filled;
+}
+
+std::size_t plain_line_offset(const InputLines& in, const PlainSection& section, std::uint64_t index) {
+  const std::string_view document = in.document();
+  std::size_t at = *io::skip_lines(document, section.begin, index);
+  while (at < document.size() && is_blank(document[at])) ++at;
+  return at;
 }
 
 }  // namespace meshioplusplus::abaqus::detail

@@ -3,14 +3,18 @@
 // ReadError naming the file, byte offset and line.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "io/source/parallel.hpp"
 #include "io/text/text_scanner.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus::abaqus::detail {
 
@@ -67,6 +71,17 @@ class InputLines {
     scanner_.fail_at(offset, message);
   }
 
+  // Where the next line starts (nullopt while a line read ahead is pending) and where these
+  // lines end: for readers that take a whole data section at once, then seek past it.
+  std::optional<std::size_t> position() const noexcept {
+    return pending_ ? std::nullopt : std::optional<std::size_t>(scanner_.position());
+  }
+  std::size_t end() const noexcept { return scanner_.end(); }
+  void seek(std::size_t position) noexcept {
+    pending_.reset();
+    scanner_.seek(position);
+  }
+
   const std::string& path() const noexcept { return path_; }
   std::string_view document() const noexcept { return scanner_.document(); }
 
@@ -79,5 +94,40 @@ class InputLines {
   io::TextScanner scanner_;
   std::optional<Line> pending_;
 };
+
+// A data section read at once (on all cores): the lines from an InputLines' position up to
+// the first line holding a '*' (a keyword or a comment), when they are enough to be worth
+// splitting; nullopt otherwise (or while a line is pending).
+struct PlainSection {
+  std::size_t begin, end;
+  std::uint64_t lines;
+};
+std::optional<PlainSection> plain_section(const InputLines& in);
+
+// The offset of line `index` of `section`, leading blanks skipped (where errors point).
+std::size_t plain_line_offset(const InputLines& in, const PlainSection& section, std::uint64_t index);
+
+// Lines holding something other than blanks.
+std::int64_t filled_lines(std::string_view text) noexcept;
+
+// count(part) summed over `section` cut into one part of whole lines per thread.
+template <class Count> std::int64_t sum_over_lines(std::string_view document, const PlainSection& section, Count&& count) {
+  const std::size_t parts = thread_count();
+  std::vector<std::size_t> cuts{section.begin};
+  for (std::size_t p = 1; p < parts; ++p) {
+    const std::size_t at = std::max(cuts.back(), section.begin + (section.end - section.begin) / parts * p);
+    const void* newline = std::memchr(document.data() + at, '\n', section.end - at);
+    cuts.push_back(newline != nullptr ? static_cast<std::size_t>(static_cast<const char*>(newline) - document.data()) + 1
+                                      : section.end);
+  }
+  cuts.push_back(section.end);
+  std::vector<std::int64_t> sums(parts, 0);
+  io::parallel_ranges(parts, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t p = first; p < last; ++p) sums[p] = count(document.substr(cuts[p], cuts[p + 1] - cuts[p]));
+  });
+  std::int64_t total = 0;
+  for (const std::int64_t sum : sums) total += sum;
+  return total;
+}
 
 }  // namespace meshioplusplus::abaqus::detail

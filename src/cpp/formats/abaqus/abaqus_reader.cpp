@@ -5,6 +5,12 @@
 // connectivity are then allocated once, in their final shape, and the second pass parses
 // straight into them. Set members still gather in scratch vectors (sorted and merged at
 // the end).
+//
+// Large *NODE and *ELEMENT sections of one record per line (what writers produce) are parsed
+// on all cores (io::parse_lines_in_parallel), rows in place; the labels are then indexed in
+// file order on one thread, so a label given twice is reported where the sequential walk
+// reports it. A section with any other line (a record over two lines, an unknown node, a
+// comment) is left to the sequential walk, which words every error as before.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -29,9 +35,11 @@
 #include "formats/abaqus/abaqus_input.hpp"
 #include "io/cells/id_map.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus::abaqus {
 namespace {
@@ -40,6 +48,11 @@ using detail::ElementType;
 using detail::InputLines;
 using detail::KeywordLine;
 using detail::Line;
+using detail::PlainSection;
+using detail::plain_line_offset;
+using detail::plain_section;
+using detail::filled_lines;
+using detail::sum_over_lines;
 using detail::upper;
 
 // Includes nested deeper than this are taken for a loop.
@@ -182,7 +195,7 @@ std::int64_t field_starts(std::string_view text) noexcept {
   std::int64_t starts = 0;
   bool separated = true;
   for (const char c : text) {
-    const bool separator = c == ',' || is_blank(c);
+    const bool separator = c == ',' || c == '\n' || is_blank(c);  // '\n': several lines at once
     starts += static_cast<std::int64_t>(separated && !separator);
     separated = separator;
   }
@@ -437,10 +450,51 @@ class Reader {
     return placement;
   }
 
+  static bool reads_input_file(const KeywordLine& keyword) {
+    const std::string* input = keyword.find("INPUT");
+    return input != nullptr && !input->empty();
+  }
+
+  // A large node section of plain "label, x[, y[, z]]" lines on all cores, up to the next
+  // line holding a '*'; false (nothing indexed, `in` where it was) when the sequential
+  // walk must read it.
+  bool read_nodes_in_parallel(InputLines& in, Scope& here, Members* set) {
+    const std::optional<PlainSection> section = plain_section(in);
+    if (!section || num_points_ + static_cast<std::int64_t>(section->lines) > plan_->num_nodes) return false;
+    const std::int64_t dimension = points_.dim(1);
+    double* const points = points_.data_as<double>() + num_points_ * dimension;
+    std::vector<std::int64_t> labels(section->lines);
+    const char* const text = in.document().data();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        in.document(), section->begin, section->lines, [&](std::uint64_t i, std::size_t first, std::size_t last) {
+          const std::string_view line = detail::trim(std::string_view(text + first, last - first));
+          Vector3 x{};
+          std::size_t given = 0;
+          if (line.empty() || line.front() == '*' || !simple_node(line, labels[i], x, given) ||
+              static_cast<std::int64_t>(given) > dimension)
+            return false;
+          x = here.placement.apply(x);
+          double* out = points + static_cast<std::int64_t>(i) * dimension;
+          for (std::int64_t axis = 0; axis < dimension; ++axis) out[axis] = x[axis];
+          return true;
+        });
+    if (!end) return false;
+    for (std::uint64_t i = 0; i < section->lines; ++i) {
+      if (!here.nodes.insert(labels[i], num_points_))
+        in.fail_at(plain_line_offset(in, *section, i), "node " + std::to_string(labels[i]) + " is defined twice" + where(here));
+      if (set != nullptr) set->push_back(num_points_);
+      ++num_points_;
+    }
+    in.seek(*end);
+    return true;
+  }
+
   void read_nodes(const KeywordLine& keyword, InputLines& in) {
     if (counting_) return count_nodes(keyword, in);
     Scope& here = scope(current_);
     Members* set = keyword.has("NSET") ? &define_set(here, RegionKind::Point, *keyword.find("NSET")) : nullptr;
+    // The lines after a comment that ends the parallel part are read below, as always.
+    if (!reads_input_file(keyword)) read_nodes_in_parallel(in, here, set);
     const std::int64_t dimension = points_.dim(1);
     double* const points = points_.data_as<double>();
     std::vector<std::string_view> fields;
@@ -471,16 +525,25 @@ class Reader {
   }
 
   // Counting: one node per data line; the coordinate count only until it reaches 3.
+  // Once the coordinate count is 3, a large section only needs its lines counted (on all cores).
   void count_nodes(const KeywordLine& keyword, InputLines& in) {
     std::vector<std::string_view> fields;
-    for_each_data_line(keyword, in, [&](InputLines&, const Line& line) {
+    const auto count_line = [&](InputLines&, const Line& line) {
       ++counted_->num_nodes;
       if (counted_->dimension >= 3) return;
       InputLines::fields(line.text, fields);
       while (fields.size() > 1 && fields.back().empty()) fields.pop_back();
       if (fields.size() >= 2)
         counted_->dimension = std::max(counted_->dimension, static_cast<int>(std::min<std::size_t>(fields.size() - 1, 3)));
-    });
+    };
+    if (reads_input_file(keyword)) return for_each_data_line(keyword, in, count_line);
+    Line line;
+    while (counted_->dimension < 3 && in.next_data(line)) count_line(in, line);
+    if (const std::optional<PlainSection> section = plain_section(in)) {
+      counted_->num_nodes += sum_over_lines(in.document(), *section, filled_lines);
+      in.seek(section->end);
+    }
+    while (in.next_data(line)) count_line(in, line);
   }
 
   void read_elements(const KeywordLine& keyword, InputLines& in) {
@@ -500,6 +563,7 @@ class Reader {
       blocks_.push_back({type.cell, num_cells_, NDArray::allocate(DType::int64, {rows, nodes_per_cell}), 0});
       block = &blocks_.back();
     }
+    if (!reads_input_file(keyword) && read_elements_in_parallel(in, here, type, block, rows, set)) return;
     std::vector<std::int64_t> record;  // label, then point indices in file order
     record.reserve(static_cast<std::size_t>(nodes_per_cell) + 1);
     std::vector<std::int64_t> values(static_cast<std::size_t>(nodes_per_cell) + 1);
@@ -547,9 +611,54 @@ class Reader {
     for_each_data_line(keyword, in, read_line, check_complete);
   }
 
+  // A large element section of one record per line, every node known, on all cores: rows in
+  // place, labels indexed afterwards in file order. False (nothing indexed, `in` where it
+  // was) when the sequential walk must read it and word its errors.
+  bool read_elements_in_parallel(InputLines& in, Scope& here, const ElementType& type, BlockBuild* block,
+                                 std::int64_t rows, Members* set) {
+    constexpr int kMostValues = 64;
+    const int width = type.cell->num_nodes;
+    if (block == nullptr || width + 1 > kMostValues) return false;
+    const std::optional<PlainSection> section = plain_section(in);
+    if (!section || static_cast<std::int64_t>(section->lines) != rows) return false;
+    std::vector<std::int64_t> labels(section->lines);
+    std::int64_t* const connectivity = block->connectivity.data_as<std::int64_t>();
+    const char* const text = in.document().data();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        in.document(), section->begin, section->lines, [&](std::uint64_t i, std::size_t first, std::size_t last) {
+          const std::string_view line = detail::trim(std::string_view(text + first, last - first));
+          std::int64_t values[kMostValues];
+          if (line.empty() || line.front() == '*' || simple_integers(line, values, width + 1) != width + 1) return false;
+          labels[i] = values[0];
+          std::int64_t* row = connectivity + static_cast<std::int64_t>(i) * width;
+          for (int k = 0; k < width; ++k) {
+            const std::int64_t found = here.nodes.find(values[k + 1]);
+            if (found < 0) return false;
+            row[type.file_to_meshio.empty() ? k : type.file_to_meshio[static_cast<std::size_t>(k)]] = found;
+          }
+          return true;
+        });
+    if (!end) return false;
+    for (std::uint64_t i = 0; i < section->lines; ++i) {
+      if (!here.elements.insert(labels[i], num_cells_))
+        in.fail_at(plain_line_offset(in, *section, i),
+                   "element " + std::to_string(labels[i]) + " is defined twice" + where(here));
+      if (set != nullptr) set->push_back(num_cells_);
+      ++num_cells_;
+    }
+    block->filled = rows;
+    in.seek(*end);
+    return true;
+  }
+
   // Counting: records are the section's field starts over the fields per record.
   void count_elements(const KeywordLine& keyword, InputLines& in, int nodes_per_cell) {
     std::int64_t starts = 0;
+    if (!reads_input_file(keyword))
+      if (const std::optional<PlainSection> section = plain_section(in)) {  // no comment among its lines
+        starts = sum_over_lines(in.document(), *section, field_starts);
+        in.seek(section->end);
+      }
     for_each_data_line(keyword, in, [&](InputLines&, const Line& line) { starts += field_starts(line.text); });
     counted_->element_rows.push_back(starts / (nodes_per_cell + 1));
   }

@@ -14,7 +14,11 @@
 // Corners are permuted from AVS's node order to meshio's (avsucd_cells.hpp).
 //
 // Arrays: the header gives every count, so points and data are allocated once in final shape.
-// Cells take two passes: the first finds the type runs, the second fills the blocks.
+// Cells take two passes: the first finds the type runs and where each cell's line starts, the
+// second fills the blocks on all cores (each cell's line is known, and ranges of cells report
+// the earliest error, as one walk would). Large node sections of one node per line are read
+// on all cores (io::parse_lines_in_parallel); any other layout, and any node line the plain
+// reader does not take, sends the section to the sequential walk, which words the errors.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -30,7 +34,9 @@
 #include "formats/avsucd/avsucd_cells.hpp"
 #include "io/cells/id_map.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/line_values.hpp"
 #include "io/text/significant_lines.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -148,11 +154,37 @@ class Reader {
     return header;
   }
 
+  // Node i from its raw line [first, last) when it is plainly "id x y z"; false otherwise.
+  bool read_plain_node(std::int64_t i, const char* first, const char* last, std::int64_t* ids, double* xyz) {
+    first = io::skip_line_blanks(first, last);
+    io::LineValues values(first, last, doc_.data() + doc_.size());
+    std::int64_t id = 0;
+    double x[3];
+    if (first == last || *first == '#' || !values.next(id) || !values.next(x[0]) || !values.next(x[1]) ||
+        !values.next(x[2]) || !values.done())
+      return false;
+    ids[i] = id;
+    node_starts_[static_cast<std::size_t>(i)] = static_cast<std::size_t>(first - doc_.data());
+    std::copy_n(x, 3, xyz + 3 * i);
+    return true;
+  }
+
   void read_nodes(std::int64_t count, std::vector<std::int64_t>& ids) {
     mesh_.points = NDArray::allocate(DType::float64, {count, 3});
     double* xyz = mesh_.points.data_as<double>();
     ids.resize(static_cast<std::size_t>(count));
     node_starts_.resize(static_cast<std::size_t>(count));
+    const std::optional<std::size_t> records = io::records_begin(doc_, lines_.position());
+    if (records) {
+      const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+          doc_, *records, static_cast<std::uint64_t>(count), [&](std::uint64_t i, std::size_t first, std::size_t last) {
+            return read_plain_node(static_cast<std::int64_t>(i), doc_.data() + first, doc_.data() + last, ids.data(), xyz);
+          });
+      if (end) {
+        lines_.seek(*end);
+        return;
+      }
+    }
     for (std::int64_t i = 0; i < count; ++i) {
       const LineSpan line = require_line([&] { return "node " + std::to_string(i + 1) + " of " + std::to_string(count); });
       io::TextScanner s = scanner(line);
@@ -192,18 +224,52 @@ class Reader {
     return cell_type_at(s);
   }
 
+  // Pass 1 on all cores for a section of one cell per line whose third words are known type
+  // names: each line's start and type. False (lines_ untouched) when the walk must do it.
+  bool find_cell_lines_in_parallel(std::int64_t count, std::vector<std::int8_t>& types) {
+    const std::optional<std::size_t> records = io::records_begin(doc_, lines_.position());
+    if (!records) return false;
+    types.resize(static_cast<std::size_t>(count));
+    const char* const data = doc_.data();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        doc_, *records, static_cast<std::uint64_t>(count), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+          std::size_t pos = begin;
+          while (pos < stop && io::is_space(data[pos])) ++pos;
+          if (pos == stop || data[pos] == '#') return false;
+          cell_starts_[i] = pos;
+          for (int word = 0; word < 2; ++word) {
+            while (pos < stop && !io::is_space(data[pos])) ++pos;
+            while (pos < stop && io::is_space(data[pos])) ++pos;
+          }
+          std::size_t word_end = pos;
+          while (word_end < stop && !io::is_space(data[word_end])) ++word_end;
+          const int type = detail::find_by_ucd_name(doc_.substr(pos, word_end - pos));
+          types[i] = static_cast<std::int8_t>(type);
+          return type >= 0;
+        });
+    if (!end) return false;
+    lines_.seek(*end);
+    return true;
+  }
+
   void read_cells(std::int64_t count, std::vector<std::int64_t>& ids) {
     // Pass 1: types and where each line starts.
-    const std::size_t start = lines_.position();
     ids.resize(static_cast<std::size_t>(count));
     cell_starts_.resize(static_cast<std::size_t>(count));
     std::vector<Run> runs;
-    for (std::int64_t i = 0; i < count; ++i) {
-      const LineSpan line = require_line([&] { return "cell " + std::to_string(i + 1) + " of " + std::to_string(count); });
-      cell_starts_[static_cast<std::size_t>(i)] = line.begin;
-      const int type = cell_type_of(line);
+    const auto add_to_runs = [&](int type) {
       if (runs.empty() || runs.back().type != type) runs.push_back({type, 0});
       ++runs.back().cells;
+    };
+    std::vector<std::int8_t> types;
+    if (find_cell_lines_in_parallel(count, types)) {
+      for (const std::int8_t type : types) add_to_runs(type);
+    } else {
+      for (std::int64_t i = 0; i < count; ++i) {
+        const LineSpan line = require_line([&] { return "cell " + std::to_string(i + 1) + " of " + std::to_string(count); });
+        cell_starts_[static_cast<std::size_t>(i)] = line.begin;
+        add_to_runs(cell_type_of(line));
+      }
     }
     std::vector<NDArray> materials;
     for (const Run& run : runs) {
@@ -211,36 +277,69 @@ class Reader {
       mesh_.cells.push_back({std::string(info.name), NDArray::allocate(DType::int64, {run.cells, info.num_nodes}), {}, {}});
       materials.push_back(NDArray::allocate(DType::int64, {run.cells}));
     }
-    // Pass 2: ids, materials and corners, mapped from node ids and permuted to meshio's order.
-    lines_.seek(start);
-    std::int64_t cell = 0;
-    for (std::size_t b = 0; b < runs.size(); ++b) {
-      const auto& info = kCellTypes[static_cast<std::size_t>(runs[b].type)];
-      std::int64_t* corners = mesh_.cells[b].connectivity.data_as<std::int64_t>();
-      std::int64_t* material = materials[b].data_as<std::int64_t>();
-      std::int64_t file_order[8];
-      for (std::int64_t row = 0; row < runs[b].cells; ++row, ++cell) {
-        io::TextScanner s = scanner(*next_line());
-        ids[static_cast<std::size_t>(cell)] = s.next_number<std::int64_t>();
-        material[row] = s.next_number<std::int64_t>();
-        s.next_token();
-        for (int k = 0; k < info.num_nodes; ++k) {
-          s.skip_whitespace();
-          const std::size_t offset = s.position();
-          if (s.at_end())
-            s.fail("cell id " + std::to_string(ids[static_cast<std::size_t>(cell)]) + " (" + std::string(info.ucd_name) +
-                   ") needs " + std::to_string(info.num_nodes) + " nodes, found " + std::to_string(k));
-          const std::int64_t id = s.next_number<std::int64_t>();
-          file_order[k] = node_ids_.find(id);
-          if (file_order[k] < 0) s.fail_at(offset, "cell refers to node id " + std::to_string(id) + ", which is not defined");
-        }
-        expect_line_end(s, [&] {
-          return "the " + std::to_string(info.num_nodes) + " nodes of a '" + std::string(info.ucd_name) + "' cell";
-        });
-        for (int k = 0; k < info.num_nodes; ++k) corners[row * info.num_nodes + k] = file_order[info.from_ucd[k]];
+    // Pass 2: ids, materials and corners, mapped from node ids and permuted to meshio's order,
+    // on all cores: each cell's line is known from pass 1 (lines_ stays after the section).
+    std::vector<std::int64_t> run_first{0};  // cell index of each run's first cell, then count
+    for (const Run& run : runs) run_first.push_back(run_first.back() + run.cells);
+    io::parallel_ranges(static_cast<std::size_t>(count), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      std::size_t b = static_cast<std::size_t>(
+          std::upper_bound(run_first.begin(), run_first.end(), static_cast<std::int64_t>(first)) - run_first.begin() - 1);
+      for (std::size_t cell = first; cell < last; ++cell) {
+        while (static_cast<std::int64_t>(cell) >= run_first[b + 1]) ++b;
+        read_cell(cell, runs[b].type, cell - static_cast<std::size_t>(run_first[b]), ids, mesh_.cells[b], materials[b]);
       }
-    }
+    });
     mesh_.cell_data.set(std::string(detail::kMaterial), std::move(materials));
+  }
+
+  // The significant part of the line starting at `begin` (a cell line pass 1 found).
+  LineSpan line_from(std::size_t begin) const {
+    const char* const end = doc_.data() + doc_.size();
+    const char* newline = io::find_newline(doc_.data() + begin, end);
+    std::size_t stop = newline != nullptr ? static_cast<std::size_t>(newline - doc_.data()) : doc_.size();
+    while (stop > begin && io::is_space(doc_[stop - 1])) --stop;
+    return {begin, stop};
+  }
+
+  void read_cell(std::size_t cell, int type, std::size_t row, std::vector<std::int64_t>& ids, CellBlock& block,
+                 NDArray& materials) const {
+    const auto& info = kCellTypes[static_cast<std::size_t>(type)];
+    std::int64_t file_order[8];
+    const LineSpan line = line_from(cell_starts_[cell]);
+    // Plainly written cells (every node defined) without the scanner; the rest through it.
+    io::LineValues values(doc_.data() + line.begin, doc_.data() + line.end, doc_.data() + doc_.size());
+    std::int64_t id = 0, material = 0;
+    bool plain = values.next(id) && values.next(material) && values.skip_tokens(1);
+    for (int k = 0; plain && k < info.num_nodes; ++k) {
+      std::int64_t node = 0;
+      plain = values.next(node) && (file_order[k] = node_ids_.find(node)) >= 0;
+    }
+    if (plain && values.done()) {
+      ids[cell] = id;
+      materials.data_as<std::int64_t>()[row] = material;
+      std::int64_t* corners = block.connectivity.data_as<std::int64_t>() + row * info.num_nodes;
+      for (int k = 0; k < info.num_nodes; ++k) corners[k] = file_order[info.from_ucd[k]];
+      return;
+    }
+    io::TextScanner s = scanner(line);
+    ids[cell] = s.next_number<std::int64_t>();
+    materials.data_as<std::int64_t>()[row] = s.next_number<std::int64_t>();
+    s.next_token();
+    for (int k = 0; k < info.num_nodes; ++k) {
+      s.skip_whitespace();
+      const std::size_t offset = s.position();
+      if (s.at_end())
+        s.fail("cell id " + std::to_string(ids[cell]) + " (" + std::string(info.ucd_name) + ") needs " +
+               std::to_string(info.num_nodes) + " nodes, found " + std::to_string(k));
+      const std::int64_t id = s.next_number<std::int64_t>();
+      file_order[k] = node_ids_.find(id);
+      if (file_order[k] < 0) s.fail_at(offset, "cell refers to node id " + std::to_string(id) + ", which is not defined");
+    }
+    expect_line_end(s, [&] {
+      return "the " + std::to_string(info.num_nodes) + " nodes of a '" + std::string(info.ucd_name) + "' cell";
+    });
+    std::int64_t* corners = block.connectivity.data_as<std::int64_t>() + row * info.num_nodes;
+    for (int k = 0; k < info.num_nodes; ++k) corners[k] = file_order[info.from_ucd[k]];
   }
 
   // ---- data blocks ----

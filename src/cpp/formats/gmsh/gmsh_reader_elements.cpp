@@ -5,6 +5,7 @@
 // encoding. The largest section of the format, and the one the data sections look element
 // tags up in (element_index), so a file of its own.
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,6 +42,13 @@ void MshReader::read_elements(std::size_t start) {
   if (version_ != Version::v2 && !cursor_.binary()) {
     const std::size_t body = cursor_.position();
     if (read_elements_4_by_lines()) return;
+    runs_.clear();  // another layout or an error: the sequential reading below decides
+    blocks_.clear();
+    cursor_.seek(body);
+  }
+  if (version_ == Version::v2 && !cursor_.binary()) {
+    const std::size_t body = cursor_.position();
+    if (read_elements_2_by_lines()) return;
     runs_.clear();  // another layout or an error: the sequential reading below decides
     blocks_.clear();
     cursor_.seek(body);
@@ -161,6 +169,98 @@ bool MshReader::read_elements_4_by_lines() {
       return false;
     }
   }
+  return true;
+}
+
+// ASCII 2.x with every element on a line of its own (what Gmsh and meshio write): the types
+// are read on all cores to cut the runs as scan_elements_2 does, then the runs fill on all
+// cores. False when the file is laid out otherwise or holds anything the sequential code
+// would refuse (nothing is reported here): the caller then reads the section token by token.
+bool MshReader::read_elements_2_by_lines() {
+  constexpr int kMostNodes = 128;
+  if (partitioned_ || ghost_cells_ || thread_count() < 2) return false;
+  const std::string_view document = cursor_.document();
+  std::uint64_t count = 0;
+  try {
+    count = cursor_.text_number<std::uint64_t>();
+    cursor_.check_count(count, 8, "element");
+  } catch (const ReadError&) {
+    return false;
+  }
+  const std::optional<std::size_t> begin = io::records_begin(document, cursor_.position());
+  if (!begin || count == 0) return false;
+  const char* const text = document.data();
+  const char* const readable_end = text + document.size();
+  std::vector<const GmshElementType*> types(static_cast<std::size_t>(count));
+  const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+      document, *begin, count, [&](std::uint64_t e, std::size_t line, std::size_t stop) {
+        io::LineValues reader{text + line, text + stop, readable_end};
+        std::uint64_t tag = 0;
+        int gmsh_id = 0;
+        if (!reader.next(tag) || !reader.next(gmsh_id)) return false;
+        types[e] = element_type_from_gmsh(gmsh_id);
+        return types[e] != nullptr && types[e]->num_nodes <= kMostNodes;
+      });
+  if (!end) return false;
+  // The runs scan_elements_2 cuts, each at its first element's line.
+  std::size_t run_line = *begin;
+  std::uint64_t run_first = 0;
+  for (std::uint64_t e = 0; e < count; ++e) {
+    if (!runs_.empty() && runs_.back().type == types[e] && !written_block_ends_before(e)) {
+      ++runs_.back().count;
+      continue;
+    }
+    run_line = *io::skip_lines(document, run_line, e - run_first);
+    run_first = e;
+    add_run(ElementRun{types[e], 1, run_line});
+  }
+  std::vector<const GmshElementType*>().swap(types);
+  if (points_alone()) std::erase_if(runs_, [](const ElementRun& run) { return run.type->dimension != 0; });
+  allocate_blocks();
+  std::atomic<bool> any_physical{false};
+  for (const ElementRun& run : runs_) {
+    BlockBuild& block = blocks_[run.block];
+    const int k = run.type->num_nodes;
+    std::int64_t* const connectivity = block.connectivity.data_as<std::int64_t>() + run.first_row * k;
+    std::int32_t* const physical = block.physical.data_as<std::int32_t>() + run.first_row;
+    std::int32_t* const geometrical = block.geometrical.data_as<std::int32_t>() + run.first_row;
+    const std::span<const std::uint16_t> order = run.type->meshio_from_gmsh;
+    // fill_run_2_ascii's reading of a line, without its errors.
+    const auto fill = [&](std::uint64_t e, std::size_t line, std::size_t stop) {
+      io::LineValues reader{text + line, text + stop, readable_end};
+      std::uint64_t tag = 0;
+      int gmsh_id = 0, num_tags = 0;
+      if (!reader.next(tag) || !reader.next(gmsh_id) || !reader.next(num_tags) || num_tags < 0) return false;
+      std::int32_t tags[2] = {0, 0};
+      for (int t = 0; t < num_tags; ++t) {
+        std::int32_t value = 0;
+        if (!reader.next(value)) return false;
+        if (t < 2) tags[t] = value;
+      }
+      std::uint64_t node_tags[kMostNodes];
+      for (int j = 0; j < k; ++j)
+        if (!reader.next(node_tags[j])) return false;
+      if (!reader.done()) return false;
+      std::int64_t* const out = connectivity + e * static_cast<std::uint64_t>(k);
+      for (int i = 0; i < k; ++i) {
+        const std::int64_t index = node_index_.find(node_tags[order.empty() ? i : order[static_cast<std::size_t>(i)]]);
+        if (index < 0) return false;
+        out[i] = index;
+      }
+      physical[e] = tags[0];
+      geometrical[e] = tags[1];
+      if (num_tags >= 1) any_physical.store(true, std::memory_order_relaxed);
+      return true;
+    };
+    if (!parse_record_lines(document, run.data_offset, run.count, fill)) return false;
+  }
+  cursor_.seek(*end);
+  try {
+    expect_end("Elements");
+  } catch (const ReadError&) {
+    return false;
+  }
+  any_physical_ = any_physical_ || any_physical.load();
   return true;
 }
 

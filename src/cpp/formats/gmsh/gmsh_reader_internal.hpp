@@ -203,6 +203,7 @@ class MshReader {
   void assign_blocks();
   bool assign_written_blocks();
   bool read_elements_4_by_lines();
+  bool read_elements_2_by_lines();
   std::optional<std::size_t> fill_run_4_lines(const ElementRun& run);
   bool scan_elements_4(bool by_lines = false);
   void scan_elements_2();

@@ -1,7 +1,9 @@
 #include "formats/nastran/nastran_cards.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -171,6 +173,42 @@ constexpr std::array kWritten{
     WrittenRow{"hexahedron", {"CHEXA", {}}},   WrittenRow{"hexahedron20", {"CHEXA", kHexa20Order}},
 };
 
+bool is_large_field(std::string_view head) noexcept { return !head.empty() && (head.back() == '*' || head.front() == '*'); }
+
+// The card's name: its first field, upper case, without the large-field '*'.
+void assign_name(std::string& name, std::string_view head, bool large) {
+  name.assign(large ? head.substr(0, head.size() - 1) : head);
+  for (char& c : name) c = upper_ascii(c);
+}
+
+bool is_blank_byte(char c) noexcept { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Whether trim() leaves anything of [first, last).
+bool has_text(const char* first, const char* last) noexcept {
+  for (; first < last; ++first)
+    if (!is_blank_byte(*first)) return true;
+  return false;
+}
+
+// Bit k: byte 8 + k of a fixed-format line (k < 64, the 8 or 4 data fields) is not blank.
+std::uint64_t nonblank_data_bytes(std::string_view text) noexcept {
+  char bytes[64];
+  std::memset(bytes, ' ', sizeof bytes);
+  if (text.size() > 8) std::memcpy(bytes, text.data() + 8, std::min<std::size_t>(64, text.size() - 8));
+  std::uint64_t mask = 0;
+#if defined(__SSE2__)
+  const __m128i blank = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
+  for (int part = 0; part < 4; ++part) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16 * part));
+    const __m128i blanks = _mm_or_si128(_mm_cmpeq_epi8(chunk, blank), _mm_or_si128(_mm_cmpeq_epi8(chunk, tab), _mm_cmpeq_epi8(chunk, cr)));
+    mask |= static_cast<std::uint64_t>(static_cast<unsigned>(~_mm_movemask_epi8(blanks)) & 0xFFFFu) << (16 * part);
+  }
+#else
+  for (int k = 0; k < 64; ++k) mask |= static_cast<std::uint64_t>(!is_blank_byte(bytes[k])) << k;
+#endif
+  return mask;
+}
+
 }  // namespace
 
 const ElementCard* element_card(std::string_view name) noexcept {
@@ -248,11 +286,10 @@ bool CardReader::next_line(PhysicalLine& line) {
   return false;
 }
 
-bool CardReader::next(Card& card) {
+template <class Sink> bool CardReader::next_card(Sink& card) {
   PhysicalLine line;
   while (next_line(line)) {
     if (is_continuation(line.head)) continue;  // orphaned: its card was not a card
-    card.fields.clear();
     card.offset = line.offset;
     append_fields(line, true, card);
     while (next_line(line)) {
@@ -267,16 +304,19 @@ bool CardReader::next(Card& card) {
   return false;
 }
 
+bool CardReader::next(Card& card) { return next_card(card); }
+bool CardReader::next(CardShape& shape) { return next_card(shape); }
+
 // Each line holds 8 data fields (4 in large format) plus a continuation mark in field 10;
 // short lines are padded with blank fields, so positions carry over continuations. A free
 // line with more fields than that is taken as one long line without a mark.
 void CardReader::append_fields(const PhysicalLine& physical, bool first, Card& card) {
   const std::string_view text = physical.text;
   const std::string_view head = physical.head;
-  const bool large = !head.empty() && (head.back() == '*' || head.front() == '*');
+  const bool large = is_large_field(head);
   if (first) {
-    card.name.assign(large ? head.substr(0, head.size() - 1) : head);
-    for (char& c : card.name) c = upper_ascii(c);
+    assign_name(card.name, head, large);
+    card.fields.clear();
   }
   const std::size_t per_line = large ? kLargeFieldsPerLine : kSmallFieldsPerLine;
   const std::size_t begin = card.fields.size();
@@ -300,6 +340,54 @@ void CardReader::append_fields(const PhysicalLine& physical, bool first, Card& c
   }
   if (card.fields.size() - begin == per_line + 1) card.fields.pop_back();  // the continuation mark
   while (card.fields.size() - begin < per_line) card.fields.push_back(blank);
+}
+
+// append_fields(Card&)'s walk, keeping only which fields are filled.
+void CardReader::append_fields(const PhysicalLine& physical, bool first, CardShape& shape) {
+  const std::string_view text = physical.text;
+  const std::string_view head = physical.head;
+  const bool large = is_large_field(head);
+  if (first) {
+    assign_name(shape.name, head, large);
+    shape.filled = 0;
+    shape.num_fields = 0;
+  }
+  const std::size_t per_line = large ? kLargeFieldsPerLine : kSmallFieldsPerLine;
+  const std::size_t begin = shape.num_fields;
+  const auto mark = [&](std::size_t index) {
+    if (index < 64) shape.filled |= std::uint64_t{1} << index;
+  };
+  if (physical.comma == std::string_view::npos) {
+    const std::uint64_t bytes = nonblank_data_bytes(text);
+    const std::size_t width = large ? 16 : 8;
+    const std::uint64_t field_bits = (std::uint64_t{1} << width) - 1;
+    for (std::size_t i = 0; i < per_line; ++i)
+      if (((bytes >> (i * width)) & field_bits) != 0) mark(begin + i);
+    shape.num_fields = begin + per_line;
+    return;
+  }
+  const char* const end = text.data() + text.size();
+  const char* start = text.data() + physical.comma + 1;
+  std::size_t count = 0;
+  while (true) {
+    const char* comma = static_cast<const char*>(std::memchr(start, ',', static_cast<std::size_t>(end - start)));
+    const char* stop = comma == nullptr ? end : comma;
+    // The continuation mark (a field past the line's data fields) is not a field.
+    if (count < per_line && has_text(start, stop)) mark(begin + count);
+    ++count;
+    if (comma == nullptr) break;
+    start = comma + 1;
+  }
+  if (count > per_line + 1) {  // one long line without a mark: every field counts
+    start = text.data() + physical.comma + 1;
+    for (std::size_t i = 0; i < count; ++i) {
+      const char* comma = static_cast<const char*>(std::memchr(start, ',', static_cast<std::size_t>(end - start)));
+      const char* stop = comma == nullptr ? end : comma;
+      if (i >= per_line && has_text(start, stop)) mark(begin + i);
+      start = comma == nullptr ? end : comma + 1;
+    }
+  }
+  shape.num_fields = begin + (count == per_line + 1 ? per_line : std::max(count, per_line));
 }
 
 // Fixed-format lines may use tabs to reach the next field: expanded to the next multiple of

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <span>
@@ -28,6 +29,17 @@ struct Card {
   }
 };
 
+// What the counting pass needs of a card, without splitting it into fields: its name and
+// which of its first 64 data fields are filled (no element card uses a later one).
+struct CardShape {
+  std::string name;
+  std::size_t offset = 0;
+  std::uint64_t filled = 0;  // bit i: Card::field(i) is not blank
+  std::size_t num_fields = 0;
+
+  bool has(std::size_t index) const noexcept { return index < 64 && ((filled >> index) & 1u) != 0; }
+};
+
 class CardReader {
  public:
   // Reads from after "BEGIN BULK" when the file has one (else from the start) to ENDDATA.
@@ -41,10 +53,19 @@ class CardReader {
   CardReader& operator=(const CardReader&) = delete;
 
   bool next(Card& card);
+  // The next card as next(card) reads it, its fields only marked filled or blank.
+  bool next(CardShape& shape);
   // Skips lines up to the first that starts a card (not blank, a comment or a continuation)
   // and returns its offset; nullopt at the end or at ENDDATA.
   std::optional<std::size_t> next_card_start();
   bool ended() const noexcept { return ended_; }  // ENDDATA was read
+  // How far a field's bytes may be loaded (nastran_fields' parse_integer): the document's
+  // end for a field in it, nothing past the field for one in a tab-expanded copy.
+  const char* readable_end(std::string_view field) const noexcept {
+    const std::string_view document = scanner_.document();
+    const bool inside = field.data() >= document.data() && field.data() <= document.data() + document.size();
+    return inside ? document.data() + document.size() : nullptr;
+  }
 
   [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
     scanner_.fail_at(offset, message);
@@ -60,7 +81,9 @@ class CardReader {
     std::string_view head;  // the first field
   };
   bool next_line(PhysicalLine& line);
+  template <class Sink> bool next_card(Sink& sink);
   void append_fields(const PhysicalLine& line, bool first, Card& card);
+  void append_fields(const PhysicalLine& line, bool first, CardShape& shape);
   std::string_view expand_tabs(std::string_view text);
 
   std::string path_;

@@ -9,8 +9,10 @@
 
 namespace meshioplusplus::nastran::detail {
 
-// A whole (trimmed) field as an integer; nullopt when it is not one.
-std::optional<std::int64_t> parse_integer(std::string_view field) noexcept;
+// A whole (trimmed) field as an integer; nullopt when it is not one. Bytes up to
+// `readable_end` (the document's end, when the field lies in it) may be loaded, never read
+// as part of the number: short ids then take the 8-byte step.
+std::optional<std::int64_t> parse_integer(std::string_view field, const char* readable_end = nullptr) noexcept;
 
 // A whole (trimmed) field as a real: plain ("1.5e-3", "7.", ".5") or Fortran style, with the
 // exponent letter left out or written D ("1.5-3", "-.5+2", "1.D0"). nullopt when it is

@@ -57,10 +57,9 @@ class ElementCards {
 };
 
 // How many node fields of `card` are filled.
-int filled_nodes(const ElementCard& element, const Card& card) noexcept {
+int filled_nodes(const ElementCard& element, const detail::CardShape& card) noexcept {
   int count = 0;
-  for (int k = 0; k < element.max_nodes; ++k)
-    count += !card.field(element.first_node_field + k * element.node_field_step).empty();
+  for (int k = 0; k < element.max_nodes; ++k) count += card.has(element.first_node_field + k * element.node_field_step);
   return count;
 }
 
@@ -91,22 +90,23 @@ struct Plan {
 };
 
 // The counting pass. An element card with a node count no variant takes ends it: the
-// reading pass fails there (or earlier), before it needs anything counted after it.
+// reading pass fails there (or earlier), before it needs anything counted after it. Cards
+// are only marked filled field by field here, not split: the reading pass splits them once.
 Plan count_cards(CardReader& cards) {
   Plan plan;
   ElementCards elements;
-  Card card;
+  detail::CardShape card;
   while (cards.next(card)) {
     if (card.name == "GRID") {
       ++plan.num_grids;
-      plan.any_cp_field = plan.any_cp_field || !card.field(1).empty();
+      plan.any_cp_field = plan.any_cp_field || card.has(1);
     } else if (const ElementCard* element = elements.find(card.name)) {
       const ElementVariant* variant = find_variant(*element, filled_nodes(*element, card));
       if (variant == nullptr) {
         plan.complete = false;
         break;
       }
-      if (element->ref_field >= 0) plan.any_ref = plan.any_ref || !card.field(element->ref_field).empty();
+      if (element->ref_field >= 0) plan.any_ref = plan.any_ref || card.has(static_cast<std::size_t>(element->ref_field));
       if (plan.blocks.empty() || !same_cell_type(plan.blocks.back().variant, variant))
         plan.blocks.push_back({variant, 0});
       ++plan.blocks.back().rows;
@@ -180,7 +180,7 @@ class CardFiller {
 
   std::int64_t integer(const Card& card, std::size_t index, const char* what) {
     const std::string_view field = card.field(index);
-    const auto value = detail::parse_integer(field);
+    const auto value = detail::parse_integer(field, cards_.readable_end(field));
     if (!value)
       cards_.fail_on(card, field, card.name + ": expected an integer " + what + ", found '" + std::string(field) + "'");
     return *value;

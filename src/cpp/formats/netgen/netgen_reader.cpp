@@ -6,6 +6,12 @@
 // revisits the element sections and fills blocks allocated once in their final shape. Points
 // may come after the elements (meshio writes them so), so node indices are checked in the
 // second pass, when the point count is known.
+//
+// Large sections of one record per line (what Netgen and meshio write) are read on all cores
+// in both passes through io/text/parallel_records.hpp: the first pass then keeps each
+// record's kind, the second fills each record's row from it. Anything else (blank or comment
+// lines, records it cannot read plainly) falls back to the sequential walk, which words every
+// error with its line and byte offset as before.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -20,6 +26,7 @@
 #include "io/source/mapped_file.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/line_values.hpp"
+#include "io/text/parallel_records.hpp"
 #include "io/text/significant_lines.hpp"
 #include "io/text/text_scanner.hpp"
 #include "io/codecs/zlib_codec.hpp"
@@ -47,6 +54,9 @@ struct CellSection {
   std::size_t start;  // position of the first record
   std::int64_t count;
   bool two_lines;  // edgesegmentsgi2 records split over two lines
+  // Each record's kind when the first pass read the section on all cores (else empty): the
+  // second pass then reads it on all cores too.
+  std::vector<const detail::ElementKind*> kinds;
 };
 
 struct BlockPlan {
@@ -139,9 +149,9 @@ class Reader {
         skip_lines(num_points_, "points");
       } else if (is_cells) {
         const std::int64_t count = read_count(word);
-        CellSection section{kind, lines_.position(), count, kind == SectionKind::edge && two_line_edges};
+        CellSection section{kind, lines_.position(), count, kind == SectionKind::edge && two_line_edges, {}};
         plan_section(section);
-        sections_.push_back(section);
+        sections_.push_back(std::move(section));
       } else if (word == "endmesh") {
         break;
       } else if (is_split_header(word)) {
@@ -177,7 +187,7 @@ class Reader {
   // The record's element kind, leaving the scanner after the record's leading fields; `index`
   // receives the record's netgen:index.
   const detail::ElementKind* read_record_head(SectionKind kind, io::TextScanner& scanner, const LineSpan& line,
-                                              std::int64_t& index) {
+                                              std::int64_t& index) const {
     std::int64_t fields[5];
     switch (kind) {
       case SectionKind::point:
@@ -239,7 +249,42 @@ class Reader {
     return {document.data() + line.begin, document.data() + line.end, document.data() + document.size()};
   }
 
-  void plan_section(const CellSection& section) {
+  void add_to_plan(const detail::ElementKind* kind) {
+    if (!blocks_.empty() && blocks_.back().kind == kind)
+      ++blocks_.back().count;
+    else
+      blocks_.push_back({kind, 1});
+  }
+
+  // The section's record kinds on all cores; false (nothing planned, lines_ where it was) when
+  // the sequential walk must read it.
+  bool plan_section_in_parallel(CellSection& section) {
+    if (section.two_lines) return false;
+    std::vector<const detail::ElementKind*> kinds(static_cast<std::size_t>(section.count));
+    const auto fast = [&](std::int64_t i, const char* first, const char* last) {
+      io::LineValues values(first, last, lines_.document().data() + lines_.document().size());
+      std::int64_t index = 0;
+      const detail::ElementKind* kind = plain_record_head(section.kind, values, index);
+      // A point element's head holds no number: its whole record must be there, so that a
+      // blank line is never taken for a record.
+      std::int64_t point_record[2];
+      if (section.kind == SectionKind::point && !(values.next(point_record[0]) && values.next(point_record[1])))
+        return false;
+      kinds[static_cast<std::size_t>(i)] = kind;
+      return kind != nullptr;
+    };
+    const auto parse = [&](io::TextScanner& scanner, std::size_t line_begin, std::int64_t i) {
+      std::int64_t index = 0;
+      kinds[static_cast<std::size_t>(i)] = read_record_head(section.kind, scanner, LineSpan{line_begin, line_begin}, index);
+    };
+    if (!io::parse_records_in_parallel(lines_, lines_.document(), section.count, fast, parse)) return false;
+    for (const detail::ElementKind* kind : kinds) add_to_plan(kind);
+    section.kinds = std::move(kinds);
+    return true;
+  }
+
+  void plan_section(CellSection& section) {
+    if (plan_section_in_parallel(section)) return;
     for (std::int64_t i = 0; i < section.count; ++i) {
       const LineSpan line = lines_.require("element", i);
       std::int64_t index = 0;
@@ -249,10 +294,7 @@ class Reader {
         io::TextScanner scanner = lines_.scanner(line);
         kind = read_record_head(section.kind, scanner, line, index);
       }
-      if (!blocks_.empty() && blocks_.back().kind == kind)
-        ++blocks_.back().count;
-      else
-        blocks_.push_back({kind, 1});
+      add_to_plan(kind);
       if (section.two_lines) lines_.require("the second line of element", i);
     }
   }
@@ -313,17 +355,32 @@ class Reader {
     mesh_.points = NDArray::allocate(DType::float64, {num_points_, stored});
     if (num_points_ == 0) return;
     lines_.seek(*points_start_);
-    double* out = mesh_.points.data_as<double>();
-    for (std::int64_t i = 0; i < num_points_; ++i) {
-      io::TextScanner scanner = lines_.scanner(lines_.require("point", i));
+    double* const out = mesh_.points.data_as<double>();
+    const auto store = [&](std::int64_t i, const double* xyz) {
+      for (int k = 0; k < stored; ++k) out[i * stored + k] = xyz[k];
+    };
+    const auto fast = [&](std::int64_t i, const char* first, const char* last) {
+      io::LineValues values(first, last);
+      double xyz[3];
+      if (!values.next(xyz[0]) || !values.next(xyz[1]) || !values.next(xyz[2]) || !values.done()) return false;
+      store(i, xyz);
+      return true;
+    };
+    const auto parse = [&](io::TextScanner& scanner, std::size_t, std::int64_t i) {
       double xyz[3];
       scanner.next_numbers(xyz, 3);
       expect_line_end(scanner, "point");
-      for (int k = 0; k < stored; ++k) *out++ = xyz[k];
+      store(i, xyz);
+    };
+    if (io::parse_records_in_parallel(lines_, lines_.document(), num_points_, fast, parse)) return;
+    for (std::int64_t i = 0; i < num_points_; ++i) {
+      const LineSpan line = lines_.require("point", i);
+      io::TextScanner scanner = lines_.scanner(line);
+      parse(scanner, line.begin, i);
     }
   }
 
-  std::int64_t read_node(io::TextScanner& scanner) {
+  std::int64_t read_node(io::TextScanner& scanner) const {
     scanner.skip_whitespace();
     const std::size_t offset = scanner.position();
     const auto node = scanner.next_number<std::int64_t>();
@@ -354,32 +411,103 @@ class Reader {
     }
     std::size_t block = 0;
     std::int64_t row = 0;
-    std::int64_t netgen_nodes[20];
     for (const CellSection& section : sections_) {
       lines_.seek(section.start);
+      if (!section.kinds.empty() && fill_section_in_parallel(section, indices, block, row)) continue;
+      std::int64_t netgen_nodes[20];
+      std::int64_t index_of_row = 0;
       for (std::int64_t i = 0; i < section.count; ++i) {
         const LineSpan line = lines_.require("element", i);
-        std::int64_t index = 0;
         if (row == blocks_[block].count) {
           ++block;
           row = 0;
         }
-        const detail::ElementKind* kind = nullptr;
-        if (!read_plain_record(section.kind, line, kind, netgen_nodes, index)) {
-          io::TextScanner scanner = lines_.scanner(line);
-          kind = read_record_head(section.kind, scanner, line, index);
-          for (int k = 0; k < kind->num_nodes; ++k) netgen_nodes[k] = read_node(scanner);
-          if (section.kind == SectionKind::point) index = scanner.next_number<std::int64_t>();
-        }
-        const auto n = static_cast<std::size_t>(kind->num_nodes);
-        std::int64_t* nodes = mesh_.cells[block].connectivity.data_as<std::int64_t>() + row * kind->num_nodes;
-        for (std::size_t k = 0; k < n; ++k) nodes[k] = netgen_nodes[kind->to_meshio[k]];
-        indices[block].data_as<std::int64_t>()[row] = index;
+        const detail::ElementKind* kind = read_record(section, line, netgen_nodes, index_of_row);
+        store_record(kind, netgen_nodes, index_of_row, mesh_.cells[block], indices[block], row);
         ++row;
         if (section.two_lines) lines_.require("the second line of element", i);
       }
     }
     if (!mesh_.cells.empty()) mesh_.cell_data.set("netgen:index", std::move(indices));
+  }
+
+  // One element record's kind, nodes (0-based, Netgen's order) and netgen:index, read plainly
+  // or else by the scanner path (which words the errors).
+  const detail::ElementKind* read_record(const CellSection& section, const LineSpan& line, std::int64_t* netgen_nodes,
+                                         std::int64_t& index) const {
+    const detail::ElementKind* kind = nullptr;
+    index = 0;
+    if (read_plain_record(section.kind, line, kind, netgen_nodes, index)) return kind;
+    io::TextScanner scanner = lines_.scanner(line);
+    return read_scanned_record(section, scanner, line, netgen_nodes, index);
+  }
+
+  const detail::ElementKind* read_scanned_record(const CellSection& section, io::TextScanner& scanner, const LineSpan& line,
+                                                 std::int64_t* netgen_nodes, std::int64_t& index) const {
+    const detail::ElementKind* kind = read_record_head(section.kind, scanner, line, index);
+    for (int k = 0; k < kind->num_nodes; ++k) netgen_nodes[k] = read_node(scanner);
+    if (section.kind == SectionKind::point) index = scanner.next_number<std::int64_t>();
+    return kind;
+  }
+
+  static void store_record(const detail::ElementKind* kind, const std::int64_t* netgen_nodes, std::int64_t index,
+                           CellBlock& cells, NDArray& indices, std::int64_t row) {
+    const auto n = static_cast<std::size_t>(kind->num_nodes);
+    std::int64_t* nodes = cells.connectivity.data_as<std::int64_t>() + row * kind->num_nodes;
+    for (std::size_t k = 0; k < n; ++k) nodes[k] = netgen_nodes[kind->to_meshio[k]];
+    indices.data_as<std::int64_t>()[row] = index;
+  }
+
+  // A section whose kinds the first pass read on all cores, read on all cores into the rows
+  // the sequential walk would give its records; `block` and `row` then stand where that walk
+  // leaves them. False (nothing moved) when the walk must read it instead.
+  bool fill_section_in_parallel(const CellSection& section, std::vector<NDArray>& indices, std::size_t& block,
+                                std::int64_t& row) {
+    struct Run {  // records [first, next run's first) go to rows row, row + 1, … of block
+      std::int64_t first;
+      std::size_t block;
+      std::int64_t row;
+    };
+    std::vector<Run> runs;
+    std::size_t end_block = block;
+    std::int64_t end_row = row;
+    for (std::int64_t i = 0; i < section.count; ++i) {
+      if (end_row == blocks_[end_block].count) {
+        ++end_block;
+        end_row = 0;
+      }
+      if (runs.empty() || runs.back().block != end_block) runs.push_back({i, end_block, end_row});
+      ++end_row;
+    }
+    const auto store = [&](std::int64_t i, const detail::ElementKind* kind, const std::int64_t* netgen_nodes,
+                           std::int64_t index) {
+      const Run& run = *(std::upper_bound(runs.begin(), runs.end(), i, [](std::int64_t value, const Run& r) {
+                           return value < r.first;
+                         }) - 1);
+      if (kind != section.kinds[static_cast<std::size_t>(i)] || blocks_[run.block].kind != kind)
+        lines_.fail_at(section.start, "internal error: the planning pass disagrees with the reading pass");
+      store_record(kind, netgen_nodes, index, mesh_.cells[run.block], indices[run.block], run.row + (i - run.first));
+    };
+    const std::string_view document = lines_.document();
+    const auto fast = [&](std::int64_t i, const char* first, const char* last) {
+      const LineSpan line{static_cast<std::size_t>(first - document.data()), static_cast<std::size_t>(last - document.data())};
+      std::int64_t netgen_nodes[20];
+      std::int64_t index = 0;
+      const detail::ElementKind* kind = nullptr;
+      if (!read_plain_record(section.kind, line, kind, netgen_nodes, index)) return false;
+      store(i, kind, netgen_nodes, index);
+      return true;
+    };
+    const auto parse = [&](io::TextScanner& scanner, std::size_t line_begin, std::int64_t i) {
+      std::int64_t netgen_nodes[20];
+      std::int64_t index = 0;
+      const detail::ElementKind* kind = read_scanned_record(section, scanner, LineSpan{line_begin, line_begin}, netgen_nodes, index);
+      store(i, kind, netgen_nodes, index);
+    };
+    if (!io::parse_records_in_parallel(lines_, document, section.count, fast, parse)) return false;
+    block = end_block;
+    row = end_row;
+    return true;
   }
 
   // field_data as meshio, and one Cell region per (name, dimension).

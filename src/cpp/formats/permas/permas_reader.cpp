@@ -4,7 +4,10 @@
 // data records under each (a record is a line plus the '&' lines that continue it), so every
 // array is allocated once in its final shape. The second parses the sections the mesh needs:
 // all node sections first (elements may name any node), then the element sections, then the
-// sets in file order (a set may name an earlier set).
+// sets in file order (a set may name an earlier set). Large node and element sections of one
+// plain record per line (what writers produce) are parsed on all cores; any other layout
+// (a '&' continuation, a comment, a token the plain readers do not take) leaves the section
+// to the sequential walk, which words every error as before.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -24,7 +27,9 @@
 #include "formats/permas/permas_types.hpp"
 #include "io/cells/id_map.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/line_values.hpp"
 #include "io/text/text_scanner.hpp"
 #include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -296,21 +301,56 @@ class Reader {
 
   // ---- nodes ----
 
+  // `section`'s records, one per line with nothing else among them, read on all cores by
+  // `record(i, first, last)` from record i's raw line (false: not plainly written). False
+  // when the sequential walk must read the section instead.
+  template <class Record> bool parse_section_in_parallel(const Section& section, Record&& record) const {
+    const char* const text = document_.data();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        document_, section.data_begin, static_cast<std::uint64_t>(section.records),
+        [&](std::uint64_t i, std::size_t first, std::size_t last) {
+          return record(static_cast<std::int64_t>(i), text + first, text + last);
+        });
+    if (!end) return false;
+    // Up to the next keyword only blank and comment lines may follow ('&' would continue the
+    // last record).
+    for (std::size_t pos = *end; pos < section.data_end;) {
+      while (pos < section.data_end && io::is_space(document_[pos])) ++pos;
+      if (pos == section.data_end) break;
+      if (document_[pos] != '!') return false;
+      const void* newline = std::memchr(text + pos, '\n', section.data_end - pos);
+      pos = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - text) + 1 : section.data_end;
+    }
+    return true;
+  }
+
   void read_nodes() {
     std::int64_t total = 0;
     for (const Section* section : nodes_) total += section->records;
     mesh_.points = NDArray::allocate(DType::float64, {total, 3});
-    double* xyz = mesh_.points.data_as<double>();
-    std::vector<std::int64_t> ids;
-    ids.reserve(static_cast<std::size_t>(total));
+    double* const points = mesh_.points.data_as<double>();
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(total));
+    std::int64_t filled = 0;
+    const char* const readable_end = document_.data() + document_.size();
     for (const Section* section : nodes_) {
+      const auto plain_node = [&](std::int64_t i, const char* first, const char* last) {
+        io::LineValues values(first, last, readable_end);
+        double* out = points + 3 * (filled + i);
+        return values.next(ids[static_cast<std::size_t>(filled + i)]) && values.next(out[0]) && values.next(out[1]) &&
+               values.next(out[2]) && values.done();
+      };
+      if (parse_section_in_parallel(*section, plain_node)) {
+        filled += section->records;
+        continue;
+      }
+      double* xyz = points + 3 * filled;
       Tokens tokens(document_, section->data_begin, section->data_end);
       const auto as_int = [this](const Token& token) { return number<std::int64_t>(token); };
       const auto as_double = [this](const Token& token) { return number<double>(token); };
       std::int64_t id = 0;
       while (std::optional<Token> first = next_record(tokens, id, as_int)) {
-        check_record_start(*first, static_cast<std::int64_t>(ids.size()), total);
-        ids.push_back(id);
+        check_record_start(*first, filled, total);
+        ids[static_cast<std::size_t>(filled++)] = id;
         for (int k = 0; k < 3; ++k) {
           if (!tokens.next_number_in_record(*xyz, as_double))
             fail_at(first->offset, "node " + std::string(first->text) + " needs an id and 3 coordinates");
@@ -359,10 +399,11 @@ class Reader {
   }
 
   void read_elements() {
-    std::vector<std::int64_t> ids;
     std::int64_t total = 0;
     for (const Section* section : elements_) total += section->records;
-    ids.reserve(static_cast<std::size_t>(total));
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(total));
+    std::int64_t filled = 0;  // ids of the element sections kept so far
+    const char* const readable_end = document_.data() + document_.size();
     std::vector<const Section*> kept;
     for (const Section* section : elements_) {
       const std::string* type_name = section->param("TYPE");
@@ -381,12 +422,32 @@ class Reader {
       const std::span<const int> order = detail::permas_order(info.name);
       CellBlock block{std::string(info.name), NDArray::allocate(DType::int64, {section->records, n}), {}, {}};
       std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
-      const std::int64_t first_id = static_cast<std::int64_t>(ids.size());
+      const std::int64_t first_id = filled;
+      const auto plain_element = [&](std::int64_t i, const char* first, const char* last) {
+        io::LineValues values(first, last, readable_end);
+        if (!values.next(ids[static_cast<std::size_t>(first_id + i)])) return false;
+        std::int64_t* row = nodes + i * n;
+        for (std::int64_t k = 0; k < n; ++k) {
+          std::int64_t id = 0;
+          if (!values.next(id)) return false;
+          const std::int64_t index = node_map_.find(id);
+          if (index < 0) return false;
+          row[order.empty() ? k : order[static_cast<std::size_t>(k)]] = index;
+        }
+        return values.done();
+      };
+      if (parse_section_in_parallel(*section, plain_element)) {
+        filled += section->records;
+        block_of_section_.push_back(static_cast<std::int64_t>(mesh_.cells.size()));
+        mesh_.cells.push_back(std::move(block));
+        kept.push_back(section);
+        continue;
+      }
       const auto as_int = [this](const Token& token) { return number<std::int64_t>(token); };
       std::int64_t element_id = 0;
       while (std::optional<Token> first = next_record(tokens, element_id, as_int)) {
-        check_record_start(*first, static_cast<std::int64_t>(ids.size()) - first_id, section->records);
-        ids.push_back(element_id);
+        check_record_start(*first, filled - first_id, section->records);
+        ids[static_cast<std::size_t>(filled++)] = element_id;
         for (std::int64_t k = 0; k < n; ++k) {
           std::int64_t id = 0;
           const std::optional<Token> node = tokens.next_number_in_record(id, as_int);
@@ -408,6 +469,7 @@ class Reader {
       mesh_.cells.push_back(std::move(block));
       kept.push_back(section);
     }
+    ids.resize(static_cast<std::size_t>(filled));  // sections of classes not read hold none
     if (const std::optional<std::size_t> repeat = element_map_.build(ids))
       fail_at(record_offset(kept, static_cast<std::int64_t>(*repeat)),
               "element id " + std::to_string(ids[*repeat]) + " is defined twice");

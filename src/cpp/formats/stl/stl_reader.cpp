@@ -24,11 +24,18 @@
 // count up front: corners are parsed into a scratch vector (welding needs them all) and
 // normals only located; once the count is known each array is allocated once and the
 // normals are parsed straight into theirs.
+//
+// A large file of one solid is parsed on all cores: its facets are cut into one run per
+// thread at "endfacet" lines, each run parsed by the same facet code into its own corners,
+// then joined in order; the welding stays on one thread (points are numbered by first
+// appearance). Any error in any run sends the file to the sequential parse, which reports
+// it where and as it always does.
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,9 +44,11 @@
 #include "io/source/byte_order.hpp"
 #include "io/cells/coordinate_welder.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus::stl {
 namespace {
@@ -140,9 +149,13 @@ std::string_view trim(std::string_view text) noexcept {
 
 class AsciiParser {
  public:
-  AsciiParser(std::string_view bytes, const std::string& path) : scanner_(bytes, path, kFormat) {}
+  AsciiParser(std::string_view bytes, const std::string& path) : path_(path), scanner_(bytes, path, kFormat) {}
+  // Facets only, in [begin, end) of `bytes` (a run of parse_in_parallel).
+  AsciiParser(std::string_view bytes, const std::string& path, std::size_t begin, std::size_t end)
+      : path_(path), scanner_(bytes, begin, end, path, kFormat) {}
 
   Mesh parse() {
+    if (std::optional<Mesh> mesh = parse_in_parallel()) return std::move(*mesh);
     scanner_.skip_whitespace();
     if (scanner_.at_end()) scanner_.fail("empty file: neither binary nor ASCII STL");
     while (!scanner_.at_end()) {
@@ -150,7 +163,7 @@ class AsciiParser {
       parse_solid();
       scanner_.skip_whitespace();
     }
-    return build_mesh();
+    return build_mesh(corners_.data());
   }
 
  private:
@@ -161,6 +174,82 @@ class AsciiParser {
   };
 
   std::int64_t num_facets() const noexcept { return static_cast<std::int64_t>(normal_offsets_.size()); }
+
+  // Every facet of this parser's range.
+  void parse_facets() {
+    scanner_.skip_whitespace();
+    while (!scanner_.at_end()) {
+      expect_keyword("facet");
+      parse_facet();
+      scanner_.skip_whitespace();
+    }
+  }
+
+  // A file of one large solid, its facets parsed on all cores; nullopt when the sequential
+  // parse must read it (another layout, several solids, any error).
+  std::optional<Mesh> parse_in_parallel() {
+    const std::string_view document = scanner_.document();
+    const std::size_t parts = thread_count();
+    if (parts < 2 || document.size() < 2 * io::kParallelLinesMinBytes) return std::nullopt;
+    // "solid [name]" first, "endsolid [name]" the last line with anything on it.
+    io::TextScanner head(document, path_, kFormat);
+    head.skip_whitespace();
+    if (!equals_ignoring_case(head.next_token(), "solid")) return std::nullopt;
+    std::string name(trim(head.next_line()));
+    const std::size_t body_begin = head.position();
+    std::size_t last = document.size();
+    while (last > body_begin && io::is_space(document[last - 1])) --last;
+    const std::size_t newline = document.rfind('\n', last == 0 ? 0 : last - 1);
+    if (newline == std::string_view::npos || newline < body_begin) return std::nullopt;
+    const std::size_t body_end = newline + 1;
+    const std::string_view last_line = trim(document.substr(body_end, last - body_end));
+    if (last_line.size() < 8 || !equals_ignoring_case(last_line.substr(0, 8), "endsolid") ||
+        (last_line.size() > 8 && !io::is_space(last_line[8])))
+      return std::nullopt;
+    // Runs end after an "endfacet" line.
+    std::vector<std::size_t> cuts{body_begin};
+    for (std::size_t p = 1; p < parts; ++p) {
+      const std::size_t at = std::max(cuts.back(), body_begin + (body_end - body_begin) / parts * p);
+      const std::size_t found = document.find("endfacet", at);
+      if (found == std::string_view::npos || found >= body_end) break;
+      const std::size_t line_end = document.find('\n', found);
+      cuts.push_back(line_end == std::string_view::npos ? body_end : std::min(body_end, line_end + 1));
+    }
+    cuts.push_back(body_end);
+    const std::size_t runs = cuts.size() - 1;
+    std::vector<std::vector<double>> corners(runs);
+    std::vector<std::vector<std::size_t>> normal_offsets(runs);
+    try {
+      io::parallel_ranges(runs, 1, [&](std::size_t first, std::size_t end) {
+        for (std::size_t r = first; r < end; ++r) {
+          AsciiParser run(document, path_, cuts[r], cuts[r + 1]);
+          run.corners_.reserve((cuts[r + 1] - cuts[r]) / 24);  // ~250 bytes a facet, 9 values each
+          run.parse_facets();
+          corners[r] = std::move(run.corners_);
+          normal_offsets[r] = std::move(run.normal_offsets_);
+        }
+      });
+    } catch (const ReadError&) {
+      return std::nullopt;
+    }
+    std::size_t total_corners = 0, total_facets = 0;
+    for (std::size_t r = 0; r < runs; ++r) {
+      total_corners += corners[r].size();
+      total_facets += normal_offsets[r].size();
+    }
+    // Joined in a scratch array (not a vector: nothing is zero-filled before it is written).
+    NDArray joined = NDArray::allocate(DType::float64, {static_cast<std::int64_t>(total_corners)});
+    normal_offsets_.reserve(total_facets);
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < runs; ++r) {
+      io::copy_in_parallel(joined.data_as<double>() + at, corners[r].data(), corners[r].size() * sizeof(double));
+      at += corners[r].size();
+      std::vector<double>().swap(corners[r]);
+      normal_offsets_.insert(normal_offsets_.end(), normal_offsets[r].begin(), normal_offsets[r].end());
+    }
+    solids_.push_back(Solid{std::move(name), 0, num_facets()});
+    return build_mesh(joined.data_as<double>());
+  }
 
   std::size_t offset_of(std::string_view token) const noexcept {
     return static_cast<std::size_t>(token.data() - scanner_.document().data());
@@ -218,21 +307,25 @@ class AsciiParser {
     expect_keyword("endfacet");
   }
 
-  Mesh build_mesh() {
+  // `corners`: 9 per facet, in facet order.
+  Mesh build_mesh(const double* corners) {
     Mesh mesh;
-    const double* corners = corners_.data();
     const auto corner_at = [corners](std::int64_t corner) {
       return std::array<double, 3>{corners[3 * corner], corners[3 * corner + 1], corners[3 * corner + 2]};
     };
     weld_corners<double>(num_facets(), corner_at, mesh);
     if (num_facets() > 0) {
       NDArray normals = NDArray::allocate(DType::float64, {num_facets(), 3});
-      double* out = normals.data_as<double>();
-      for (const std::size_t offset : normal_offsets_) {
-        scanner_.seek(offset);
-        scanner_.next_numbers(out, 3);
-        out += 3;
-      }
+      double* const out = normals.data_as<double>();
+      // On all cores for many facets: ranges report their first error, the earliest range's
+      // wins, so the error is the one a walk in order meets first.
+      io::parallel_ranges(normal_offsets_.size(), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+        io::TextScanner scanner = scanner_;
+        for (std::size_t facet = first; facet < last; ++facet) {
+          scanner.seek(normal_offsets_[facet]);
+          scanner.next_numbers(out + 3 * facet, 3);
+        }
+      });
       mesh.cell_data.set("facet_normals", {std::move(normals)});
     }
     add_solid_regions(mesh);
@@ -257,6 +350,7 @@ class AsciiParser {
     }
   }
 
+  const std::string& path_;
   io::TextScanner scanner_;
   std::vector<double> corners_;  // 9 per facet
   std::vector<std::size_t> normal_offsets_;  // scratch: where each facet's normal is written

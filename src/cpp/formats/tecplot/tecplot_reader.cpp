@@ -21,7 +21,10 @@
 // its title (T) or "zone <k>". Zones must agree on which variables are cell-centred.
 //
 // Arrays: each zone's header gives its counts, so its arrays are allocated once in final
-// shape; several zones are concatenated at the end (one copy of the point arrays).
+// shape; several zones are concatenated at the end (one copy of the point arrays). A large
+// connectivity of one element per line of plain node numbers (what writers print) is read on
+// all cores; any other layout (commas, comments, elements over several lines) and any number
+// out of range leave it to the value walk, which words the errors as before.
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -33,7 +36,9 @@
 
 #include "formats/tecplot/tecplot.hpp"
 #include "io/source/mapped_file.hpp"
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/line_values.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -432,6 +437,7 @@ class Reader {
     const int k = zone.type->num_nodes;
     out.block = {std::string(zone.type->cell_type), NDArray::allocate(DType::int64, {zone.cells, k}), {}, {}};
     std::int64_t* corners = out.block.connectivity.data_as<std::int64_t>();
+    if (read_connectivity_in_parallel(zone, k, node_base, corners)) return out;
     for (std::int64_t i = 0; i < zone.cells * k; ++i) {
       skip_separators();
       const std::size_t offset = pos_;
@@ -442,6 +448,28 @@ class Reader {
       corners[i] = node - 1 + node_base;
     }
     return out;
+  }
+
+  // The zone's elements, one per line of `k` node numbers in range, on all cores; false
+  // (nothing moved) when the value walk must read them.
+  bool read_connectivity_in_parallel(const Zone& zone, int k, std::int64_t node_base, std::int64_t* corners) {
+    const std::optional<std::size_t> begin = io::records_begin(doc_, pos_);
+    if (!begin || zone.cells < 2) return false;
+    const char* const text = doc_.data();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        doc_, *begin, static_cast<std::uint64_t>(zone.cells), [&](std::uint64_t i, std::size_t first, std::size_t last) {
+          io::LineValues values(text + first, text + last, text + doc_.size());
+          std::int64_t* const out = corners + static_cast<std::int64_t>(i) * k;
+          for (int j = 0; j < k; ++j) {
+            std::int64_t node = 0;
+            if (!values.next(node) || node < 1 || node > zone.nodes) return false;
+            out[j] = node - 1 + node_base;
+          }
+          return values.done();
+        });
+    if (!end) return false;
+    pos_ = *end;
+    return true;
   }
 
   Mesh assemble(const std::vector<Zone>& zones, std::vector<ZoneArrays>& arrays, std::int64_t total_nodes) {
