@@ -9,7 +9,13 @@ beside the table.
 Operations: extract_surface (17.21 `extract_surface`, VTK `extract_surface`), merge_points on the
 mesh with every tetrahedron given points of its own (17.21 `clean(weld=True)`, VTK `clean`),
 remove_orphaned_nodes on the mesh plus as many unused points (17.21 `clean(remove_orphans=True)`),
-transform by an affine matrix (17.21 `transform(matrix=)`, VTK `transform`).
+transform by an affine matrix (17.21 `transform(matrix=)`, VTK `transform`), crop to the box
+[0.2, 0.8]³ keeping the cells with all corners inside (17.21 `crop(bbox=, mode="all")`, VTK
+`extract_points(adjacent_cells=False)` of the points inside, found with numpy in the timing),
+merge of the mesh and a copy, no welding (17.21 `merge(weld=False)`, VTK `pyvista.merge(merge_points=False)`),
+split by cell type of the tetrahedra plus their surface triangles (17.21 `split(by="type")`), check
+(inverted, degenerate, duplicate cells, unused points, non-manifold facets; 17.21's nearest is
+`clean(drop_degenerate=True, drop_duplicate_cells=True, return_report=True)`).
 """
 
 import argparse
@@ -39,6 +45,9 @@ def exploded():
     return mio.Mesh(points[tets.ravel()], [("tetra", np.arange(tets.size).reshape(tets.shape))])
 def with_orphans():
     return mio.Mesh(np.vstack([points, points + 2.0]), [("tetra", tets)])
+def two_types():
+    return mio.Mesh(points, [("tetra", tets), ("triangle", tets[: len(tets) // 4, :3])])
+LOW, HIGH = np.full(3, 0.2), np.full(3, 0.8)
 def best(make, run, repeat):
     times = []
     for _ in range(repeat):
@@ -54,6 +63,10 @@ OURS = {
     "merge_points": ("exploded", "lambda m: m.merge_points(1e-8)"),
     "remove_orphaned_nodes": ("with_orphans", "lambda m: m.remove_orphaned_nodes()"),
     "transform": ("whole", "lambda m: m.transform(MATRIX)"),
+    "crop": ("whole", "lambda m: mio.crop(m, LOW, HIGH, mode='all')"),
+    "merge": ("whole", "lambda m: mio.merge([m, m])"),
+    "split": ("two_types", "lambda m: mio.split(m, by='type')"),
+    "check": ("whole", "lambda m: mio.check(m)"),
 }
 OLD = {
     "extract_surface": ("whole", "lambda m: mio.extract_surface(m)"),
@@ -62,12 +75,22 @@ OLD = {
     "remove_orphaned_nodes": ("with_orphans", "lambda m: mio.clean(m, weld=False, remove_orphans=True, "
                                               "drop_degenerate=False, drop_duplicate_cells=False)"),
     "transform": ("whole", "lambda m: mio.transform(m, matrix=MATRIX)"),
+    "crop": ("whole", "lambda m: mio.crop(m, bbox=(LOW, HIGH), mode='all')"),
+    "merge": ("whole", "lambda m: mio.merge([m, m], weld=False)"),
+    "split": ("two_types", "lambda m: mio.split(m, by='type')"),
+    "check": ("whole", "lambda m: mio.clean(m, weld=False, remove_orphans=False, drop_degenerate=True, "
+                       "drop_duplicate_cells=True, return_report=True)"),
 }
 VTK = {
     "extract_surface": ("whole", "lambda g: g.extract_surface(algorithm='dataset_surface')"),
     "merge_points": ("exploded", "lambda g: g.clean(tolerance=1e-8, produce_merge_map=False, average_point_data=False)"),
     "remove_orphaned_nodes": None,  # VTK's clean always merges too: no like-for-like filter
     "transform": ("whole", "lambda g: g.transform(MATRIX, inplace=True)"),
+    "crop": ("whole", "lambda g: g.extract_points(np.flatnonzero(np.all((g.points >= LOW) & (g.points <= HIGH), axis=1)), "
+                      "adjacent_cells=False)"),
+    "merge": ("whole", "lambda g: pv.merge([g, g], merge_points=False)"),
+    "split": None,  # no one-filter equivalent (a threshold per type)
+    "check": None,  # no one-filter equivalent
 }
 
 

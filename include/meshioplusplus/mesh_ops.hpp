@@ -44,10 +44,11 @@ std::int64_t merge_points(Mesh& mesh, double tolerance = 0.0);
 void transform(Mesh& mesh, std::span<const double> matrix, std::int64_t rows, std::int64_t columns);
 
 // The outward boundary of the cells of the highest dimension D (3: faces, 2: edges): the facets
-// (side_regions.hpp's local facet table, corners only — a quadratic cell gives its linear
-// facets) that belong to one cell only, as a new mesh on the same points (orphans removed)
-// with one block per facet type ("triangle"/"quad" for D = 3, "line" for D = 2), each facet's
-// corners listed so that its normal points out of its cell. What comes along:
+// (side_regions.hpp's local facet table) that belong to one cell only, as a new mesh on the
+// same points (orphans removed) with one block per facet type ("triangle"/"quad" for D = 3,
+// "line" for D = 2), each facet's corners listed so that its normal points out of its cell.
+// Second-order cells give quadratic facets (triangle6, quad8, quad9, line3: the corners, then
+// the mid-edge nodes, then the face centre, in VTK's order). What comes along:
 // - point data (renumbered), field data;
 // - cell data "surface:cell" and "surface:facet": the (cell, local facet) each facet came
 //   from — a Side region's entries, in the source mesh's block-major numbering — and every

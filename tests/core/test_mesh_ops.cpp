@@ -187,6 +187,76 @@ TEST(MeshOps, ExtractSurfaceOfAHexIsSixOutwardQuads) {
   }
 }
 
+// Second-order cells give quadratic facets (vtkUnstructuredGridGeometryFilter's): the facet's
+// corners as for the linear cell, then its mid-edge nodes (edge i: corner i to i + 1), then the
+// face-centre node where the cell has one.
+TEST(MeshOps, ExtractSurfaceOfTwoTetra10KeepsTheirMidEdgeNodes) {
+  mpp::Mesh mesh;  // corners 0-4 as in the linear test; mid-edge nodes 5.. numbered per tet (VTK order)
+  mesh.points = mpp::NDArray::allocate(mpp::DType::float64, {20, 3});
+  for (std::int64_t i = 0; i < 60; ++i) mesh.points.data_as<double>()[i] = static_cast<double>(i);
+  // tet 0 (0,1,2,3): edges 01 12 20 03 13 23 → 5 6 7 8 9 10; tet 1 (0,2,1,4): 02 21 10 04 24 14 → 7 6 5 11 12 13
+  mesh.cells.push_back({"tetra10", int64_matrix(2, 10, {0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 0, 2, 1, 4, 7, 6, 5, 11, 12, 13}), {}, {}});
+  mesh.regions.push_back(region("top", mpp::RegionKind::Side, int64_matrix(1, 2, {0, 1})));
+  const mpp::Mesh surface = mpp::extract_surface(mesh);
+  EXPECT_EQ("triangle6:6", block_summary(surface));
+  EXPECT_EQ(14, surface.num_points());  // points 14-19 used by no cell go
+  EXPECT_EQ((std::vector<std::int64_t>{0, 0, 0, 1, 1, 1}), int_values(surface.cell_data.find("surface:cell")->front()));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 2, 0, 1, 2}), int_values(surface.cell_data.find("surface:facet")->front()));
+  // tet 0 facet 0 = (0, 1, 3): mid-edge nodes of 01, 13, 30 = 5, 9, 8; facet 1 = (1, 2, 3): 6, 10, 9
+  const std::vector<std::int64_t> nodes = nodes_of(surface.cells[0]);
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 3, 5, 9, 8, 1, 2, 3, 6, 10, 9}), std::vector<std::int64_t>(nodes.begin(), nodes.begin() + 12));
+  // tet 1 facet 2 = (0, 4, 1): 04, 41, 10 = 11, 13, 5
+  EXPECT_EQ((std::vector<std::int64_t>{0, 4, 1, 11, 13, 5}), std::vector<std::int64_t>(nodes.begin() + 30, nodes.begin() + 36));
+  ASSERT_EQ(1u, surface.regions.size());
+  EXPECT_EQ((std::vector<std::int64_t>{1}), int_values(surface.regions[0].entries));
+}
+
+TEST(MeshOps, ExtractSurfaceOfQuadraticHexWedgePyramidAndQuads) {
+  auto surface_of = [](const std::string& type, std::int64_t nodes) {
+    mpp::Mesh mesh;
+    mesh.points = mpp::NDArray::allocate(mpp::DType::float64, {nodes, 3});
+    for (std::int64_t i = 0; i < 3 * nodes; ++i) mesh.points.data_as<double>()[i] = static_cast<double>(i);
+    std::vector<std::int64_t> cell(static_cast<std::size_t>(nodes));
+    for (std::int64_t i = 0; i < nodes; ++i) cell[static_cast<std::size_t>(i)] = i;
+    mesh.cells.push_back({type, int64_matrix(1, nodes, cell), {}, {}});
+    return mpp::extract_surface(mesh);
+  };
+  auto first_rows = [](const mpp::Mesh& mesh, std::size_t block, std::size_t count) {
+    const std::vector<std::int64_t> nodes = nodes_of(mesh.cells[block]);
+    return std::vector<std::int64_t>(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(count));
+  };
+  // facet 0 of each (side_regions.hpp's table), with VTK's numbering of the extra nodes
+  const mpp::Mesh hex20 = surface_of("hexahedron20", 20);
+  EXPECT_EQ("quad8:6", block_summary(hex20));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 5, 4, 8, 17, 12, 16}), first_rows(hex20, 0, 8));
+  const mpp::Mesh hex27 = surface_of("hexahedron27", 27);
+  EXPECT_EQ("quad9:6", block_summary(hex27));
+  EXPECT_EQ(26, hex27.num_points());  // the body centre is on no face
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 5, 4, 8, 17, 12, 16, 22}), first_rows(hex27, 0, 9));
+  const mpp::Mesh wedge15 = surface_of("wedge15", 15);
+  EXPECT_EQ("triangle6:2;quad8:3", block_summary(wedge15));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 2, 1, 8, 7, 6}), first_rows(wedge15, 0, 6));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 4, 3, 6, 13, 9, 12}), first_rows(wedge15, 1, 8));
+  const mpp::Mesh pyramid13 = surface_of("pyramid13", 13);
+  EXPECT_EQ("triangle6:4;quad8:1", block_summary(pyramid13));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 4, 5, 10, 9}), first_rows(pyramid13, 0, 6));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 3, 2, 1, 8, 7, 6, 5}), first_rows(pyramid13, 1, 8));
+  const mpp::Mesh quad9 = surface_of("quad9", 9);  // 2-D: the boundary edges, line3 (ends, then middle)
+  EXPECT_EQ("line3:4", block_summary(quad9));
+  EXPECT_EQ((std::vector<std::int64_t>{0, 1, 4, 1, 2, 5}), first_rows(quad9, 0, 6));
+}
+
+// Rows narrower than the corners their type's facets name are refused, not read past.
+TEST(MeshOps, ExtractSurfaceAndCheckRefuseRowsNarrowerThanTheirCorners) {
+  mpp::Mesh mesh;
+  mesh.points = array_of<double>({4, 3}, {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1});
+  mesh.cells.push_back({"tetra10", int64_matrix(1, 3, {0, 1, 2}), {}, {}});
+  EXPECT_THROW(mpp::extract_surface(mesh), std::invalid_argument);
+  EXPECT_THROW(mpp::check(mesh), std::invalid_argument);
+  mesh.cells[0] = {"tetra10", int64_matrix(1, 4, {0, 1, 2, 3}), {}, {}};  // corners only: corner facets
+  EXPECT_EQ("triangle:4", block_summary(mpp::extract_surface(mesh)));
+}
+
 }  // namespace
 
 namespace {

@@ -154,9 +154,9 @@ def test_extract_surface_of_quadratic_tets_matches_pyvista():
     tets = _sphere_tets()
     surface = tets.extract_surface()
     theirs = pv.from_meshio(tets).extract_surface(nonlinear_subdivision=0, algorithm="dataset_surface")
-    assert [(c.type, len(c)) for c in surface.cells] == [("triangle", theirs.n_cells)] == [("triangle", 322)]
-    assert len(surface.points) == theirs.n_points == 163
-    corners = surface.points[surface.cells[0].data]
+    assert [(c.type, len(c)) for c in surface.cells] == [("triangle6", theirs.n_cells)] == [("triangle6", 322)]
+    assert len(surface.points) == 646 and theirs.n_points == 163  # ours keeps the mid-edge nodes
+    corners = surface.points[surface.cells[0].data[:, :3]]
     normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
     outward = corners.mean(axis=1) - tets.points.mean(axis=0)  # a ball around its centre
     assert np.all(np.einsum("ij,ij->i", normals, outward) > 0)
@@ -167,6 +167,88 @@ def test_extract_surface_of_quadratic_tets_matches_pyvista():
     tet_faces = np.array([[0, 1, 3], [1, 2, 3], [0, 3, 2], [0, 2, 1]])  # docs/regions.md numbering
     source = tets.points[tets.cells[0].data[cell[:, None], tet_faces[facet]]]
     np.testing.assert_array_equal(source, corners)
+    # then the tet's mid-edge nodes (VTK's tetra10 order) of the facet's edges, corner i to i + 1
+    tet_middles = np.array([[4, 8, 7], [5, 9, 8], [7, 9, 6], [6, 5, 4]])
+    middles = tets.points[tets.cells[0].data[cell[:, None], tet_middles[facet]]]
+    np.testing.assert_array_equal(surface.points[surface.cells[0].data[:, 3:]], middles)
+
+
+def _vtk_quadratic_faces(mesh):
+    """vtkUnstructuredGridGeometryFilter's boundary faces of `mesh` (it keeps quadratic faces
+    quadratic), as (VTK class name, source point ids) pairs."""
+    pv = pytest.importorskip("pyvista")
+    vtk = pytest.importorskip("vtkmodules.vtkFiltersGeometry")
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+
+    geometry = vtk.vtkUnstructuredGridGeometryFilter()
+    geometry.SetInputData(pv.from_meshio(mesh))
+    geometry.PassThroughPointIdsOn()
+    geometry.Update()
+    out = geometry.GetOutput()
+    ids = vtk_to_numpy(out.GetPointData().GetArray("vtkOriginalPointIds"))
+    faces = []
+    for i in range(out.GetNumberOfCells()):
+        face = out.GetCell(i)
+        faces.append((face.GetClassName(), tuple(int(ids[face.GetPointId(k)]) for k in range(face.GetNumberOfPoints()))))
+    return faces
+
+
+def _rotated_to(face, first, corners):
+    """A quadratic face's node list with its corners (and their mid-edge nodes) rotated so that
+    corner `first` leads — the same face as VTK may start it at another corner."""
+    at = face[:corners].index(first)
+    turn = lambda run: run[at:] + run[:at]
+    return turn(face[:corners]) + turn(face[corners:2 * corners]) + face[2 * corners:]
+
+
+VTK_FACE = {"triangle6": "vtkQuadraticTriangle", "quad8": "vtkQuadraticQuad", "quad9": "vtkBiQuadraticQuad"}
+
+
+@pytest.mark.parametrize("cell_type", ["tetra10", "hexahedron20", "hexahedron27", "wedge15", "wedge18", "pyramid13"])
+def test_extract_surface_of_second_order_cells_equals_vtks_quadratic_faces(cell_type):
+    """Cell by cell: the same faces, the same node roles (corners, mid-edge, centre) and the same
+    orientation as vtkUnstructuredGridGeometryFilter, on two cells of the type sharing a face."""
+    pytest.importorskip("pyvista")
+    n = int(cell_type.lstrip("abcdefghijklmnopqrstuvwxyz"))
+    rng = np.random.default_rng(n)
+    points = rng.random((2 * n, 3))
+    cells = np.arange(2 * n).reshape(2, n)
+    cells[1, 0], cells[1, 1] = cells[0, 1], cells[0, 0]  # sharing an edge's ends (not a face): every face stays
+    mesh = mio.Mesh(points, [(cell_type, cells)])
+    surface = mesh.extract_surface()
+    key = {tuple(p): i for i, p in enumerate(points.tolist())}  # back to the source's point numbers
+    ours = [(VTK_FACE[b.type], tuple(key[tuple(surface.points[i].tolist())] for i in face))
+            for b in surface.cells for face in b.data]
+    theirs = _vtk_quadratic_faces(mesh)
+    assert len(ours) == len(theirs)
+    by_nodes = {tuple(sorted(face)): (name, face) for name, face in theirs}
+    for name, face in ours:
+        their_name, their_face = by_nodes[tuple(sorted(face))]
+        corners = 3 if name == "vtkQuadraticTriangle" else 4
+        assert (name, face) == (their_name, _rotated_to(their_face, face[0], corners))
+
+
+def test_extract_surface_of_a_quadratic_2d_mesh_is_its_line3_edges():
+    pv = pytest.importorskip("pyvista")
+    mesh = mio.read(corpus_file("gmsh/quadratic_sphere_tet.msh"))
+    triangles = mio.Mesh(mesh.points, [c for c in mesh.cells if c.type == "triangle6"])  # the sphere's skin: closed
+    # an open patch: the triangles on one side of a plane; VTK's quadratic edges of its boundary
+    data = triangles.cells[0].data
+    patch = data[mesh.points[data[:, :3]].mean(axis=1)[:, 2] > 0]
+    edges = mio.extract_surface(mio.Mesh(mesh.points, [("triangle6", patch)]))
+    assert [c.type for c in edges.cells] == ["line3"]
+    grid = pv.from_meshio(mio.Mesh(mesh.points, [("triangle6", patch)]))
+    counted = {}
+    for c in range(grid.n_cells):
+        cell = grid.GetCell(c)
+        for e in range(cell.GetNumberOfEdges()):
+            edge = cell.GetEdge(e)
+            ids = tuple(edge.GetPointId(k) for k in range(edge.GetNumberOfPoints()))
+            counted.setdefault(tuple(sorted(ids[:2])), []).append(ids)
+    boundary = sorted(ids[0] for ids in counted.values() if len(ids) == 1)
+    key = {tuple(p): i for i, p in enumerate(mesh.points.tolist())}
+    ours = sorted(tuple(key[tuple(edges.points[i].tolist())] for i in row) for row in edges.cells[0].data)
+    assert len(ours) > 10 and ours == boundary
 
 
 def test_extract_surface_of_a_2d_mesh_is_its_boundary_edges_with_the_side_regions():
@@ -291,4 +373,123 @@ def test_cli_check_and_extract_surface(tmp_path):
     done = subprocess.run([sys.executable, "-m", "meshioplusplus", "convert", str(corpus_file("gmsh/quadratic_sphere_tet.msh")),
                            str(out), "--remove-lower-dimensional-cells", "--extract-surface"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert [(c.type, len(c)) for c in mio.read(out).cells] == [("triangle", 322)]
+    assert [(c.type, len(c)) for c in mio.read(out).cells] == [("triangle6", 322)]
+
+
+# ---- the same result on 1 and 2 threads ------------------------------------------------------
+
+
+def _tet_box(cubes):
+    """cubes³ cubes of 6 tetrahedra (bench/common.py's tet_box), and the same as tetra10 with a
+    node at each edge's middle."""
+    n = cubes + 1
+    axis = np.linspace(0.0, 1.0, n)
+    points = np.stack(np.meshgrid(axis, axis, axis, indexing="ij"), axis=-1).reshape(-1, 3)
+    i, j, k = np.meshgrid(*(np.arange(cubes),) * 3, indexing="ij")
+    base = (i * n * n + j * n + k).ravel()
+    corner = [base + di * n * n + dj * n + dk for di in (0, 1) for dj in (0, 1) for dk in (0, 1)]
+    kuhn = [(0, 4, 6, 7), (0, 4, 5, 7), (0, 1, 5, 7), (0, 1, 3, 7), (0, 2, 3, 7), (0, 2, 6, 7)]
+    tets = np.concatenate([np.column_stack([corner[a], corner[b], corner[c], corner[d]]) for a, b, c, d in kuhn])
+    edges = tets[:, [[0, 1], [1, 2], [2, 0], [0, 3], [1, 3], [2, 3]]]  # VTK's tetra10 mid-edge order
+    unique, middle = np.unique(np.sort(edges, axis=2).reshape(-1, 2), axis=0, return_inverse=True)
+    quadratic_points = np.vstack([points, points[unique].mean(axis=1)])
+    tetra10 = np.hstack([tets, len(points) + middle.reshape(-1, 6)])
+    return points, tets, quadratic_points, tetra10
+
+
+def _on_threads(threads, run):
+    mio._core.set_thread_count(threads)
+    try:
+        return run()
+    finally:
+        mio._core.set_thread_count(0)
+
+
+def _fingerprint(mesh):
+    return ([np.asarray(mesh.points).tobytes()] + [(b.type, b.data.tobytes()) for b in mesh.cells]
+            + [(name, [a.tobytes() for a in arrays]) for name, arrays in sorted(mesh.cell_data.items())])
+
+
+def test_extract_surface_is_the_same_on_one_and_two_threads():
+    points, tets, quadratic_points, tetra10 = _tet_box(16)  # 24,576 cells: several chunks
+    for mesh in (mio.Mesh(points, [("tetra", tets)], cell_data={"c": [np.arange(len(tets))]}),
+                 mio.Mesh(quadratic_points, [("tetra10", tetra10)])):
+        one, two = (_on_threads(t, lambda: _fingerprint(mesh.extract_surface())) for t in (1, 2))
+        assert one == two
+    surface = mio.Mesh(quadratic_points, [("tetra10", tetra10)]).extract_surface()
+    assert [(c.type, len(c)) for c in surface.cells] == [("triangle6", 6 * 2 * 16 * 16)]
+
+
+@pytest.mark.parametrize("tol", [0.0, 1e-9, 0.02])  # exact copies; copies; groups closer than tol across cells
+def test_merge_points_is_the_same_on_one_and_two_threads(tol):
+    points, tets, _, _ = _tet_box(16)
+    rng = np.random.default_rng(7)
+    exploded = points[tets.ravel()] + (rng.uniform(-1e-3, 1e-3, size=(tets.size, 3)) if tol == 0.02 else 0.0)
+    def run():
+        mesh = mio.Mesh(exploded, [("tetra", np.arange(tets.size).reshape(tets.shape))])
+        return mesh.merge_points(tol), _fingerprint(mesh)
+    one, two = _on_threads(1, run), _on_threads(2, run)
+    assert one == two
+    assert one[0] == len(exploded) - len(points)  # every corner welded back into one point
+
+
+def test_check_finds_what_a_plain_numpy_count_finds_on_one_and_two_threads():
+    """Duplicates (same type and node set as an earlier cell) and non-manifold facets (a facet of
+    the volume cells met more than twice), counted with numpy on a random mesh of hexahedra and
+    tetrahedra sharing nodes: check() finds the same on 1 and 2 threads."""
+    rng = np.random.default_rng(11)
+    points = rng.random((60, 3))
+    hexes = rng.integers(0, 60, size=(3000, 8))
+    tets = np.vstack([rng.integers(0, 60, size=(6000, 4)), hexes[:200, [0, 1, 3, 4]]])
+    tets = np.vstack([tets, tets[rng.integers(0, len(tets), 300)][:, ::-1]])  # reversed copies: duplicates
+    mesh = mio.Mesh(points, [("hexahedron", hexes), ("tetra", tets)])
+    one, two = (_on_threads(t, lambda: mio.check(mesh)) for t in (1, 2))
+    for name in ("inverted", "degenerate", "duplicate", "unused_points", "non_manifold_cells"):
+        assert list(getattr(one, name)) == list(getattr(two, name))
+    assert one.non_manifold_facets == two.non_manifold_facets
+    # duplicates: per type, the cells after the first with their sorted node list
+    offsets = {"hexahedron": 0, "tetra": len(hexes)}
+    expected = []
+    for block in mesh.cells:
+        _, first = np.unique(np.sort(block.data, axis=1), axis=0, return_index=True)
+        expected += [offsets[block.type] + c for c in sorted(set(range(len(block))) - set(first.tolist()))]
+    assert list(one.duplicate) == expected and len(expected) >= 300
+    # non-manifold facets: docs/regions.md's facet tables, facets keyed by their sorted corners
+    hex_faces = [[0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [0, 4, 7, 3], [0, 3, 2, 1], [4, 5, 6, 7]]
+    tet_faces = [[0, 1, 3], [1, 2, 3], [0, 3, 2], [0, 2, 1]]
+    keys, owners = [], []
+    for block, faces in ((hexes, hex_faces), (tets, tet_faces)):
+        base = 0 if block is hexes else len(hexes)
+        for face in faces:
+            corners = np.sort(block[:, face], axis=1)
+            padded = np.hstack([corners, np.full((len(block), 4 - len(face)), -1)])
+            keys.append(padded)
+            owners.append(base + np.arange(len(block)))
+    keys, owners = np.vstack(keys), np.concatenate(owners)
+    _, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    crowded = counts[inverse.reshape(-1)] > 2
+    assert one.non_manifold_facets == int(np.sum(counts > 2)) > 0
+    assert list(one.non_manifold_cells) == sorted(set(owners[crowded].tolist()))
+
+
+def test_crop_and_split_are_the_same_on_one_and_two_threads():
+    points, tets, _, _ = _tet_box(16)
+    mesh = mio.Mesh(points, [("tetra", tets), ("triangle", tets[:5000, :3])], point_data={"T": points[:, 0]},
+                    cell_data={"c": [np.arange(len(tets)), np.arange(5000)]})
+    for mode in ("all", "any"):
+        one, two = (_on_threads(t, lambda: _fingerprint(mio.crop(mesh, [0.2, 0.1, 0.3], [0.8, 0.7, 0.9], mode=mode)))
+                    for t in (1, 2))
+        assert one == two
+    cropped = mio.crop(mesh, [0.2, 0.1, 0.3], [0.8, 0.7, 0.9])
+    inside = np.all((points >= [0.2, 0.1, 0.3]) & (points <= [0.8, 0.7, 0.9]), axis=1)
+    assert len(cropped.cells[0]) == int(np.sum(np.all(inside[tets], axis=1)))
+    one, two = (_on_threads(t, lambda: {k: _fingerprint(v) for k, v in mio.split(mesh, by="type").items()}) for t in (1, 2))
+    assert one == two and sorted(one) == ["tetra", "triangle"]
+    mesh.regions = [mio.Region("corner", mio.RegionKind.SIDE, 2, 1, np.array([[3, 0], [7, 2]])),
+                    mio.Region("first", mio.RegionKind.CELL, 3, 2, np.array([0, 1]))]
+    one, two = (_on_threads(t, lambda: mio.merge([mesh, mesh])) for t in (1, 2))
+    assert _fingerprint(one) == _fingerprint(two)
+    np.testing.assert_array_equal(one.cells[2].data, mesh.cells[0].data + len(points))  # the copy's tetrahedra
+    cells = len(tets) + 5000
+    np.testing.assert_array_equal(one.region("corner").entries, [[3, 0], [7, 2], [cells + 3, 0], [cells + 7, 2]])
+    np.testing.assert_array_equal(one.region("first").entries, [0, 1, cells, cells + 1])

@@ -57,9 +57,10 @@ def test_welding_and_orphan_removal_equal_17_21s_clean(path):
     assert len(ours[0]) == len(theirs[0]) and ours == theirs
 
 
-# Linear cells only: on second-order cells 17.21 keeps the midside nodes of the facets
-# (tetra10 -> triangle6) where ours gives their corners (docs/clean-up.md, "Not yet").
-@pytest.mark.parametrize("path", [DATA / "corpus" / "gmsh" / "beams.msh", DATA / "corpus" / "gmsh" / "insulated-4.1.msh"],
+# Linear and second-order cells: both keep a quadratic cell's facets quadratic (tetra10 ->
+# triangle6 with its mid-edge nodes).
+@pytest.mark.parametrize("path", [DATA / "corpus" / "gmsh" / "beams.msh", DATA / "corpus" / "gmsh" / "insulated-4.1.msh",
+                                  DATA / "corpus" / "gmsh" / "quadratic_sphere_tet.msh"],
                          ids=lambda p: p.name)
 def test_extract_surface_equals_17_21s(path):
     surface = mio.extract_surface(mio.read(path))

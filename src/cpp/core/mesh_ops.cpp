@@ -9,6 +9,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -135,29 +136,41 @@ std::int64_t keep_cells(Mesh& mesh, const std::vector<bool>& keep) {
   const std::int64_t* bases = bases_array.data_as<std::int64_t>();
   const std::int64_t total = bases[mesh.cells.size()];
   if (static_cast<std::int64_t>(keep.size()) != total) fail("keep_cells: one flag per cell");
-  if (std::all_of(keep.begin(), keep.end(), [](bool k) { return k; })) return 0;
-  // Old block-major cell index → new, or -1; a block left without cells goes.
-  std::vector<std::int64_t> new_cell(static_cast<std::size_t>(total), -1);
-  std::vector<std::vector<std::int64_t>> kept_in(mesh.cells.size());
+  // Kept cells per block: a block kept whole moves as it is, one kept in part lists its cells.
+  std::vector<std::int64_t> kept_count(mesh.cells.size(), 0);
   std::int64_t next = 0;
-  for (std::size_t b = 0; b < mesh.cells.size(); ++b)
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+    kept_count[b] = std::count(keep.begin() + bases[b], keep.begin() + bases[b + 1], true);
+    next += kept_count[b];
+  }
+  if (next == total) return 0;
+  std::vector<std::vector<std::int64_t>> kept_in(mesh.cells.size());
+  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+    if (kept_count[b] == 0 || kept_count[b] == bases[b + 1] - bases[b]) continue;
+    kept_in[b].reserve(static_cast<std::size_t>(kept_count[b]));
     for (std::int64_t c = bases[b]; c < bases[b + 1]; ++c)
-      if (keep[static_cast<std::size_t>(c)]) {
-        new_cell[static_cast<std::size_t>(c)] = next++;
-        kept_in[b].push_back(c - bases[b]);
-      }
+      if (keep[static_cast<std::size_t>(c)]) kept_in[b].push_back(c - bases[b]);
+  }
+  // Old block-major cell index → new, or -1: for the Cell and Side regions only.
+  std::vector<std::int64_t> new_cell;
+  if (std::any_of(mesh.regions.begin(), mesh.regions.end(), [](const Region& r) { return r.kind != RegionKind::Point; })) {
+    new_cell.assign(static_cast<std::size_t>(total), -1);
+    std::int64_t numbered = 0;
+    for (std::int64_t c = 0; c < total; ++c)
+      if (keep[static_cast<std::size_t>(c)]) new_cell[static_cast<std::size_t>(c)] = numbered++;
+  }
   const std::vector<bool> had_entries = regions_with_entries(mesh);
   std::vector<CellBlock> blocks;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
-    if (kept_in[b].empty()) continue;
-    if (static_cast<std::int64_t>(kept_in[b].size()) == mesh.cells[b].num_cells()) blocks.push_back(std::move(mesh.cells[b]));
+    if (kept_count[b] == 0) continue;
+    if (kept_count[b] == mesh.cells[b].num_cells()) blocks.push_back(std::move(mesh.cells[b]));
     else blocks.push_back(subset_block(mesh.cells[b], kept_in[b]));
   }
   for (auto& [name, arrays] : mesh.cell_data) {
     std::vector<NDArray> kept;
-    for (std::size_t b = 0; b < arrays.size() && b < kept_in.size(); ++b) {
-      if (kept_in[b].empty()) continue;
-      if (static_cast<std::int64_t>(kept_in[b].size()) == arrays[b].rows()) kept.push_back(std::move(arrays[b]));
+    for (std::size_t b = 0; b < arrays.size() && b < kept_count.size(); ++b) {
+      if (kept_count[b] == 0) continue;
+      if (kept_count[b] == arrays[b].rows()) kept.push_back(std::move(arrays[b]));
       else kept.push_back(gather_rows(arrays[b], kept_in[b]));
     }
     arrays = std::move(kept);
@@ -211,18 +224,24 @@ bool prune_z_0(Mesh& mesh, double tolerance) {
 
 std::int64_t remove_orphaned_nodes(Mesh& mesh) {
   check_connectivity(mesh);
+  return detail::remove_unused_points(mesh);
+}
+
+std::int64_t detail::remove_unused_points(Mesh& mesh) {
   const auto n = static_cast<std::size_t>(mesh.num_points());
-  std::vector<bool> used(n, false);
+  std::vector<std::uint8_t> used(n, 0);  // bytes: a store each, where bits are read, changed and written
   for (const CellBlock& block : mesh.cells)
-    for (std::int64_t node : block.connectivity.values<std::int64_t>()) used[static_cast<std::size_t>(node)] = true;
+    for (std::int64_t node : block.connectivity.values<std::int64_t>()) used[static_cast<std::size_t>(node)] = 1;
+  const auto count = static_cast<std::size_t>(std::count(used.begin(), used.end(), std::uint8_t{1}));
+  if (count == n) return 0;
   std::vector<std::int64_t> new_index(n, -1), kept;
+  kept.reserve(count);
   for (std::size_t i = 0; i < n; ++i)
-    if (used[i]) {
+    if (used[i] != 0) {
       new_index[i] = static_cast<std::int64_t>(kept.size());
       kept.push_back(static_cast<std::int64_t>(i));
     }
   const auto removed = static_cast<std::int64_t>(n - kept.size());
-  if (removed == 0) return 0;
   const std::vector<bool> had_entries = regions_with_entries(mesh);
   renumber_points(mesh, new_index, kept);
   drop_emptied_regions(mesh, had_entries);
@@ -242,6 +261,13 @@ std::int64_t remove_lower_dimensional_cells(Mesh& mesh) {
 
 namespace {
 
+// static_cast<std::int64_t>(std::floor(q)) without the call into libm (the build targets plain
+// x86-64, which has no rounding instruction): the same value wherever that one is defined.
+inline std::int64_t floor_to_int(double q) noexcept {
+  const auto truncated = static_cast<std::int64_t>(q);
+  return truncated - (truncated != INT64_MIN && static_cast<double>(truncated) > q ? 1 : 0);
+}
+
 // Which earlier point each point is welded into (itself when none): merge_points' search.
 // Grid cells of edge 2 × tolerance (0: one cell per exact position, keyed by the coordinates'
 // bits, -0 as +0): a point within the tolerance of p lies in p's cell or, along each axis, in
@@ -260,7 +286,7 @@ NDArray weld_targets(const T* xyz, std::size_t n, std::size_t width, double tole
     Cell c{0, 0, 0};
     for (std::size_t k = 0; k < width; ++k) {
       const double value = static_cast<double>(xyz[i * width + k]) + 0.0;  // -0 → +0
-      c[k] = tolerance > 0 ? static_cast<std::int64_t>(std::floor(value / edge)) : std::bit_cast<std::int64_t>(value);
+      c[k] = tolerance > 0 ? floor_to_int(value / edge) : std::bit_cast<std::int64_t>(value);
     }
     return c;
   };
@@ -279,23 +305,40 @@ NDArray weld_targets(const T* xyz, std::size_t n, std::size_t width, double tole
   };
   std::vector<Representative> reps;
   std::vector<std::int64_t> rep_last;
-  std::vector<std::int64_t> table(1024, -1);  // a cell's first representative
+  // A slot: a cell's first representative and the cell's hash, so that a probe passes slots of
+  // other cells without a trip to their representatives.
+  struct Slot {
+    std::int64_t head = -1;
+    std::uint64_t hash = 0;
+  };
+  std::vector<Slot> table(1024);
+  // A filter of the occupied cells: 8 bits a slot, the bit a cell's hash picks set. A neighbour
+  // cell whose bit is clear holds nothing (most of them, on a mesh's copies of points): the bits
+  // stay in the core's cache where the table does not, and these look-ups are not prefetched.
+  std::vector<std::uint64_t> occupied_bits(table.size() * 8 / 64, 0);
+  auto mark = [&](std::uint64_t h) { occupied_bits[(h >> 6) & (occupied_bits.size() - 1)] |= std::uint64_t{1} << (h & 63); };
+  auto maybe_occupied = [&](std::uint64_t h) { return (occupied_bits[(h >> 6) & (occupied_bits.size() - 1)] >> (h & 63) & 1) != 0; };
   auto same = [](const Cell& a, const Cell& b) { return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2])) == 0; };
   auto slot_of = [&](const Cell& c, std::uint64_t h) {
     const std::size_t mask = table.size() - 1;
     std::size_t slot = h & mask;
-    while (table[slot] >= 0 && !same(reps[static_cast<std::size_t>(table[slot])].cell, c)) slot = (slot + 1) & mask;
+    while (table[slot].head >= 0 &&
+           !(table[slot].hash == h && same(reps[static_cast<std::size_t>(table[slot].head)].cell, c)))
+      slot = (slot + 1) & mask;
     return slot;
   };
   std::size_t occupied = 0;
   auto grow = [&] {
-    std::vector<std::int64_t> heads;
-    for (std::int64_t head : table)
-      if (head >= 0) heads.push_back(head);
-    table.assign(table.size() * 2, -1);
-    for (std::int64_t head : heads) {
-      const Cell& c = reps[static_cast<std::size_t>(head)].cell;
-      table[slot_of(c, hash(c))] = head;
+    std::vector<Slot> heads;
+    for (const Slot& slot : table)
+      if (slot.head >= 0) heads.push_back(slot);
+    table.assign(table.size() * 2, Slot{});
+    occupied_bits.assign(table.size() * 8 / 64, 0);
+    for (const Slot& head : heads) {  // distinct cells: the first free slot from the hash's
+      std::size_t slot = head.hash & (table.size() - 1);
+      while (table[slot].head >= 0) slot = (slot + 1) & (table.size() - 1);
+      table[slot] = head;
+      mark(head.hash);
     }
   };
   // The next points' cells and hashes, computed `ahead` steps early so their slots are prefetched.
@@ -322,19 +365,20 @@ NDArray weld_targets(const T* xyz, std::size_t n, std::size_t width, double tole
     const std::uint64_t home_hash = upcoming_hash[i % ahead];
     if (i + ahead < n) prepare(i + ahead);
     if (i + ahead / 2 < n) {  // its slot is in cache by now: fetch the representative it names
-      const std::int64_t head = table[upcoming_hash[(i + ahead / 2) % ahead] & (table.size() - 1)];
+      const std::int64_t head = table[upcoming_hash[(i + ahead / 2) % ahead] & (table.size() - 1)].head;
       if (head >= 0) __builtin_prefetch(&reps[static_cast<std::size_t>(head)]);
     }
-    Cell toward{0, 0, 0};  // -1 or +1: the nearer neighbour along each axis
-    if (tolerance > 0)
-      for (std::size_t k = 0; k < width; ++k)
-        toward[k] = static_cast<double>(p[k]) / edge - static_cast<double>(home[k]) < 0.5 ? -1 : 1;
+    Cell toward{0, 0, 0};  // -1 or +1: the nearer neighbour along each axis (needed once p's cell failed)
     for (std::size_t probe_bits = 0; probe_bits < probes && found < 0; ++probe_bits) {
+      if (probe_bits == 1)
+        for (std::size_t k = 0; k < width; ++k)
+          toward[k] = static_cast<double>(p[k]) / edge - static_cast<double>(home[k]) < 0.5 ? -1 : 1;
       Cell probe = home;
       for (std::size_t k = 0; k < width; ++k)
         if (probe_bits >> k & 1) probe[k] += toward[k];
-      for (std::int64_t r = table[slot_of(probe, probe_bits == 0 ? home_hash : hash(probe))]; r >= 0;
-           r = reps[static_cast<std::size_t>(r)].next) {
+      const std::uint64_t probe_hash = probe_bits == 0 ? home_hash : hash(probe);
+      if (probe_bits != 0 && !maybe_occupied(probe_hash)) continue;
+      for (std::int64_t r = table[slot_of(probe, probe_hash)].head; r >= 0; r = reps[static_cast<std::size_t>(r)].next) {
         const Representative& rep = reps[static_cast<std::size_t>(r)];
         double distance = 0;
         bool equal = true;
@@ -360,15 +404,16 @@ NDArray weld_targets(const T* xyz, std::size_t n, std::size_t width, double tole
     reps.push_back(added);
     rep_last.push_back(r);
     std::size_t slot = slot_of(home, home_hash);
-    if (table[slot] < 0) {
+    if (table[slot].head < 0) {
       if (2 * (occupied + 1) > table.size()) {
         grow();
         slot = slot_of(home, home_hash);
       }
-      table[slot] = r;
+      table[slot] = {r, home_hash};
+      mark(home_hash);
       ++occupied;
     } else {  // behind the cell's others: earlier representatives are found first
-      const auto head = static_cast<std::size_t>(table[slot]);
+      const auto head = static_cast<std::size_t>(table[slot].head);
       reps[static_cast<std::size_t>(rep_last[head])].next = r;
       rep_last[head] = r;
     }

@@ -23,6 +23,9 @@ void check_connectivity(const Mesh& mesh);
 // indices of the new points: connectivity, point data and Point regions follow.
 void renumber_points(Mesh& mesh, const std::vector<std::int64_t>& new_index, const std::vector<std::int64_t>& kept);
 
+// remove_orphaned_nodes for a mesh whose connectivity is known to be in range.
+std::int64_t remove_unused_points(Mesh& mesh);
+
 // Regions an operation empties go; empty ones it found stay (`had_entries`: taken before).
 std::vector<bool> regions_with_entries(const Mesh& mesh);
 void drop_emptied_regions(Mesh& mesh, const std::vector<bool>& had_entries);

@@ -1,11 +1,13 @@
 // merge, crop and extract_region (include/meshioplusplus/mesh_ops.hpp): new meshes made of
 // parts of others, through the renumberings of mesh_ops_internal.hpp.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/mesh_ops_internal.hpp"
+#include "core/parallel_ranges.hpp"
 #include "meshioplusplus/mesh_ops.hpp"
 
 namespace meshioplusplus {
@@ -30,20 +32,29 @@ NDArray stack_rows(const std::vector<const NDArray*>& parts) {
   return out;
 }
 
+// An int64 array plus `by` (in its first column only: Side entries' cells), in a new array: read
+// and written in one pass on all cores.
 NDArray shifted(const NDArray& array, std::int64_t by, bool first_column_only = false) {
-  NDArray out = array.copy();
-  const std::int64_t width = array.row_width();
-  std::int64_t* values = out.data_as<std::int64_t>();
-  for (std::size_t i = 0; i < out.size(); ++i)
-    if (!first_column_only || static_cast<std::int64_t>(i) % width == 0) values[i] += by;
+  const std::int64_t* from = array.data_as<std::int64_t>();
+  NDArray out = NDArray::allocate(DType::int64, array.shape());
+  std::int64_t* to = out.data_as<std::int64_t>();
+  const auto width = static_cast<std::size_t>(std::max<std::int64_t>(array.row_width(), 1));
+  parallel_ranges(out.size() / width, std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first * width; i < last * width; ++i) to[i] = from[i] + by;
+    if (first_column_only)
+      for (std::size_t row = first; row < last; ++row)
+        for (std::size_t k = 1; k < width; ++k) to[row * width + k] = from[row * width + k];
+  });
   return out;
 }
 
-// The mesh with only the flagged cells and the points they use.
-Mesh subset(const Mesh& mesh, const std::vector<bool>& keep) {
+// The mesh with only the flagged cells and the points they use; `checked`: the mesh's
+// connectivity is known to be in range (else the part's is checked).
+Mesh subset(const Mesh& mesh, const std::vector<bool>& keep, bool checked = false) {
   Mesh part = mesh;  // shares the arrays; every operation below makes new ones where it changes them
   keep_cells(part, keep);
-  remove_orphaned_nodes(part);
+  if (!checked) check_connectivity(part);
+  remove_unused_points(part);
   return part;
 }
 
@@ -116,43 +127,52 @@ Mesh crop(const Mesh& mesh, std::span<const double> low, std::span<const double>
   if (static_cast<std::int64_t>(low.size()) != width || static_cast<std::int64_t>(high.size()) != width)
     fail("crop: the box has " + std::to_string(low.size()) + " and " + std::to_string(high.size()) +
          " coordinates for points of " + std::to_string(width));
-  std::vector<bool> inside(static_cast<std::size_t>(mesh.num_points()));
+  // Bytes, not bits: the cores write side by side, and a byte is a plain store.
+  std::vector<std::uint8_t> inside(static_cast<std::size_t>(mesh.num_points()));
   visit_dtype(mesh.points.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* p = mesh.points.data_as<T>();
-    for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
-      bool in = true;
-      for (std::int64_t k = 0; k < width && in; ++k) {
-        const auto value = static_cast<double>(p[i * width + k]);
-        in = value >= low[static_cast<std::size_t>(k)] && value <= high[static_cast<std::size_t>(k)];
+    parallel_ranges(inside.size(), std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) {
+        bool in = true;
+        for (std::int64_t k = 0; k < width && in; ++k) {
+          const auto value = static_cast<double>(p[static_cast<std::int64_t>(i) * width + k]);
+          in = value >= low[static_cast<std::size_t>(k)] && value <= high[static_cast<std::size_t>(k)];
+        }
+        inside[i] = in;
       }
-      inside[static_cast<std::size_t>(i)] = in;
-    }
+    });
   });
-  std::vector<bool> keep;
-  keep.reserve(static_cast<std::size_t>(mesh.num_cells()));
+  std::vector<std::uint8_t> kept_flags(static_cast<std::size_t>(mesh.num_cells()));
+  std::int64_t base = 0;
   for (const CellBlock& block : mesh.cells) {
     const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
     auto judge = [&](std::int64_t first, std::int64_t last) {
       bool all = true, any = false;
       for (std::int64_t i = first; i < last; ++i) {
-        const bool in = inside[static_cast<std::size_t>(nodes[i])];
+        const bool in = inside[static_cast<std::size_t>(nodes[i])] != 0;
         all = all && in;
         any = any || in;
       }
-      return any_corner ? any : all;
+      return static_cast<std::uint8_t>(any_corner ? any : all);
     };
+    std::uint8_t* flags = kept_flags.data() + base;
     if (!block.is_ragged()) {
       const std::int64_t k = block.connectivity.row_width();
-      for (std::int64_t c = 0; c < block.num_cells(); ++c) keep.push_back(judge(c * k, c * k + k));
+      parallel_ranges(static_cast<std::size_t>(block.num_cells()), std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+        for (std::size_t c = first; c < last; ++c)
+          flags[c] = judge(static_cast<std::int64_t>(c) * k, static_cast<std::int64_t>(c + 1) * k);
+      });
     } else {
       const std::int64_t* offsets = block.offsets.data_as<std::int64_t>();
       const std::int64_t* faces = block.face_offsets.empty_handle() ? nullptr : block.face_offsets.data_as<std::int64_t>();
       for (std::int64_t c = 0; c < block.num_cells(); ++c)
-        keep.push_back(faces ? judge(faces[offsets[c]], faces[offsets[c + 1]]) : judge(offsets[c], offsets[c + 1]));
+        flags[c] = faces ? judge(faces[offsets[c]], faces[offsets[c + 1]]) : judge(offsets[c], offsets[c + 1]);
     }
+    base += block.num_cells();
   }
-  return subset(mesh, keep);
+  const std::vector<bool> keep(kept_flags.begin(), kept_flags.end());
+  return subset(mesh, keep, true);
 }
 
 Mesh extract_region(const Mesh& mesh, std::string_view name) {
@@ -190,7 +210,7 @@ Mesh select_cells(const Mesh& mesh, const std::vector<bool>& keep) {
   if (static_cast<std::int64_t>(keep.size()) != mesh.num_cells())
     fail("select_cells: " + std::to_string(keep.size()) + " flags for " + std::to_string(mesh.num_cells()) + " cells");
   check_connectivity(mesh);
-  return subset(mesh, keep);
+  return subset(mesh, keep, true);
 }
 
 }  // namespace meshioplusplus

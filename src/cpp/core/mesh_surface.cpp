@@ -1,12 +1,15 @@
 // extract_surface and check() (include/meshioplusplus/mesh_ops.hpp): both look at the facets of
 // the top-dimensional cells (side_regions.hpp's outward facet table), bucketed by their smallest
-// corner — two or three integers a facet, no hash table of keys.
+// corner — two or three integers a facet, no hash table of keys. Second-order cells are matched
+// by their corners too and give quadratic facets (surface_facets below).
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -23,65 +26,173 @@ namespace meshioplusplus {
 using namespace detail;
 namespace {
 
-std::string_view facet_type(int corners) { return corners == 2 ? "line" : corners == 3 ? "triangle" : "quad"; }
+// What a boundary facet becomes. Linear cells give their corner facets (side_regions.hpp's
+// outward table). Second-order cells give the quadratic facet on the same corners, as
+// vtkUnstructuredGridGeometryFilter does: the corners, then the mid-edge node of each facet
+// edge (corner i to corner i + 1, VTK's line3/triangle6/quad8 order), then the face-centre node
+// where the cell has one (quad9). Kinds are listed so a linear mesh's blocks keep their order.
+enum FacetKind : std::uint8_t { kLine, kLine3, kTriangle, kTriangle6, kQuad, kQuad8, kQuad9, kFacetKinds };
+constexpr std::array<std::string_view, kFacetKinds> kFacetKindName{"line", "line3", "triangle", "triangle6",
+                                                                   "quad", "quad8", "quad9"};
+constexpr std::array<int, kFacetKinds> kFacetKindNodes{2, 3, 3, 6, 4, 8, 9};
 
-}  // namespace
+struct SurfaceFacet {
+  FacetKind kind;
+  std::array<std::int8_t, 9> nodes;  // indices into the cell's node list, kFacetKindNodes[kind] of them
+};
 
-Mesh extract_surface(const Mesh& mesh) {
-  check_connectivity(mesh);
-  int top = -1;
-  for (const CellBlock& block : mesh.cells) top = std::max(top, dimension_of(block));
-  if (top < 2) fail("extract_surface: the mesh has no 2-D or 3-D cells");
-  const NDArray bases_array = block_bases(mesh.cells);
-  const std::int64_t* bases = bases_array.data_as<std::int64_t>();
+// A second-order family's extra nodes in VTK's (and meshio's) order: the mid-edge node of each
+// edge, and the centre node of each face that has one.
+struct MidEdge {
+  std::int8_t a, b, node;
+};
+struct FaceCentre {
+  std::array<std::int8_t, 4> corners;  // in any order
+  std::int8_t node;
+};
+struct SecondOrder {
+  std::string_view type;
+  std::span<const MidEdge> edges;
+  std::span<const FaceCentre> centres;
+};
+constexpr std::array<MidEdge, 3> kTriangleEdges{{{0, 1, 3}, {1, 2, 4}, {2, 0, 5}}};
+constexpr std::array<MidEdge, 4> kQuadEdges{{{0, 1, 4}, {1, 2, 5}, {2, 3, 6}, {3, 0, 7}}};
+constexpr std::array<MidEdge, 6> kTetraEdges{{{0, 1, 4}, {1, 2, 5}, {2, 0, 6}, {0, 3, 7}, {1, 3, 8}, {2, 3, 9}}};
+constexpr std::array<MidEdge, 8> kPyramidEdges{
+    {{0, 1, 5}, {1, 2, 6}, {2, 3, 7}, {3, 0, 8}, {0, 4, 9}, {1, 4, 10}, {2, 4, 11}, {3, 4, 12}}};
+constexpr std::array<MidEdge, 9> kWedgeEdges{
+    {{0, 1, 6}, {1, 2, 7}, {2, 0, 8}, {3, 4, 9}, {4, 5, 10}, {5, 3, 11}, {0, 3, 12}, {1, 4, 13}, {2, 5, 14}}};
+constexpr std::array<MidEdge, 12> kHexahedronEdges{{{0, 1, 8}, {1, 2, 9}, {2, 3, 10}, {3, 0, 11}, {4, 5, 12}, {5, 6, 13},
+                                                    {6, 7, 14}, {7, 4, 15}, {0, 4, 16}, {1, 5, 17}, {2, 6, 18}, {3, 7, 19}}};
+constexpr std::array<FaceCentre, 3> kWedge18Centres{{{{0, 1, 4, 3}, 15}, {{1, 2, 5, 4}, 16}, {{2, 0, 3, 5}, 17}}};
+constexpr std::array<FaceCentre, 6> kHexahedron27Centres{{{{0, 3, 7, 4}, 20}, {{1, 2, 6, 5}, 21}, {{0, 1, 5, 4}, 22},
+                                                          {{3, 2, 6, 7}, 23}, {{0, 1, 2, 3}, 24}, {{4, 5, 6, 7}, 25}}};
+constexpr std::array<FaceCentre, 1> kQuad9Centre{{{{0, 1, 2, 3}, 8}}};
+constexpr std::array kSecondOrder{
+    SecondOrder{"triangle6", kTriangleEdges, {}},        SecondOrder{"triangle7", kTriangleEdges, {}},
+    SecondOrder{"quad8", kQuadEdges, {}},                SecondOrder{"quad9", kQuadEdges, kQuad9Centre},
+    SecondOrder{"tetra10", kTetraEdges, {}},             SecondOrder{"pyramid13", kPyramidEdges, {}},
+    SecondOrder{"wedge15", kWedgeEdges, {}},             SecondOrder{"wedge18", kWedgeEdges, kWedge18Centres},
+    SecondOrder{"hexahedron20", kHexahedronEdges, {}},   SecondOrder{"hexahedron27", kHexahedronEdges, kHexahedron27Centres},
+};
 
-  // A facet is on the boundary when no other facet of a top-dimensional cell has its corners.
-  // Facets are bucketed by their smallest corner (a counting sort over the points, a few dozen
-  // facets a bucket) with their other corners packed into one integer; a bucket sorted by that
-  // integer shows its facets seen once. Every pass runs on all cores: the cells are cut into
-  // chunks, each counting into its own row of the histogram, so a bucket lists its facets in
-  // block-major order as a sequential pass would.
+// The surface facets of a block: one per entry of its facet table. Corner facets unless the
+// type is second order (and its rows hold the nodes the tables name).
+std::vector<SurfaceFacet> surface_facets(const CellBlock& block, std::span<const FacetCorners> facets) {
+  const SecondOrder* family = nullptr;
+  for (const SecondOrder& candidate : kSecondOrder)
+    if (candidate.type == block.type) family = &candidate;
+  const std::int64_t width = block.connectivity.row_width();
+  std::vector<SurfaceFacet> out;
+  for (const FacetCorners& facet : facets) {
+    SurfaceFacet surface{facet.count == 2 ? kLine : facet.count == 3 ? kTriangle : kQuad, {}};
+    const auto count = static_cast<std::size_t>(facet.count);
+    std::copy_n(facet.corners.begin(), count, surface.nodes.begin());
+    SurfaceFacet quadratic = surface;
+    bool complete = family != nullptr;
+    for (std::size_t i = 0; complete && i < count; ++i) {
+      const std::int8_t a = facet.corners[i], b = facet.corners[(i + 1) % count];
+      const auto edge = std::find_if(family->edges.begin(), family->edges.end(), [&](const MidEdge& e) {
+        return (e.a == a && e.b == b) || (e.a == b && e.b == a);
+      });
+      complete = edge != family->edges.end() && edge->node < width;
+      if (complete) quadratic.nodes[count + i] = edge->node;
+      if (count == 2) break;  // an edge facet: one edge, not two
+    }
+    if (complete) {
+      quadratic.kind = facet.count == 2 ? kLine3 : facet.count == 3 ? kTriangle6 : kQuad8;
+      for (const FaceCentre& centre : family->centres)
+        if (count == 4 && centre.node < width &&
+            std::is_permutation(centre.corners.begin(), centre.corners.end(), facet.corners.begin())) {
+          quadratic.kind = kQuad9;
+          quadratic.nodes[8] = centre.node;
+        }
+    }
+    out.push_back(complete ? quadratic : surface);
+  }
+  return out;
+}
+
+// The top-dimensional cells that have a facet table — the facets extract_surface and check()
+// look at — cut into chunks for the cores: each chunk counts into its own row of a histogram,
+// so that a pass over chunks sees the cells in block-major order as a sequential pass would.
+// How many leading nodes of a cell its facet table names (tetra10: 4), 0 for none; a block whose
+// rows are narrower is refused (a std::invalid_argument naming the operation).
+int facet_corners(const CellBlock& block, std::span<const FacetCorners> facets, std::string_view operation) {
+  int corners = 0;
+  for (const FacetCorners& facet : facets)
+    for (int i = 0; i < facet.count; ++i) corners = std::max(corners, facet.corners[static_cast<std::size_t>(i)] + 1);
+  if (block.connectivity.row_width() < corners)
+    fail(std::string(operation) + ": cells['" + block.type + "'] have " + std::to_string(block.connectivity.row_width()) +
+         " nodes, fewer than the " + std::to_string(corners) + " corners of their type");
+  return corners;
+}
+
+class TopCells {
+ public:
   struct Source {
     std::size_t block;
     std::span<const FacetCorners> facets;
     std::int64_t first;  // this block's first cell among the sources' cells
   };
-  std::vector<Source> sources;
-  std::int64_t source_cells = 0, instances = 0;
-  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
-    const CellBlock& block = mesh.cells[b];
-    if (dimension_of(block) != top || block.is_ragged()) continue;
-    if (const std::span<const FacetCorners> facets = cell_facets(block.type); !facets.empty()) {
-      sources.push_back({b, facets, source_cells});
-      source_cells += block.num_cells();
-      instances += block.num_cells() * static_cast<std::int64_t>(facets.size());
+
+  TopCells(const Mesh& mesh, int top, std::string_view operation) : mesh_(mesh) {
+    for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
+      const CellBlock& block = mesh.cells[b];
+      if (dimension_of(block) != top || block.is_ragged()) continue;
+      if (const std::span<const FacetCorners> facets = cell_facets(block.type); !facets.empty()) {
+        facet_corners(block, facets, operation);
+        sources.push_back({b, facets, cells});
+        cells += block.num_cells();
+        instances += block.num_cells() * static_cast<std::int64_t>(facets.size());
+      }
     }
+    // One chunk a thread, fewer when their histograms (a row of points each) would outgrow the facets.
+    chunks = static_cast<std::size_t>(std::clamp<std::int64_t>(
+        std::min<std::int64_t>(thread_count(), cells / 4096), 1,
+        std::max<std::int64_t>(1, 2 * instances / (mesh.num_points() + 1))));
   }
   // Calls visit(source, local cell, its nodes) for the sources' cells [first, last).
-  auto for_cells = [&](std::int64_t first, std::int64_t last, auto&& visit) {
+  template <class Visit>
+  void for_cells(std::int64_t first, std::int64_t last, Visit&& visit) const {
     for (const Source& source : sources) {
-      const CellBlock& block = mesh.cells[source.block];
+      const CellBlock& block = mesh_.cells[source.block];
       const std::int64_t begin = std::max(first, source.first) - source.first;
       const std::int64_t end = std::min(last, source.first + block.num_cells()) - source.first;
       const std::int64_t width = block.connectivity.row_width();
       const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
       for (std::int64_t c = begin; c < end; ++c) visit(source, c, nodes + c * width);
     }
-  };
-  const auto num_points = static_cast<std::size_t>(mesh.num_points());
-  // Chunks: one a thread, fewer when their histograms (a row of points each) would outgrow the facets.
-  const auto chunks = static_cast<std::size_t>(std::clamp<std::int64_t>(
-      std::min<std::int64_t>(thread_count(), source_cells / 4096), 1,
-      std::max<std::int64_t>(1, 2 * instances / static_cast<std::int64_t>(num_points + 1))));
-  auto chunk_cells = [&](std::size_t chunk) {
-    return std::pair{source_cells * static_cast<std::int64_t>(chunk) / static_cast<std::int64_t>(chunks),
-                     source_cells * static_cast<std::int64_t>(chunk + 1) / static_cast<std::int64_t>(chunks)};
-  };
-  auto on_chunks = [&](auto&& work) {
+  }
+  std::pair<std::int64_t, std::int64_t> chunk_cells(std::size_t chunk) const {
+    return {cells * static_cast<std::int64_t>(chunk) / static_cast<std::int64_t>(chunks),
+            cells * static_cast<std::int64_t>(chunk + 1) / static_cast<std::int64_t>(chunks)};
+  }
+  template <class Work>
+  void on_chunks(Work&& work) const {
     parallel_ranges(chunks, 1, [&](std::size_t first, std::size_t last) {
       for (std::size_t chunk = first; chunk < last; ++chunk) work(chunk);
     });
-  };
+  }
+
+  std::vector<Source> sources;
+  std::int64_t cells = 0, instances = 0;
+  std::size_t chunks = 1;
+
+ private:
+  const Mesh& mesh_;
+};
+
+// Per facet instance (index (block-major cell) * 8 + local facet, 0 for cells that are no
+// source): how many facets of the sources have its corners, at most 127, plus 128 on the
+// first of them in block-major order. Facets are bucketed by their smallest corner (a counting
+// sort over the points, a few dozen facets a bucket) with their other corners packed into one
+// integer; a bucket sorted by that integer shows its groups of equal facets. Every pass runs on
+// all cores.
+constexpr std::uint8_t kFirstOfItsFacet = 128, kFacetCount = 127;
+std::vector<std::uint8_t> facet_multiplicity(const Mesh& mesh, const TopCells& top, const std::int64_t* bases,
+                                             std::string_view operation) {
+  const auto num_points = static_cast<std::size_t>(mesh.num_points());
   // A facet's corners, ascending (count of them valid).
   auto sorted_corners = [](const std::int64_t* cell, const FacetCorners& facet) {
     std::array<std::int64_t, 4> v{};
@@ -102,11 +213,11 @@ Mesh extract_surface(const Mesh& mesh) {
     }
     return v;
   };
-  std::vector<std::int64_t> fill(chunks * num_points, 0);  // counts, then each chunk's next position
-  on_chunks([&](std::size_t chunk) {
+  std::vector<std::int64_t> fill(top.chunks * num_points, 0);  // counts, then each chunk's next position
+  top.on_chunks([&](std::size_t chunk) {
     std::int64_t* counts = fill.data() + chunk * num_points;
-    const auto [first, last] = chunk_cells(chunk);
-    for_cells(first, last, [&](const Source& source, std::int64_t, const std::int64_t* cell) {
+    const auto [first, last] = top.chunk_cells(chunk);
+    top.for_cells(first, last, [&](const TopCells::Source& source, std::int64_t, const std::int64_t* cell) {
       for (const FacetCorners& facet : source.facets) {
         std::int64_t smallest = cell[facet.corners[0]];
         for (int i = 1; i < facet.count; ++i) smallest = std::min(smallest, cell[facet.corners[static_cast<std::size_t>(i)]]);
@@ -117,27 +228,27 @@ Mesh extract_surface(const Mesh& mesh) {
   std::vector<std::int64_t> start(num_points + 1, 0);
   for (std::size_t p = 0, running = 0; p < num_points; ++p) {
     start[p] = static_cast<std::int64_t>(running);
-    for (std::size_t chunk = 0; chunk < chunks; ++chunk)
+    for (std::size_t chunk = 0; chunk < top.chunks; ++chunk)
       running += static_cast<std::size_t>(std::exchange(fill[chunk * num_points + p], static_cast<std::int64_t>(running)));
     start[p + 1] = static_cast<std::int64_t>(running);
   }
   // Buckets are independent: split over the cores (bytes, not bits: threads write side by side).
-  std::vector<std::uint8_t> boundary(static_cast<std::size_t>(bases[mesh.cells.size()]) * 8, 0);
+  std::vector<std::uint8_t> multiplicity(static_cast<std::size_t>(bases[mesh.cells.size()]) * 8, 0);
   // The corners after the smallest, each plus one (0: none), in `bits`-bit fields: equal
   // exactly when the facets' sorted corner lists are.
-  auto find_boundary = [&]<class Key>(Key, int bits) {
+  auto count_facets = [&]<class Key>(Key, int bits) {
     struct Entry {
       Key rest;
       std::int64_t instance;  // (global cell) * 8 + local facet
     };
     // Scratch from the library's heap: large blocks come on huge pages (fewer faults and TLB
-    // misses for the scattered writes) and are reused by the next call of the same size.
-    NDArray bucket_bytes = NDArray::allocate_scratch(DType::uint8, {instances * static_cast<std::int64_t>(sizeof(Entry))});
-    const std::span<Entry> bucket(static_cast<Entry*>(bucket_bytes.data()), static_cast<std::size_t>(instances));
-    on_chunks([&](std::size_t chunk) {
+    // misses for the scattered writes).
+    NDArray bucket_bytes = NDArray::allocate_scratch(DType::uint8, {top.instances * static_cast<std::int64_t>(sizeof(Entry))});
+    const std::span<Entry> bucket(static_cast<Entry*>(bucket_bytes.data()), static_cast<std::size_t>(top.instances));
+    top.on_chunks([&](std::size_t chunk) {
       std::int64_t* next = fill.data() + chunk * num_points;
-      const auto [first, last] = chunk_cells(chunk);
-      for_cells(first, last, [&](const Source& source, std::int64_t c, const std::int64_t* cell) {
+      const auto [first, last] = top.chunk_cells(chunk);
+      top.for_cells(first, last, [&](const TopCells::Source& source, std::int64_t c, const std::int64_t* cell) {
         const std::int64_t global = bases[source.block] + c;
         for (std::size_t f = 0; f < source.facets.size(); ++f) {
           const auto v = sorted_corners(cell, source.facets[f]);
@@ -162,42 +273,71 @@ Mesh extract_surface(const Mesh& mesh) {
         } else {
           std::sort(begin, end, [](const Entry& x, const Entry& y) { return x.rest < y.rest; });
         }
-        for (Entry* i = begin; i < end; ++i)
-          if ((i == begin || i[-1].rest != i->rest) && (i + 1 == end || i[1].rest != i->rest))
-            boundary[static_cast<std::size_t>(i->instance)] = 1;
+        for (Entry* i = begin; i < end;) {
+          Entry* j = i + 1;
+          while (j < end && j->rest == i->rest) ++j;
+          const auto count = static_cast<std::uint8_t>(std::min<std::ptrdiff_t>(j - i, kFacetCount));
+          std::int64_t first_instance = i->instance;  // instances grow in block-major order
+          for (Entry* k = i; k < j; ++k) {
+            multiplicity[static_cast<std::size_t>(k->instance)] = count;
+            first_instance = std::min(first_instance, k->instance);
+          }
+          multiplicity[static_cast<std::size_t>(first_instance)] |= kFirstOfItsFacet;
+          i = j;
+        }
       }
     });
   };
-  if (num_points + 1 < (std::size_t{1} << 21)) find_boundary(std::uint64_t{0}, 21);
-  else if (num_points + 1 < (std::size_t{1} << 42)) find_boundary(static_cast<unsigned __int128>(0), 42);
-  else fail("extract_surface: more than 2^42 points");
-  fill = {};
-  start = {};
+  if (num_points + 1 < (std::size_t{1} << 21)) count_facets(std::uint64_t{0}, 21);
+  else if (num_points + 1 < (std::size_t{1} << 42)) count_facets(static_cast<unsigned __int128>(0), 42);
+  else fail(std::string(operation) + ": more than 2^42 points");
+  return multiplicity;
+}
 
-  // Boundary facets grouped by corner count, cell by cell in block-major order: counted by
-  // chunk, then each chunk writes its share.
+}  // namespace
+
+Mesh extract_surface(const Mesh& mesh) {
+  check_connectivity(mesh);
+  int top = -1;
+  for (const CellBlock& block : mesh.cells) top = std::max(top, dimension_of(block));
+  if (top < 2) fail("extract_surface: the mesh has no 2-D or 3-D cells");
+  const NDArray bases_array = block_bases(mesh.cells);
+  const std::int64_t* bases = bases_array.data_as<std::int64_t>();
+
+  // A facet is on the boundary when no other facet of a top-dimensional cell has its corners.
+  const TopCells cells_of_top(mesh, top, "extract_surface");
+  std::vector<std::vector<SurfaceFacet>> block_facets(mesh.cells.size());  // what each facet of a source becomes
+  for (const TopCells::Source& source : cells_of_top.sources)
+    block_facets[source.block] = surface_facets(mesh.cells[source.block], source.facets);
+  const std::vector<std::uint8_t> multiplicity = facet_multiplicity(mesh, cells_of_top, bases, "extract_surface");
+  const std::size_t chunks = cells_of_top.chunks;
+  auto on_chunks = [&](auto&& work) { cells_of_top.on_chunks(work); };
+
+  // Boundary facets grouped by kind, cell by cell in block-major order: counted by chunk, then
+  // each chunk writes its share.
   struct Facet {
     std::int64_t cell;
     std::int32_t facet;
   };
-  std::vector<std::array<std::size_t, 5>> found(chunks + 1, std::array<std::size_t, 5>{});
+  std::vector<std::array<std::size_t, kFacetKinds>> found(chunks + 1, std::array<std::size_t, kFacetKinds>{});
   auto scan = [&](std::size_t chunk, auto&& take) {
-    const auto [first, last] = chunk_cells(chunk);
-    for_cells(first, last, [&](const Source& source, std::int64_t c, const std::int64_t*) {
+    const auto [first, last] = cells_of_top.chunk_cells(chunk);
+    cells_of_top.for_cells(first, last, [&](const TopCells::Source& source, std::int64_t c, const std::int64_t*) {
       const std::int64_t cell = bases[source.block] + c;
+      const std::vector<SurfaceFacet>& kinds = block_facets[source.block];
       for (std::size_t f = 0; f < source.facets.size(); ++f)
-        if (boundary[static_cast<std::size_t>(cell * 8 + static_cast<std::int64_t>(f))])
-          take(source.facets[f].count, Facet{cell, static_cast<std::int32_t>(f)});
+        if ((multiplicity[static_cast<std::size_t>(cell * 8 + static_cast<std::int64_t>(f))] & kFacetCount) == 1)
+          take(kinds[f].kind, Facet{cell, static_cast<std::int32_t>(f)});
     });
   };
-  on_chunks([&](std::size_t chunk) { scan(chunk, [&](int corners, Facet) { ++found[chunk + 1][static_cast<std::size_t>(corners)]; }); });
+  on_chunks([&](std::size_t chunk) { scan(chunk, [&](FacetKind kind, Facet) { ++found[chunk + 1][kind]; }); });
   for (std::size_t chunk = 0; chunk < chunks; ++chunk)
-    for (std::size_t k = 0; k < 5; ++k) found[chunk + 1][k] += found[chunk][k];
-  std::vector<std::vector<Facet>> by_corners(5);
-  for (std::size_t k = 0; k < 5; ++k) by_corners[k].resize(found[chunks][k]);
+    for (std::size_t k = 0; k < kFacetKinds; ++k) found[chunk + 1][k] += found[chunk][k];
+  std::vector<std::vector<Facet>> by_kind(kFacetKinds);
+  for (std::size_t k = 0; k < kFacetKinds; ++k) by_kind[k].resize(found[chunks][k]);
   on_chunks([&](std::size_t chunk) {
-    std::array<std::size_t, 5> at = found[chunk];
-    scan(chunk, [&](int corners, Facet facet) { by_corners[static_cast<std::size_t>(corners)][at[static_cast<std::size_t>(corners)]++] = facet; });
+    std::array<std::size_t, kFacetKinds> at = found[chunk];
+    scan(chunk, [&](FacetKind kind, Facet facet) { by_kind[kind][at[kind]++] = facet; });
   });
 
   auto locate = [&](std::int64_t cell) {
@@ -212,22 +352,21 @@ Mesh extract_surface(const Mesh& mesh) {
   surface.string_field_data = mesh.string_field_data;
   std::vector<Facet> listed;  // surface cell (block-major) → its origin
   std::vector<NDArray> origin_cell, origin_facet;
-  for (int corners = 2; corners <= 4; ++corners) {
-    const std::vector<Facet>& facets = by_corners[static_cast<std::size_t>(corners)];
+  for (std::size_t kind = 0; kind < kFacetKinds; ++kind) {
+    const std::vector<Facet>& facets = by_kind[kind];
     if (facets.empty()) continue;
     const auto n = static_cast<std::int64_t>(facets.size());
-    CellBlock block{std::string(facet_type(corners)), NDArray::allocate(DType::int64, {n, corners}), {}, {}};
+    const int width = kFacetKindNodes[kind];
+    CellBlock block{std::string(kFacetKindName[kind]), NDArray::allocate(DType::int64, {n, width}), {}, {}};
     std::int64_t* out = block.connectivity.data_as<std::int64_t>();
     NDArray cells = NDArray::allocate(DType::int64, {n}), locals = NDArray::allocate(DType::int64, {n});
-    std::vector<std::span<const FacetCorners>> block_facets(mesh.cells.size());  // looked up once a block
-    for (std::size_t b = 0; b < mesh.cells.size(); ++b) block_facets[b] = cell_facets(mesh.cells[b].type);
     parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
       for (std::size_t i = first; i < last; ++i) {
         const auto [b, local] = locate(facets[i].cell);
         const CellBlock& source = mesh.cells[b];
         const std::int64_t* cell = source.connectivity.data_as<std::int64_t>() + local * source.connectivity.row_width();
-        const FacetCorners& facet = block_facets[b][static_cast<std::size_t>(facets[i].facet)];
-        for (int k = 0; k < corners; ++k) out[i * static_cast<std::size_t>(corners) + static_cast<std::size_t>(k)] = cell[facet.corners[static_cast<std::size_t>(k)]];
+        const SurfaceFacet& facet = block_facets[b][static_cast<std::size_t>(facets[i].facet)];
+        for (int k = 0; k < width; ++k) out[i * static_cast<std::size_t>(width) + static_cast<std::size_t>(k)] = cell[facet.nodes[static_cast<std::size_t>(k)]];
         cells.data_as<std::int64_t>()[i] = facets[i].cell;
         locals.data_as<std::int64_t>()[i] = facets[i].facet;
       }
@@ -342,13 +481,15 @@ MeshCheck check(const Mesh& mesh) {
   const NDArray bases_array = block_bases(mesh.cells);
   const std::int64_t* bases = bases_array.data_as<std::int64_t>();
   // Duplicates: cells of one type (in any block) with the same sorted node list — kept flat per
-  // type (one array of width-wide rows, no allocation a cell), compared after sorting row indices.
+  // type (one array of width-wide rows, no allocation a cell), bucketed by their smallest node.
   struct SortedRows {
     std::int64_t width = 0;
     std::vector<std::int64_t> nodes;  // row r: [r * width, (r + 1) * width), ascending
-    std::vector<std::int64_t> cells;  // row r's block-major cell
+    std::vector<std::int64_t> cells;  // row r's block-major cell (ascending)
   };
   std::unordered_map<std::string, SortedRows> node_sets;
+  std::vector<std::string> type_order;  // the types in the order first met
+  constexpr std::uint8_t kDegenerate = 1, kInverted = 2;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const CellBlock& block = mesh.cells[b];
     for (std::int64_t node : block.connectivity.values<std::int64_t>()) used[static_cast<std::size_t>(node)] = true;
@@ -358,101 +499,106 @@ MeshCheck check(const Mesh& mesh) {
     const int dimension = dimension_of(block);
     const std::span<const FacetCorners> facets = cell_facets(block.type);
     // Corner nodes lead a cell's node list: as many as its facets name (tetra10: 4), else all.
-    int corners = facets.empty() ? static_cast<int>(k) : 0;
-    for (const FacetCorners& facet : facets)
-      for (int i = 0; i < facet.count; ++i) corners = std::max(corners, facet.corners[static_cast<std::size_t>(i)] + 1);
+    const int corners = facets.empty() ? static_cast<int>(k) : facet_corners(block, facets, "check");
+    if (!node_sets.contains(block.type)) type_order.push_back(block.type);
     SortedRows& rows = node_sets[block.type];
     rows.width = k;  // one type, one node count (a rectangular block)
-    rows.nodes.reserve(rows.nodes.size() + static_cast<std::size_t>(block.num_cells() * k));
-    rows.cells.reserve(rows.cells.size() + static_cast<std::size_t>(block.num_cells()));
-    for (std::int64_t c = 0; c < block.num_cells(); ++c) {
-      const std::int64_t* cell = nodes + c * k;
-      const std::int64_t global = bases[b] + c;
-      const std::size_t at = rows.nodes.size();
-      rows.nodes.insert(rows.nodes.end(), cell, cell + k);
-      const auto sorted_begin = rows.nodes.begin() + static_cast<std::ptrdiff_t>(at);
-      std::sort(sorted_begin, rows.nodes.end());
-      rows.cells.push_back(global);
-      const bool repeated = std::adjacent_find(sorted_begin, rows.nodes.end()) != rows.nodes.end();
-      double measure = 0, scale = 0;  // signed volume/area/length and the square of the cell's size
-      for (int i = 1; i < corners; ++i)
-        scale = std::max(scale, dot(minus(point_of(mesh, cell[i], xyz), point_of(mesh, cell[0], xyz)),
-                                    minus(point_of(mesh, cell[i], xyz), point_of(mesh, cell[0], xyz))));
-      bool oriented = false;
-      if (dimension == 3 && !facets.empty()) {  // divergence theorem over the outward facets, fans of triangles
-        for (const FacetCorners& facet : facets) {
-          const Vec a = point_of(mesh, cell[facet.corners[0]], xyz);
-          for (int i = 1; i + 1 < facet.count; ++i)
-            measure += dot(a, cross(point_of(mesh, cell[facet.corners[static_cast<std::size_t>(i)]], xyz),
-                                    point_of(mesh, cell[facet.corners[static_cast<std::size_t>(i + 1)]], xyz))) / 6.0;
+    const std::size_t first_row = rows.cells.size();
+    const auto cells = static_cast<std::size_t>(block.num_cells());
+    rows.nodes.resize((first_row + cells) * static_cast<std::size_t>(k));
+    rows.cells.resize(first_row + cells);
+    std::vector<std::uint8_t> found(cells, 0);  // each cell's flags: its own, so the cores write apart
+    parallel_ranges(cells, 4096, [&](std::size_t first, std::size_t last) {
+      for (std::size_t c = first; c < last; ++c) {
+        const std::int64_t* cell = nodes + static_cast<std::int64_t>(c) * k;
+        const auto sorted_begin = rows.nodes.begin() + static_cast<std::ptrdiff_t>((first_row + c) * static_cast<std::size_t>(k));
+        const auto sorted_end = sorted_begin + static_cast<std::ptrdiff_t>(k);
+        std::copy(cell, cell + k, sorted_begin);
+        std::sort(sorted_begin, sorted_end);
+        rows.cells[first_row + c] = bases[b] + static_cast<std::int64_t>(c);
+        const bool repeated = std::adjacent_find(sorted_begin, sorted_end) != sorted_end;
+        double measure = 0, scale = 0;  // signed volume/area/length and the square of the cell's size
+        for (int i = 1; i < corners; ++i)
+          scale = std::max(scale, dot(minus(point_of(mesh, cell[i], xyz), point_of(mesh, cell[0], xyz)),
+                                      minus(point_of(mesh, cell[i], xyz), point_of(mesh, cell[0], xyz))));
+        bool oriented = false;
+        if (dimension == 3 && !facets.empty()) {  // divergence theorem over the outward facets, fans of triangles
+          for (const FacetCorners& facet : facets) {
+            const Vec a = point_of(mesh, cell[facet.corners[0]], xyz);
+            for (int i = 1; i + 1 < facet.count; ++i)
+              measure += dot(a, cross(point_of(mesh, cell[facet.corners[static_cast<std::size_t>(i)]], xyz),
+                                      point_of(mesh, cell[facet.corners[static_cast<std::size_t>(i + 1)]], xyz))) / 6.0;
+          }
+          oriented = true;
+        } else if (dimension == 2 && corners >= 3) {  // fan from the first corner
+          const Vec a = point_of(mesh, cell[0], xyz);
+          Vec normal{0, 0, 0};
+          for (int i = 1; i + 1 < corners; ++i) {
+            const Vec t = cross(minus(point_of(mesh, cell[i], xyz), a), minus(point_of(mesh, cell[i + 1], xyz), a));
+            normal = {normal[0] + t[0], normal[1] + t[1], normal[2] + t[2]};
+          }
+          measure = planar ? normal[2] / 2 : std::sqrt(dot(normal, normal)) / 2;
+          oriented = planar;
+        } else if (dimension == 1 && corners >= 2) {
+          measure = std::sqrt(scale);
+        } else {
+          measure = 1;  // vertices, unknown types: nothing to measure
         }
-        oriented = true;
-      } else if (dimension == 2 && corners >= 3) {  // fan from the first corner
-        const Vec a = point_of(mesh, cell[0], xyz);
-        Vec normal{0, 0, 0};
-        for (int i = 1; i + 1 < corners; ++i) {
-          const Vec t = cross(minus(point_of(mesh, cell[i], xyz), a), minus(point_of(mesh, cell[i + 1], xyz), a));
-          normal = {normal[0] + t[0], normal[1] + t[1], normal[2] + t[2]};
-        }
-        measure = planar ? normal[2] / 2 : std::sqrt(dot(normal, normal)) / 2;
-        oriented = planar;
-      } else if (dimension == 1 && corners >= 2) {
-        measure = std::sqrt(scale);
-      } else {
-        measure = 1;  // vertices, unknown types: nothing to measure
+        const double size = dimension == 3 ? std::pow(scale, 1.5) : dimension == 2 ? scale : std::sqrt(scale);
+        if (repeated || std::abs(measure) <= 1e-12 * size) found[c] = kDegenerate;
+        else if (oriented && measure < 0) found[c] = kInverted;
       }
-      const double size = dimension == 3 ? std::pow(scale, 1.5) : dimension == 2 ? scale : std::sqrt(scale);
-      if (repeated || std::abs(measure) <= 1e-12 * size) report.degenerate.push_back(global);
-      else if (oriented && measure < 0) report.inverted.push_back(global);
+    });
+    for (std::size_t c = 0; c < cells; ++c) {
+      if (found[c] == kDegenerate) report.degenerate.push_back(bases[b] + static_cast<std::int64_t>(c));
+      if (found[c] == kInverted) report.inverted.push_back(bases[b] + static_cast<std::int64_t>(c));
     }
   }
-  for (const auto& entry : node_sets) {
-    const SortedRows& rows = entry.second;  // a named reference: lambdas below capture it (not a binding)
-    const auto width = static_cast<std::size_t>(rows.width);
-    auto row = [&](std::size_t r) { return std::span<const std::int64_t>(rows.nodes.data() + r * width, width); };
-    std::vector<std::size_t> order(rows.cells.size());
-    for (std::size_t r = 0; r < order.size(); ++r) order[r] = r;
-    // by nodes, then by cell: the first of equal ones stays
-    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+  for (const std::string& type : type_order) {
+    const SortedRows& rows = node_sets[type];  // a named reference: lambdas below capture it (not a binding)
+    const auto row_width = static_cast<std::size_t>(rows.width);
+    if (row_width == 0) continue;
+    auto row = [&](std::size_t r) { return std::span<const std::int64_t>(rows.nodes.data() + r * row_width, row_width); };
+    // Rows bucketed by their smallest node (a counting sort: each bucket in cell order), a bucket
+    // sorted by nodes then cell: the first of equal ones stays.
+    std::vector<std::size_t> start(n + 1, 0);
+    for (std::size_t r = 0; r < rows.cells.size(); ++r) ++start[static_cast<std::size_t>(rows.nodes[r * row_width]) + 1];
+    for (std::size_t p = 0; p < n; ++p) start[p + 1] += start[p];
+    std::vector<std::size_t> order(rows.cells.size()), next(start.begin(), start.end() - 1);
+    for (std::size_t r = 0; r < rows.cells.size(); ++r) order[next[static_cast<std::size_t>(rows.nodes[r * row_width])]++] = r;
+    auto before = [&](std::size_t x, std::size_t y) {
       const auto a = row(x), b = row(y);
       if (std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end())) return true;
       if (std::lexicographical_compare(b.begin(), b.end(), a.begin(), a.end())) return false;
       return rows.cells[x] < rows.cells[y];
+    };
+    parallel_ranges(n, 4096, [&](std::size_t first, std::size_t last) {
+      for (std::size_t p = first; p < last; ++p)
+        std::sort(order.begin() + static_cast<std::ptrdiff_t>(start[p]), order.begin() + static_cast<std::ptrdiff_t>(start[p + 1]), before);
     });
-    for (std::size_t i = 1; i < order.size(); ++i) {
-      const auto a = row(order[i - 1]), b = row(order[i]);
-      if (std::equal(a.begin(), a.end(), b.begin())) report.duplicate.push_back(rows.cells[order[i]]);
-    }
+    for (std::size_t p = 0; p < n; ++p)
+      for (std::size_t i = start[p] + 1; i < start[p + 1]; ++i) {
+        const auto a = row(order[i - 1]), b = row(order[i]);
+        if (std::equal(a.begin(), a.end(), b.begin())) report.duplicate.push_back(rows.cells[order[i]]);
+      }
   }
   std::sort(report.duplicate.begin(), report.duplicate.end());
   for (std::size_t i = 0; i < n; ++i)
     if (!used[i]) report.unused_points.push_back(static_cast<std::int64_t>(i));
 
-  // Facets of the top-dimensional cells seen more than twice.
+  // Facets of the top-dimensional cells seen more than twice (extract_surface's facet count).
   int top = -1;
   for (const CellBlock& block : mesh.cells) top = std::max(top, dimension_of(block));
-  std::vector<std::pair<detail::FacetKey, std::int64_t>> facets;
-  for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
-    const CellBlock& block = mesh.cells[b];
-    if (dimension_of(block) != top || block.is_ragged() || top < 2) continue;
-    const std::int64_t k = block.connectivity.row_width();
-    const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
-    for (const FacetCorners& facet : cell_facets(block.type))
-      for (std::int64_t c = 0; c < block.num_cells(); ++c) facets.emplace_back(detail::make_key(nodes + c * k, facet), bases[b] + c);
-  }
-  std::sort(facets.begin(), facets.end());
-  for (std::size_t i = 0; i < facets.size();) {
-    std::size_t j = i;
-    while (j < facets.size() && facets[j].first == facets[i].first) ++j;
-    if (j - i > 2) {
-      ++report.non_manifold_facets;
-      for (std::size_t m = i; m < j; ++m) report.non_manifold_cells.push_back(facets[m].second);
+  if (top >= 2) {
+    const TopCells cells_of_top(mesh, top, "check");
+    const std::vector<std::uint8_t> multiplicity = facet_multiplicity(mesh, cells_of_top, bases, "check");
+    for (std::size_t instance = 0; instance < multiplicity.size(); ++instance) {
+      if ((multiplicity[instance] & kFacetCount) <= 2) continue;
+      report.non_manifold_facets += (multiplicity[instance] & kFirstOfItsFacet) != 0;
+      const auto cell = static_cast<std::int64_t>(instance / 8);
+      if (report.non_manifold_cells.empty() || report.non_manifold_cells.back() != cell) report.non_manifold_cells.push_back(cell);
     }
-    i = j;
   }
-  std::sort(report.non_manifold_cells.begin(), report.non_manifold_cells.end());
-  report.non_manifold_cells.erase(std::unique(report.non_manifold_cells.begin(), report.non_manifold_cells.end()),
-                                  report.non_manifold_cells.end());
   return report;
 }
 
