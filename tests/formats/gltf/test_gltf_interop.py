@@ -193,6 +193,42 @@ def test_round_trip_gltf_to_glb_and_back(tmp_path):
     np.testing.assert_array_equal(our_triangles(third), our_triangles(first))
 
 
+def _area(points, triangles):
+    a, b, c = (points[triangles[:, k]] for k in range(3))
+    return 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1).sum()
+
+
+def test_quadratic_surfaces_are_written_as_their_sub_triangles(tmp_path):
+    """The surface of a real tetra10 mesh (triangle6) goes to glTF as 4 triangles per cell over
+    all its nodes, outward like the cell: trimesh and VTK read the same triangles and area."""
+    source = next(DATA.parent.rglob("quadratic_sphere_tet.msh"))
+    surface = mio.extract_surface(mio.read(source))
+    assert [b.type for b in surface.cells] == ["triangle6"]
+    six = surface.cells[0].data
+    mio.write(tmp_path / "quadratic.glb", surface)
+    back = mio.read(tmp_path / "quadratic.glb")
+    triangles = np.concatenate([b.data for b in back.cells if b.type == "triangle"])
+    assert len(triangles) == 4 * len(six)
+    assert set(np.unique(triangles)) == set(np.unique(six))  # every node is a vertex
+    points = np.asarray(back.points, dtype=float)
+    first = triangles[:4]  # cell 0: (0,3,5) (3,1,4) (5,4,2) (3,4,5) of its nodes
+    np.testing.assert_array_equal(first, six[0][[[0, 3, 5], [3, 1, 4], [5, 4, 2], [3, 4, 5]]])
+    # same orientation as the corner triangle: each sub-triangle's normal along the cell's
+    corner_normal = np.cross(points[six[:, 1]] - points[six[:, 0]], points[six[:, 2]] - points[six[:, 0]])
+    for k in range(4):
+        sub = triangles[k::4]
+        normal = np.cross(points[sub[:, 1]] - points[sub[:, 0]], points[sub[:, 2]] - points[sub[:, 0]])
+        assert (np.einsum("ij,ij->i", normal, corner_normal) > 0).all()
+    trimesh = pytest.importorskip("trimesh", reason="trimesh is the reference glTF reader (requirements-test.txt)")
+    scene = trimesh.load(tmp_path / "quadratic.glb", process=False)
+    geometry = scene.to_geometry() if hasattr(scene, "to_geometry") else scene
+    assert len(geometry.faces) == len(triangles)
+    assert np.isclose(geometry.area, _area(points, triangles), rtol=1e-6)
+    lines = mio.Mesh(np.array([[0.0, 0, 0], [2, 0, 0], [1, 0.1, 0]]), [("line3", np.array([[0, 1, 2]]))])
+    mio.write(tmp_path / "line3.glb", lines)
+    assert mio.read(tmp_path / "line3.glb").cells[0].data.tolist() == [[0, 2], [2, 1]]
+
+
 def test_volume_cells_are_refused(tmp_path):
     mesh = mio.Mesh(np.eye(4, 3), [("tetra", np.array([[0, 1, 2, 3]]))])
     with pytest.raises(mio.WriteError, match="tetra"):

@@ -7,7 +7,9 @@
 // z = 0; float64 coordinates are rounded to float32, the only POSITION type glTF has) with the
 // accessor min/max the spec requires. Blocks: "vertex" → POINTS, "line" → LINES, "triangle"
 // → TRIANGLES; "quad" and "polygon" blocks are split into triangles (fans from the first
-// corner), as renderers draw them. Volume cells (and higher-order cells) have no glTF form
+// corner), as renderers draw them; second-order surface cells (triangle6, quad8, quad9) into
+// the sub-triangles through their mid-edge nodes and "line3" into two segments, so every node
+// and its point data is used. Volume cells (and other higher-order cells) have no glTF form
 // and are refused with a WriteError; extract a surface first. Indices are u16 when there are
 // at most 65535 points (65535 itself is the primitive-restart value glTF forbids), else u32.
 // By default one mesh with a primitive per block, placed by one node; mesh_per_block=true
@@ -26,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,6 +40,30 @@
 
 namespace meshioplusplus::gltf {
 namespace {
+
+// Cells glTF holds as linear primitives over all their nodes (orientation kept): quads as two
+// triangles; quadratic triangles and quadrilaterals as their sub-triangles through the mid-edge
+// (and centre) nodes; quadratic lines as two segments.
+struct LinearSplit {
+  int mode;  // glTF primitive mode: 1 lines, 4 triangles
+  std::span<const int> corners;
+};
+constexpr int kQuadSplit[] = {0, 1, 2, 0, 2, 3};
+constexpr int kTriangle6Split[] = {0, 3, 5, 3, 1, 4, 5, 4, 2, 3, 4, 5};
+constexpr int kQuad8Split[] = {0, 4, 7, 4, 1, 5, 5, 2, 6, 7, 6, 3, 4, 5, 6, 4, 6, 7};
+constexpr int kQuad9Split[] = {0, 4, 8, 0, 8, 7, 4, 1, 5, 4, 5, 8, 8, 5, 2, 8, 2, 6, 7, 8, 6, 7, 6, 3};
+constexpr int kLine3Split[] = {0, 2, 2, 1};
+
+const LinearSplit* linear_split(std::string_view type) {
+  static const LinearSplit quad{4, kQuadSplit}, triangle6{4, kTriangle6Split}, quad8{4, kQuad8Split},
+      quad9{4, kQuad9Split}, line3{1, kLine3Split};
+  if (type == "quad") return &quad;
+  if (type == "triangle6") return &triangle6;
+  if (type == "quad8") return &quad8;
+  if (type == "quad9") return &quad9;
+  if (type == "line3") return &line3;
+  return nullptr;
+}
 
 constexpr std::string_view kFormat = "gltf";
 
@@ -248,11 +275,15 @@ class GltfWriter {
       mode = block.type == "vertex" ? 0 : block.type == "line" ? 1 : 4;
       corners = cells * block.connectivity.row_width();
       corner = [connectivity](std::int64_t k) { return connectivity[k]; };
-    } else if (block.type == "quad") {
-      corners = cells * 6;
-      corner = [connectivity](std::int64_t k) {
-        static constexpr int kSplit[6] = {0, 1, 2, 0, 2, 3};
-        return connectivity[(k / 6) * 4 + kSplit[k % 6]];
+    } else if (const LinearSplit* split = linear_split(block.type)) {
+      // Quads and second-order cells as linear triangles / lines over all their nodes (a
+      // quadratic triangle as its 4 sub-triangles, VTK's first level of nonlinear subdivision):
+      // every node keeps its point data, and a quadratic surface from extract_surface renders.
+      mode = split->mode;
+      const std::int64_t width = block.connectivity.row_width(), each = static_cast<std::int64_t>(split->corners.size());
+      corners = cells * each;
+      corner = [connectivity, split, width, each](std::int64_t k) {
+        return connectivity[(k / each) * width + split->corners[static_cast<std::size_t>(k % each)]];
       };
     } else if (block.type == "polygon") {
       const std::int64_t* offsets = block.offsets.data_as<std::int64_t>();
