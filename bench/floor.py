@@ -30,6 +30,31 @@ def floor_seconds(path, threads=None, repeat=3):
     return float(done.stdout.split()[0])
 
 
+# The writers' floor (issue 36): bench/floor/text_write_floor.cpp, the numbers of a written file
+# printed again with std::to_chars on every core and written into a new file.
+WRITE_BINARY = pathlib.Path(__file__).resolve().parent / ".build" / "text_write_floor"
+
+
+def build_write_floor():
+    source = FLOOR_DIR / "text_write_floor.cpp"
+    if WRITE_BINARY.exists() and WRITE_BINARY.stat().st_mtime >= source.stat().st_mtime:
+        return WRITE_BINARY
+    compiler = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++")
+    if compiler is None:
+        raise RuntimeError("the text floor needs a C++20 compiler (g++ or clang++)")
+    WRITE_BINARY.parent.mkdir(exist_ok=True)
+    subprocess.run([compiler, "-std=c++20", "-O2", "-pthread", str(source), "-o", str(WRITE_BINARY)], check=True)
+    return WRITE_BINARY
+
+
+def write_floor_seconds(written_path, scratch_path, threads=None, repeat=3):
+    """Best wall time (s) of printing `written_path`'s numbers again and writing them to
+    `scratch_path` (removed after); `threads` defaults to every core."""
+    arguments = [str(build_write_floor()), str(written_path), str(scratch_path), str(threads or os.cpu_count()), str(repeat)]
+    done = subprocess.run(arguments, capture_output=True, text=True, check=True)
+    return float(done.stdout.split()[0])
+
+
 if __name__ == "__main__":
     import sys
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <system_error>
 
+#include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/fortran_fields.hpp"
 #include "io/text/text_scanner.hpp"
@@ -16,6 +17,95 @@ namespace meshioplusplus::unv::detail {
 namespace {
 
 bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+// A dataset body's lines as scan_datasets sorts them: blank, the closing "-1", or a record.
+enum class LineKind { blank, delimiter, record };
+
+// The kind of the line starting at `p` (is_blank_line, is_delimiter and the record count of the
+// line walk, without cutting the line out first: the body scan visits every line of the file);
+// returns where the next line starts, or `end`.
+[[gnu::always_inline]] inline const char* classify_line(const char* p, const char* end, LineKind& kind) noexcept {
+  while (p < end && is_blank(*p)) ++p;
+  if (p == end || *p == '\n') {
+    kind = LineKind::blank;
+  } else if (*p == '-' && end - p >= 2 && p[1] == '1') {
+    p += 2;
+    while (p < end && is_blank(*p)) ++p;
+    kind = p == end || *p == '\n' ? LineKind::delimiter : LineKind::record;
+  } else {
+    kind = LineKind::record;
+  }
+  const char* const newline = io::find_newline(p, end);
+  return newline ? newline + 1 : end;
+}
+
+// Where a body's closing "-1" line starts (npos: none) and its record lines before it.
+struct BodyScan {
+  std::size_t delimiter = std::string_view::npos;
+  std::int64_t records = 0;
+};
+
+// The lines starting in [first, last) of `text` (the last may run on past `last`), up to the
+// first "-1" line.
+BodyScan scan_body_lines(std::string_view text, std::size_t first, std::size_t last) noexcept {
+  BodyScan scan;
+  const char* const data = text.data();
+  const char* const end = data + text.size();
+  const char* line = data + first;
+  while (line < data + last) {
+    LineKind kind;
+    const char* const next = classify_line(line, end, kind);
+    if (kind == LineKind::delimiter) {
+      scan.delimiter = static_cast<std::size_t>(line - data);
+      return scan;
+    }
+    scan.records += kind == LineKind::record ? 1 : 0;
+    line = next;
+  }
+  return scan;
+}
+
+// The first line start at or after `at` (a line start itself when the byte before it is a newline).
+std::size_t line_start_from(std::string_view text, std::size_t at) noexcept {
+  if (at == 0 || at >= text.size() || text[at - 1] == '\n') return std::min(at, text.size());
+  const char* const newline = io::find_newline(text.data() + at, text.data() + text.size());
+  return newline ? static_cast<std::size_t>(newline - text.data()) + 1 : text.size();
+}
+
+// The body starting at `begin` (a line start): its closing "-1" and its record lines. The
+// first MiB is walked on one thread (most datasets end there); past it, windows doubling up
+// to 64 MiB are split at line starts over the cores, each part walking its lines up to its
+// first "-1", and the parts are joined in order: the first part that met a "-1" ends the body,
+// and the records are those of the parts before it plus its own, as one walk counts them.
+// A window may look at lines past the body's end; that costs time, never the result.
+BodyScan scan_body(std::string_view text, std::size_t begin) {
+  constexpr std::size_t kSequentialBytes = std::size_t{1} << 20;
+  constexpr std::size_t kLargestWindow = std::size_t{64} << 20;
+  std::size_t stop = line_start_from(text, std::min(text.size(), begin + kSequentialBytes));
+  BodyScan total = scan_body_lines(text, begin, stop);
+  const auto parts = static_cast<std::size_t>(std::max(1u, thread_count()));
+  for (std::size_t window = 4 * kSequentialBytes; total.delimiter == std::string_view::npos && stop < text.size();
+       window = std::min(2 * window, kLargestWindow)) {
+    const std::size_t start = stop;
+    stop = line_start_from(text, std::min(text.size(), start + window));
+    std::vector<std::size_t> bounds(parts + 1, stop);
+    bounds[0] = start;
+    for (std::size_t part = 1; part < parts; ++part)
+      bounds[part] = std::max(bounds[part - 1], line_start_from(text, start + (stop - start) * part / parts));
+    std::vector<BodyScan> scans(parts);
+    parallel_ranges(parts, 1, [&](std::size_t first, std::size_t last) {
+      for (std::size_t part = first; part < last; ++part) scans[part] = scan_body_lines(text, bounds[part], bounds[part + 1]);
+    });
+    for (const BodyScan& scan : scans) {
+      total.records += scan.records;
+      if (scan.delimiter != std::string_view::npos) {
+        total.delimiter = scan.delimiter;
+        break;
+      }
+    }
+  }
+  return total;
+}
 
 std::string_view trimmed(std::string_view text) noexcept {
   std::size_t first = 0;
@@ -237,19 +327,14 @@ std::vector<Dataset> scan_datasets(std::string_view text, const std::string& pat
       continue;
     }
     dataset.begin = lines.position();
-    bool closed = false;
-    Line body;
-    while (lines.next(body)) {
-      if (is_blank_line(body.text)) continue;
-      if (is_delimiter(body.text)) {
-        dataset.end = body.begin;
-        closed = true;
-        break;
-      }
-      ++dataset.lines;
-    }
-    if (!closed)
+    const BodyScan body = scan_body(text, dataset.begin);
+    if (body.delimiter == std::string_view::npos)
       fail_at(text, path, header.begin, "dataset " + std::to_string(dataset.number) + " is not closed by a '-1' line");
+    dataset.end = body.delimiter;
+    dataset.lines = body.records;
+    lines = Lines(text, body.delimiter, text.size());
+    Line closing;
+    lines.next(closing);  // past the "-1" line
     datasets.push_back(dataset);
   }
   if (datasets.empty()) fail_at(text, path, 0, "not a universal file: no dataset");

@@ -40,6 +40,9 @@ std::string_view units_description(std::int64_t code) noexcept {
 // One output line (fixed columns, io/output/fixed_columns.hpp) with I-deas' real field.
 class Record : public io::FixedColumnLine<Record, 512> {
  public:
+  // User-provided, so that `Record()` does not zero its 512-byte line first (value
+  // initialisation of a class with an implicit constructor does): three records a cell.
+  Record() noexcept {}
   using FixedColumnLine::integer;
   Record& integer(std::int64_t value) { return integer(value, 10); }
   // 1PE25.16: d.dddddddddddddddde+XX with an upper-case E.

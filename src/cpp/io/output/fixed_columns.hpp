@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "io/output/atomic_file.hpp"
+#include "io/output/right_aligned.hpp"
 
 namespace meshioplusplus::io {
 
@@ -23,6 +24,11 @@ class FixedColumnLine {
   static constexpr std::size_t kMaxBytes = Capacity;
 
   Derived& integer(std::int64_t value, int width) {
+    // The common field (0 <= value < 10^width, room left) in place; others through to_chars.
+    if (size_ + kRightAlignedMaxWidth < sizeof line_ && put_right_aligned(line_ + size_, value, width)) [[likely]] {
+      size_ += static_cast<std::size_t>(width);
+      return static_cast<Derived&>(*this);
+    }
     char scratch[24];
     const auto result = std::to_chars(scratch, scratch + sizeof scratch, value);
     return field(std::string_view(scratch, static_cast<std::size_t>(result.ptr - scratch)), width);

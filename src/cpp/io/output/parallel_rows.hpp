@@ -1,14 +1,22 @@
 // Text writers' bulk sections (one line or card group per node or cell) formatted on all
-// cores: rows are formatted a window at a time into one buffer per thread, with
-// std::to_chars and no per-value allocation, and written to the file in row order, so the
-// file is byte for byte what a sequential loop writes. Small sections stay on one thread.
+// cores: rows are formatted a chunk at a time, with std::to_chars and no per-value
+// allocation, and written to the file in row order, so the file is byte for byte what a
+// sequential loop writes, at any thread count. Small sections stay on one thread.
+//
+// Writing overlaps formatting: each thread claims the next chunk, formats it into its own
+// buffer, waits for its turn, writes it, and claims again, so while one thread's chunk is
+// copied into the page cache (the kernel's copy and page zeroing: a third of a fast text
+// write's time) the other threads format the chunks after it. Formatting a whole window
+// first and then writing it, as before, left every other core idle during each write.
 #pragma once
 
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "io/output/atomic_file.hpp"
@@ -17,35 +25,84 @@
 
 namespace meshioplusplus::io {
 
+// Fewer rows than this stay on one thread (a thread costs more than it saves).
+inline constexpr std::int64_t kParallelRowsMin = 4096;
+// Bytes of room per chunk (rows of `longest` bytes): large enough that a write's system call
+// and the hand-over between threads cost nothing next to the copy, small enough that the
+// threads' buffers stay in cache-friendly sizes and a section splits into many chunks.
+inline constexpr std::size_t kChunkBytes = std::size_t{1} << 21;
+
+namespace detail {
+
+// Hands the file from chunk to chunk in order: a chunk's thread waits until every earlier
+// chunk is written. After a failure in chunk k, chunks after k are dropped (their threads stop
+// waiting), chunks before k are still written: the error is the one a sequential loop meets.
+class ChunkTurns {
+ public:
+  // Waits until `chunk` may write; false when a chunk before it failed (nothing to write).
+  bool wait_for(std::size_t chunk) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return next_ == chunk || failed_ < chunk; });
+    return next_ == chunk;
+  }
+  void written(std::size_t chunk) {
+    {
+      std::lock_guard lock(mutex_);
+      next_ = chunk + 1;
+    }
+    changed_.notify_all();
+  }
+  void failed(std::size_t chunk) {
+    {
+      std::lock_guard lock(mutex_);
+      failed_ = std::min(failed_, chunk);
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t next_ = 0;
+  std::size_t failed_ = SIZE_MAX;
+};
+
+}  // namespace detail
+
 // Writes rows [0, rows) after what `out` holds (flushed first): `format(p, row)` writes row's
 // text at p, at most `longest` bytes, and returns its end. `format` runs on several threads
-// at once, for distinct rows: it must only read shared state.
+// at once, for distinct rows: it must only read shared state. An exception from `format` or
+// from the file is rethrown once every thread has stopped (the earliest chunk's).
 template <class Format>
 void write_rows_in_parallel(OutputBuffer& out, AtomicFile& file, std::int64_t rows, std::size_t longest, const Format& format) {
   if (rows <= 0) return;
-  constexpr std::int64_t kWindow = std::int64_t{1} << 15;
-  const auto parts = static_cast<std::int64_t>(std::max(1u, thread_count()));
-  const std::int64_t per_part = (std::min(kWindow, rows) + parts - 1) / parts;
-  std::vector<std::unique_ptr<char[]>> buffers;
-  for (std::int64_t part = 0; part < parts; ++part)
-    buffers.emplace_back(new char[static_cast<std::size_t>(per_part) * longest]);
-  std::vector<std::size_t> sizes(static_cast<std::size_t>(parts));
   out.flush();
-  for (std::int64_t start = 0; start < rows; start += kWindow) {
-    const std::int64_t stop = std::min(rows, start + kWindow);
-    const std::size_t grain = stop - start >= 4096 ? 1 : static_cast<std::size_t>(parts);  // small: one thread
-    parallel_ranges(static_cast<std::size_t>(parts), grain, [&](std::size_t first, std::size_t last) {
-      for (std::size_t part = first; part < last; ++part) {
-        const std::int64_t a = std::min(stop, start + per_part * static_cast<std::int64_t>(part));
-        const std::int64_t b = std::min(stop, a + per_part);
-        char* const begin = buffers[part].get();
-        char* p = begin;
-        for (std::int64_t row = a; row < b; ++row) p = format(p, row);
-        sizes[part] = static_cast<std::size_t>(p - begin);
+  // At most kChunkBytes of room per chunk, and at least four chunks per thread where the
+  // section allows, so that a mid-sized section still spreads over every thread.
+  const auto parts = static_cast<std::int64_t>(std::max(1u, thread_count()));
+  const std::int64_t room_rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(kChunkBytes / std::max<std::size_t>(longest, 1)));
+  const std::int64_t chunk_rows = std::clamp<std::int64_t>(rows / (4 * parts), std::min<std::int64_t>(256, room_rows), room_rows);
+  const auto chunks = static_cast<std::size_t>((rows + chunk_rows - 1) / chunk_rows);
+  detail::ChunkTurns turns;
+  // Grain `chunks` below kParallelRowsMin rows: a single worker, claiming chunks in order.
+  parallel_claims(chunks, rows >= kParallelRowsMin ? 1 : chunks, [&](auto claim) {
+    std::unique_ptr<char[]> buffer;
+    for (std::size_t chunk = claim(); chunk < chunks; chunk = claim()) {
+      try {
+        const std::int64_t first = static_cast<std::int64_t>(chunk) * chunk_rows;
+        const std::int64_t last = std::min(rows, first + chunk_rows);
+        if (!buffer) buffer.reset(new char[static_cast<std::size_t>(std::min(rows, chunk_rows)) * longest]);
+        char* p = buffer.get();
+        for (std::int64_t row = first; row < last; ++row) p = format(p, row);
+        if (!turns.wait_for(chunk)) return;
+        file.write(buffer.get(), static_cast<std::size_t>(p - buffer.get()));
+        turns.written(chunk);
+      } catch (...) {
+        turns.failed(chunk);
+        throw;
       }
-    });
-    for (std::size_t part = 0; part < sizes.size(); ++part) file.write(buffers[part].get(), sizes[part]);
-  }
+    }
+  });
 }
 
 // `value` as OutputBuffer::number writes it (std::to_chars: integers in decimal, floats in
