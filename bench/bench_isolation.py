@@ -1,6 +1,6 @@
 """Overhead of ``read(path, isolate=True)`` against an in-process read (docs/isolation.md).
 
-    PYTHONPATH=build/<dir>/python python bench/bench_isolation.py [--repeat 9]
+    PYTHONPATH=build/<dir>/python python bench/bench_isolation.py [--repeat 25]
 
 Small files: the reused worker, median per read. Large: the 1 M-tet bracket (made by
 ../shared/tools/make_bracket.py into bench/data/bracket/) written by our writer as raw binary
@@ -80,7 +80,7 @@ def _fresh_memory_pair(path, repeat):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--repeat", type=int, default=25)
     args = parser.parse_args()
     print(machine_description())
     mio.read(SMALL[0], isolate=True)  # start the worker
