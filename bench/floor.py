@@ -11,16 +11,21 @@ FLOOR_DIR = pathlib.Path(__file__).resolve().parent / "floor"
 BINARY = pathlib.Path(__file__).resolve().parent / ".build" / "text_floor"
 
 
-def build_floor():
-    source = FLOOR_DIR / "text_floor.cpp"
-    if BINARY.exists() and BINARY.stat().st_mtime >= source.stat().st_mtime:
-        return BINARY
+def _built(source, binary):
+    """`binary`, compiled from bench/floor/`source` when missing or older than it."""
+    source = FLOOR_DIR / source
+    if binary.exists() and binary.stat().st_mtime >= source.stat().st_mtime:
+        return binary
     compiler = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++")
     if compiler is None:
         raise RuntimeError("the text floor needs a C++20 compiler (g++ or clang++)")
-    BINARY.parent.mkdir(exist_ok=True)
-    subprocess.run([compiler, "-std=c++20", "-O2", "-pthread", str(source), "-o", str(BINARY)], check=True)
-    return BINARY
+    binary.parent.mkdir(exist_ok=True)
+    subprocess.run([compiler, "-std=c++20", "-O2", "-pthread", str(source), "-o", str(binary)], check=True)
+    return binary
+
+
+def build_floor():
+    return _built("text_floor.cpp", BINARY)
 
 
 def floor_seconds(path, threads=None, repeat=3):
@@ -36,15 +41,7 @@ WRITE_BINARY = pathlib.Path(__file__).resolve().parent / ".build" / "text_write_
 
 
 def build_write_floor():
-    source = FLOOR_DIR / "text_write_floor.cpp"
-    if WRITE_BINARY.exists() and WRITE_BINARY.stat().st_mtime >= source.stat().st_mtime:
-        return WRITE_BINARY
-    compiler = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++")
-    if compiler is None:
-        raise RuntimeError("the text floor needs a C++20 compiler (g++ or clang++)")
-    WRITE_BINARY.parent.mkdir(exist_ok=True)
-    subprocess.run([compiler, "-std=c++20", "-O2", "-pthread", str(source), "-o", str(WRITE_BINARY)], check=True)
-    return WRITE_BINARY
+    return _built("text_write_floor.cpp", WRITE_BINARY)
 
 
 def write_floor_seconds(written_path, scratch_path, threads=None, repeat=3):
