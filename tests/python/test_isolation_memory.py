@@ -129,7 +129,7 @@ def test_arrays_kept_alive_are_never_written_by_later_isolated_reads(tmp_path):
     np.testing.assert_array_equal(again.cells[0].data, here.cells[0].data)
 
 
-# --- structured grids: recipes, checked -------------------------------------------------------
+# --- structured grids: recipes, checked (the real .vti and .vts of tests/data) -----------------
 
 @pytest.mark.parametrize("path", STRUCTURED, ids=lambda p: p.name)
 def test_structured_grids_come_back_as_recipes_equal_to_in_process(path):
@@ -144,6 +144,35 @@ def test_structured_grids_come_back_as_recipes_equal_to_in_process(path):
         np.testing.assert_array_equal(a.data, b.data)
     for name in here.point_data:
         np.testing.assert_array_equal(there.point_data[name], here.point_data[name])
+
+
+def test_a_rectilinear_grid_written_by_vtk_comes_back_as_its_axes(tmp_path):
+    """A .vtr from VTK's own writer (no real one ships in tests/data): its points travel as the
+    rectilinear recipe (the three axes), equal to the in-process read and to VTK's points."""
+    vtk = pytest.importorskip("vtk", reason="VTK writes the .vtr (requirements-test.txt)")
+    from vtk.util.numpy_support import numpy_to_vtk
+
+    grid = vtk.vtkRectilinearGrid()
+    axes = [np.array([0.0, 0.5, 2.0, 2.25]), np.array([-1.0, 0.0, 3.0]), np.array([0.0, 0.1])]
+    grid.SetDimensions(*(len(a) for a in axes))
+    grid.SetXCoordinates(numpy_to_vtk(axes[0], deep=True))
+    grid.SetYCoordinates(numpy_to_vtk(axes[1], deep=True))
+    grid.SetZCoordinates(numpy_to_vtk(axes[2], deep=True))
+    values = numpy_to_vtk(np.arange(24, dtype=np.float64), deep=True)
+    values.SetName("u")
+    grid.GetPointData().AddArray(values)
+    writer = vtk.vtkXMLRectilinearGridWriter()
+    writer.SetFileName(str(tmp_path / "axes.vtr"))
+    writer.SetInputData(grid)
+    assert writer.Write() == 1
+    here = mio.read(tmp_path / "axes.vtr")
+    there = mio.read(tmp_path / "axes.vtr", isolate=True)
+    assert there.points_deferred and there._make_points.recipe_name() == "rectilinear_grid_points"
+    np.testing.assert_array_equal(there.points, here.points)
+    vtk_points = np.array([grid.GetPoint(k) for k in range(grid.GetNumberOfPoints())])
+    np.testing.assert_array_equal(there.points, vtk_points)
+    np.testing.assert_array_equal(there.cells[0].data, here.cells[0].data)
+    np.testing.assert_array_equal(there.point_data["u"], np.arange(24.0))
 
 
 def test_a_large_image_read_isolated_ships_its_data_not_its_implied_grid():
