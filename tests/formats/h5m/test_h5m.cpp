@@ -8,6 +8,7 @@
 #include "formats/h5m/h5m.hpp"
 #include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "support/test_data.hpp"
 #include "support/test_support.hpp"
 
 using namespace meshioplusplus;
@@ -107,4 +108,18 @@ TEST(H5m, IdsAtTheInt64LimitsAreReadErrorsWithoutOverflow) {
     file.commit();
   }
   EXPECT_EQ(nodes_of(h5m::read(edge).cells[0]), (std::vector<std::int64_t>{0, 1, 2}));
+}
+
+// Fuzz findings kept in tests/data/fuzz-regressions/h5m: their start_id attribute's integer
+// type has bit fields past its size (offset + precision > 64). libhdf5 1.10 converts such a
+// type by reading past its buffer (a SEGV in H5T__bit_find under ASan, depending on layout;
+// later HDF5 releases refuse the type when opening it); io/hdf5 refuses it before reading.
+TEST(H5m, AnAttributeWithACorruptIntegerTypeIsAReadErrorNamingIt) {
+  SKIP_WITHOUT_HDF5();
+  for (const char* name : {"start-id-int64-max.bin", "start-id-int64-min.bin"}) {
+    const std::string path = (meshioplusplus::testing::test_data_dir() / "fuzz-regressions" / "h5m" / name).string();
+    const ReadError error = expect_read_error([&] { h5m::read(path); });
+    EXPECT_NE(error.reason().find("attribute 'start_id' has a corrupt number type"), std::string::npos) << error.what();
+    EXPECT_NE(error.reason().find("/tstt/nodes/coordinates"), std::string::npos) << error.what();
+  }
 }

@@ -34,6 +34,8 @@ std::optional<T> numeric_attribute(const File& file, hid_t file_id, std::string_
   if (!attribute.valid() || !type.valid() || !space.valid()) file.fail(path, "cannot open attribute '" + std::string(name) + "'");
   const H5T_class_t type_class = H5Tget_class(type.get());
   if (type_class != H5T_INTEGER && type_class != H5T_FLOAT && type_class != H5T_ENUM) return std::nullopt;
+  if (!numeric_bits_fit(type.get()))
+    file.fail(path, "attribute '" + std::string(name) + "' has a corrupt number type (bit fields past its size)");
   const hssize_t count = H5Sget_simple_extent_npoints(space.get());
   if (count < 1 || count > (1 << 24)) return std::nullopt;
   std::vector<T> values(static_cast<std::size_t>(count));

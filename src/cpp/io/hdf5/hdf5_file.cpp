@@ -99,8 +99,28 @@ hid_t native_type(DType dtype) {
   return H5T_NATIVE_DOUBLE;
 }
 
+bool numeric_bits_fit(hid_t type) {
+  const H5T_class_t type_class = H5Tget_class(type);
+  if (type_class != H5T_INTEGER && type_class != H5T_BITFIELD && type_class != H5T_FLOAT) return true;
+  const std::size_t bits = 8 * H5Tget_size(type);
+  const size_t precision = H5Tget_precision(type);
+  const int offset = H5Tget_offset(type);
+  if (bits == 0 || bits > 128 || precision == 0 || offset < 0 || static_cast<std::size_t>(offset) + precision > bits) {
+    H5Eclear2(H5E_DEFAULT);
+    return false;
+  }
+  if (type_class != H5T_FLOAT) return true;
+  size_t sign = 0, exponent_at = 0, exponent_bits = 0, mantissa_at = 0, mantissa_bits = 0;
+  if (H5Tget_fields(type, &sign, &exponent_at, &exponent_bits, &mantissa_at, &mantissa_bits) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return false;
+  }
+  return sign < bits && exponent_bits > 0 && exponent_at + exponent_bits <= bits && mantissa_at + mantissa_bits <= bits;
+}
+
 ElementType describe_type(hid_t type) {
   ElementType element;
+  if (!numeric_bits_fit(type)) return element;  // no dtype: the read refuses the dataset by name
   switch (H5Tget_class(type)) {
     case H5T_INTEGER:
       element.dtype = integer_dtype(H5Tget_size(type), H5Tget_sign(type) == H5T_SGN_2);

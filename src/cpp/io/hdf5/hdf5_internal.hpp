@@ -80,6 +80,10 @@ struct ElementType {
 };
 
 ElementType describe_type(hid_t type);
+// Whether a numeric type's bit fields lie inside its size. libhdf5 1.10 trusts them when it
+// converts (H5T__bit_find reads past its buffer for an offset + precision beyond the size, a
+// fuzzed file's crash); later releases refuse such a type when opening it. Non-numeric: true.
+bool numeric_bits_fit(hid_t type);
 
 // The memory type HDF5 converts into: the native `dtype`, wrapped in an array type when the
 // file's elements are arrays (so an int[3] tag reads into three int64 per row).
