@@ -90,7 +90,18 @@ def test_the_worker_keeps_a_shipped_arena_only_until_a_request_does_not_hand_it_
     payload, length, fd3, retire = _isolation._run_request(request, ())
     assert _isolation._restricted_loads(payload)[3] is False
     assert _isolation._file_key(fd3) != first_key and list(_isolation._kept_arenas) == [_isolation._file_key(fd3)]
-    for descriptor in (fd2, fd3):
+    # handed back, but kept with a mapping smaller than this read's cap (max_bytes changed):
+    # the file is mapped afresh, and the old mapping closed, not leaked
+    small = dict(request, max_bytes=1 << 22)
+    payload, length, fd4, retire = _isolation._run_request(small, ())
+    small_key = _isolation._file_key(fd4)
+    assert small_key in _isolation._kept_arenas and _isolation._kept_arenas[small_key].mapped == 1 << 22
+    open_before = len(os.listdir("/proc/self/fd"))
+    payload, length, fd5, retire = _isolation._run_request(request, (fd4,))
+    assert _isolation._file_key(fd5) == small_key and _isolation._restricted_loads(payload)[3] is False
+    assert _isolation._kept_arenas[small_key].mapped > 1 << 22
+    assert len(os.listdir("/proc/self/fd")) <= open_before + 1  # fd5 itself; the stale arena's fd closed
+    for descriptor in (fd2, fd3, fd5):
         os.close(descriptor)
     for arena in _isolation._kept_arenas.values():
         arena.close()

@@ -310,8 +310,11 @@ def _arena_for(capacity, spares):
     fresh = None
     if chosen is None and spares:
         fresh = max(spares, key=lambda fd: os.fstat(fd).st_size)
+        stale = _kept_arenas.pop(_file_key(fresh), None)
+        if stale is not None:  # a kept mapping too small for this read's cap: the file is remapped
+            stale.close()
     for fd in spares:
-        if fd is not fresh:
+        if fd != fresh:
             os.close(fd)
     return chosen if chosen is not None else _Arena(capacity, fresh)
 
@@ -447,6 +450,9 @@ def _run_request(request, spares=()):
     except BufferError:  # something still holds an array of this read: start afresh next time
         retire = True
     if fd is not None and not retire:
+        previous = _kept_arenas.pop(arena.key, None)
+        if previous is not None and previous is not arena:
+            previous.close()
         _kept_arenas[arena.key] = arena
     elif not retire:
         arena.close()
