@@ -326,14 +326,6 @@ Mesh read_selected(const std::string& path, const ReadRequest& request) {
 
 MeshMetadata read_metadata(const std::string& path) { return CaseSeries(path).metadata(); }
 
-Mesh read(const std::string& path) {
-  CaseSeries series(path);
-  TimeStep step = series.read_step(0);
-  Mesh mesh = series.read_mesh();
-  mesh.point_data = std::move(step.point_data);
-  for (auto& [name, arrays] : step.cell_data) mesh.cell_data.set(name, std::move(arrays));
-  mesh.field_data = std::move(step.field_data);
-  return mesh;
-}
+Mesh read(const std::string& path) { return read_selected(path, ReadRequest{}); }
 
 }  // namespace meshioplusplus::ensight
