@@ -101,3 +101,34 @@ TEST(Binout, HostileInput) {
   for (const char* name : {"cut", "header", "offset", "tiny"})
     std::filesystem::remove(std::filesystem::temp_directory_path() / ("mpp_binout_" + std::to_string(::getpid()) + "_" + name));
 }
+
+// A continuation file (LSDA's "<name>%001") is opened with the file named, and an error in it
+// names the continuation, not the file the user passed.
+TEST(Binout, ContinuationFilesAreJoinedAndTheirErrorsNamed) {
+  const auto folder = std::filesystem::temp_directory_path() / ("mpp_binout_family_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder);
+  const std::string first = (folder / "binout").string();
+  std::filesystem::copy_file(data(), first, std::filesystem::copy_options::overwrite_existing);
+  EXPECT_TRUE(mpp::binout::is_file_name(first + "%001"));
+  EXPECT_TRUE(mpp::binout::is_file_name((folder / "binout0003%012").string()));
+  EXPECT_FALSE(mpp::binout::is_file_name((folder / "binout%").string()));
+  EXPECT_FALSE(mpp::binout::is_file_name((folder / "binout%1x").string()));
+
+  // The same states again in the continuation: each replaces its earlier entry, the steps stay.
+  std::filesystem::copy_file(data(), first + "%001", std::filesystem::copy_options::overwrite_existing);
+  EXPECT_EQ(mpp::open_time_series(first)->num_steps(), 88u);
+
+  const std::string bytes = slurp(data());
+  std::ofstream(first + "%001", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  try {
+    mpp::open_time_series(first);
+    ADD_FAILURE() << "no ReadError";
+  } catch (const mpp::ReadError& error) {
+    EXPECT_NE(std::string(error.what()).find("binout%001"), std::string::npos) << error.what();
+    EXPECT_TRUE(error.byte_offset().has_value());
+  }
+  // "binout%1" (one digit) is not a continuation (lsda's glob needs two digits): ignored.
+  std::filesystem::rename(first + "%001", first + "%1");
+  EXPECT_EQ(mpp::open_time_series(first)->num_steps(), 88u);
+  std::filesystem::remove_all(folder);
+}

@@ -65,3 +65,60 @@ def test_meshioplusplus_17_reads_the_same_energies():
     # 17.21 gives the first state, as our read() does.
     np.testing.assert_array_equal(peer.astype(np.float32), ours[: len(peer)])
     assert len(peer) == 1 and peer[0] == meshioplusplus.read(FILE).field_data["glstat/kinetic_energy"][0]
+
+
+def _split_into_continuation(folder, after_state=44):
+    """The real file rewritten by lasso's LSDA writer (LSTC's code) as binout + binout%001, the
+    states after `after_state` in the continuation, as LS-DYNA splits a binout at its size limit.
+    lasso cannot write a variable of no items: those (266 here) are left out of the family."""
+    import re
+
+    lsda = pytest.importorskip("lasso.dyna.lsda_py3", reason="lasso-python writes the LSDA family")
+    source = lsda.Lsda(str(FILE), "r")
+
+    def walk(symbol, path):
+        for name, child in sorted(symbol.children.items()):
+            name = name.decode() if isinstance(name, bytes) else name
+            if child.type == 0:
+                yield from walk(child, f"{path}/{name}")
+            elif child.length:
+                yield path or "/", name, child
+
+    first, rest = [], []
+    for directory, name, symbol in walk(source.root, ""):
+        state = re.search(r"/d(\d+)$", directory)
+        (rest if state and int(state.group(1)) > after_state else first).append((directory, name, symbol))
+    target = lsda.Lsda(str(folder / "binout"), "w")
+    for group, more in ((first, True), (rest, False)):
+        for directory, name, symbol in group:
+            target.cd(directory)
+            target.write(name, symbol.type, symbol.read())
+        if more:
+            target.nextfile()
+    target.close()
+    assert sorted(p.name for p in folder.iterdir()) == ["binout", "binout%001"]
+    return folder / "binout"
+
+
+def test_continuation_files_join_as_lasso_joins_them(tmp_path):
+    family = _split_into_continuation(tmp_path)
+    ref = pytest.importorskip("lasso.dyna.binout", reason="lasso-python is the reference binout reader").Binout(str(family))
+    ours = meshioplusplus.binout.read_databases(family)
+    whole = meshioplusplus.binout.read_databases(FILE)
+    for database in DATABASES:
+        key = "/".join(database)
+        got = {k: v for k, v in ours[key].items() if k != "metadata"}
+        assert len(np.asarray(got["time"])) == 88, key  # 44 states in each file
+        for name, value in got.items():
+            expected = np.asarray(ref.read(*database, name))
+            np.testing.assert_array_equal(np.asarray(value), expected.astype(np.asarray(value).dtype), err_msg=f"{key}/{name}")
+            np.testing.assert_array_equal(np.asarray(value), np.asarray(whole[key][name]), err_msg=f"{key}/{name}")
+    with meshioplusplus.binout.TimeSeriesReader(family) as reader:
+        assert reader.num_steps == 88
+    # The first file alone holds the first 44 states only.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "binout").write_bytes(family.read_bytes())
+    with meshioplusplus.binout.TimeSeriesReader(alone / "binout") as reader:
+        assert reader.num_steps == 44
+    assert meshioplusplus.read(family).field_data["time"][0] == meshioplusplus.read(FILE).field_data["time"][0]

@@ -15,7 +15,9 @@
 // read() gives the mesh with the FIRST step's field data (and field data time); every step
 // through the time-series reader; meshioplusplus.binout.read_databases(path) in Python gives
 // lasso-python's view, {database: {variable: array (n_states, …)}}. Continuation files
-// (binout%0001 …) and multi-file binout0000 families are not joined: each file is read alone.
+// (binout%001 …, written when a binout reaches its size limit) are joined to the file named,
+// as LSTC's lsda library joins them. Separate files of an MPP family (binout0000, binout0001)
+// are separate databases and are read one at a time.
 #pragma once
 
 #include <memory>
@@ -31,7 +33,8 @@ Mesh read(const std::string& path);
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path);
 // The LSDA header: length 8 or more, then the sizes of lengths, offsets, commands and types.
 bool looks_like(std::string_view head) noexcept;
-// LS-DYNA's names: binout, binout0000, binout0001 … (the file name, any directory).
+// LS-DYNA's names: binout, binout0000, binout0001 …, and their continuations binout%001 …
+// (the file name, any directory).
 bool is_file_name(std::string_view path) noexcept;
 
 }  // namespace meshioplusplus::binout

@@ -10,9 +10,15 @@
 // length, command, type, name length (1 byte), name, then the items.
 // Opening reads the symbol tables and each state's one-number "time"; read_step(k) copies only
 // the variables of the states at step k's time.
+// Continuation files: when a binout reaches LS-DYNA's size limit the database goes on in
+// "<name>%001", "<name>%002", … (LSDA's nextfile). Like LSTC's lsda library, opening a file
+// opens its continuations too (the names "<name>%" + two or more digits + anything, sorted),
+// each with its own header and byte order, and reads their symbol tables in that order into
+// one tree: a variable a later file names again replaces the earlier one.
 #include "formats/binout/binout.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -54,7 +60,15 @@ struct Symbol {
   int type = 0;
   std::uint64_t offset = 0, length = 0;
   std::size_t data = 0;  // byte offset of the first item
+  std::size_t file = 0;  // which of Structure::parts holds the data
   std::map<std::string, int> children;
+};
+
+// One file of the family: the one named, then its continuations.
+struct FilePart {
+  std::string path;
+  std::unique_ptr<io::MappedFile> file;
+  bool little = true;
 };
 
 struct StateRef {
@@ -64,9 +78,8 @@ struct StateRef {
 
 struct Structure {
   std::string path;
-  std::unique_ptr<io::MappedFile> file;
+  std::vector<FilePart> parts;
   std::vector<Symbol> symbols;  // 0: the root
-  bool little = true;
   std::vector<double> times;
   std::vector<std::vector<StateRef>> states;  // per step
   Mesh mesh;
@@ -74,10 +87,10 @@ struct Structure {
 
 class Reader {
  public:
-  Reader(Structure& s) : s_(s), bytes_(s.file->bytes()) {}
+  Reader(Structure& s, std::size_t part) : s_(s), part_(s.parts[part]), index_(part), bytes_(part_.file->bytes()) {}
 
   [[noreturn]] void fail(std::size_t offset, const std::string& message) const {
-    throw ReadError(s_.path, std::string(kFormat), message, offset);
+    throw ReadError(part_.path, std::string(kFormat), message, offset);
   }
   std::uint64_t number(std::size_t at, int size, std::string_view what) const {
     if (at > bytes_.size() || bytes_.size() - at < static_cast<std::size_t>(size))
@@ -85,7 +98,7 @@ class Reader {
     std::uint64_t out = 0;
     for (int k = 0; k < size; ++k) {
       const auto byte = static_cast<std::uint64_t>(static_cast<unsigned char>(bytes_[at + k]));
-      out |= byte << (8 * (s_.little ? k : size - 1 - k));
+      out |= byte << (8 * (part_.little ? k : size - 1 - k));
     }
     return out;
   }
@@ -94,9 +107,9 @@ class Reader {
     const auto* h = reinterpret_cast<const unsigned char*>(bytes_.data());
     if (bytes_.size() < 8 || h[0] < 8 || !valid_size(h[1]) || !valid_size(h[2]) || !valid_size(h[3]) || !valid_size(h[4]))
       fail(0, "not an LSDA (binout) header");
-    s_.little = h[5] == 1;
+    part_.little = h[5] == 1;
     ls_ = h[1], os_ = h[2], cs_ = h[3], ts_ = h[4];
-    s_.symbols.push_back(Symbol{"/", -1, true, 0, 0, 0, 0, {}});
+    if (s_.symbols.empty()) s_.symbols.push_back(Symbol{"/", -1, true, 0, 0, 0, 0, 0, {}});
     std::size_t at = h[0];
     if (number(at + ls_, cs_, "the first command") != kTableOffset) fail(at, "the file does not start with a symbol table offset");
     at += ls_ + cs_;
@@ -141,7 +154,7 @@ class Reader {
     auto found = s_.symbols[directory].children.find(name);
     if (found != s_.symbols[directory].children.end()) return found->second;
     const int index = static_cast<int>(s_.symbols.size());
-    s_.symbols.push_back(Symbol{name, directory, true, 0, 0, 0, 0, {}});
+    s_.symbols.push_back(Symbol{name, directory, true, 0, 0, 0, 0, 0, {}});
     s_.symbols[directory].children.emplace(name, index);
     return index;
   }
@@ -173,6 +186,7 @@ class Reader {
     symbol.type = type;
     symbol.offset = offset;
     symbol.length = items;
+    symbol.file = index_;
     if (type == kLink) return;
     // The DATA record: length, command, type, name length, name, items.
     const std::uint64_t header = static_cast<std::uint64_t>(ls_ + cs_ + ts_ + 1) + name.size();
@@ -186,6 +200,8 @@ class Reader {
   }
 
   Structure& s_;
+  FilePart& part_;
+  std::size_t index_;
   std::string_view bytes_;
   int ls_ = 8, os_ = 8, cs_ = 1, ts_ = 1;
 };
@@ -204,7 +220,8 @@ NDArray copy_variable(const Structure& s, const Symbol& symbol) {
   const DType dtype = *dtype_of(symbol.type);
   NDArray out = NDArray::allocate(dtype, {static_cast<std::int64_t>(symbol.length)});
   const std::size_t size = static_cast<std::size_t>(kTypeBytes[symbol.type]);
-  io::copy_from_file_order(out.data(), s.file->bytes().data() + symbol.data, size, static_cast<std::size_t>(symbol.length), s.little);
+  const FilePart& part = s.parts[symbol.file];
+  io::copy_from_file_order(out.data(), part.file->bytes().data() + symbol.data, size, static_cast<std::size_t>(symbol.length), part.little);
   return out;
 }
 
@@ -215,11 +232,37 @@ double scalar_time(const Structure& s, const Symbol& symbol) {
   return static_cast<double>(value.data_as<std::int32_t>()[0]);
 }
 
+// "<name>%" followed by two digits or more, then anything (lsda's glob "<name>%[0-9][0-9]*").
+bool is_continuation_of(std::string_view candidate, std::string_view name) {
+  if (candidate.size() < name.size() + 3 || !candidate.starts_with(name) || candidate[name.size()] != '%') return false;
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  return digit(candidate[name.size() + 1]) && digit(candidate[name.size() + 2]);
+}
+
+std::vector<std::string> continuation_files(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path named(path);
+  const std::string name = named.filename().string();
+  std::vector<std::string> out;
+  std::error_code error;
+  const fs::path folder = named.has_parent_path() ? named.parent_path() : fs::path(".");
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    const std::string candidate = it->path().filename().string();
+    if (is_continuation_of(candidate, name) && it->is_regular_file(error)) out.push_back((named.parent_path() / candidate).string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::shared_ptr<Structure> open_structure(const std::string& path) {
   auto s = std::make_shared<Structure>();
   s->path = path;
-  s->file = std::make_unique<io::MappedFile>(path, kFormat);
-  Reader(*s).read_tables();
+  std::vector<std::string> paths{path};
+  for (std::string& more : continuation_files(path)) paths.push_back(std::move(more));
+  for (std::string& part : paths) {
+    s->parts.push_back(FilePart{part, std::make_unique<io::MappedFile>(part, kFormat), true});
+    Reader(*s, s->parts.size() - 1).read_tables();
+  }
   std::map<double, std::vector<StateRef>> by_time;
   for (std::size_t d = 0; d < s->symbols.size(); ++d) {
     const Symbol& dir = s->symbols[d];
@@ -233,7 +276,7 @@ std::shared_ptr<Structure> open_structure(const std::string& path) {
           if (value.directory || value.type == kLink) continue;
           const std::string key = database + "/metadata/" + variable;
           if (value.type == 1) {
-            std::string chars(s->file->bytes().substr(value.data, static_cast<std::size_t>(value.length)));
+            std::string chars(s->parts[value.file].file->bytes().substr(value.data, static_cast<std::size_t>(value.length)));
             while (!chars.empty() && (chars.back() == ' ' || chars.back() == '\0')) chars.pop_back();
             s->mesh.string_field_data.append_new(key, std::vector<std::string>{chars});
           } else {
@@ -306,7 +349,11 @@ bool is_file_name(std::string_view path) noexcept {
   const std::size_t slash = path.find_last_of('/');
   const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
   if (!name.starts_with("binout")) return false;
-  return std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+  // binout, binout0000 …, and a continuation file itself (binout%001, binout0000%002).
+  const std::string_view family = name.substr(0, std::min(name.find('%'), name.size()));
+  const auto digits = [](std::string_view text) { return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+  if (!digits(family.substr(6))) return false;
+  return family.size() == name.size() || (name.size() > family.size() + 1 && digits(name.substr(family.size() + 1)));
 }
 
 std::unique_ptr<TimeSeriesReader> open_time_series(const std::string& path) { return std::make_unique<Series>(open_structure(path)); }
