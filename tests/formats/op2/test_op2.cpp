@@ -167,7 +167,9 @@ void expect_read_error(const std::string& bytes, const std::string& text, std::o
 
 TEST(Op2, HostileInput) {
   const std::string bytes = read_file(data_file("plate.op2"));
-  expect_read_error(bytes.substr(0, 4436), "truncated", 4408);  // cut inside the next table's start
+  // Cut inside the next table's start: its complete records are walked over, and the file ends
+  // before the end-of-file record.
+  expect_read_error(bytes.substr(0, 4436), "truncated", 4436);
   expect_read_error(bytes.substr(0, 4998), "past the end");
   expect_read_error(std::string(64, 'x'), "not an OP2 file", 0);
   expect_read_error(std::string("\x08\0\0\0", 4) + std::string(60, '\0'), "64-bit", 0);

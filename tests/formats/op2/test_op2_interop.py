@@ -56,3 +56,58 @@ def test_against_pynastran(name):
             _, point_data, _ = reader.read_data(k)
             rows = np.searchsorted(ids, result.node_gridtype[:, 0])
             np.testing.assert_allclose(point_data["displacement"][rows], result.data[k, :, :3], rtol=1e-6)
+
+
+# Files that other writers and table layouts produce (pyNastran's models/, BSD-3-Clause), each
+# with pyNastran 1.4.1's counts per element card, mapped to our cell blocks:
+#   cqrcc128a: NX 2019, GEOM1S/GEOM2S beside GEOM1/GEOM2, NX's CQUAD8N/CTRIA6N keys, GRIDs in
+#     a spherical system defined in a cylindrical one;
+#   cantilever_2014.1: MSC 2014.1 (the dated record after every table name);
+#   sol401_tstep1: NX 2412, float64 GRIDs (4501 45 1120001) and CQUADRN;
+#   pn_mwe_s-sol_111: NX 2022, matrix tables (BHH …) between the result tables, float64 CORD2R;
+#   freq_elements: NX 10.1, the model only in GEOM1S/GEOM2S.
+OTHER_WRITERS = {
+    "cqrcc128a.op2": (54, {"quad8": 2, "triangle6": 1, "hexahedron": 1, "wedge": 1, "quad": 2, "tetra": 1, "triangle": 2}),
+    "cantilever_2014.1.op2": (11, {"line": 10}),
+    "sol401_tstep1.op2": (9, {"quad": 4}),
+    "pn_mwe_s-sol_111.op2": (7, {"line": 5}),  # + 1 CBUSH, which is no cell
+    "freq_elements.op2": (40, {"line": 6, "hexahedron": 1, "wedge": 2, "quad": 7, "tetra": 2, "triangle": 10}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_WRITERS))
+def test_other_writers_and_table_layouts(name):
+    points, cells = OTHER_WRITERS[name]
+    mesh = meshioplusplus.read(DATA / name)
+    assert len(mesh.points) == points
+    assert {block.type: len(block.data) for block in mesh.cells} == cells
+    assert len(set(mesh.point_data["nastran:grid_id"].tolist())) == points
+
+
+def test_grids_in_local_systems_are_placed_in_basic_as_nastran_places_them():
+    # Nastran's own basic positions of these grids: the file's BGPDT table (float32), read by
+    # pyNastran 1.4.1. Grid 3313 … are given in CORD2S 3, whose points are in CORD2C 1.
+    bgpdt = {
+        3313: [3.0, -1.878679633140564, -2.1213202476501465],
+        3314: [3.0, -1.1022225618362427, 0.7764571309089661],
+        3315: [5.298133373260498, -2.1373445987701416, 0.4990970194339752],
+        3316: [5.598076343536377, -2.9393398761749268, -1.0606601238250732],
+        6415: [5.298133373260498, -2.1373445987701416, 0.4990970194339752],
+    }
+    mesh = meshioplusplus.read(DATA / "cqrcc128a.op2")
+    ids = mesh.point_data["nastran:grid_id"].tolist()
+    cp = mesh.point_data["nastran:cp"]
+    assert (cp == 3).sum() == 15 and set(np.unique(cp).tolist()) == {0, 3}
+    assert "nastran:ref" not in mesh.point_data  # the bulk-data writer would write it back as CP
+    for grid, expected in bgpdt.items():
+        np.testing.assert_allclose(mesh.points[ids.index(grid)], expected, rtol=0, atol=2e-7)
+    # Grids in basic stay as written (the float32 of the file).
+    assert mesh.points[ids.index(3301)].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_sol401_steps():
+    with meshioplusplus.op2.TimeSeriesReader(str(DATA / "sol401_tstep1.op2")) as reader:
+        assert reader.num_steps == 3
+        np.testing.assert_allclose(reader.times, [1 / 3, 2 / 3, 1.0], rtol=1e-6)
+        _, point_data, _ = reader.read_data(2)
+        assert point_data["displacement"].shape == (9, 3)

@@ -38,6 +38,13 @@ struct Table {
   std::vector<LogicalRecord> records;  // records[0] follows marker -2, records[i] marker -(i + 2)
 };
 
+// The tables the reader reads (geometry, result tables, LAMA): their record structure is
+// checked word by word. Every other table (matrices, DIT, PCOMPTS …, whose layouts vary) is
+// passed over record by record to the next table.
+bool is_read_table(std::string_view name) noexcept;
+bool is_geom1_table(std::string_view name) noexcept;  // GEOM1, GEOM1S (superelements), GEOM1N
+bool is_geom2_table(std::string_view name) noexcept;  // GEOM2, GEOM2S, GEOM2N
+
 // The whole file's record structure: tables and where their records lie. Opening reads the
 // markers and lengths only (each a jump over the payload).
 struct File {
@@ -83,6 +90,15 @@ class Words {
     const std::int32_t bits = integer(i);
     float value;
     std::memcpy(&value, &bits, 4);
+    return value;
+  }
+  // A float64 over words i and i + 1 (NX's double-precision GRID entries).
+  double real64(std::size_t i) const noexcept {
+    std::uint64_t bits;
+    std::memcpy(&bits, bytes_.data() + 4 * i, 8);
+    if (!file_->little_endian) bits = __builtin_bswap64(bits);
+    double value;
+    std::memcpy(&value, &bits, 8);
     return value;
   }
   std::size_t offset_of(std::size_t i) const noexcept { return offset_ + 4 * i; }  // for errors

@@ -8,8 +8,12 @@
 //   then per record: 1, 0, the word count, the data (several count + data pairs when long),
 //   and the next marker (-3, -4, …); a marker followed by 1, 0, 0 ends the table.
 // A record holding 0 after the last table ends the file. Every length is checked against the
-// end of the file before anything is read from behind it.
+// end of the file before anything is read from behind it. Tables the reader does not read
+// (matrices such as BHH, whose column records differ; DIT; PCOMPTS …) are walked over one
+// Fortran record at a time up to the next table's start, as pyNastran skips what it does not
+// know.
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 
 #include "formats/op2/op2_internal.hpp"
@@ -55,7 +59,7 @@ class RecordReader {
       file_.fail(at, std::string(what) + ": expected " + std::to_string(value) + ", found " + std::to_string(found));
   }
 
-  // Whether a table starts here: 2, an 8-byte name, -1, 7.
+  // Whether a table starts here: 2, an 8-byte name, [6, a 24-byte record], -1, 7.
   bool at_table() const noexcept {
     const std::string_view b = file_.bytes;
     std::size_t p = position_;
@@ -67,7 +71,18 @@ class RecordReader {
     if (p > b.size() || !word_record(2)) return false;
     if (b.size() - p < 16 || file_.word(p) != 8 || file_.word(p + 12) != 8) return false;
     p += 16;
+    if (word_record(6)) {
+      if (b.size() - p < 32 || file_.word(p) != 24 || file_.word(p + 28) != 24) return false;
+      p += 32;
+    }
     return word_record(-1) && word_record(7);
+  }
+
+  // Whether the next record holds the one word `value` (read nothing).
+  bool at_word(std::int32_t value) const noexcept {
+    const std::string_view b = file_.bytes;
+    return position_ <= b.size() && b.size() - position_ >= 12 && file_.word(position_) == 4 &&
+           file_.word(position_ + 4) == value && file_.word(position_ + 8) == 4;
   }
 
  private:
@@ -88,6 +103,19 @@ void read_table(File& file, RecordReader& records) {
   const Piece name = records.next("table name");
   table.name = trimmed_name(file.bytes.substr(name.offset, name.size));
   const std::string what = "table " + table.name;
+  if (!is_read_table(table.name)) {
+    // Walked to the next table; a walk that meets the end of the file must have passed the
+    // end-of-file record (one word 0) last, or the file was cut inside this table.
+    Piece last{};
+    while (!records.at_end() && !records.at_table()) last = records.next(what + ": a record");
+    if (records.at_end() && (last.size != 4 || file.word(last.offset) != 0))
+      file.fail(records.position(), "truncated file: " + what + " is cut off before the end-of-file record");
+    return;  // not kept: nothing reads it
+  }
+  if (records.at_word(6)) {  // MSC 2014+: the version and name record
+    records.next(what + ": version record length");
+    records.next(what + ": version record");
+  }
   records.expect(-1, what + ": marker -1");
   records.expect(7, what + ": header length");
   records.next(what + ": header");
@@ -119,7 +147,21 @@ void read_table(File& file, RecordReader& records) {
   file.tables.push_back(std::move(table));
 }
 
+bool starts_with_any(std::string_view name, std::initializer_list<std::string_view> prefixes) noexcept {
+  for (const std::string_view prefix : prefixes)
+    if (name.starts_with(prefix)) return true;
+  return false;
+}
+
 }  // namespace
+
+bool is_geom1_table(std::string_view name) noexcept { return name == "GEOM1" || name == "GEOM1S" || name == "GEOM1N"; }
+bool is_geom2_table(std::string_view name) noexcept { return name == "GEOM2" || name == "GEOM2S" || name == "GEOM2N"; }
+
+bool is_read_table(std::string_view name) noexcept {
+  return is_geom1_table(name) || is_geom2_table(name) || name == "LAMA" ||
+         starts_with_any(name, {"OUG", "BOUG", "OQG", "OPG", "OQMG", "OES", "OSTR"});
+}
 
 std::string_view File::record_bytes(const LogicalRecord& record, std::string& storage) const {
   if (record.pieces.size() == 1) return bytes.substr(record.pieces.front().offset, record.bytes);

@@ -133,8 +133,7 @@ void read_element(const File& file, const Geometry& g, const ResultBlock& block,
   std::vector<NDArray>& vm = *out.cell_data.find(vm_name);
   for (std::size_t at = 0; at < w.size(); at += wide) {
     const std::int64_t element = g.elements.find(w.integer(at) / 10);
-    if (element < 0) file.fail(w.offset_of(at), block.name + ": element " + std::to_string(w.integer(at) / 10) +
-                                                    " is not in GEOM2");
+    if (element < 0) continue;  // an element of a card the mesh leaves out, or no GEOM2 at all
     const auto b = static_cast<std::size_t>(g.element_block[static_cast<std::size_t>(element)]);
     const std::int64_t row = g.element_row[static_cast<std::size_t>(element)];
     double* t = tensor[b].data_as<double>() + row * 6;
