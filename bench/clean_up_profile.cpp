@@ -1,11 +1,13 @@
-// A driver for a profiler (perf record -g): extract_surface or merge_points on the bench's
-// 1 M-tetrahedron box (bench/common.py tet_box: Kuhn split, 6 tetrahedra a cube), N times.
-//   clean_up_profile extract_surface|merge_points [cubes=56] [times=5]
+// A driver for a profiler (perf record -g): a clean-up operation on the bench's 1 M-tetrahedron
+// box (bench/common.py tet_box: Kuhn split, 6 tetrahedra a cube), N times.
+//   clean_up_profile extract_surface|merge_points|check|crop|split [cubes=56] [times=5]
+// (split: the tetrahedra plus a triangle block of a quarter as many, as bench_clean_up.py.)
 // Not built by CMake; link it against a build's static library with that build's link line:
 //   g++ -std=c++20 -O3 -g -Iinclude bench/clean_up_profile.cpp -o /tmp/clean_up_profile \
 //       build/<dir>/libmeshioplusplus.a <the LINK_LIBRARIES of the CLI in build/<dir>/build.ninja>
 // (add -Isrc/cpp src/cpp/core/mesh_surface.cpp … to get line numbers for those files).
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -56,11 +58,23 @@ int main(int argc, char** argv) {
       mesh.points = points;
       mesh.cells.push_back({"tetra", tets, {}, {}});
     }
+    if (op == "split") {  // the first quarter's first three corners as triangles
+      NDArray triangles = NDArray::allocate(DType::int64, {cells / 4, 3});
+      for (std::int64_t c = 0; c < cells / 4; ++c)
+        for (int k = 0; k < 3; ++k) triangles.data_as<std::int64_t>()[3 * c + k] = t[4 * c + k];
+      mesh.cells.push_back({"triangle", std::move(triangles), {}, {}});
+    }
     const auto start = std::chrono::steady_clock::now();
+    const std::clock_t cpu_start = std::clock();  // all threads' CPU time: the figure a loaded machine leaves intact
     std::int64_t result = 0;
+    const double low[3] = {0.2, 0.2, 0.2}, high[3] = {0.8, 0.8, 0.8};
     if (op == "merge_points") result = merge_points(mesh, 1e-8);
+    else if (op == "check") result = static_cast<std::int64_t>(check(mesh).degenerate.size());
+    else if (op == "crop") result = crop(mesh, low, high, false).num_cells();
+    else if (op == "split") result = extract_cell_type(mesh, "tetra").num_cells() + extract_cell_type(mesh, "triangle").num_cells();
     else result = extract_surface(mesh).num_cells();
-    std::printf("%s %.3f s (%lld)\n", op.c_str(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                static_cast<long long>(result));
+    std::printf("%s %.4f s wall %.4f s cpu (%lld)\n", op.c_str(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC, static_cast<long long>(result));
   }
 }

@@ -2,7 +2,9 @@
 // the counts the operation reports and the invalid inputs it refuses.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "meshioplusplus/mesh_ops.hpp"
@@ -139,6 +141,44 @@ TEST(MeshOps, ConnectivityOutsideThePointsIsRefused) {
   mesh.cells[0].connectivity.data_as<std::int64_t>()[1] = 99;
   EXPECT_THROW(mpp::remove_orphaned_nodes(mesh), std::invalid_argument);
   EXPECT_THROW(mpp::merge_points(mesh), std::invalid_argument);
+}
+
+// The range is checked as the operations read the nodes (no pass of its own): the error is
+// still check_connectivity's, naming the first node outside, for a node past the end or below 0
+// in any position, on a small block (one range) and a large one (split over the cores).
+std::string refusal(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(MeshOps, NodesOutsideThePointsAreNamedAsTheOperationsReadThem) {
+  const std::vector<double> low{-1, -1, -1}, high{10, 10, 10};
+  for (const std::int64_t cells : {std::int64_t{2}, std::int64_t{300000}}) {
+    for (const std::int64_t bad : {std::int64_t{6}, std::int64_t{-1}, std::int64_t{1} << 40}) {
+      mpp::Mesh mesh = sample();
+      mesh.cells[1].connectivity = mpp::NDArray::allocate(mpp::DType::int64, {cells, 3});
+      std::int64_t* nodes = mesh.cells[1].connectivity.data_as<std::int64_t>();
+      for (std::int64_t i = 0; i < 3 * cells; ++i) nodes[i] = i % 4;
+      nodes[3 * cells - 2] = bad;  // the last cell's middle node
+      mesh.cell_data = {};
+      const std::string expected = "cells['triangle'] holds node " + std::to_string(bad) + " outside [0, 6)";
+      EXPECT_EQ(expected, refusal([&] { mpp::crop(mesh, low, high); }));
+      EXPECT_EQ(expected, refusal([&] { mpp::crop(mesh, low, high, /*any_corner=*/true); }));
+      EXPECT_EQ(expected, refusal([&] { mpp::extract_cell_type(mesh, "triangle"); }));
+      EXPECT_EQ(expected, refusal([&] { mpp::select_cells(mesh, std::vector<bool>(static_cast<std::size_t>(cells) + 1, true)); }));
+      mpp::Mesh copy = mesh;
+      EXPECT_EQ(expected, refusal([&] { mpp::remove_orphaned_nodes(copy); }));
+      EXPECT_EQ(expected, refusal([&] { mpp::check(mesh); }));
+    }
+  }
+  mpp::Mesh narrow = sample();
+  narrow.cells[1].connectivity = mpp::NDArray::allocate(mpp::DType::int32, {2, 3});
+  EXPECT_EQ("cells['triangle'] must be int64", refusal([&] { mpp::crop(narrow, low, high); }));
+  EXPECT_EQ("cells['triangle'] must be int64", refusal([&] { mpp::remove_orphaned_nodes(narrow); }));
 }
 
 }  // namespace

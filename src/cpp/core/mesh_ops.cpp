@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "meshioplusplus/cell_types.hpp"
@@ -32,11 +34,67 @@ NDArray gather_rows(const NDArray& array, const std::vector<std::int64_t>& kept)
   const std::size_t row_bytes = static_cast<std::size_t>(array.row_width()) * dtype_size(array.dtype());
   const auto* from = static_cast<const unsigned char*>(array.data());
   auto* to = static_cast<unsigned char*>(out.data());
-  parallel_ranges(kept.size(), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
-    for (std::size_t i = first; i < last; ++i)
-      std::memcpy(to + i * row_bytes, from + static_cast<std::size_t>(kept[i]) * row_bytes, row_bytes);
-  });
+  // Rows of a size known here are copied inline (a tetrahedron, a point: 32, 24 bytes), where a
+  // call of memcpy a row costs more than the copy.
+  auto copy = [&]<std::size_t Bytes>(std::integral_constant<std::size_t, Bytes>) {
+    parallel_ranges(kept.size(), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i)
+        std::memcpy(to + i * (Bytes ? Bytes : row_bytes), from + static_cast<std::size_t>(kept[i]) * (Bytes ? Bytes : row_bytes),
+                    Bytes ? Bytes : row_bytes);
+    });
+  };
+  switch (row_bytes) {
+    case 4: copy(std::integral_constant<std::size_t, 4>{}); break;
+    case 8: copy(std::integral_constant<std::size_t, 8>{}); break;
+    case 12: copy(std::integral_constant<std::size_t, 12>{}); break;
+    case 16: copy(std::integral_constant<std::size_t, 16>{}); break;
+    case 24: copy(std::integral_constant<std::size_t, 24>{}); break;
+    case 32: copy(std::integral_constant<std::size_t, 32>{}); break;
+    case 64: copy(std::integral_constant<std::size_t, 64>{}); break;
+    default: copy(std::integral_constant<std::size_t, 0>{});
+  }
   return out;
+}
+
+std::size_t count_flagged(std::span<const std::uint8_t> flags) {
+  const std::size_t ranges = flags.size() >= (std::size_t{1} << 16) ? std::max(1u, thread_count()) : 1;
+  std::vector<std::size_t> counts(ranges, 0);
+  parallel_ranges(ranges, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t range = first; range < last; ++range) {
+      std::size_t count = 0;  // a local: the ranges' totals share a cache line
+      for (std::size_t i = flags.size() * range / ranges; i < flags.size() * (range + 1) / ranges; ++i) count += flags[i] != 0;
+      counts[range] = count;
+    }
+  });
+  std::size_t total = 0;
+  for (std::size_t count : counts) total += count;
+  return total;
+}
+
+std::vector<std::int64_t> flagged_positions(std::span<const std::uint8_t> flags, std::size_t count) {
+  std::vector<std::int64_t> positions(count + 1);  // one past: the branch-free fill below writes every index
+  const std::size_t ranges = flags.size() >= (std::size_t{1} << 16) ? std::max(1u, thread_count()) : 1;
+  std::vector<std::size_t> first_of(ranges + 1, 0);  // each range's count, then its first output
+  parallel_ranges(ranges, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t range = first; range < last; ++range) {
+      std::size_t found = 0;
+      for (std::size_t i = flags.size() * range / ranges; i < flags.size() * (range + 1) / ranges; ++i) found += flags[i] != 0;
+      first_of[range + 1] = found;
+    }
+  });
+  for (std::size_t range = 0; range < ranges; ++range) first_of[range + 1] += first_of[range];
+  if (first_of[ranges] != count) fail("flagged_positions: the count does not match the flags");
+  parallel_ranges(ranges, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t range = first; range < last; ++range) {
+      std::size_t at = first_of[range];
+      for (std::size_t i = flags.size() * range / ranges; i < flags.size() * (range + 1) / ranges; ++i) {
+        positions[at] = static_cast<std::int64_t>(i);  // kept only when flagged: no branch to mispredict
+        at += flags[i] != 0;
+      }
+    }
+  });
+  positions.pop_back();
+  return positions;
 }
 
 namespace {
@@ -132,6 +190,11 @@ CellBlock subset_block(const CellBlock& block, const std::vector<std::int64_t>& 
 }
 
 std::int64_t keep_cells(Mesh& mesh, const std::vector<bool>& keep) {
+  const std::vector<std::uint8_t> flags(keep.begin(), keep.end());
+  return keep_cells(mesh, flags);
+}
+
+std::int64_t keep_cells(Mesh& mesh, std::span<const std::uint8_t> keep) {
   const NDArray bases_array = block_bases(mesh.cells);
   const std::int64_t* bases = bases_array.data_as<std::int64_t>();
   const std::int64_t total = bases[mesh.cells.size()];
@@ -139,17 +202,16 @@ std::int64_t keep_cells(Mesh& mesh, const std::vector<bool>& keep) {
   // Kept cells per block: a block kept whole moves as it is, one kept in part lists its cells.
   std::vector<std::int64_t> kept_count(mesh.cells.size(), 0);
   std::int64_t next = 0;
+  auto flags_of = [&](std::size_t b) { return keep.subspan(static_cast<std::size_t>(bases[b]), static_cast<std::size_t>(bases[b + 1] - bases[b])); };
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
-    kept_count[b] = std::count(keep.begin() + bases[b], keep.begin() + bases[b + 1], true);
+    kept_count[b] = static_cast<std::int64_t>(count_flagged(flags_of(b)));
     next += kept_count[b];
   }
   if (next == total) return 0;
   std::vector<std::vector<std::int64_t>> kept_in(mesh.cells.size());
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     if (kept_count[b] == 0 || kept_count[b] == bases[b + 1] - bases[b]) continue;
-    kept_in[b].reserve(static_cast<std::size_t>(kept_count[b]));
-    for (std::int64_t c = bases[b]; c < bases[b + 1]; ++c)
-      if (keep[static_cast<std::size_t>(c)]) kept_in[b].push_back(c - bases[b]);
+    kept_in[b] = flagged_positions(flags_of(b), static_cast<std::size_t>(kept_count[b]));
   }
   // Old block-major cell index → new, or -1: for the Cell and Side regions only.
   std::vector<std::int64_t> new_cell;
@@ -222,25 +284,44 @@ bool prune_z_0(Mesh& mesh, double tolerance) {
   return true;
 }
 
-std::int64_t remove_orphaned_nodes(Mesh& mesh) {
-  check_connectivity(mesh);
-  return detail::remove_unused_points(mesh);
-}
+std::int64_t remove_orphaned_nodes(Mesh& mesh) { return detail::remove_unused_points(mesh, true); }
 
-std::int64_t detail::remove_unused_points(Mesh& mesh) {
+std::int64_t detail::remove_unused_points(Mesh& mesh, bool check_range) {
   const auto n = static_cast<std::size_t>(mesh.num_points());
-  std::vector<std::uint8_t> used(n, 0);  // bytes: a store each, where bits are read, changed and written
-  for (const CellBlock& block : mesh.cells)
-    for (std::int64_t node : block.connectivity.values<std::int64_t>()) used[static_cast<std::size_t>(node)] = 1;
-  const auto count = static_cast<std::size_t>(std::count(used.begin(), used.end(), std::uint8_t{1}));
+  if (check_range)
+    for (const CellBlock& block : mesh.cells)
+      if (block.connectivity.dtype() != DType::int64) check_connectivity(mesh);  // throws, naming the block
+  // Bytes, each set by a relaxed atomic store (a plain one on x86): the cores mark side by side,
+  // and a point two cells use is marked by both. The range is checked as the nodes are read;
+  // check_connectivity then names the first offender, as a pass of its own would.
+  std::vector<std::uint8_t> used(n, 0);
+  std::atomic<bool> outside{false};
+  for (const CellBlock& block : mesh.cells) {
+    const std::span<const std::int64_t> nodes = block.connectivity.values<std::int64_t>();
+    parallel_ranges(nodes.size(), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      bool bad = false;
+      for (std::size_t i = first; i < last; ++i) {
+        const auto node = static_cast<std::uint64_t>(nodes[i]);
+        if (node >= n) {
+          bad = true;
+          continue;
+        }
+        std::atomic_ref<std::uint8_t>(used[node]).store(1, std::memory_order_relaxed);
+      }
+      if (bad) outside.store(true, std::memory_order_relaxed);
+    });
+  }
+  if (outside.load()) {
+    check_connectivity(mesh);
+    fail("remove_orphaned_nodes: a node outside the points");  // not reached: the check names it
+  }
+  const std::size_t count = count_flagged(used);
   if (count == n) return 0;
-  std::vector<std::int64_t> new_index(n, -1), kept;
-  kept.reserve(count);
-  for (std::size_t i = 0; i < n; ++i)
-    if (used[i] != 0) {
-      new_index[i] = static_cast<std::int64_t>(kept.size());
-      kept.push_back(static_cast<std::int64_t>(i));
-    }
+  std::vector<std::int64_t> kept = flagged_positions(used, count);
+  std::vector<std::int64_t> new_index(n, -1);
+  parallel_ranges(kept.size(), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) new_index[static_cast<std::size_t>(kept[i])] = static_cast<std::int64_t>(i);
+  });
   const auto removed = static_cast<std::int64_t>(n - kept.size());
   const std::vector<bool> had_entries = regions_with_entries(mesh);
   renumber_points(mesh, new_index, kept);

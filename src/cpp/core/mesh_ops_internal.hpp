@@ -3,7 +3,9 @@
 // is made of, so data and regions follow them in one place.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,8 +25,13 @@ void check_connectivity(const Mesh& mesh);
 // indices of the new points: connectivity, point data and Point regions follow.
 void renumber_points(Mesh& mesh, const std::vector<std::int64_t>& new_index, const std::vector<std::int64_t>& kept);
 
-// remove_orphaned_nodes for a mesh whose connectivity is known to be in range.
-std::int64_t remove_unused_points(Mesh& mesh);
+// remove_orphaned_nodes; `check_range`: the connectivity's dtype and range are checked as its
+// nodes are read (a std::invalid_argument as check_connectivity's), else known to be right.
+std::int64_t remove_unused_points(Mesh& mesh, bool check_range = false);
+
+// How many flags are set, and where (ascending; `count` of them): on all cores.
+std::size_t count_flagged(std::span<const std::uint8_t> flags);
+std::vector<std::int64_t> flagged_positions(std::span<const std::uint8_t> flags, std::size_t count);
 
 // Regions an operation empties go; empty ones it found stay (`had_entries`: taken before).
 std::vector<bool> regions_with_entries(const Mesh& mesh);
@@ -35,6 +42,7 @@ int dimension_of(const CellBlock& block);
 
 // Keeps the cells flagged (one flag per block-major cell): blocks, cell data, Cell and Side
 // regions follow; a block left without cells goes. Returns how many cells went.
+std::int64_t keep_cells(Mesh& mesh, std::span<const std::uint8_t> keep);  // a byte a cell, nonzero: kept
 std::int64_t keep_cells(Mesh& mesh, const std::vector<bool>& keep);
 
 }  // namespace meshioplusplus::detail

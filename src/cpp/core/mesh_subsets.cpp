@@ -1,6 +1,7 @@
 // merge, crop and extract_region (include/meshioplusplus/mesh_ops.hpp): new meshes made of
 // parts of others, through the renumberings of mesh_ops_internal.hpp.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -48,14 +49,19 @@ NDArray shifted(const NDArray& array, std::int64_t by, bool first_column_only = 
   return out;
 }
 
-// The mesh with only the flagged cells and the points they use; `checked`: the mesh's
-// connectivity is known to be in range (else the part's is checked).
-Mesh subset(const Mesh& mesh, const std::vector<bool>& keep, bool checked = false) {
+// The mesh with only the flagged cells (a byte a cell, nonzero: kept) and the points they use;
+// `checked`: the mesh's connectivity is known to be in range (else the part's is checked as its
+// used points are marked).
+Mesh subset(const Mesh& mesh, std::span<const std::uint8_t> keep, bool checked = false) {
   Mesh part = mesh;  // shares the arrays; every operation below makes new ones where it changes them
   keep_cells(part, keep);
-  if (!checked) check_connectivity(part);
-  remove_unused_points(part);
+  remove_unused_points(part, !checked);
   return part;
+}
+
+Mesh subset(const Mesh& mesh, const std::vector<bool>& keep, bool checked = false) {
+  const std::vector<std::uint8_t> flags(keep.begin(), keep.end());
+  return subset(mesh, flags, checked);
 }
 
 }  // namespace
@@ -122,17 +128,19 @@ Mesh merge(const std::vector<Mesh>& meshes) {
 }
 
 Mesh crop(const Mesh& mesh, std::span<const double> low, std::span<const double> high, bool any_corner) {
-  check_connectivity(mesh);
+  for (const CellBlock& block : mesh.cells)
+    if (block.connectivity.dtype() != DType::int64) check_connectivity(mesh);  // throws, naming the block
   const std::int64_t width = mesh.points.row_width();
   if (static_cast<std::int64_t>(low.size()) != width || static_cast<std::int64_t>(high.size()) != width)
     fail("crop: the box has " + std::to_string(low.size()) + " and " + std::to_string(high.size()) +
          " coordinates for points of " + std::to_string(width));
   // Bytes, not bits: the cores write side by side, and a byte is a plain store.
-  std::vector<std::uint8_t> inside(static_cast<std::size_t>(mesh.num_points()));
+  // One more, never inside: where a node outside the points looks (then reported below).
+  std::vector<std::uint8_t> inside(static_cast<std::size_t>(mesh.num_points()) + 1, 0);
   visit_dtype(mesh.points.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* p = mesh.points.data_as<T>();
-    parallel_ranges(inside.size(), std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+    parallel_ranges(inside.size() - 1, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
       for (std::size_t i = first; i < last; ++i) {
         bool in = true;
         for (std::int64_t k = 0; k < width && in; ++k) {
@@ -143,36 +151,48 @@ Mesh crop(const Mesh& mesh, std::span<const double> low, std::span<const double>
       }
     });
   });
+  // Each node's range is checked as it is looked up (no pass of its own over the connectivity);
+  // a node outside has check_connectivity name the first offender.
+  const auto num_points = static_cast<std::uint64_t>(inside.size() - 1);
+  std::atomic<bool> outside{false};
   std::vector<std::uint8_t> kept_flags(static_cast<std::size_t>(mesh.num_cells()));
   std::int64_t base = 0;
   for (const CellBlock& block : mesh.cells) {
     const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
-    auto judge = [&](std::int64_t first, std::int64_t last) {
-      bool all = true, any = false;
+    auto judge = [&](std::int64_t first, std::int64_t last, bool& bad) {
+      unsigned all = 1, any = 0, beyond = 0;  // bitwise, no branches: a cell's corners are few
       for (std::int64_t i = first; i < last; ++i) {
-        const bool in = inside[static_cast<std::size_t>(nodes[i])] != 0;
-        all = all && in;
-        any = any || in;
+        const auto node = static_cast<std::uint64_t>(nodes[i]);
+        const unsigned out_of_range = node >= num_points;
+        beyond |= out_of_range;
+        const unsigned in = inside[out_of_range ? num_points : node];
+        all &= in;
+        any |= in;
       }
+      bad = bad || beyond != 0;
       return static_cast<std::uint8_t>(any_corner ? any : all);
     };
     std::uint8_t* flags = kept_flags.data() + base;
     if (!block.is_ragged()) {
       const std::int64_t k = block.connectivity.row_width();
       parallel_ranges(static_cast<std::size_t>(block.num_cells()), std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+        bool bad = false;
         for (std::size_t c = first; c < last; ++c)
-          flags[c] = judge(static_cast<std::int64_t>(c) * k, static_cast<std::int64_t>(c + 1) * k);
+          flags[c] = judge(static_cast<std::int64_t>(c) * k, static_cast<std::int64_t>(c + 1) * k, bad);
+        if (bad) outside.store(true, std::memory_order_relaxed);
       });
     } else {
       const std::int64_t* offsets = block.offsets.data_as<std::int64_t>();
       const std::int64_t* faces = block.face_offsets.empty_handle() ? nullptr : block.face_offsets.data_as<std::int64_t>();
+      bool bad = false;
       for (std::int64_t c = 0; c < block.num_cells(); ++c)
-        flags[c] = faces ? judge(faces[offsets[c]], faces[offsets[c + 1]]) : judge(offsets[c], offsets[c + 1]);
+        flags[c] = faces ? judge(faces[offsets[c]], faces[offsets[c + 1]], bad) : judge(offsets[c], offsets[c + 1], bad);
+      if (bad) outside.store(true, std::memory_order_relaxed);
     }
     base += block.num_cells();
   }
-  const std::vector<bool> keep(kept_flags.begin(), kept_flags.end());
-  return subset(mesh, keep, true);
+  if (outside.load()) check_connectivity(mesh);  // throws
+  return subset(mesh, kept_flags, true);
 }
 
 Mesh extract_region(const Mesh& mesh, std::string_view name) {
@@ -186,16 +206,16 @@ Mesh extract_region(const Mesh& mesh, std::string_view name) {
     fail("extract_region: no Cell or Side region '" + std::string(name) + "' (the mesh has " +
          (names.empty() ? std::string("none") : names) + ")");
   }
-  std::vector<bool> keep(static_cast<std::size_t>(mesh.num_cells()), false);
+  std::vector<std::uint8_t> keep(static_cast<std::size_t>(mesh.num_cells()), 0);
   const std::int64_t width = found->kind == RegionKind::Side ? 2 : 1;
   const std::span<const std::int64_t> entries = found->entries.values<std::int64_t>();
   for (std::size_t i = 0; i < entries.size(); i += static_cast<std::size_t>(width))
-    if (entries[i] >= 0 && entries[i] < mesh.num_cells()) keep[static_cast<std::size_t>(entries[i])] = true;
+    if (entries[i] >= 0 && entries[i] < mesh.num_cells()) keep[static_cast<std::size_t>(entries[i])] = 1;
   return subset(mesh, keep);
 }
 
 Mesh extract_cell_type(const Mesh& mesh, std::string_view cell_type) {
-  std::vector<bool> keep;
+  std::vector<std::uint8_t> keep;
   keep.reserve(static_cast<std::size_t>(mesh.num_cells()));
   bool any = false;
   for (const CellBlock& block : mesh.cells) {

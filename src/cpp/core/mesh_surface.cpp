@@ -4,6 +4,7 @@
 // by their corners too and give quadratic facets (surface_facets below).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -447,11 +448,49 @@ namespace {
 
 using Vec = std::array<double, 3>;
 
-Vec point_of(const Mesh& mesh, std::int64_t index, const std::vector<double>& xyz) {
-  const auto width = static_cast<std::size_t>(mesh.points.row_width());
-  Vec p{0, 0, 0};
-  for (std::size_t k = 0; k < width && k < 3; ++k) p[k] = xyz[static_cast<std::size_t>(index) * width + k];
-  return p;
+// The points as doubles: the array itself when it is float64 (no copy), else a converted copy.
+struct PointsAsDouble {
+  explicit PointsAsDouble(const NDArray& points) : width(static_cast<std::size_t>(points.row_width())) {
+    const std::size_t count = static_cast<std::size_t>(points.rows()) * width;
+    if (points.dtype() == DType::float64) {
+      data = points.data_as<double>();
+      return;
+    }
+    converted.resize(count);
+    visit_dtype(points.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      const T* values = points.data_as<T>();
+      parallel_ranges(count, std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) converted[i] = static_cast<double>(values[i]);
+      });
+    });
+    data = converted.data();
+  }
+  Vec operator[](std::int64_t index) const {
+    Vec p{0, 0, 0};
+    for (std::size_t k = 0; k < width && k < 3; ++k) p[k] = data[static_cast<std::size_t>(index) * width + k];
+    return p;
+  }
+  std::size_t width;
+  const double* data = nullptr;
+  std::vector<double> converted;
+};
+
+// A cell's node list in ascending order: a network of compare-exchanges (min/max, no branches
+// to mispredict) for three and four nodes, std::sort for the others.
+void sort_few(std::int64_t* v, std::int64_t count) {
+  const auto exchange = [v](int i, int j) {
+    const std::int64_t low = std::min(v[i], v[j]), high = std::max(v[i], v[j]);
+    v[i] = low;
+    v[j] = high;
+  };
+  if (count == 4) {
+    exchange(0, 1), exchange(2, 3), exchange(0, 2), exchange(1, 3), exchange(1, 2);
+  } else if (count == 3) {
+    exchange(0, 1), exchange(1, 2), exchange(0, 1);
+  } else {
+    std::sort(v, v + count);
+  }
 }
 
 Vec minus(const Vec& a, const Vec& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
@@ -465,19 +504,15 @@ MeshCheck check(const Mesh& mesh) {
   MeshCheck report;
   const auto n = static_cast<std::size_t>(mesh.num_points());
   const auto width = static_cast<std::size_t>(mesh.points.row_width());
-  std::vector<double> xyz(n * width);
-  visit_dtype(mesh.points.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    const T* values = mesh.points.data_as<T>();
-    for (std::size_t i = 0; i < n * width; ++i) xyz[i] = static_cast<double>(values[i]);
-  });
+  const PointsAsDouble xyz(mesh.points);
   // Planar in x-y: 2-D points, or 3-D ones of one z — then a 2-D cell's orientation is defined.
   bool planar = width < 3;
   if (!planar && n > 0) {
     planar = true;
-    for (std::size_t i = 1; i < n && planar; ++i) planar = xyz[i * width + 2] == xyz[2];
+    for (std::size_t i = 1; i < n && planar; ++i) planar = xyz.data[i * width + 2] == xyz.data[2];
   }
-  std::vector<bool> used(n, false);
+  // Bytes set by relaxed atomic stores (plain ones on x86): the cores mark side by side.
+  std::vector<std::uint8_t> used(n, 0);
   const NDArray bases_array = block_bases(mesh.cells);
   const std::int64_t* bases = bases_array.data_as<std::int64_t>();
   // Duplicates: cells of one type (in any block) with the same sorted node list — kept flat per
@@ -492,7 +527,11 @@ MeshCheck check(const Mesh& mesh) {
   constexpr std::uint8_t kDegenerate = 1, kInverted = 2;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const CellBlock& block = mesh.cells[b];
-    for (std::int64_t node : block.connectivity.values<std::int64_t>()) used[static_cast<std::size_t>(node)] = true;
+    const std::span<const std::int64_t> all_nodes = block.connectivity.values<std::int64_t>();
+    parallel_ranges(all_nodes.size(), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i)
+        std::atomic_ref<std::uint8_t>(used[static_cast<std::size_t>(all_nodes[i])]).store(1, std::memory_order_relaxed);
+    });
     if (block.is_ragged()) continue;
     const std::int64_t k = block.connectivity.row_width();
     const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
@@ -508,33 +547,41 @@ MeshCheck check(const Mesh& mesh) {
     rows.nodes.resize((first_row + cells) * static_cast<std::size_t>(k));
     rows.cells.resize(first_row + cells);
     std::vector<std::uint8_t> found(cells, 0);  // each cell's flags: its own, so the cores write apart
+    // The corners' coordinates, read once a cell (a facet table names them many times); cells of
+    // more corners than that read them where used.
+    constexpr int kHeld = 16;
     parallel_ranges(cells, 4096, [&](std::size_t first, std::size_t last) {
+      std::array<Vec, kHeld> held{};
       for (std::size_t c = first; c < last; ++c) {
         const std::int64_t* cell = nodes + static_cast<std::int64_t>(c) * k;
         const auto sorted_begin = rows.nodes.begin() + static_cast<std::ptrdiff_t>((first_row + c) * static_cast<std::size_t>(k));
         const auto sorted_end = sorted_begin + static_cast<std::ptrdiff_t>(k);
         std::copy(cell, cell + k, sorted_begin);
-        std::sort(sorted_begin, sorted_end);
+        sort_few(&*sorted_begin, k);
         rows.cells[first_row + c] = bases[b] + static_cast<std::int64_t>(c);
         const bool repeated = std::adjacent_find(sorted_begin, sorted_end) != sorted_end;
+        for (int i = 0; i < std::min(corners, kHeld); ++i) held[static_cast<std::size_t>(i)] = xyz[cell[i]];
+        auto corner = [&](int i) { return i < kHeld ? held[static_cast<std::size_t>(i)] : xyz[cell[i]]; };
         double measure = 0, scale = 0;  // signed volume/area/length and the square of the cell's size
-        for (int i = 1; i < corners; ++i)
-          scale = std::max(scale, dot(minus(point_of(mesh, cell[i], xyz), point_of(mesh, cell[0], xyz)),
-                                      minus(point_of(mesh, cell[i], xyz), point_of(mesh, cell[0], xyz))));
+        const Vec origin = corner(0);
+        for (int i = 1; i < corners; ++i) {
+          const Vec edge = minus(corner(i), origin);
+          scale = std::max(scale, dot(edge, edge));
+        }
         bool oriented = false;
         if (dimension == 3 && !facets.empty()) {  // divergence theorem over the outward facets, fans of triangles
           for (const FacetCorners& facet : facets) {
-            const Vec a = point_of(mesh, cell[facet.corners[0]], xyz);
+            const Vec a = corner(facet.corners[0]);
             for (int i = 1; i + 1 < facet.count; ++i)
-              measure += dot(a, cross(point_of(mesh, cell[facet.corners[static_cast<std::size_t>(i)]], xyz),
-                                      point_of(mesh, cell[facet.corners[static_cast<std::size_t>(i + 1)]], xyz))) / 6.0;
+              measure += dot(a, cross(corner(facet.corners[static_cast<std::size_t>(i)]),
+                                      corner(facet.corners[static_cast<std::size_t>(i + 1)]))) / 6.0;
           }
           oriented = true;
         } else if (dimension == 2 && corners >= 3) {  // fan from the first corner
-          const Vec a = point_of(mesh, cell[0], xyz);
+          const Vec a = origin;
           Vec normal{0, 0, 0};
           for (int i = 1; i + 1 < corners; ++i) {
-            const Vec t = cross(minus(point_of(mesh, cell[i], xyz), a), minus(point_of(mesh, cell[i + 1], xyz), a));
+            const Vec t = cross(minus(corner(i), a), minus(corner(i + 1), a));
             normal = {normal[0] + t[0], normal[1] + t[1], normal[2] + t[2]};
           }
           measure = planar ? normal[2] / 2 : std::sqrt(dot(normal, normal)) / 2;
@@ -544,7 +591,8 @@ MeshCheck check(const Mesh& mesh) {
         } else {
           measure = 1;  // vertices, unknown types: nothing to measure
         }
-        const double size = dimension == 3 ? std::pow(scale, 1.5) : dimension == 2 ? scale : std::sqrt(scale);
+        // scale^(3/2) as scale·√scale: the same threshold without a call of pow a cell.
+        const double size = dimension == 3 ? scale * std::sqrt(scale) : dimension == 2 ? scale : std::sqrt(scale);
         if (repeated || std::abs(measure) <= 1e-12 * size) found[c] = kDegenerate;
         else if (oriented && measure < 0) found[c] = kInverted;
       }
@@ -584,7 +632,7 @@ MeshCheck check(const Mesh& mesh) {
   }
   std::sort(report.duplicate.begin(), report.duplicate.end());
   for (std::size_t i = 0; i < n; ++i)
-    if (!used[i]) report.unused_points.push_back(static_cast<std::int64_t>(i));
+    if (used[i] == 0) report.unused_points.push_back(static_cast<std::int64_t>(i));
 
   // Facets of the top-dimensional cells seen more than twice (extract_surface's facet count).
   int top = -1;
