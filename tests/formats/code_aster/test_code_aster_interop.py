@@ -103,3 +103,25 @@ def test_errors_name_the_line(tmp_path):
     assert ":6" in str(info.value)
     with pytest.raises(mio.WriteError):
         mio.code_aster.write(tmp_path / "p.mail", mio.Mesh(np.zeros((3, 2)), [("polygon", np.array([[0, 1, 2]]))]))
+
+
+def test_large_deck_writes_and_reads_the_same_on_one_thread_and_two(tmp_path):
+    """The node and element sections are written on all cores: the same bytes at one thread
+    and two, every line within 80 columns, and the mesh reads back alike at both."""
+    from interop import assert_large_deck_reads_alike_on_one_thread_and_two, kuhn_tet_box
+
+    points, tets = kuhn_tet_box(30)
+    mesh = mio.Mesh(points * np.pi, [("tetra", tets)])
+    written = []
+    for threads in (1, 2):
+        mio._core.set_thread_count(threads)
+        try:
+            mio.write(tmp_path / f"t{threads}.mail", mesh, file_format="code_aster")
+        finally:
+            mio._core.set_thread_count(0)
+        written.append((tmp_path / f"t{threads}.mail").read_bytes())
+    assert written[0] == written[1]
+    assert max(len(line) for line in written[0].splitlines()) <= 80
+    back = mio.read(tmp_path / "t2.mail")
+    assert np.array_equal(back.points, mesh.points) and np.array_equal(back.cells[0].data, tets)
+    assert_large_deck_reads_alike_on_one_thread_and_two(tmp_path / "large.mail", "code_aster")

@@ -80,3 +80,25 @@ def test_entity_regions_and_errors(tmp_path):
 
 def test_large_deck_reads_the_same_on_one_thread_and_two(tmp_path):
     assert_large_deck_reads_alike_on_one_thread_and_two(tmp_path / "large.mphtxt", "mphtxt")
+
+
+def test_large_deck_writes_the_same_on_one_thread_and_two(tmp_path):
+    """Points, elements and entity indices are written on all cores: the same bytes at one
+    thread and two, read back as written."""
+    from interop import kuhn_tet_box
+
+    points, tets = kuhn_tet_box(30)
+    entity = (np.arange(len(tets)) % 7).astype(np.int32)
+    mesh = mio.Mesh(points * np.pi, [("tetra", tets)], cell_data={"mphtxt:geometric_entity": [entity]})
+    written = []
+    for threads in (1, 2):
+        mio._core.set_thread_count(threads)
+        try:
+            mio.write(tmp_path / f"t{threads}.mphtxt", mesh)
+        finally:
+            mio._core.set_thread_count(0)
+        written.append((tmp_path / f"t{threads}.mphtxt").read_bytes())
+    assert written[0] == written[1]
+    back = mio.read(tmp_path / "t2.mphtxt")
+    assert np.array_equal(back.points, mesh.points) and np.array_equal(back.cells[0].data, tets)
+    assert np.array_equal(back.cell_data["mphtxt:geometric_entity"][0], entity)

@@ -159,6 +159,9 @@ class Reader {
   }
 
   static bool is_block_keyword(std::string_view keyword) {
+    // Every keyword has a letter second (POI1, SEG2 …), most data tokens a digit (N12, M7):
+    // those are told apart here, without comparing them with each keyword (a data line each).
+    if (keyword.size() < 2 || (keyword[1] >= '0' && keyword[1] <= '9')) return false;
     return keyword == "TITRE" || keyword.starts_with("COOR_") || keyword == "GROUP_NO" ||
            keyword == "GROUP_MA" || detail::type_of_keyword(keyword) != nullptr;
   }
@@ -263,12 +266,13 @@ class Reader {
     std::vector<std::int64_t>& nodes = blocks_.back().second;
     int k = -1;
     Token last{};
+    const auto dimension = static_cast<std::int8_t>(cell_type(type.cell_type).dimension);
     walk_block(type.keyword, opening, rest, nullptr, [&](const Token& token) {
       if (k < 0) {
         if (!elements_.insert(token.text, cell_count_))
           lines_.fail_at(token.offset, "element " + std::string(token.text) + " is defined twice");
         ++cell_count_;
-        cell_dims_.push_back(static_cast<std::int8_t>(cell_type(type.cell_type).dimension));
+        cell_dims_.push_back(dimension);
         last = token;
         k = 0;
         return;

@@ -7,7 +7,9 @@
 // (NOM= the region's name with blanks, '%' and '=' as '_'), FIN. Cell types code_aster has
 // no element for (polygons, Lagrange cells beyond HEXA27 …) are a WriteError. Point, cell and
 // field data and Side regions have no place in the format and are not written. Reals in the
-// shortest form that reads back to the same bits.
+// shortest form that reads back to the same bits. The node and element sections are formatted
+// on all cores (io::write_rows_in_parallel: the same bytes at any thread count).
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <span>
@@ -19,6 +21,7 @@
 #include "formats/code_aster/code_aster.hpp"
 #include "formats/code_aster/code_aster_types.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 
 namespace meshioplusplus::code_aster {
 namespace {
@@ -61,10 +64,6 @@ class NameLine {
     name(out_, prefix_, index);
     column_ += length;
   }
-  void start_with(char prefix, std::int64_t index) {
-    name(out_, prefix, index);
-    column_ = name_length(index);
-  }
   void end() {
     out_.put('\n');
     column_ = 0;
@@ -97,25 +96,26 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
   out.number(dim);
   out.text("D\n");
   // Reals in their shortest exact form (std::to_chars, as OutputBuffer writes them); one that
-  // would pass column 80 goes on the next line.
-  for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
-    name(out, 'N', i);
-    std::size_t column = name_length(i);
+  // would pass column 80 goes on the next line. Rows on all cores (io::write_rows_in_parallel:
+  // the same bytes at any thread count).
+  io::write_rows_in_parallel(out, file, mesh.num_points(), 3 * (io::kMaxNumberChars + 2) + 24, [&](char* p, std::int64_t i) {
+    char* row_start = p;
+    *p++ = 'N';
+    p = io::put_number(p, i + 1);
     for (std::int64_t k = 0; k < dim; ++k) {
-      char text[32];
-      const auto length = static_cast<std::size_t>(std::to_chars(text, text + sizeof text, xyz[i * dim + k]).ptr - text);
-      if (column + 1 + length > kColumns) {
-        out.put('\n');
-        column = 0;
+      char text[io::kMaxNumberChars];
+      const auto length = static_cast<std::size_t>(io::put_number(text, xyz[i * dim + k]) - text);
+      if (static_cast<std::size_t>(p - row_start) + 1 + length > kColumns) {
+        *p++ = '\n';
+        row_start = p;
       } else {
-        out.put(' ');
-        ++column;
+        *p++ = ' ';
       }
-      out.text(std::string_view(text, length));
-      column += length;
+      p = std::copy(text, text + length, p);
     }
-    out.put('\n');
-  }
+    *p++ = '\n';
+    return p;
+  });
   out.text("FINSF\n");
   std::int64_t cell = 0;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
@@ -124,17 +124,32 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
     const std::int64_t* connectivity = block.connectivity.data_as<std::int64_t>();
     out.text(types[b]->keyword);
     out.put('\n');
-    // file[order[i]] = ours[i]
+    // file[order[i]] = ours[i]; rows on all cores, names wrapped before column 80 as NameLine does.
     const std::span<const std::int8_t> order = detail::node_order(block.type);
-    std::int64_t file_nodes[27];
-    for (std::int64_t row = 0; row < block.num_cells(); ++row, ++cell) {
-      const std::int64_t* ours = connectivity + row * nodes;
-      for (std::int64_t k = 0; k < nodes; ++k) file_nodes[order.empty() ? k : order[k]] = ours[k];
-      NameLine line(out, 'N');
-      line.start_with('M', cell);
-      for (std::int64_t k = 0; k < nodes; ++k) line.add(file_nodes[k]);
-      line.end();
-    }
+    const std::int64_t first_cell = cell;
+    io::write_rows_in_parallel(out, file, block.num_cells(), static_cast<std::size_t>(nodes + 1) * 24 + 8,
+                               [&](char* p, std::int64_t row) {
+                                 std::int64_t file_nodes[27];
+                                 const std::int64_t* ours = connectivity + row * nodes;
+                                 for (std::int64_t k = 0; k < nodes; ++k) file_nodes[order.empty() ? k : order[k]] = ours[k];
+                                 char* row_start = p;
+                                 *p++ = 'M';
+                                 p = io::put_number(p, first_cell + row + 1);
+                                 for (std::int64_t k = 0; k < nodes; ++k) {
+                                   const std::size_t length = name_length(file_nodes[k]);
+                                   if (static_cast<std::size_t>(p - row_start) + 1 + length > kColumns) {
+                                     *p++ = '\n';
+                                     row_start = p;
+                                   } else {
+                                     *p++ = ' ';
+                                   }
+                                   *p++ = 'N';
+                                   p = io::put_number(p, file_nodes[k] + 1);
+                                 }
+                                 *p++ = '\n';
+                                 return p;
+                               });
+    cell += block.num_cells();
     out.text("FINSF\n");
   }
   for (const Region& region : mesh.regions) {

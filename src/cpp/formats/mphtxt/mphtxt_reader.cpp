@@ -302,43 +302,76 @@ class Reader {
     mesh.points = NDArray::allocate(DType::float64, {num_points, sdim_});
     std::copy(coordinates_.begin(), coordinates_.end(), mesh.points.data_as<double>());
     std::vector<NDArray> entities;
-    std::map<RegionKey, std::vector<std::int64_t>> members;
-    std::vector<std::vector<std::int64_t>> object_cells(static_cast<std::size_t>(objects_read_));
+    // Each region's members counted first, then written straight into its entries (one
+    // allocation each, no per-cell map look-up: a run of cells of one entity looks it up once).
+    std::map<RegionKey, std::pair<std::int64_t, std::int64_t*>> regions;  // key -> (count, cursor)
+    const auto for_each_run = [&](const auto& visit) {
+      std::int64_t first_cell = 0;
+      for (const Block& block : blocks_) {
+        const std::int64_t count = block.connectivity.dim(0);
+        const std::int64_t* entity = block.entities.data_as<std::int64_t>();
+        for (std::int64_t e = 0; e < count;) {
+          std::int64_t run_end = e + 1;
+          while (run_end < count && entity[run_end] == entity[e]) ++run_end;
+          visit(RegionKey{block.object, block.type->dim, entity[e]}, first_cell + e, first_cell + run_end);
+          e = run_end;
+        }
+        first_cell += count;
+      }
+    };
+    for_each_run([&](const RegionKey& key, std::int64_t first, std::int64_t last) { regions[key].first += last - first; });
+    std::vector<Region> entity_regions;
+    for (auto& [key, slot] : regions) {
+      Region region;
+      region.name = "dim " + std::to_string(key.dim) + " entity " + std::to_string(key.entity);
+      if (objects_read_ > 1) region.name = tags_[static_cast<std::size_t>(key.object)] + ": " + region.name;
+      region.kind = RegionKind::Cell;
+      region.dim = key.dim;
+      region.tag = key.entity;
+      region.entries = NDArray::allocate(DType::int64, {slot.first});
+      slot.second = region.entries.data_as<std::int64_t>();
+      entity_regions.push_back(std::move(region));
+    }
+    RegionKey last_key{-1, -1, 0};
+    std::int64_t** cursor = nullptr;
+    for_each_run([&](const RegionKey& key, std::int64_t first, std::int64_t last) {
+      if (cursor == nullptr || key < last_key || last_key < key) {
+        cursor = &regions.find(key)->second.second;
+        last_key = key;
+      }
+      for (std::int64_t cell = first; cell < last; ++cell) *(*cursor)++ = cell;
+    });
+    std::vector<std::int64_t> object_first(static_cast<std::size_t>(objects_read_), -1), object_last(object_first.size(), -1);
     std::int64_t first_cell = 0;
     for (Block& block : blocks_) {
       const std::int64_t count = block.connectivity.dim(0);
-      const std::int64_t* entity = block.entities.data_as<std::int64_t>();
-      for (std::int64_t e = 0; e < count; ++e) {
-        members[{block.object, block.type->dim, entity[e]}].push_back(first_cell + e);
-        if (objects_read_ > 1) object_cells[static_cast<std::size_t>(block.object)].push_back(first_cell + e);
-      }
+      // An object's blocks follow one another: its cells are one range.
+      auto& first = object_first[static_cast<std::size_t>(block.object)];
+      if (first < 0) first = first_cell;
       first_cell += count;
+      object_last[static_cast<std::size_t>(block.object)] = first_cell;
       mesh.cells.push_back(CellBlock{std::string(block.type->cell_type), std::move(block.connectivity), {}, {}});
       entities.push_back(std::move(block.entities));
     }
     if (!mesh.cells.empty()) mesh.cell_data.set("mphtxt:geometric_entity", std::move(entities));
-    const auto add_region = [&](std::string name, int dim, std::int64_t tag, const std::vector<std::int64_t>& cells) {
-      Region region;
-      region.name = std::move(name);
-      region.kind = RegionKind::Cell;
-      region.dim = dim;
-      region.tag = tag;
-      region.entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(cells.size())});
-      std::copy(cells.begin(), cells.end(), region.entries.data_as<std::int64_t>());
-      mesh.regions.push_back(std::move(region));
-    };
     if (objects_read_ > 1)
       for (int object = 0; object < objects_read_; ++object) {
         int dim = -1;
         for (const Block& block : blocks_)
           if (block.object == object) dim = std::max(dim, block.type->dim);
-        add_region(tags_[static_cast<std::size_t>(object)], dim, -1, object_cells[static_cast<std::size_t>(object)]);
+        const auto o = static_cast<std::size_t>(object);
+        const std::int64_t first = std::max<std::int64_t>(object_first[o], 0), last = std::max<std::int64_t>(object_last[o], 0);
+        Region region;
+        region.name = tags_[o];
+        region.kind = RegionKind::Cell;
+        region.dim = dim;
+        region.tag = -1;
+        region.entries = NDArray::allocate(DType::int64, {last - first});
+        std::int64_t* entries = region.entries.data_as<std::int64_t>();
+        for (std::int64_t cell = first; cell < last; ++cell) entries[cell - first] = cell;
+        mesh.regions.push_back(std::move(region));
       }
-    for (const auto& [key, cells] : members) {
-      std::string name = "dim " + std::to_string(key.dim) + " entity " + std::to_string(key.entity);
-      if (objects_read_ > 1) name = tags_[static_cast<std::size_t>(key.object)] + ": " + name;
-      add_region(std::move(name), key.dim, key.entity, cells);
-    }
+    for (Region& region : entity_regions) mesh.regions.push_back(std::move(region));
     return mesh;
   }
 

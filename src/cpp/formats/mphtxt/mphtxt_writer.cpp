@@ -6,7 +6,9 @@
 // indices from cell data "mphtxt:geometric_entity" (else "mphtxt:geom", 17.21's name, else the
 // first integer cell data with one value per cell, meshio's rule), 0 otherwise. Cell types
 // COMSOL has no name for here (polygons, wedge15, pyramid13 …) are a WriteError; point and
-// field data and regions have no place in the file. Reals in the shortest exact form.
+// field data and regions have no place in the file. Reals in the shortest exact form. The
+// coordinates, elements and entity indices are formatted on all cores
+// (io::write_rows_in_parallel: the same bytes at any thread count).
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,6 +19,7 @@
 #include "formats/mphtxt/mphtxt_types.hpp"
 #include "io/cells/integer_cell_data.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 
 namespace meshioplusplus::mphtxt {
 namespace {
@@ -73,13 +76,15 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
   counted(out, mesh.num_points(), "number of mesh vertices");
   counted(out, 0, "lowest mesh vertex index");
   out.text("\n# Mesh vertex coordinates\n");
-  for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
+  // The bulk sections on all cores (io::write_rows_in_parallel: the same bytes at any thread count).
+  io::write_rows_in_parallel(out, file, mesh.num_points(), 3 * (io::kMaxNumberChars + 1) + 8, [&](char* p, std::int64_t i) {
     for (std::int64_t k = 0; k < sdim; ++k) {
-      if (k > 0) out.put(' ');
-      out.number(xyz[i * sdim + k]);
+      if (k > 0) *p++ = ' ';
+      p = io::put_number(p, xyz[i * sdim + k]);
     }
-    out.put('\n');
-  }
+    *p++ = '\n';
+    return p;
+  });
   out.put('\n');
   counted(out, static_cast<std::int64_t>(mesh.cells.size()), "number of element types");
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
@@ -94,21 +99,25 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
     counted(out, block.num_cells(), "number of elements");
     out.text("# Elements\n");
     const std::int64_t* connectivity = block.connectivity.data_as<std::int64_t>();
-    std::int64_t file_nodes[27];
-    for (std::int64_t row = 0; row < block.num_cells(); ++row) {
-      for (int k = 0; k < type.nodes; ++k) file_nodes[type.order.empty() ? k : type.order[k]] = connectivity[row * type.nodes + k];
-      for (int k = 0; k < type.nodes; ++k) {
-        out.number(file_nodes[k]);
-        out.put(k + 1 < type.nodes ? ' ' : '\n');
-      }
-    }
+    io::write_rows_in_parallel(out, file, block.num_cells(), static_cast<std::size_t>(type.nodes) * (io::kMaxNumberChars + 1) + 8,
+                               [&](char* p, std::int64_t row) {
+                                 std::int64_t file_nodes[27];
+                                 for (int k = 0; k < type.nodes; ++k)
+                                   file_nodes[type.order.empty() ? k : type.order[k]] = connectivity[row * type.nodes + k];
+                                 for (int k = 0; k < type.nodes; ++k) {
+                                   p = io::put_number(p, file_nodes[k]);
+                                   *p++ = k + 1 < type.nodes ? ' ' : '\n';
+                                 }
+                                 return p;
+                               });
     out.put('\n');
     counted(out, block.num_cells(), "number of geometric entity indices");
     out.text("# Geometric entity indices\n");
-    for (std::int64_t row = 0; row < block.num_cells(); ++row) {
-      out.number(entities != nullptr ? io::integer_at((*entities)[b], row) : std::int64_t{0});
-      out.put('\n');
-    }
+    io::write_rows_in_parallel(out, file, block.num_cells(), io::kMaxNumberChars + 1, [&](char* p, std::int64_t row) {
+      p = io::put_number(p, entities != nullptr ? io::integer_at((*entities)[b], row) : std::int64_t{0});
+      *p++ = '\n';
+      return p;
+    });
   }
   out.flush();
   file.commit();

@@ -45,9 +45,10 @@ class NameIndex {
   }
   // The prefix, then 1-18 digits without a leading zero (so each number has one spelling).
   bool numbered(std::string_view name, std::int64_t& number) const noexcept {
-    if (!prefix_set_ || name.size() <= prefix_.size() || name.size() - prefix_.size() > 18 ||
-        name.compare(0, prefix_.size(), prefix_) != 0)
-      return false;
+    if (!prefix_set_ || name.size() <= prefix_.size() || name.size() - prefix_.size() > 18) return false;
+    // A byte loop, not compare(): the prefix is a letter or two, and this runs per name read.
+    for (std::size_t i = 0; i < prefix_.size(); ++i)
+      if (name[i] != prefix_[i]) return false;
     const std::string_view digits = name.substr(prefix_.size());
     if (digits[0] == '0' && digits.size() > 1) return false;
     std::int64_t value = 0;
