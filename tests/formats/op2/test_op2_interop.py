@@ -111,3 +111,24 @@ def test_sol401_steps():
         np.testing.assert_allclose(reader.times, [1 / 3, 2 / 3, 1.0], rtol=1e-6)
         _, point_data, _ = reader.read_data(2)
         assert point_data["displacement"].shape == (9, 3)
+
+
+def test_complex_modes_as_real_and_imaginary_parts():
+    # pyNastran 1.4.1's eigenvectors and spc_forces of this file (complex64, GRID rows only):
+    # per mode, sum |Re T1..T3|, sum |Im T1..T3|, sum |Re R1..R3|.
+    expected = {
+        "displacement": [(2.421814051384308e-12, 0.0, 1.0), (1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (1.0, 0.0, 0.0)],
+        "spc_force": [(1.2871572607764392e-07, 0.0, 2.190039793958931e-08), (0, 0, 0), (0, 0, 0), (0, 0, 0)],
+    }
+    with meshioplusplus.op2.TimeSeriesReader(str(DATA / "modes_complex_elements.op2")) as reader:
+        assert reader.num_steps == 4
+        np.testing.assert_array_equal(reader.times, [1, 2, 3, 4])  # the mode numbers
+        for k in range(4):
+            _, point_data, _ = reader.read_data(k)
+            assert int(reader.field_data["nastran:mode"][0]) == k + 1
+            for name, sums in expected.items():
+                rotation = "rotation" if name == "displacement" else f"{name}_rotation"
+                rows = ~np.isnan(point_data[f"{name}_real"][:, 0])
+                got = (np.abs(point_data[f"{name}_real"][rows]).sum(), np.abs(point_data[f"{name}_imag"][rows]).sum(),
+                       np.abs(point_data[f"{rotation}_real"][rows]).sum())
+                np.testing.assert_allclose(got, sums[k], rtol=1e-6, atol=1e-15, err_msg=f"{name} mode {k + 1}")

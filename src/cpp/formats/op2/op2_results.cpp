@@ -6,8 +6,11 @@
 // (+ 1000 * sort code), 3 element type, 4 subcase, 5 load set / mode / time / frequency / load
 // factor (by approach: 1 statics, 2 modes, 5 frequency, 6 transient, 7/8 buckling, 10 nonlinear
 // statics), 6 the eigenvalue, 9 format code (1 real), 10 words per entry.
-// Data, real SORT1 only: nodal tables 8 words per grid (grid id * 10 + device code, point type,
-// T1 T2 T3 R1 R2 R3); stress/strain tables one entry per element (element id * 10 + device
+// Data, SORT1 only: nodal tables 8 words per grid (grid id * 10 + device code, point type,
+// T1 T2 T3 R1 R2 R3), or, complex (format 2 real/imaginary, 3 magnitude/phase in degrees; the
+// frequency responses and complex modes), 14: id, type, the six real parts (magnitudes), the six
+// imaginary parts (phases) — as "<name>_real" / "<name>_imag" (n, 3) arrays, the layout the UNV
+// reader gives complex results; real stress/strain tables one entry per element (element id * 10 + device
 // code first) laid out by element type:
 //   CTETRA 39, CHEXA 67, CPENTA 68, CPYRAM 255: id, cid, "CEN/", node count, then 21 words per
 //     point (centroid first): grid, xx, xy, p1, 3 cosines, mean pressure, von Mises, yy, yz, p2,
@@ -83,7 +86,40 @@ double step_time(std::int32_t approach, const Words& header) {
     case 5:
     case 6:
     case 10: return header.real(4);  // frequency, time, load factor
+    case 9: return header.integer(4);  // complex modes: the mode number
     default: return header.integer(3);  // statics and the rest: the subcase
+  }
+}
+
+void read_complex_nodal(const File& file, const Geometry& g, const ResultBlock& block, const Words& w, TimeStep& out) {
+  const std::int64_t n = g.mesh.num_points();
+  auto array = [&](const std::string& name) -> double* {
+    if (NDArray* found = out.point_data.find(name)) return found->data_as<double>();
+    NDArray values = NDArray::allocate(DType::float64, {n, 3});
+    std::fill_n(values.data_as<double>(), values.size(), kNaN);
+    return out.point_data.append_new(name, std::move(values)).data_as<double>();
+  };
+  const std::string rotation = block.name == "displacement" ? std::string("rotation") : block.name + "_rotation";
+  double* parts[4] = {array(block.name + "_real"), array(block.name + "_imag"), array(rotation + "_real"), array(rotation + "_imag")};
+  if (w.size() % 14 != 0) file.fail(w.offset_of(0), block.name + ": data record of " + std::to_string(w.size()) +
+                                                         " words is not 14 per grid (complex)");
+  constexpr double degree = std::numbers::pi / 180;
+  for (std::size_t at = 0; at < w.size(); at += 14) {
+    if (w.integer(at + 1) != 1) continue;  // scalar or extra point: one value, no place in (n, 3)
+    const std::int64_t row = g.grids.find(w.integer(at) / 10);
+    if (row < 0) file.fail(w.offset_of(at), block.name + ": grid " + std::to_string(w.integer(at) / 10) +
+                                                " is not in GEOM1");
+    for (std::size_t c = 0; c < 6; ++c) {
+      double re = w.real(at + 2 + c), im = w.real(at + 8 + c);
+      if (block.format == 3) {  // magnitude and phase → real and imaginary parts
+        const double magnitude = re, phase = im * degree;
+        re = magnitude * std::cos(phase);
+        im = magnitude * std::sin(phase);
+      }
+      const std::size_t rotational = c / 3;
+      parts[2 * rotational][row * 3 + static_cast<std::int64_t>(c % 3)] = re;
+      parts[2 * rotational + 1][row * 3 + static_cast<std::int64_t>(c % 3)] = im;
+    }
   }
 }
 
@@ -177,17 +213,25 @@ std::vector<Step> find_steps(const File& file) {
       if (record.bytes < 4 * kTable3Words) continue;  // not a table-3 header
       const Words header(file, file.record_bytes(record, storage), record.offset());
       const std::int32_t approach = header.integer(0) / 10;
-      const std::int32_t table_code = header.integer(1);
-      if (header.integer(8) != 1 || table_code >= 1000) continue;  // complex, SORT2, random
+      // Table code + 1000 × sort code: 0 SORT1 real, 1 SORT1 complex, 2-3 SORT2, 4-7 random.
+      const std::int32_t sort_code = header.integer(1) / 1000;
+      const std::int32_t table_code = header.integer(1) % 1000;
+      const std::int32_t written_format = header.integer(8);
+      if (sort_code > 1 || written_format < 1 || written_format > 3) continue;  // SORT2, random
+      // Complex: a complex sort code (complex modes write format 1 there: real/imaginary), or
+      // format 2 (real/imaginary) or 3 (magnitude/phase).
+      const std::int32_t format = sort_code == 1 && written_format == 1 ? 2 : written_format;
       ResultBlock block;
       block.table = t;
       block.record = r + 1;
       block.element_type = header.integer(2);
       block.num_wide = header.integer(9);
+      block.format = format;
       if (nodal_table) {
         block.name = nodal_name(table_code);
-        if (block.name.empty() || block.num_wide != 8) continue;
+        if (block.name.empty() || block.num_wide != (format == 1 ? 8 : 14)) continue;
       } else {
+        if (format != 1) continue;  // complex stresses and strains: not read
         if (table_code != 5 || !layout_fits(element_layout(block.element_type), block.num_wide)) continue;
         block.nodal = false;
         block.name = table.name.starts_with("OSTR") ? "strain" : "stress";
@@ -216,11 +260,13 @@ TimeStep read_step(const File& file, const Geometry& geometry, const Step& step)
   for (const ResultBlock& block : step.blocks) {
     const LogicalRecord& record = file.tables[block.table].records[block.record];
     const Words w(file, file.record_bytes(record, storage), record.offset());
-    if (block.nodal) read_nodal(file, geometry, block, w, out);
+    if (block.nodal && block.format != 1) read_complex_nodal(file, geometry, block, w, out);
+    else if (block.nodal) read_nodal(file, geometry, block, w, out);
     else read_element(file, geometry, block, w, out);
   }
   out.field_data.append_new("nastran:subcase", NDArray::from_values<std::int64_t>({step.subcase}));
   out.field_data.append_new("nastran:approach_code", NDArray::from_values<std::int64_t>({step.approach}));
+  if (step.approach == 9) out.field_data.append_new("nastran:mode", NDArray::from_values<std::int64_t>({step.key_word}));
   if (step.approach == 2) {
     out.field_data.append_new("nastran:mode", NDArray::from_values<std::int64_t>({step.key_word}));
     out.field_data.append_new("nastran:eigenvalue", NDArray::from_values<double>({step.eigenvalue}));

@@ -16,6 +16,7 @@ struct ResultBlock {
   std::string name;                   // "displacement", "stress" …
   bool nodal = true;
   std::int32_t element_type = 0, num_wide = 0;
+  std::int32_t format = 1;  // table-3 word 9: 1 real, 2 real/imaginary, 3 magnitude/phase
 };
 
 struct Step {
