@@ -21,6 +21,12 @@
 // entity has no value; the nodal "fixed" flag is not kept. Each SubModelPart becomes a Point
 // region (its nodes) and a Cell region (its elements and conditions) named by its path,
 // "Parent.Child" (cells in block-major order). meshio 5.3.5 reads only points and cells.
+//
+// A large file is read on all cores: the first pass finds its Begin/End lines and counts the
+// lines between them in line-aligned parts, and the Nodes and Elements/Conditions blocks of one
+// plainly written entry per line (what Kratos and meshio write) are parsed in parts through
+// io::parse_lines_in_parallel. Any other layout, and any error, takes the sequential loops,
+// which word every error as before; the result is the same bits at any thread count.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -43,9 +49,12 @@
 #include "io/cells/id_map.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/source/parallel.hpp"
+#include "io/text/line_values.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus::mdpa {
 namespace {
@@ -286,22 +295,88 @@ class Reader {
     std::int64_t lines = 0;  // lines of its body holding more than a comment
   };
 
-  void scan() {
-    std::vector<Open> stack;
-    std::size_t pos = 0;
-    while (pos < doc_.size()) {
-      std::size_t stop = doc_.find('\n', pos);
-      if (stop == std::string_view::npos) stop = doc_.size();
-      const std::size_t line_begin = pos;
-      pos = stop + 1;
-      // Body lines (neither Begin nor End) are only counted.
-      std::size_t lead = line_begin;
-      while (lead < stop && io::is_space(doc_[lead])) ++lead;
-      const char c = lead < stop ? doc_[lead] : '\0';
-      if (c != 'B' && c != 'E' && !stack.empty()) {
-        if (c != '\0' && !(c == '/' && lead + 1 < stop && doc_[lead + 1] == '/')) ++stack.back().lines;
-        continue;
+  // Lines whose first non-blank byte is 'B' or 'E' (Begin and End lines, and body lines that
+  // start so), and the other lines holding more than a comment counted between them: found on
+  // all cores for a large file, so that scan() looks at few lines itself.
+  struct LineMarks {
+    std::vector<std::size_t> starts;         // of the marked lines
+    std::vector<std::int64_t> lines_before;  // [k]: other significant lines before mark k (last: after all)
+    std::vector<std::size_t> first_before;   // [k]: where the first of them starts (npos: none)
+
+    void add_gap() {
+      lines_before.push_back(0);
+      first_before.push_back(std::string_view::npos);
+    }
+    // `next`'s marks after these; the gap that ends one part and the one that starts the next
+    // are one gap.
+    void append(const LineMarks& next) {
+      lines_before.back() += next.lines_before.front();
+      if (first_before.back() == std::string_view::npos) first_before.back() = next.first_before.front();
+      starts.insert(starts.end(), next.starts.begin(), next.starts.end());
+      lines_before.insert(lines_before.end(), next.lines_before.begin() + 1, next.lines_before.end());
+      first_before.insert(first_before.end(), next.first_before.begin() + 1, next.first_before.end());
+    }
+  };
+
+  // The marks of the lines starting in [begin, end) (`end` a line start or the document's end).
+  LineMarks mark_lines(std::size_t begin, std::size_t end) const {
+    LineMarks marks;
+    marks.add_gap();
+    const char* const text = doc_.data();
+    for (std::size_t pos = begin; pos < end;) {
+      const void* newline = std::memchr(text + pos, '\n', end - pos);
+      const std::size_t stop = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - text) : end;
+      std::size_t lead = pos;
+      while (lead < stop && io::is_space(text[lead])) ++lead;
+      const char c = lead < stop ? text[lead] : '\0';
+      if (c == 'B' || c == 'E') {
+        marks.starts.push_back(pos);
+        marks.add_gap();
+      } else if (c != '\0' && !(c == '/' && lead + 1 < stop && text[lead + 1] == '/')) {
+        if (marks.lines_before.back()++ == 0) marks.first_before.back() = pos;
       }
+      pos = stop + 1;
+    }
+    return marks;
+  }
+
+  LineMarks mark_lines() const {
+    const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(thread_count(), doc_.size() / io::kParallelLinesMinBytes));
+    std::vector<std::size_t> bounds{0};
+    for (std::size_t p = 1; p < parts; ++p) {
+      std::size_t at = std::max(bounds.back(), doc_.size() / parts * p);
+      const void* newline = std::memchr(doc_.data() + at, '\n', doc_.size() - at);
+      bounds.push_back(newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - doc_.data()) + 1 : doc_.size());
+    }
+    bounds.push_back(doc_.size());
+    std::vector<LineMarks> marks(parts);
+    io::parallel_ranges(parts, 1, [&](std::size_t first, std::size_t last) {
+      for (std::size_t p = first; p < last; ++p) marks[p] = mark_lines(bounds[p], bounds[p + 1]);
+    });
+    for (std::size_t p = 1; p < parts; ++p) marks[0].append(marks[p]);
+    return std::move(marks[0]);
+  }
+
+  void scan() {
+    const LineMarks marks = mark_lines();
+    std::vector<Open> stack;
+    for (std::size_t k = 0;; ++k) {
+      // Body lines (neither Begin nor End) are only counted; outside a block they are an error.
+      if (marks.lines_before[k] > 0) {
+        if (stack.empty()) {
+          const std::size_t at = marks.first_before[k];
+          io::TextScanner s(doc_, at, std::min(doc_.find('\n', at), doc_.size()), path_, kFormat);
+          const std::string_view first = s.next_token();
+          fail_at(s.position() - first.size(), "unexpected text outside a Begin … End block: '" +
+                                                   std::string(first.substr(0, 32)) + "'");
+        }
+        stack.back().lines += marks.lines_before[k];
+      }
+      if (k == marks.starts.size()) break;
+      const std::size_t line_begin = marks.starts[k];
+      std::size_t stop = doc_.find('\n', line_begin);
+      if (stop == std::string_view::npos) stop = doc_.size();
+      const std::size_t pos = stop + 1;
       io::TextScanner s(doc_, line_begin, stop, path_, kFormat);
       const std::string_view first = s.next_token();
       if (first != "Begin" && first != "End") {
@@ -422,20 +497,39 @@ class Reader {
     for (const Section& section : sections_)
       if (section.kind == Kind::nodes) total += section.count;
     mesh_.points = NDArray::allocate(DType::float64, {total, 3});
-    double* xyz = mesh_.points.data_as<double>();
-    std::vector<std::int64_t> ids;
-    ids.reserve(static_cast<std::size_t>(total));
+    double* const xyz = mesh_.points.data_as<double>();
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(total));
+    std::int64_t first = 0;  // the section's first node
     for (const Section& section : sections_) {
       if (section.kind != Kind::nodes) continue;
-      Cursor cursor(doc_, section.begin, section.end, path_);
-      for (std::int64_t i = 0; i < section.count; ++i) {
-        ids.push_back(cursor.number<std::int64_t>("a node id"));
-        for (int c = 0; c < 3; ++c) *xyz++ = cursor.number<double>("a node coordinate");
+      if (!exact_ && read_nodes_in_parallel(section, ids.data() + first, xyz + 3 * first)) {
+        first += section.count;
+        continue;
       }
+      Cursor cursor(doc_, section.begin, section.end, path_);
+      for (std::int64_t i = first; i < first + section.count; ++i) {
+        ids[static_cast<std::size_t>(i)] = cursor.number<std::int64_t>("a node id");
+        for (int c = 0; c < 3; ++c) xyz[3 * i + c] = cursor.number<double>("a node coordinate");
+      }
+      first += section.count;
       if (!exact_ && !cursor.at_end()) throw Mismatch{};
     }
     if (const auto repeated = node_ids_.build(ids))
       fail_at(entry_offset(Kind::nodes, Kind::nodes, *repeated), "node id " + std::to_string(ids[*repeated]) + " appears twice");
+  }
+
+  // A large block of one plainly written "id x y z" per line, read on all cores; false when
+  // the sequential loop must read it (any other layout, a comment, a blank line), which then
+  // overwrites whatever was filled and words any error.
+  bool read_nodes_in_parallel(const Section& section, std::int64_t* ids, double* xyz) const {
+    const char* const text = doc_.data();
+    const auto end = io::parse_lines_in_parallel(
+        doc_, section.begin, static_cast<std::uint64_t>(section.count), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+          io::LineValues values(text + begin, text + stop, text + doc_.size());
+          double* const out = xyz + 3 * i;
+          return values.next(ids[i]) && values.next(out[0]) && values.next(out[1]) && values.next(out[2]) && values.done();
+        });
+    return end && *end == section.end;
   }
 
   // Where entry `index` of the `a`/`b` blocks starts, counted over those blocks in file
@@ -501,13 +595,21 @@ class Reader {
       listed.resize(static_cast<std::size_t>(section.nodes));
       auto& ids = condition ? condition_ids : element_ids;
       auto& cells = condition ? condition_cells_ : element_cells_;
-      ids.reserve(ids.size() + static_cast<std::size_t>(section.count));
-      if (need_cells_) cells.reserve(cells.size() + static_cast<std::size_t>(section.count));
       std::int64_t* property = properties[b].data_as<std::int64_t>();
       const std::int64_t base = bases.data_as<std::int64_t>()[b];
+      const std::size_t first_id = ids.size();
+      ids.resize(first_id + static_cast<std::size_t>(section.count));
+      if (need_cells_) {
+        const std::size_t first_cell = cells.size();
+        cells.resize(first_cell + static_cast<std::size_t>(section.count));
+        for (std::int64_t i = 0; i < section.count; ++i) cells[first_cell + static_cast<std::size_t>(i)] = base + row + i;
+      }
+      if (!exact_ && read_cells_in_parallel(section, order, ids.data() + first_id, property + row, connectivity + row * section.nodes)) {
+        row += section.count;
+        continue;
+      }
       for (std::int64_t i = 0; i < section.count; ++i, ++row) {
-        ids.push_back(cursor.number<std::int64_t>("an entity id"));
-        if (need_cells_) cells.push_back(base + row);
+        ids[first_id + static_cast<std::size_t>(i)] = cursor.number<std::int64_t>("an entity id");
         property[row] = cursor.number<std::int64_t>("a property id");
         std::int64_t* out = connectivity + row * section.nodes;
         if (order.empty()) {
@@ -526,6 +628,31 @@ class Reader {
       fail_at(entry_offset(Kind::conditions, Kind::conditions, *repeated),
               "condition id " + std::to_string(condition_ids[*repeated]) + " appears twice");
     if (!mesh_.cells.empty()) mesh_.cell_data.set("mdpa:property", std::move(properties));
+  }
+
+  // A large block of one plainly written "id property n1 … nk" per line, every node defined,
+  // read on all cores; false sends it to the sequential loop (as read_nodes_in_parallel).
+  bool read_cells_in_parallel(const Section& section, std::span<const int> order, std::int64_t* ids,
+                              std::int64_t* property, std::int64_t* connectivity) const {
+    const char* const text = doc_.data();
+    const auto nodes = static_cast<std::size_t>(section.nodes);
+    if (nodes > 32) return false;
+    const auto end = io::parse_lines_in_parallel(
+        doc_, section.begin, static_cast<std::uint64_t>(section.count), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+          io::LineValues values(text + begin, text + stop, text + doc_.size());
+          if (!values.next(ids[i]) || !values.next(property[i])) return false;
+          std::int64_t listed[32];
+          for (std::size_t k = 0; k < nodes; ++k) {
+            std::int64_t id = 0;
+            if (!values.next(id)) return false;
+            listed[k] = node_ids_.find(id);
+            if (listed[k] < 0) return false;
+          }
+          std::int64_t* const out = connectivity + i * nodes;
+          for (std::size_t k = 0; k < nodes; ++k) out[k] = listed[order.empty() ? k : static_cast<std::size_t>(order[k])];
+          return values.done();
+        });
+    return end && *end == section.end;
   }
 
   // ---- data ----

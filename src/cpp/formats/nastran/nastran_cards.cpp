@@ -177,7 +177,10 @@ bool is_large_field(std::string_view head) noexcept { return !head.empty() && (h
 
 // The card's name: its first field, upper case, without the large-field '*'.
 void assign_name(std::string& name, std::string_view head, bool large) {
-  name.assign(large ? head.substr(0, head.size() - 1) : head);
+  const std::string_view bare = large ? head.substr(0, head.size() - 1) : head;
+  // Cards come in runs of one name: most cards keep the name the one before them had.
+  if (name.size() == bare.size() && starts_with_upper(bare, name)) return;
+  name.assign(bare);
   for (char& c : name) c = upper_ascii(c);
 }
 

@@ -9,9 +9,10 @@
 //
 // Large sections of one record per line (what Netgen and meshio write) are read on all cores
 // in both passes through io/text/parallel_records.hpp: the first pass then keeps each
-// record's kind, the second fills each record's row from it. Anything else (blank or comment
-// lines, records it cannot read plainly) falls back to the sequential walk, which words every
-// error with its line and byte offset as before.
+// record's kind, the second fills each record's row from it; plainly written points are read
+// as the first pass reaches them, so no pass walks their lines one by one. Anything else
+// (blank or comment lines, records it cannot read plainly) falls back to the sequential walk,
+// which words every error with its line and byte offset as before.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -54,9 +55,10 @@ struct CellSection {
   std::size_t start;  // position of the first record
   std::int64_t count;
   bool two_lines;  // edgesegmentsgi2 records split over two lines
-  // Each record's kind when the first pass read the section on all cores (else empty): the
-  // second pass then reads it on all cores too.
-  std::vector<const detail::ElementKind*> kinds;
+  // Each record's kind (its place in detail::kKinds: a byte, not a pointer, since this is
+  // 1 per element of fresh memory) when the first pass read the section on all cores (else
+  // empty): the second pass then reads it on all cores too.
+  std::vector<std::uint8_t> kinds;
 };
 
 struct BlockPlan {
@@ -102,7 +104,7 @@ class Reader {
     if (!first || lines_.text(*first) != "mesh3d")
       lines_.fail_at(first ? first->begin : 0, "not a Netgen mesh: the file must start with 'mesh3d'");
     scan();
-    read_points();
+    if (!points_read_early_) read_points();
     read_cells();
     build_names();
     return std::move(mesh_);
@@ -140,13 +142,14 @@ class Reader {
         const LineSpan value = lines_.require("the dimension");
         dimension_ = static_cast<int>(lines_.scanner(value).next_number<std::int64_t>());
         if (dimension_ < 1 || dimension_ > 3) lines_.fail_at(value.begin, "dimension must be 1, 2 or 3");
+        points_read_early_ = false;  // their width changes: read_points reads them again
       } else if (word == "geomtype") {
         lines_.scanner(lines_.require("the geomtype")).next_number<std::int64_t>();
       } else if (word == "points") {
         if (points_start_) lines_.fail_at(line->begin, "a second points section");
         num_points_ = read_count("points", 6);
         points_start_ = lines_.position();
-        skip_lines(num_points_, "points");
+        if (!read_points_early()) skip_lines(num_points_, "points");
       } else if (is_cells) {
         const std::int64_t count = read_count(word);
         CellSection section{kind, lines_.position(), count, kind == SectionKind::edge && two_line_edges, {}};
@@ -260,7 +263,8 @@ class Reader {
   // the sequential walk must read it.
   bool plan_section_in_parallel(CellSection& section) {
     if (section.two_lines) return false;
-    std::vector<const detail::ElementKind*> kinds(static_cast<std::size_t>(section.count));
+    std::vector<std::uint8_t> kinds(static_cast<std::size_t>(section.count));
+    const auto place = [](const detail::ElementKind* kind) { return static_cast<std::uint8_t>(kind - detail::kKinds); };
     const auto fast = [&](std::int64_t i, const char* first, const char* last) {
       io::LineValues values(first, last, lines_.document().data() + lines_.document().size());
       std::int64_t index = 0;
@@ -270,15 +274,16 @@ class Reader {
       std::int64_t point_record[2];
       if (section.kind == SectionKind::point && !(values.next(point_record[0]) && values.next(point_record[1])))
         return false;
-      kinds[static_cast<std::size_t>(i)] = kind;
-      return kind != nullptr;
+      if (kind == nullptr) return false;
+      kinds[static_cast<std::size_t>(i)] = place(kind);
+      return true;
     };
     const auto parse = [&](io::TextScanner& scanner, std::size_t line_begin, std::int64_t i) {
       std::int64_t index = 0;
-      kinds[static_cast<std::size_t>(i)] = read_record_head(section.kind, scanner, LineSpan{line_begin, line_begin}, index);
+      kinds[static_cast<std::size_t>(i)] = place(read_record_head(section.kind, scanner, LineSpan{line_begin, line_begin}, index));
     };
     if (!io::parse_records_in_parallel(lines_, lines_.document(), section.count, fast, parse)) return false;
-    for (const detail::ElementKind* kind : kinds) add_to_plan(kind);
+    for (const std::uint8_t kind : kinds) add_to_plan(&detail::kKinds[kind]);
     section.kinds = std::move(kinds);
     return true;
   }
@@ -378,6 +383,31 @@ class Reader {
       io::TextScanner scanner = lines_.scanner(line);
       parse(scanner, line.begin, i);
     }
+  }
+
+  // The points read on all cores as the first pass comes to them, when every line of the
+  // section is one plainly written point: the first pass then need not walk them line by line.
+  // False (lines_ where it was) for anything else: the lines are skipped, and read_points reads
+  // them after the first pass, as before, so that every error comes in file order.
+  bool read_points_early() {
+    if (num_points_ == 0) return false;
+    const int stored = dimension_;
+    NDArray points = NDArray::allocate(DType::float64, {num_points_, stored});
+    double* const out = points.data_as<double>();
+    const std::string_view document = lines_.document();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        document, lines_.position(), static_cast<std::uint64_t>(num_points_), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+          io::LineValues values(document.data() + begin, document.data() + stop);
+          double xyz[3];
+          if (!values.next(xyz[0]) || !values.next(xyz[1]) || !values.next(xyz[2]) || !values.done()) return false;
+          for (int k = 0; k < stored; ++k) out[i * static_cast<std::uint64_t>(stored) + static_cast<std::uint64_t>(k)] = xyz[k];
+          return true;
+        });
+    if (!end) return false;
+    lines_.seek(*end);
+    mesh_.points = std::move(points);
+    points_read_early_ = true;
+    return true;
   }
 
   std::int64_t read_node(io::TextScanner& scanner) const {
@@ -484,7 +514,7 @@ class Reader {
       const Run& run = *(std::upper_bound(runs.begin(), runs.end(), i, [](std::int64_t value, const Run& r) {
                            return value < r.first;
                          }) - 1);
-      if (kind != section.kinds[static_cast<std::size_t>(i)] || blocks_[run.block].kind != kind)
+      if (kind != &detail::kKinds[section.kinds[static_cast<std::size_t>(i)]] || blocks_[run.block].kind != kind)
         lines_.fail_at(section.start, "internal error: the planning pass disagrees with the reading pass");
       store_record(kind, netgen_nodes, index, mesh_.cells[run.block], indices[run.block], run.row + (i - run.first));
     };
@@ -561,6 +591,7 @@ class Reader {
   int dimension_ = 3;
   std::int64_t num_points_ = 0;
   std::optional<std::size_t> points_start_;
+  bool points_read_early_ = false;  // read_points_early filled mesh_.points
   std::vector<CellSection> sections_;
   std::vector<BlockPlan> blocks_;
   std::vector<Name> names_;
