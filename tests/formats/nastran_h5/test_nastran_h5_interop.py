@@ -128,14 +128,14 @@ def test_hostile(tmp_path):
     with pytest.raises(meshioplusplus.ReadError, match="/NASTRAN/INPUT/ELEMENT/CQUAD4.*999999"):
         meshioplusplus.read(_copy_with(path, tmp_path, missing_grid), "nastran_h5")
 
-    def local_grid(f):
+    def undefined_system(f):
         table = f["NASTRAN/INPUT/NODE/GRID"][:]
         table["CP"][3] = 5
         del f["NASTRAN/INPUT/NODE/GRID"]
         f["NASTRAN/INPUT/NODE/GRID"] = table
 
-    with pytest.raises(meshioplusplus.ReadError, match="GRID 4 .*coordinate system 5"):
-        meshioplusplus.read(_copy_with(path, tmp_path, local_grid), "nastran_h5")
+    with pytest.raises(meshioplusplus.ReadError, match="grid 4 .*coordinate system 5, which the file does not define"):
+        meshioplusplus.read(_copy_with(path, tmp_path, undefined_system), "nastran_h5")
 
     def bad_index(f):
         index = f["INDEX/NASTRAN/RESULT/NODAL/DISPLACEMENT"][:]
@@ -145,3 +145,55 @@ def test_hostile(tmp_path):
 
     with pytest.raises(meshioplusplus.ReadError, match="outside"):
         meshioplusplus.read(_copy_with(path, tmp_path, bad_index), "nastran_h5")
+
+
+def _basic(system, kind, local):
+    """The QRG's rule, written out here independently of the reader: A, B, C → axes → basic."""
+    a, b, c = (np.array([system[f"{p}{k}"] for k in (1, 2, 3)], dtype=float) for p in "ABC")
+    z = (b - a) / np.linalg.norm(b - a)
+    y = np.cross(z, c - a)
+    y /= np.linalg.norm(y)
+    x = np.cross(y, z)
+    r, t, p = local
+    if kind == "C":
+        local = (r * np.cos(np.radians(t)), r * np.sin(np.radians(t)), p)
+    elif kind == "S":
+        local = (r * np.sin(np.radians(t)) * np.cos(np.radians(p)), r * np.sin(np.radians(t)) * np.sin(np.radians(p)),
+                 r * np.cos(np.radians(t)))
+    return a + local[0] * x + local[1] * y + local[2] * z
+
+
+def test_grids_in_local_systems_are_placed_in_basic(tmp_path):
+    # The file's own CORD2R 11, CORD2C 12 and CORD2S 13 (origin (1, 2, 3), axes turned): three
+    # grids moved into them.
+    path = next(p for p in FILES if p.name == "static_solid_shell_bar.h5")
+    moved = {2: ("R", 11), 3: ("C", 12), 4: ("S", 13)}  # row → (kind, system)
+
+    def local_grids(f):
+        table = f["NASTRAN/INPUT/NODE/GRID"][:]
+        for row, (_, system) in moved.items():
+            table["CP"][row] = system
+        del f["NASTRAN/INPUT/NODE/GRID"]
+        f["NASTRAN/INPUT/NODE/GRID"] = table
+
+    copy = _copy_with(path, tmp_path, local_grids)
+    mesh = meshioplusplus.read(copy, "nastran_h5")
+    with h5py.File(copy, "r") as f:
+        grids = f["NASTRAN/INPUT/NODE/GRID"][:]
+        for row, (kind, system) in moved.items():
+            cords = f[f"NASTRAN/INPUT/COORDINATE_SYSTEM/CORD2{kind}"][:]
+            definition = cords[cords["CID"] == system][0]
+            assert definition["RID"] == 0
+            np.testing.assert_allclose(mesh.points[row], _basic(definition, kind, grids["X"][row]), rtol=0, atol=1e-12)
+        untouched = [i for i in range(len(grids)) if i not in moved]
+        np.testing.assert_array_equal(mesh.points[untouched], grids["X"][untouched])
+    cp = mesh.point_data["nastran:cp"]
+    assert [int(cp[row]) for row in moved] == [11, 12, 13] and int(np.count_nonzero(cp)) == 3
+
+
+def test_a_signature_broken_by_line_ending_conversion_is_named(tmp_path):
+    path = next(p for p in FILES if p.name == "static_solid_shell_bar.h5")
+    copy = tmp_path / "converted.h5"
+    copy.write_bytes(path.read_bytes().replace(b"\r\n", b"\n"))  # what a text-mode copy does
+    with pytest.raises(meshioplusplus.ReadError, match="line-ending conversion"):
+        meshioplusplus.read(copy, "nastran_h5")

@@ -3,8 +3,9 @@
 //
 // What a read produces (nastran_h5_model.cpp and nastran_h5_results.cpp say how):
 //   points      float64 (n, 3) from /NASTRAN/INPUT/NODE/GRID (ID, CP, X[3] …), in file order;
-//               point data "nastran:grid_id" (int64). A grid given in a local system (CP != 0)
-//               is a ReadError naming it: the coordinates would not be in the basic system.
+//               point data "nastran:grid_id" (int64). Grids given in a local system (CP != 0)
+//               are placed in basic through /NASTRAN/INPUT/COORDINATE_SYSTEM (CORD1x/CORD2x,
+//               io/geometry/nastran_coordinates); "nastran:cp" then keeps the system given.
 //   cells       from the /NASTRAN/INPUT/ELEMENT/<CARD> tables the element table of
 //               io/cells/nastran_element_types.hpp knows (the cards OP2's reader reads: CTRIA3/
 //               CTRIAR, CTRIA6, CQUAD4/CQUADR, CQUAD8, CTETRA, CPYRAM, CPENTA, CHEXA, CBAR,

@@ -9,17 +9,21 @@
 #include <map>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "formats/nastran_h5/nastran_h5_internal.hpp"
 #include "io/cells/nastran_blocks.hpp"
 #include "io/cells/nastran_element_types.hpp"
 #include "io/cells/node_orders.hpp"
+#include "io/geometry/nastran_coordinates.hpp"
 
 namespace meshioplusplus::nastran_h5::detail {
 namespace {
 
 constexpr std::string_view kGrid = "/NASTRAN/INPUT/NODE/GRID";
 constexpr std::string_view kElements = "/NASTRAN/INPUT/ELEMENT";
+constexpr std::string_view kCoordinateSystems = "/NASTRAN/INPUT/COORDINATE_SYSTEM";
 
 using BlockBuilder = io::NastranBlock;
 
@@ -94,6 +98,42 @@ void read_card(const io::hdf5::File& file, const io::NastranElementType& type, c
   }
 }
 
+// /NASTRAN/INPUT/COORDINATE_SYSTEM/CORD2R|C|S (CID, RID, A1 … C3) and CORD1R|C|S (CID, G1,
+// G2, G3): the systems GRIDs are given in.
+std::vector<io::NastranCoordinateSystem> read_coordinate_systems(const io::hdf5::File& file) {
+  using Kind = io::NastranCoordinateKind;
+  std::vector<io::NastranCoordinateSystem> systems;
+  const std::pair<std::string_view, Kind> kinds[] = {{"R", Kind::rectangular}, {"C", Kind::cylindrical}, {"S", Kind::spherical}};
+  for (const auto& [letter, kind] : kinds) {
+    for (const bool by_grids : {false, true}) {
+      const std::string path = std::string(kCoordinateSystems) + (by_grids ? "/CORD1" : "/CORD2") + std::string(letter);
+      if (file.kind(path) != io::hdf5::ObjectKind::dataset) continue;
+      const NDArray cid = file.read_member(path, "CID", DType::int64);
+      const auto count = static_cast<std::size_t>(cid.shape()[0]);
+      std::vector<NDArray> columns;
+      for (const char* member : by_grids ? std::vector<const char*>{"G1", "G2", "G3"}
+                                         : std::vector<const char*>{"RID", "A1", "A2", "A3", "B1", "B2", "B3", "C1", "C2", "C3"})
+        columns.push_back(file.read_member(path, member, by_grids || std::string_view(member) == "RID" ? DType::int64 : DType::float64));
+      for (const NDArray& column : columns)
+        if (static_cast<std::size_t>(column.shape()[0]) != count) file.fail(path, "members of different lengths");
+      for (std::size_t i = 0; i < count; ++i) {
+        io::NastranCoordinateSystem system;
+        system.id = cid.data_as<std::int64_t>()[i];
+        system.kind = kind;
+        system.by_grids = by_grids;
+        if (by_grids) {
+          for (std::size_t k = 0; k < 3; ++k) system.grids[k] = columns[k].data_as<std::int64_t>()[i];
+        } else {
+          system.reference = columns[0].data_as<std::int64_t>()[i];
+          for (std::size_t k = 0; k < 9; ++k) system.points[k] = columns[k + 1].data_as<double>()[i];
+        }
+        systems.push_back(system);
+      }
+    }
+  }
+  return systems;
+}
+
 }  // namespace
 
 Model read_model(const io::hdf5::File& file) {
@@ -110,16 +150,19 @@ Model read_model(const io::hdf5::File& file) {
   if (xyz.shape() != Shape{n, 3}) file.fail(grid, "member X has the shape " + shape_text(xyz.shape()) + ", expected (n, 3)");
   const auto* id = ids_array.data_as<std::int64_t>();
   std::vector<std::int64_t> ids(id, id + n);
-  for (std::int64_t i = 0; i < n; ++i)
-    if (cp.data_as<std::int64_t>()[i] != 0)
-      file.fail(grid, "GRID " + std::to_string(id[i]) + " is given in coordinate system " +
-                          std::to_string(cp.data_as<std::int64_t>()[i]) +
-                          " (CP); only basic coordinates (CP = 0) are read: read the model from the input deck "
-                          "(format 'nastran') or the OP2");
   if (const auto repeated = model.grids.build(ids)) file.fail(grid, "GRID " + std::to_string(ids[*repeated]) + " is given twice");
+  const std::span<const std::int64_t> cps(cp.data_as<std::int64_t>(), static_cast<std::size_t>(n));
+  const bool local = std::any_of(cps.begin(), cps.end(), [](std::int64_t c) { return c != 0; });
+  if (local) {
+    // Placed in basic, as the OP2 reader places them; "nastran:cp" keeps the system given.
+    const std::string why = io::nastran_positions_to_basic(
+        read_coordinate_systems(file), ids, cps, {xyz.data_as<double>(), static_cast<std::size_t>(3 * n)});
+    if (!why.empty()) file.fail(grid, why);
+  }
   Mesh& mesh = model.mesh;
   mesh.points = std::move(xyz);
   mesh.point_data.append_new("nastran:grid_id", int64_array(ids, {n}));
+  if (local) mesh.point_data.append_new("nastran:cp", int64_array(std::vector<std::int64_t>(cps.begin(), cps.end()), {n}));
 
   std::vector<BlockBuilder> blocks;
   if (file.kind(kElements) == io::hdf5::ObjectKind::group)

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 #include <utility>
 
@@ -221,6 +222,22 @@ void File::fail(std::string_view object_path, const std::string& message) const 
   throw ReadError(path_, format_, text);
 }
 
+namespace {
+// What a file whose signature lost its carriage return (\x89 H D F \r \n \x1a \n → \x89 H D F
+// \n \x1a \n) went through: a text-mode copy (git's eol/text attributes on a binary file, an
+// FTP ASCII transfer). Said, since the bytes alone suggest "not HDF5" where the file was.
+std::string line_ending_hint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  in.read(head, sizeof head);
+  if (in.gcount() >= 7 && std::string_view(head, 7) == std::string_view("\x89HDF\n\x1a\n", 7))
+    return "; its first bytes are the HDF5 signature without its carriage return (\\x89HDF\\n\\x1a\\n): the file went "
+           "through a line-ending conversion (a text-mode copy, git's eol attribute), which damages every CR LF "
+           "in it; fetch a binary copy";
+  return {};
+}
+}  // namespace
+
 // A handle not yet opened, for `path` in `mode`; for an existing file (read, append), the
 // checks an open makes first.
 File File::unopened(const std::string& path, std::string_view format, Mode mode, const char* missing) {
@@ -232,7 +249,7 @@ File File::unopened(const std::string& path, std::string_view format, Mode mode,
   if (missing != nullptr) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error)) file.fail({}, missing);
-    if (H5Fis_hdf5(path.c_str()) <= 0) file.fail({}, "not an HDF5 file (no HDF5 signature)");
+    if (H5Fis_hdf5(path.c_str()) <= 0) file.fail({}, std::string("not an HDF5 file (no HDF5 signature)") + line_ending_hint(path));
   }
   return file;
 }
