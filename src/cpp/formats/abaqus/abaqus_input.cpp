@@ -164,7 +164,7 @@ std::optional<PlainSection> plain_section(const InputLines& in) {
     while (stop > *begin && text[stop - 1] != '\n') --stop;
   }
   if (stop - *begin < io::kParallelLinesMinBytes) return std::nullopt;
-  std::uint64_t lines = io::count_newlines(text + *begin, text + stop);
+  std::uint64_t lines = io::count_newlines_in_parallel(text + *begin, text + stop);
   if (text[stop - 1] != '\n') ++lines;  // the last line of the file, without a line break
   return PlainSection{*begin, stop, lines};
 }

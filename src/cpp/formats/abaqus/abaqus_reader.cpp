@@ -7,7 +7,7 @@
 // the end).
 //
 // Large *NODE and *ELEMENT sections of one record per line (what writers produce) are parsed
-// on all cores (io::parse_lines_in_parallel), rows in place; the labels are then indexed in
+// on all cores (io::parse_section_lines_in_parallel), rows in place; the labels are then indexed in
 // file order on one thread, so a label given twice is reported where the sequential walk
 // reports it. A section with any other line (a record over two lines, an unknown node, a
 // comment) is left to the sequential walk, which words every error as before.
@@ -36,6 +36,7 @@
 #include "io/cells/id_map.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/parallel.hpp"
+#include "io/source/uninitialized.hpp"
 #include "io/source/read_limits.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -463,10 +464,11 @@ class Reader {
     if (!section || num_points_ + static_cast<std::int64_t>(section->lines) > plan_->num_nodes) return false;
     const std::int64_t dimension = points_.dim(1);
     double* const points = points_.data_as<double>() + num_points_ * dimension;
-    std::vector<std::int64_t> labels(section->lines);
+    io::UninitializedVector<std::int64_t> labels;
+    labels.resize(section->lines);
     const char* const text = in.document().data();
-    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
-        in.document(), section->begin, section->lines, [&](std::uint64_t i, std::size_t first, std::size_t last) {
+    const std::optional<std::size_t> end = io::parse_section_lines_in_parallel(
+        in.document(), section->begin, section->end, section->lines, [&](std::uint64_t i, std::size_t first, std::size_t last) {
           const std::string_view line = detail::trim(std::string_view(text + first, last - first));
           Vector3 x{};
           std::size_t given = 0;
@@ -621,11 +623,12 @@ class Reader {
     if (block == nullptr || width + 1 > kMostValues) return false;
     const std::optional<PlainSection> section = plain_section(in);
     if (!section || static_cast<std::int64_t>(section->lines) != rows) return false;
-    std::vector<std::int64_t> labels(section->lines);
+    io::UninitializedVector<std::int64_t> labels;
+    labels.resize(section->lines);
     std::int64_t* const connectivity = block->connectivity.data_as<std::int64_t>();
     const char* const text = in.document().data();
-    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
-        in.document(), section->begin, section->lines, [&](std::uint64_t i, std::size_t first, std::size_t last) {
+    const std::optional<std::size_t> end = io::parse_section_lines_in_parallel(
+        in.document(), section->begin, section->end, section->lines, [&](std::uint64_t i, std::size_t first, std::size_t last) {
           const std::string_view line = detail::trim(std::string_view(text + first, last - first));
           std::int64_t values[kMostValues];
           if (line.empty() || line.front() == '*' || simple_integers(line, values, width + 1) != width + 1) return false;

@@ -19,8 +19,14 @@
 // shape; vertices and cells may come in any index order, each index exactly once, and the
 // count of each is checked against its size, so no entry is returned unfilled. A file holds
 // one <mesh> with one <vertices> and at most one <cells>.
+//
+// Speed: <vertices> and <cells> as every writer prints them — one tag per line, in index
+// order, attributes in the writer's order — are read line by line on all cores (TagLine);
+// any other layout, and every error, is left to the XML scan, which reads the section again.
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -30,6 +36,8 @@
 #include "formats/dolfin/dolfin_cells.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/fast_decimal.hpp"
+#include "io/text/line_values.hpp"
 #include "io/text/text_scanner.hpp"
 #include "io/text/xml_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
@@ -92,6 +100,103 @@ class Document {
   io::XmlScanner xml_;
 };
 
+// One element per line as writers print it: `<name a="…" b="…" … />` between blanks, the
+// attributes double-quoted and in the order asked. Every read is false where the XML scan
+// might read anything else (other spacing or quotes, entities, "np.float64(…)", a '+'),
+// and each value is what Document::number reads from the same characters.
+class TagLine {
+ public:
+  TagLine(const char* p, const char* end, const char* readable_end) noexcept : p_(p), end_(end), readable_end_(readable_end) {}
+
+  bool open(std::string_view name) noexcept {
+    p_ = io::skip_line_blanks(p_, end_);
+    if (static_cast<std::size_t>(end_ - p_) < name.size() + 2 || *p_ != '<' || std::memcmp(p_ + 1, name.data(), name.size()) != 0)
+      return false;
+    p_ += 1 + name.size();
+    return io::is_space(*p_);
+  }
+  bool real(std::string_view name, double& out) noexcept {
+    const char *first, *last;
+    if (!value(name, first, last)) return false;
+    if (io::parse_plain_decimal(first, last, out)) return true;
+    const std::from_chars_result result = std::from_chars(first, last, out, std::chars_format::general);
+    return result.ec == std::errc{} && result.ptr == last;
+  }
+  // An integer in [0, limit).
+  bool index(std::string_view name, std::int64_t limit, std::int64_t& out) noexcept {
+    const char *first, *last;
+    if (!value(name, first, last) || first == last || *first == '-') return false;
+    std::int64_t read = 0;
+    if (io::plain_integer(first, last, read, readable_end_) != last || read < 0 || read >= limit) return false;
+    out = read;
+    return true;
+  }
+  bool close() noexcept {
+    p_ = io::skip_line_blanks(p_, end_);
+    return end_ - p_ >= 2 && p_[0] == '/' && p_[1] == '>' && io::only_blanks(p_ + 2, end_);
+  }
+
+ private:
+  bool value(std::string_view name, const char*& first, const char*& last) noexcept {
+    p_ = io::skip_line_blanks(p_, end_);
+    if (static_cast<std::size_t>(end_ - p_) < name.size() + 3 || std::memcmp(p_, name.data(), name.size()) != 0 ||
+        p_[name.size()] != '=' || p_[name.size() + 1] != '"')
+      return false;
+    first = p_ + name.size() + 2;
+    last = static_cast<const char*>(std::memchr(first, '"', static_cast<std::size_t>(end_ - first)));
+    if (last == nullptr || std::memchr(first, '&', static_cast<std::size_t>(last - first)) != nullptr) return false;
+    p_ = last + 1;
+    return true;
+  }
+
+  const char* p_;
+  const char* end_;
+  const char* readable_end_;
+};
+
+// The `count` elements from the line after `section` (its <vertices> or <cells> tag), record
+// i being element index i: `read(i, line)` fills it. True with the XML scan moved past them;
+// false (nothing to undo: the XML scan rewrites every entry) for any other layout.
+template <class ReadLine> bool read_lines(Document& doc, const io::XmlTag& section, std::int64_t count, const ReadLine& read) {
+  const std::optional<std::size_t> begin = io::records_begin(doc.bytes(), section.end);
+  if (!begin) return false;
+  const char* const text = doc.bytes().data();
+  const char* const readable_end = text + doc.bytes().size();
+  const std::optional<std::size_t> end = io::parse_record_lines(
+      doc.bytes(), *begin, static_cast<std::uint64_t>(count), [&](std::uint64_t i, std::size_t line, std::size_t stop) {
+        TagLine tag(text + line, text + stop, readable_end);
+        return read(static_cast<std::int64_t>(i), tag);
+      });
+  if (!end) return false;
+  doc.xml().seek(*end);
+  return true;
+}
+
+bool read_vertex_lines(Document& doc, const io::XmlTag& section, NDArray& points, std::int64_t dim) {
+  static constexpr std::string_view kAxes[] = {"x", "y", "z"};
+  double* const xyz = points.data_as<double>();
+  return read_lines(doc, section, points.rows(), [&](std::int64_t i, TagLine& tag) {
+    std::int64_t index = -1;
+    if (!tag.open("vertex") || !tag.index("index", points.rows(), index) || index != i) return false;
+    for (std::int64_t axis = 0; axis < dim; ++axis)
+      if (!tag.real(kAxes[axis], xyz[i * dim + axis])) return false;
+    return tag.close();
+  });
+}
+
+bool read_cell_lines(Document& doc, const io::XmlTag& section, const detail::DolfinCellType& type, CellBlock& block,
+                     std::int64_t num_points) {
+  std::int64_t* const corners = block.connectivity.data_as<std::int64_t>();
+  const int k = type.num_nodes;
+  return read_lines(doc, section, block.num_cells(), [&](std::int64_t i, TagLine& tag) {
+    std::int64_t index = -1;
+    if (!tag.open(type.dolfin_name) || !tag.index("index", block.num_cells(), index) || index != i) return false;
+    for (int c = 0; c < k; ++c)
+      if (!tag.index(detail::kVertexAttributes[static_cast<std::size_t>(c)], num_points, corners[i * k + c])) return false;
+    return tag.close();
+  });
+}
+
 // Each index once: `seen` marks them, the count is checked at the closing tag.
 void mark(const Document& doc, std::vector<char>& seen, std::int64_t index, const io::XmlTag& tag) {
   if (seen[static_cast<std::size_t>(index)]) doc.fail_at(tag.begin, "index " + std::to_string(index) + " appears twice");
@@ -133,6 +238,10 @@ void read_mesh(Document& doc, Mesh& mesh) {
       vertex_seen.assign(static_cast<std::size_t>(size), 0);
       vertices_offset = tag->begin;
       in_vertices = !tag->self_closing;
+      if (in_vertices && read_vertex_lines(doc, *tag, mesh.points, dim)) {
+        std::fill(vertex_seen.begin(), vertex_seen.end(), 1);
+        vertices_read = size;
+      }
     } else if (name == "vertex") {
       if (!in_vertices) doc.fail_at(tag->begin, "<vertex> outside <vertices>");
       const std::int64_t index = doc.index(*tag, "index", mesh.num_points());
@@ -148,6 +257,10 @@ void read_mesh(Document& doc, Mesh& mesh) {
       cell_seen.assign(static_cast<std::size_t>(size), 0);
       cells_offset = tag->begin;
       in_cells = !tag->self_closing;
+      if (in_cells && read_cell_lines(doc, *tag, *type, mesh.cells.back(), mesh.num_points())) {
+        std::fill(cell_seen.begin(), cell_seen.end(), 1);
+        cells_read = size;
+      }
     } else if (in_cells) {
       if (name != type->dolfin_name)
         doc.fail_at(tag->begin, "<" + std::string(name) + "> in a mesh of celltype '" + std::string(type->dolfin_name) + "'");

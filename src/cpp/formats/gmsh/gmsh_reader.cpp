@@ -23,9 +23,10 @@
 
 #include "formats/gmsh/gmsh.hpp"
 #include "formats/gmsh/gmsh_reader_internal.hpp"
-#include "io/text/line_values.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/source/uninitialized.hpp"
+#include "io/text/line_values.hpp"
 #include "io/text/text_scanner.hpp"
 
 namespace meshioplusplus::gmsh::detail::reader {
@@ -407,10 +408,34 @@ void MshReader::read_nodes_2() {
     }
     return;
   }
+  if (read_nodes_2_by_lines(count)) return;
   for (std::uint64_t i = 0; i < count; ++i) {
     node_index_.add(cursor_.text_number<std::uint64_t>(), static_cast<std::int64_t>(i));
     cursor_.text().next_numbers(xyz + 3 * i, 3);
   }
+}
+
+// ASCII 2.x nodes one per line ("tag x y z", what Gmsh and meshio write) on all cores, the
+// tags noted and indexed after in file order. False, with nothing read, for any other
+// layout or value the loop above must read or refuse.
+bool MshReader::read_nodes_2_by_lines(std::uint64_t count) {
+  const std::string_view document = cursor_.document();
+  const std::optional<std::size_t> begin = io::records_begin(document, cursor_.position());
+  if (!begin || count == 0 || thread_count() < 2) return false;
+  const char* const text = document.data();
+  double* const xyz = points_.data_as<double>();
+  io::UninitializedVector<std::uint64_t> tags;
+  tags.resize(static_cast<std::size_t>(count));
+  const std::optional<std::size_t> end =
+      io::parse_lines_in_parallel(document, *begin, count, [&](std::uint64_t i, std::size_t line, std::size_t stop) {
+        io::LineValues reader{text + line, text + stop, text + document.size()};
+        return reader.next(tags[i]) && reader.next(xyz[3 * i]) && reader.next(xyz[3 * i + 1]) && reader.next(xyz[3 * i + 2]) &&
+               reader.done();
+      });
+  if (!end) return false;
+  for (std::uint64_t i = 0; i < count; ++i) node_index_.add(tags[i], static_cast<std::int64_t>(i));
+  cursor_.seek(*end);
+  return true;
 }
 
 }  // namespace meshioplusplus::gmsh::detail::reader

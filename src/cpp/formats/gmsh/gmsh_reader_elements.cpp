@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/gmsh/gmsh_reader_internal.hpp"
+#include "io/source/uninitialized.hpp"
 #include "io/text/line_values.hpp"
 
 namespace meshioplusplus::gmsh::detail::reader {
@@ -19,6 +20,9 @@ namespace {
 
 // The element scan found a layout other than one element per line.
 struct NotOnePerLine {};
+
+// Element lines one thread fills before another is worth starting (about 4 MiB of text).
+constexpr std::size_t kElementLinesPerThread = std::size_t{1} << 16;
 
 }  // namespace
 
@@ -172,10 +176,12 @@ bool MshReader::read_elements_4_by_lines() {
   return true;
 }
 
-// ASCII 2.x with every element on a line of its own (what Gmsh and meshio write): the types
-// are read on all cores to cut the runs as scan_elements_2 does, then the runs fill on all
-// cores. False when the file is laid out otherwise or holds anything the sequential code
-// would refuse (nothing is reported here): the caller then reads the section token by token.
+// ASCII 2.x with every element on a line of its own (what Gmsh and meshio write): one pass
+// on all cores notes each element's type and line start, the runs are cut from the types as
+// scan_elements_2 cuts them, then the runs fill on all cores straight from the noted lines
+// (no second line split). False when the file is laid out otherwise or holds anything the
+// sequential code would refuse (nothing is reported here): the caller then reads the
+// section token by token.
 bool MshReader::read_elements_2_by_lines() {
   constexpr int kMostNodes = 128;
   if (partitioned_ || ghost_cells_ || thread_count() < 2) return false;
@@ -191,34 +197,43 @@ bool MshReader::read_elements_2_by_lines() {
   if (!begin || count == 0) return false;
   const char* const text = document.data();
   const char* const readable_end = text + document.size();
-  std::vector<const GmshElementType*> types(static_cast<std::size_t>(count));
+  // Gmsh type ids (all below 256) and line starts, written once each by the pass below.
+  io::UninitializedVector<std::uint8_t> type_ids;
+  io::UninitializedVector<std::size_t> line_starts;
+  type_ids.resize(static_cast<std::size_t>(count));
+  line_starts.resize(static_cast<std::size_t>(count) + 1);
   const std::optional<std::size_t> end = io::parse_lines_in_parallel(
       document, *begin, count, [&](std::uint64_t e, std::size_t line, std::size_t stop) {
         io::LineValues reader{text + line, text + stop, readable_end};
         std::uint64_t tag = 0;
         int gmsh_id = 0;
-        if (!reader.next(tag) || !reader.next(gmsh_id)) return false;
-        types[e] = element_type_from_gmsh(gmsh_id);
-        return types[e] != nullptr && types[e]->num_nodes <= kMostNodes;
+        if (!reader.next(tag) || !reader.next(gmsh_id) || gmsh_id <= 0 || gmsh_id > 255) return false;
+        const GmshElementType* type = element_type_from_gmsh(gmsh_id);
+        if (type == nullptr || type->num_nodes > kMostNodes) return false;
+        type_ids[e] = static_cast<std::uint8_t>(gmsh_id);
+        line_starts[e] = line;
+        return true;
       });
   if (!end) return false;
+  line_starts[count] = *end;
   // The runs scan_elements_2 cuts, each at its first element's line.
-  std::size_t run_line = *begin;
-  std::uint64_t run_first = 0;
+  int run_id = 0;
   for (std::uint64_t e = 0; e < count; ++e) {
-    if (!runs_.empty() && runs_.back().type == types[e] && !written_block_ends_before(e)) {
+    if (!runs_.empty() && type_ids[e] == run_id && !written_block_ends_before(e)) {
       ++runs_.back().count;
       continue;
     }
-    run_line = *io::skip_lines(document, run_line, e - run_first);
-    run_first = e;
-    add_run(ElementRun{types[e], 1, run_line});
+    run_id = type_ids[e];
+    add_run(ElementRun{element_type_from_gmsh(run_id), 1, line_starts[e]});
   }
-  std::vector<const GmshElementType*>().swap(types);
+  io::UninitializedVector<std::uint8_t>().swap(type_ids);
   if (points_alone()) std::erase_if(runs_, [](const ElementRun& run) { return run.type->dimension != 0; });
   allocate_blocks();
   std::atomic<bool> any_physical{false};
+  std::atomic<bool> one_per_line{true};
+  std::uint64_t run_first = 0;  // the run's first element (runs_ are in file order)
   for (const ElementRun& run : runs_) {
+    while (line_starts[run_first] != run.data_offset) ++run_first;  // past runs points_only dropped
     BlockBuild& block = blocks_[run.block];
     const int k = run.type->num_nodes;
     std::int64_t* const connectivity = block.connectivity.data_as<std::int64_t>() + run.first_row * k;
@@ -226,8 +241,9 @@ bool MshReader::read_elements_2_by_lines() {
     std::int32_t* const geometrical = block.geometrical.data_as<std::int32_t>() + run.first_row;
     const std::span<const std::uint16_t> order = run.type->meshio_from_gmsh;
     // fill_run_2_ascii's reading of a line, without its errors.
-    const auto fill = [&](std::uint64_t e, std::size_t line, std::size_t stop) {
-      io::LineValues reader{text + line, text + stop, readable_end};
+    const auto fill = [&](std::uint64_t e) {
+      const std::size_t line = line_starts[run_first + e];
+      io::LineValues reader{text + line, text + line_starts[run_first + e + 1] - 1, readable_end};
       std::uint64_t tag = 0;
       int gmsh_id = 0, num_tags = 0;
       if (!reader.next(tag) || !reader.next(gmsh_id) || !reader.next(num_tags) || num_tags < 0) return false;
@@ -252,7 +268,12 @@ bool MshReader::read_elements_2_by_lines() {
       if (num_tags >= 1) any_physical.store(true, std::memory_order_relaxed);
       return true;
     };
-    if (!parse_record_lines(document, run.data_offset, run.count, fill)) return false;
+    io::parallel_ranges(static_cast<std::size_t>(run.count), kElementLinesPerThread, [&](std::size_t first, std::size_t last) {
+      for (std::size_t e = first; e < last && one_per_line.load(std::memory_order_relaxed); ++e)
+        if (!fill(e)) one_per_line = false;
+    });
+    if (!one_per_line) return false;
+    run_first += run.count;
   }
   cursor_.seek(*end);
   try {

@@ -23,6 +23,7 @@
 #include "formats/gmsh/gmsh_element_types.hpp"
 #include "formats/gmsh/gmsh_tag_index.hpp"
 #include "io/source/parallel.hpp"
+#include "io/text/line_values.hpp"
 #include "meshioplusplus/read_selection.hpp"
 
 namespace meshioplusplus::gmsh::detail::reader {
@@ -44,24 +45,7 @@ template <class T> T load(const char* bytes) noexcept {
   return value;
 }
 
-// Calls parse(index, line_begin, line_end) for `records` lines from `begin` (a line start):
-// on all cores when the section is big enough, else here. The offset after the last line,
-// or nullopt when a line is not one record (or holds a value parse refuses).
-template <class Parse>
-std::optional<std::size_t> parse_record_lines(std::string_view document, std::size_t begin, std::uint64_t records,
-                                              Parse&& parse) {
-  if (records == 0) return begin;
-  if (const std::optional<std::size_t> end = io::parse_lines_in_parallel(document, begin, records, parse)) return end;
-  std::size_t line = begin;
-  for (std::uint64_t index = 0; index < records; ++index) {
-    const void* newline = std::memchr(document.data() + line, '\n', document.size() - line);
-    if (newline == nullptr) return std::nullopt;
-    const auto stop = static_cast<std::size_t>(static_cast<const char*>(newline) - document.data());
-    if (!parse(index, line, stop)) return std::nullopt;
-    line = stop + 1;
-  }
-  return line;
-}
+using io::parse_record_lines;
 
 // Consecutive elements of one type as laid out in the file.
 struct ElementRun {
@@ -178,6 +162,7 @@ class MshReader {
   bool read_node_block_lines(std::uint64_t first, std::uint64_t count, int extra, bool v41);
   void record_node_tag(std::uint64_t index, std::uint64_t tag);
   void read_nodes_2();
+  bool read_nodes_2_by_lines(std::uint64_t count);
 
   // ---- $Entities, $PartitionedEntities, $GhostElements, partitioned reads
   // (gmsh_reader_partitions.cpp)

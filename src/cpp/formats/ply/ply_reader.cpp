@@ -26,6 +26,9 @@
 // block) when every face of a type has the same number k of them, else dropped; on other
 // elements they are skipped.
 // Binary data is bounds-checked against the file size before any array is allocated.
+// Speed: ASCII vertices, and faces of one fixed corner count (1-4) with no other property,
+// laid out one record per line (what writers print) are read on all cores; any other
+// layout, and every error, is the sequential reading's.
 //
 // Arrays: the header gives every element count, so points and point data are allocated
 // once in final shape. Faces take two passes over their element: the first collects each
@@ -47,6 +50,7 @@
 #include "io/cells/face_blocks.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/line_values.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -252,6 +256,7 @@ class AsciiDecoder {
   }
   void seek(std::size_t position) noexcept { scanner_.seek(position); }
   std::size_t remaining() const noexcept { return scanner_.end() - scanner_.position(); }
+  std::string_view document() const noexcept { return scanner_.document(); }
   // A digit and a separator.
   static std::uint64_t min_bytes(const Property&) noexcept { return 2; }
 
@@ -294,6 +299,17 @@ class AsciiDecoder {
 };
 
 // ---- the body ----------------------------------------------------------------------------
+
+// One value of declared type `stored` from a line (io::LineValues: false where TextScanner
+// would read anything else), converted as AsciiDecoder::read converts it.
+template <class T> bool read_line_value(io::LineValues& reader, DType stored, T& out) noexcept {
+  return visit_dtype(stored, [&](auto zero) {
+    decltype(zero) value{};
+    if (!reader.next(value)) return false;
+    out = static_cast<T>(value);
+    return true;
+  });
+}
 
 // Per cell type, the length a face list property has (kVarying once two faces disagree).
 class ListLengths {
@@ -455,7 +471,9 @@ class BodyReader {
                                  : NDArray::allocate(property.type, {element.count});
     }
 
-    visit_dtype(mesh_.points.dtype(), [&](auto zero) {
+    bool by_lines = false;
+    if constexpr (!Decoder::kBinary) by_lines = !element.has_lists() && read_vertex_lines(element, axis_of, dim, data);
+    if (!by_lines) visit_dtype(mesh_.points.dtype(), [&](auto zero) {
       using T = decltype(zero);
       T* points = mesh_.points.data_as<T>();
       for (std::int64_t i = 0; i < element.count; ++i) {
@@ -476,6 +494,68 @@ class BodyReader {
     });
     for (std::size_t p = 0; p < element.properties.size(); ++p)
       if (!data[p].empty_handle()) mesh_.point_data.set(element.properties[p].name, std::move(data[p]));
+  }
+
+  // ASCII vertices of scalar properties one per line, on all cores. False (the sequential
+  // loop rewrites every value) for any other layout or value.
+  bool read_vertex_lines(const Element& element, const std::vector<int>& axis_of, std::int64_t dim, std::vector<NDArray>& data) {
+    const std::string_view document = decoder_.document();
+    const std::optional<std::size_t> begin = io::records_begin(document, decoder_.position());
+    if (!begin) return false;
+    const char* const text = document.data();
+    const std::optional<std::size_t> end = visit_dtype(mesh_.points.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      T* const points = mesh_.points.data_as<T>();
+      return io::parse_lines_in_parallel(
+          document, *begin, static_cast<std::uint64_t>(element.count), [&](std::uint64_t i, std::size_t line, std::size_t stop) {
+            io::LineValues reader{text + line, text + stop, text + document.size()};
+            for (std::size_t p = 0; p < element.properties.size(); ++p) {
+              const DType stored = element.properties[p].type;
+              const bool read = axis_of[p] >= 0
+                                    ? read_line_value(reader, stored, points[static_cast<std::int64_t>(i) * dim + axis_of[p]])
+                                    : visit_dtype(stored, [&](auto kind) {
+                                        return reader.next(data[p].template data_as<decltype(kind)>()[i]);
+                                      });
+              if (!read) return false;
+            }
+            return reader.done();
+          });
+    });
+    if (!end) return false;
+    decoder_.seek(*end);
+    return true;
+  }
+
+  // ASCII faces whose only property is the corner list, one per line, all with the first
+  // face's corner count (1-4: one block of fixed width), on all cores. False (nothing kept)
+  // for any other layout or value, which the two passes of read_faces then read or refuse.
+  bool read_face_lines(const Element& element, std::size_t indices) {
+    const Property& property = element.properties[indices];
+    const std::string_view document = decoder_.document();
+    const std::optional<std::size_t> begin = io::records_begin(document, decoder_.position());
+    if (!begin || element.count < 2 || element.properties.size() != 1) return false;
+    const char* const text = document.data();
+    const char* const first_end = io::find_newline(text + *begin, text + document.size());
+    io::LineValues first{text + *begin, first_end ? first_end : text + document.size(), text + document.size()};
+    std::int64_t k = 0;
+    if (!read_line_value(first, property.count_type, k) || k < 1 || k > 4) return false;
+    NDArray connectivity = NDArray::allocate(DType::int64, {element.count, k});
+    std::int64_t* const corners = connectivity.data_as<std::int64_t>();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        document, *begin, static_cast<std::uint64_t>(element.count), [&](std::uint64_t face, std::size_t line, std::size_t stop) {
+          io::LineValues reader{text + line, text + stop, text + document.size()};
+          std::int64_t length = 0;
+          if (!read_line_value(reader, property.count_type, length) || length != k) return false;
+          std::int64_t* const out = corners + static_cast<std::int64_t>(face) * k;
+          for (std::int64_t c = 0; c < k; ++c)
+            if (!read_line_value(reader, property.type, out[c]) || out[c] < 0 || out[c] >= num_vertices_) return false;
+          return reader.done();
+        });
+    if (!end) return false;
+    mesh_.cells.clear();
+    mesh_.cells.push_back(CellBlock{std::string(io::face_cell_type(k)), std::move(connectivity), {}, {}});
+    decoder_.seek(*end);
+    return true;
   }
 
   // ---- faces ----
@@ -535,6 +615,8 @@ class BodyReader {
 
   void read_faces(const Element& element) {
     const std::size_t indices = indices_property(element);
+    if constexpr (!Decoder::kBinary)
+      if (read_face_lines(element, indices)) return;
     const std::size_t start = decoder_.position();
     const FacePlan plan = plan_faces(element, indices);
 

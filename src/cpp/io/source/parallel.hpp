@@ -178,6 +178,63 @@ inline std::uint64_t count_tokens(const char* first, const char* last) noexcept 
 // Sections smaller than this parse faster on one thread than the split costs.
 inline constexpr std::size_t kParallelLinesMinBytes = std::size_t{4} << 20;
 
+namespace detail {
+
+// The parse of parse_lines_in_parallel and parse_section_lines_in_parallel: piece p covers the
+// lines in [starts[p], starts[p + 1]), the first being record first_record[p]. False when a
+// line is not one record; any other error is rethrown as the earliest piece's.
+template <class ParseRecord>
+bool parse_line_pieces(const char* text, const std::vector<std::size_t>& starts, const std::vector<std::uint64_t>& first_record,
+                       std::uint64_t records, ParseRecord& parse_record) {
+  std::atomic<bool> laid_out_per_line{true};
+  try {
+    parallel_ranges(starts.size() - 1, 1, [&](std::size_t first_piece, std::size_t last_piece) {
+      for (std::size_t p = first_piece; p < last_piece && laid_out_per_line; ++p) {
+        std::uint64_t index = first_record[p];
+        for (std::size_t line = starts[p]; line < starts[p + 1] && laid_out_per_line; ++index) {
+          const void* newline = std::memchr(text + line, '\n', starts[p + 1] - line);
+          const std::size_t stop = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - text) : starts[p + 1];
+          if (index >= records || !parse_record(index, line, stop)) laid_out_per_line = false;
+          line = stop + 1;
+        }
+      }
+    });
+  } catch (...) {
+    if (!laid_out_per_line) return false;  // a layout question first: the sequential parse answers both
+    throw;
+  }
+  return laid_out_per_line;
+}
+
+// `parts` line-aligned cuts of [begin, end): starts[0] = begin, starts[parts] = end.
+inline std::vector<std::size_t> line_cuts(const char* text, std::size_t begin, std::size_t end, std::size_t parts) {
+  std::vector<std::size_t> starts(parts + 1, end);
+  starts[0] = begin;
+  for (std::size_t p = 1; p < parts; ++p) {
+    std::size_t at = std::max(starts[p - 1], begin + (end - begin) / parts * p);
+    const void* newline = std::memchr(text + at, '\n', end - at);
+    starts[p] = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - text) + 1 : end;
+  }
+  return starts;
+}
+
+}  // namespace detail
+
+// '\n' bytes in [first, last), counted on all cores when there are many.
+inline std::uint64_t count_newlines_in_parallel(const char* first, const char* last) {
+  const auto bytes = static_cast<std::size_t>(last - first);
+  if (thread_count() < 2 || bytes < kParallelLinesMinBytes) return count_newlines(first, last);
+  const std::size_t parts = thread_count();
+  std::vector<std::uint64_t> counts(parts, 0);
+  parallel_ranges(parts, 1, [&](std::size_t first_part, std::size_t last_part) {
+    for (std::size_t p = first_part; p < last_part; ++p)
+      counts[p] = count_newlines(first + bytes * p / parts, first + bytes * (p + 1) / parts);
+  });
+  std::uint64_t total = 0;
+  for (const std::uint64_t count : counts) total += count;
+  return total;
+}
+
 // Text sections holding `records` records of one per line — what every writer produces —
 // parse on all cores: the section is cut at line boundaries, each piece learns the number
 // of its first record from a newline count, and `parse_record(index, line_begin, line_end)`
@@ -239,24 +296,30 @@ std::optional<std::size_t> parse_lines_in_parallel(std::string_view document, st
     first_record[p] = checkpoint->lines_before + count_newlines(text + checkpoint->offset, text + at);
   }
 
-  std::atomic<bool> laid_out_per_line{true};
-  try {
-    parallel_ranges(pieces, 1, [&](std::size_t first_piece, std::size_t last_piece) {
-      for (std::size_t p = first_piece; p < last_piece && laid_out_per_line; ++p) {
-        std::uint64_t index = first_record[p];
-        for (std::size_t line = starts[p]; line < starts[p + 1] && laid_out_per_line; ++index) {
-          const void* newline = std::memchr(text + line, '\n', starts[p + 1] - line);
-          const std::size_t stop = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - text) : starts[p + 1];
-          if (index >= records || !parse_record(index, line, stop)) laid_out_per_line = false;
-          line = stop + 1;
-        }
-      }
-    });
-  } catch (...) {
-    if (!laid_out_per_line) return std::nullopt;  // a layout question first: the sequential parse answers both
-    throw;
-  }
-  if (!laid_out_per_line) return std::nullopt;
+  if (!detail::parse_line_pieces(text, starts, first_record, records, parse_record)) return std::nullopt;
+  return end;
+}
+
+// parse_lines_in_parallel for a section whose extent is known: [begin, end) holds the
+// `records` lines (the last may lack its '\n' where `end` is the document's end). Each piece
+// counts its own lines, on all cores, so no pass over the section runs on one thread. The
+// same nullopt cases, and nullopt when the section holds another number of lines.
+template <class ParseRecord>
+std::optional<std::size_t> parse_section_lines_in_parallel(std::string_view document, std::size_t begin, std::size_t end,
+                                                           std::uint64_t records, ParseRecord&& parse_record) {
+  if (thread_count() < 2 || records < 2 || end - begin < kParallelLinesMinBytes) return std::nullopt;
+  const char* const text = document.data();
+  const std::size_t pieces = std::min<std::size_t>(thread_count(), (end - begin) / (kParallelLinesMinBytes / 2));
+  const std::vector<std::size_t> starts = detail::line_cuts(text, begin, end, pieces);
+  std::vector<std::uint64_t> first_record(pieces + 1, 0);
+  parallel_ranges(pieces, 1, [&](std::size_t first_piece, std::size_t last_piece) {
+    for (std::size_t p = first_piece; p < last_piece; ++p)
+      first_record[p + 1] = count_newlines(text + starts[p], text + starts[p + 1]);
+  });
+  for (std::size_t p = 1; p <= pieces; ++p) first_record[p] += first_record[p - 1];
+  const std::uint64_t lines = first_record[pieces] + (text[end - 1] != '\n' ? 1 : 0);
+  if (lines != records) return std::nullopt;
+  if (!detail::parse_line_pieces(text, starts, first_record, records, parse_record)) return std::nullopt;
   return end;
 }
 

@@ -87,6 +87,28 @@ class LineValues {
   const char* readable_end_;
 };
 
+// Calls parse(index, line_begin, line_end) for `records` lines from `begin` (a line start):
+// on all cores when the section is big enough (io::parse_lines_in_parallel), else here, so
+// one fast line reader serves every thread count. The offset after the last line, or nullopt
+// when a line is not one record (or holds a value parse refuses): the caller's sequential
+// parse then reads the section and words the errors.
+template <class Parse>
+std::optional<std::size_t> parse_record_lines(std::string_view document, std::size_t begin, std::uint64_t records,
+                                              Parse&& parse) {
+  if (records == 0) return begin;
+  if (const std::optional<std::size_t> end = parse_lines_in_parallel(document, begin, records, parse)) return end;
+  const char* const text = document.data();
+  std::size_t line = begin;
+  for (std::uint64_t index = 0; index < records; ++index) {
+    const char* const newline = find_newline(text + line, text + document.size());
+    if (newline == nullptr) return std::nullopt;
+    const auto stop = static_cast<std::size_t>(newline - text);
+    if (!parse(index, line, stop)) return std::nullopt;
+    line = stop + 1;
+  }
+  return line;
+}
+
 // Where records that follow offset `at` start when they start on a line of their own: `at`
 // itself at a line start, else past blanks and one '\n'; nullopt when text follows on the line.
 inline std::optional<std::size_t> records_begin(std::string_view document, std::size_t at) {
