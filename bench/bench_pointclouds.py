@@ -3,6 +3,8 @@
 loadtxt/savetxt (XYZ) and meshio++ 17.21, each timed in a fresh process, best of N.
 
 usage: PYTHONPATH=build/<dir>/python python bench/bench_pointclouds.py [--points N] [--repeat R]
+       [--before build/<other>/python]   (adds a column: the same statements with that package,
+                                          timed in the same run, for before/after tables)
 The cloud (N = 1,200,000 random points: float32 x y z, intensity, packed rgb) is written by
 our writer in every PCD encoding and as .xyz (x y z r g b) into bench/data/pointclouds/.
 """
@@ -21,7 +23,7 @@ DATA = ROOT / "bench" / "data" / "pointclouds"
 PEER = ROOT / "bench" / ".venv-meshioplusplus-17" / "bin" / "python"
 
 
-def timed(python, setup, statement, repeat):
+def timed(python, setup, statement, repeat, package_dir=None):
     """Best wall time of `statement` after `setup`, each run in a fresh process."""
     code = textwrap.dedent(
         f"""
@@ -36,6 +38,8 @@ def timed(python, setup, statement, repeat):
     env = dict(os.environ)
     if python != sys.executable:
         env.pop("PYTHONPATH", None)
+    if package_dir is not None:
+        env["PYTHONPATH"] = package_dir
     for _ in range(repeat):
         run = subprocess.run([str(python), "-c", code], capture_output=True, text=True, env=env)
         if run.returncode != 0:
@@ -49,6 +53,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--points", type=int, default=1_200_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", help="another build's python folder, timed alongside (before/after)")
     args = parser.parse_args()
     import meshioplusplus as mio
 
@@ -75,8 +80,9 @@ def main():
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     print(f"# {n:,} points; CPU: {cpu}; {os.cpu_count()} cores; best of {args.repeat} fresh processes; load before: {load}\n")
-    print("| operation | meshio++ | reference | ratio | meshio++ 17.21 | ratio |")
-    print("|---|---|---|---|---|---|")
+    before_header = " meshio++ --before | ×before |" if args.before else ""
+    print("| operation | meshio++ | reference | ratio | meshio++ 17.21 | ratio |" + before_header)
+    print("|---|---|---|---|---|---|" + ("---|---|" if args.before else ""))
     ours_setup = "import meshioplusplus as m"
     rows = []
     for data in ("ascii", "binary", "binary_compressed"):
@@ -105,7 +111,12 @@ def main():
             peer, peer_error = timed(PEER, ours_setup + ("; " + extra_setup if extra_setup else ""), peer_statement, args.repeat)
         fmt = lambda s, e: f"{s * 1000:.0f} ms" if s is not None else f"— ({e})"
         ratio = lambda other: f"{other / ours:.1f}×" if other is not None and ours else "—"
-        print(f"| {name} | {fmt(ours, '')} | {fmt(reference, ref_error)} | {ratio(reference)} | {fmt(peer, peer_error)} | {ratio(peer)} |", flush=True)
+        before_cells = ""
+        if args.before:
+            setup = ours_setup + "; " + extra_setup if extra_setup else ours_setup
+            before, before_error = timed(sys.executable, setup, ours_statement, args.repeat, package_dir=args.before)
+            before_cells = f" {fmt(before, before_error)} | {ratio(before)} |"
+        print(f"| {name} | {fmt(ours, '')} | {fmt(reference, ref_error)} | {ratio(reference)} | {fmt(peer, peer_error)} | {ratio(peer)} |{before_cells}", flush=True)
     print("\n# load after: " + " ".join(f"{v:.2f}" for v in os.getloadavg()) + " (1, 5, 15 min): above the core count, times are stretched")
 
 

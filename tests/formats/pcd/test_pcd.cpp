@@ -219,6 +219,83 @@ TEST(PcdRoundTrip, LargeCloudSameAtOneAndTwoThreads) {
   EXPECT_EQ(messages[0], messages[1]);
 }
 
+// Records of mixed widths with padding, in all three encodings, at 1 and 2 threads: float64 x
+// beside float32 y/z (points widened), a padding field between z and a COUNT 3 normal, a byte
+// label. Binary reads copy runs of record bytes; binary_compressed (planes without padding,
+// placed on all cores) must give the same bits, and a cut stream the same error on one thread
+// and two.
+TEST(PcdRoundTrip, MixedWidthRecordsWithPaddingSameAtOneAndTwoThreads) {
+  constexpr std::int64_t n = 200000;
+  std::mt19937 random(35);
+  std::uniform_real_distribution<float> value(-50, 50);
+  std::vector<double> x(n);
+  std::vector<float> y(n), z(n), normal(3 * n);
+  std::vector<std::uint8_t> label(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    x[i] = static_cast<double>(value(random)) / 3;
+    y[i] = value(random), z[i] = value(random);
+    for (int k = 0; k < 3; ++k) normal[3 * i + k] = value(random) / 50;
+    label[i] = static_cast<std::uint8_t>(i * 7);
+  }
+  const std::string header = "VERSION 0.7\nFIELDS x y z _ normal label\nSIZE 8 4 4 1 4 1\nTYPE F F F U F U\nCOUNT 1 1 1 3 3 1\nWIDTH " +
+                             std::to_string(n) + "\nHEIGHT 1\nPOINTS " + std::to_string(n) + "\nDATA ";
+  std::string records;
+  std::vector<std::uint8_t> planes;
+  const auto append = [](auto& out, const void* from, std::size_t size) {
+    const auto* bytes = static_cast<const char*>(from);
+    out.insert(out.end(), bytes, bytes + size);
+  };
+  for (std::int64_t i = 0; i < n; ++i) {
+    append(records, &x[i], 8), append(records, &y[i], 4), append(records, &z[i], 4);
+    records.append("\xAB\xCD\xEF", 3);  // padding: never read
+    append(records, &normal[3 * i], 12), append(records, &label[i], 1);
+  }
+  append(planes, x.data(), 8 * n), append(planes, y.data(), 4 * n), append(planes, z.data(), 4 * n);
+  append(planes, normal.data(), 12 * n), append(planes, label.data(), n);
+  std::vector<std::uint8_t> packed;
+  io::lzf_compress(planes.data(), planes.size(), packed);
+  const auto sizes = [](std::uint32_t compressed, std::uint32_t decompressed) {
+    std::string out(8, '\0');
+    std::memcpy(out.data(), &compressed, 4), std::memcpy(out.data() + 4, &decompressed, 4);
+    return out;
+  };
+  const std::string binary = write_scratch("mixed_binary.pcd", header + "binary\n" + records);
+  const std::string compressed = write_scratch(
+      "mixed_compressed.pcd", header + "binary_compressed\n" + sizes(static_cast<std::uint32_t>(packed.size()), static_cast<std::uint32_t>(planes.size())) +
+                                  std::string(packed.begin(), packed.end()));
+  const std::string cut = write_scratch(
+      "mixed_cut.pcd", header + "binary_compressed\n" + sizes(static_cast<std::uint32_t>(packed.size() / 2), static_cast<std::uint32_t>(planes.size())) +
+                           std::string(packed.begin(), packed.begin() + static_cast<std::ptrdiff_t>(packed.size() / 2)));
+  std::string cut_messages[2];
+  for (unsigned threads : {1u, 2u}) {
+    SCOPED_TRACE(threads);
+    set_thread_count(threads);
+    for (const std::string& path : {binary, compressed}) {
+      SCOPED_TRACE(path);
+      const Mesh mesh = pcd::read(path);
+      ASSERT_EQ(mesh.points.dtype(), DType::float64);
+      ASSERT_EQ(mesh.num_points(), n);
+      const double* points = mesh.points.data_as<double>();
+      bool same = true;
+      for (std::int64_t i = 0; i < n && same; ++i)
+        same = points[3 * i] == x[i] && points[3 * i + 1] == static_cast<double>(y[i]) && points[3 * i + 2] == static_cast<double>(z[i]);
+      EXPECT_TRUE(same);
+      ASSERT_EQ(mesh.point_data.size(), 2u);
+      const NDArray* normals = mesh.point_data.find("normal");
+      const NDArray* labels = mesh.point_data.find("label");
+      ASSERT_NE(normals, nullptr);
+      ASSERT_NE(labels, nullptr);
+      EXPECT_EQ(normals->shape(), (Shape{n, 3}));
+      EXPECT_EQ(std::memcmp(normals->data(), normal.data(), normal.size() * 4), 0);
+      EXPECT_EQ(std::memcmp(labels->data(), label.data(), label.size()), 0);
+      EXPECT_EQ(mesh.cells[0].connectivity.data_as<std::int64_t>()[n - 1], n - 1);
+    }
+    cut_messages[threads - 1] = expect_read_error([&] { pcd::read(cut); }).what();
+  }
+  set_thread_count(0);
+  EXPECT_EQ(cut_messages[0], cut_messages[1]);
+}
+
 // Noise, then repetitions at distances of 1, 7, 100 and 5000: the encoder's skipping over
 // noise must find the repetitions again, and the decoder's wide copies must give them back.
 TEST(Lzf, NoiseThenRepetitionsAtEveryDistance) {

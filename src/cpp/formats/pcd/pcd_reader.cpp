@@ -403,16 +403,66 @@ class Reader {
     }
   }
 
+  // One byte run of a binary record copied to one destination: consecutive fields bound for
+  // consecutive bytes of the same array (x, y, z of float32 points) are one run.
+  struct RecordRun {
+    std::size_t from = 0;  // offset in the record
+    std::uint8_t* base = nullptr;
+    std::size_t stride = 0;
+    std::size_t size = 0;
+  };
+
+  // Runs of fixed sizes copy with one load and store each; the record is walked once, all its
+  // fields together, so each cache line of the file is read once.
+  static void copy_records(const std::uint8_t* records, std::size_t record, const std::vector<RecordRun>& runs, std::size_t first,
+                           std::size_t last) noexcept {
+    for (std::size_t i = first; i < last; ++i) {
+      const std::uint8_t* const at = records + i * record;
+      for (const RecordRun& run : runs) {
+        std::uint8_t* const to = run.base + i * run.stride;
+        const std::uint8_t* const from = at + run.from;
+        switch (run.size) {
+          case 4: std::memcpy(to, from, 4); break;
+          case 8: std::memcpy(to, from, 8); break;
+          case 12: std::memcpy(to, from, 12); break;
+          case 16: std::memcpy(to, from, 16); break;
+          case 24: std::memcpy(to, from, 24); break;
+          case 1: *to = *from; break;
+          case 2: std::memcpy(to, from, 2); break;
+          default: std::memcpy(to, from, run.size);
+        }
+      }
+    }
+  }
+
   void read_binary(std::int64_t n) {
     const auto* const records = reinterpret_cast<const std::uint8_t*>(bytes_.data() + header_.data_begin);
     const std::size_t record = header_.record_bytes;
+    std::vector<RecordRun> runs;
+    bool converts = false;  // a coordinate widened to float64: values, not bytes
+    for (std::size_t f = 0; f < header_.fields.size(); ++f) {
+      const Field& field = header_.fields[f];
+      const Destination& to = destinations_[f];
+      if (to.skip) continue;
+      if (to.to_double) {
+        converts = true;
+        continue;
+      }
+      RecordRun* const previous = runs.empty() ? nullptr : &runs.back();
+      if (previous != nullptr && previous->stride == to.stride && previous->from + previous->size == field.record_offset &&
+          previous->base + previous->size == to.base)
+        previous->size += field.bytes();
+      else
+        runs.push_back(RecordRun{field.record_offset, to.base, to.stride, field.bytes()});
+    }
     io::parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      copy_records(records, record, runs, first, last);
+      if (!converts) return;
       for (std::size_t f = 0; f < header_.fields.size(); ++f) {
         const Field& field = header_.fields[f];
         const Destination& to = destinations_[f];
-        if (to.skip) continue;
-        const std::size_t size = field.bytes();
-        for (std::size_t i = first; i < last; ++i) store(to, field, static_cast<std::int64_t>(i), records + i * record + field.record_offset, size);
+        if (!to.to_double) continue;
+        for (std::size_t i = first; i < last; ++i) store(to, field, static_cast<std::int64_t>(i), records + i * record + field.record_offset, field.bytes());
       }
     });
   }
@@ -435,30 +485,40 @@ class Reader {
     // Scratch, not a std::vector: no zeroing of what the decoder writes anyway.
     NDArray scratch = NDArray::allocate_scratch(DType::uint8, {static_cast<std::int64_t>(decompressed)});
     std::uint8_t* const planes = scratch.data_as<std::uint8_t>();
-    const std::size_t produced = io::lzf_decompress(reinterpret_cast<const std::uint8_t*>(bytes_.data() + at + 8), compressed, planes, decompressed);
-    if (produced != decompressed) fail_at(at + 8, "the LZF stream is corrupt or does not decompress to " + std::to_string(decompressed) + " bytes");
-    // The planes go to their arrays on all cores: a plain copy for a field of its own, the
-    // points' x/y/z interleaved a range of points at a time.
-    std::vector<const std::uint8_t*> plane_of(header_.fields.size(), nullptr);
+    const std::size_t nfields = header_.fields.size();
+    std::vector<std::size_t> plane_begin(nfields, 0);  // padding is left out of the planes
     std::size_t plane = 0;
-    for (std::size_t f = 0; f < header_.fields.size(); ++f) {
+    for (std::size_t f = 0; f < nfields; ++f) {
       if (destinations_[f].skip) continue;
-      plane_of[f] = planes + plane;
+      plane_begin[f] = plane;
       plane += static_cast<std::size_t>(n) * header_.fields[f].bytes();
     }
+    const std::size_t produced = io::lzf_decompress(reinterpret_cast<const std::uint8_t*>(bytes_.data() + at + 8), compressed, planes, decompressed);
+    if (produced != decompressed) fail_at(at + 8, "the LZF stream is corrupt or does not decompress to " + std::to_string(decompressed) + " bytes");
+    // Each thread places a range of points of every field: a field's own array gets that
+    // range of its plane with one memcpy, the points' columns value by value.
+    io::parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
+      place_planes(planes, plane_begin, first, last);
+    });
+  }
+
+  // Points [first, last) of every field from the planes (a field's values one after another,
+  // starting at plane_begin) into their arrays.
+  void place_planes(const std::uint8_t* planes, const std::vector<std::size_t>& plane_begin, std::size_t first, std::size_t last) const noexcept {
     for (std::size_t f = 0; f < header_.fields.size(); ++f) {
       const Field& field = header_.fields[f];
       const Destination& to = destinations_[f];
-      if (!to.skip && to.stride == field.bytes() && !to.to_double) io::copy_in_parallel(to.base, plane_of[f], static_cast<std::size_t>(n) * field.bytes());
-    }
-    io::parallel_ranges(static_cast<std::size_t>(n), std::size_t{1} << 16, [&](std::size_t first, std::size_t last) {
-      for (std::size_t f = 0; f < header_.fields.size(); ++f) {
-        const Field& field = header_.fields[f];
-        const Destination& to = destinations_[f];
-        if (to.skip || (to.stride == field.bytes() && !to.to_double)) continue;
-        for (std::size_t i = first; i < last; ++i) store(to, field, static_cast<std::int64_t>(i), plane_of[f] + i * field.bytes(), field.bytes());
+      if (to.skip) continue;
+      const std::size_t size = field.bytes();
+      const std::uint8_t* const from = planes + plane_begin[f];
+      if (to.stride == size && !to.to_double) {
+        std::memcpy(to.base + first * size, from + first * size, (last - first) * size);
+      } else if (!to.to_double && size == 4) {  // float32 points: one move a value
+        for (std::size_t i = first; i < last; ++i) std::memcpy(to.base + i * to.stride, from + i * 4, 4);
+      } else {
+        for (std::size_t i = first; i < last; ++i) store(to, field, static_cast<std::int64_t>(i), from + i * size, size);
       }
-    });
+    }
   }
 
   // Point `i` from the line [first, last); the offset of the first bad token (or of the
