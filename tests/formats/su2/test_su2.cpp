@@ -3,13 +3,16 @@
 // type with markers from regions and from "su2:tag", and malformed input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/su2/su2.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_support.hpp"
 
 using namespace meshioplusplus;
@@ -277,4 +280,114 @@ TEST(Su2Hostile, HugeMarkerCountIsAReadError) {
   const ReadError error = expect_read_error([&] { su2::read(path); });
   EXPECT_EQ(error.line(), std::optional<std::uint64_t>(2));
   EXPECT_NE(error.reason().find("markers"), std::string::npos) << error.what();
+}
+
+// ---- large sections: the parallel paths (io::kParallelLinesMinBytes) ----
+
+namespace {
+
+// A file whose sections pass 4 MiB: `zones` zones, each a NELEM of `elements` elements of the
+// VTK type `vtk_id` (`nodes` nodes, an index column after them) — ended by one hexahedron
+// where `mixed_tail` — its points, and a marker of as many triangles. Indices follow an LCG.
+std::string large_su2(int zones, int vtk_id, int nodes, std::int64_t elements, bool mixed_tail) {
+  const std::int64_t points = 50000;
+  std::uint64_t state = 12345;
+  const auto next_index = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return std::to_string((state >> 33) % static_cast<std::uint64_t>(points));
+  };
+  std::string text = "NZONE= " + std::to_string(zones) + "\n";
+  for (int z = 1; z <= zones; ++z) {
+    text += "IZONE= " + std::to_string(z) + "\nNDIME= 3\nNELEM= " + std::to_string(elements + (mixed_tail ? 1 : 0)) + "\n";
+    for (std::int64_t e = 0; e < elements; ++e) {
+      text += std::to_string(vtk_id);
+      for (int k = 0; k < nodes; ++k) text += " " + next_index();
+      text += " " + std::to_string(e) + "\n";
+    }
+    if (mixed_tail) text += "12 0 1 2 3 4 5 6 7\n";
+    text += "NPOIN= " + std::to_string(points) + "\n";
+    for (std::int64_t p = 0; p < points; ++p)
+      text += std::to_string(p % 97) + ".25 " + std::to_string(p % 13) + " " + std::to_string(z) + "\n";
+    text += "NMARK= 1\nMARKER_TAG= wall\nMARKER_ELEMS= " + std::to_string(elements) + "\n";
+    for (std::int64_t e = 0; e < elements; ++e) text += "5 " + next_index() + " " + next_index() + " " + next_index() + "\n";
+  }
+  return text;
+}
+
+// The file read at one thread (the sequential walk) and at two (the parallel paths).
+std::pair<Mesh, Mesh> read_at_one_and_two_threads(const std::string& path) {
+  set_thread_count(1);
+  Mesh one = su2::read(path);
+  set_thread_count(2);
+  Mesh two = su2::read(path);
+  set_thread_count(0);
+  return {std::move(one), std::move(two)};
+}
+
+void expect_same_bits(const Mesh& one, const Mesh& two) {
+  EXPECT_TRUE(same_bits(one.points, two.points));
+  ASSERT_EQ(block_summary(one), block_summary(two));
+  for (std::size_t b = 0; b < one.cells.size(); ++b) EXPECT_TRUE(same_bits(one.cells[b].connectivity, two.cells[b].connectivity)) << b;
+  const std::vector<NDArray>* tags_one = one.cell_data.find("su2:tag");
+  const std::vector<NDArray>* tags_two = two.cell_data.find("su2:tag");
+  ASSERT_TRUE(tags_one != nullptr && tags_two != nullptr);
+  for (std::size_t b = 0; b < tags_one->size(); ++b) EXPECT_TRUE(same_bits((*tags_one)[b], (*tags_two)[b])) << b;
+  ASSERT_EQ(one.regions.size(), two.regions.size());
+  for (std::size_t r = 0; r < one.regions.size(); ++r) EXPECT_TRUE(same_bits(one.regions[r].entries, two.regions[r].entries));
+}
+
+}  // namespace
+
+// One-type sections are parsed in one pass and adopted (zone 1) or copied shifted (zone 2,
+// and the marker blocks): the same bits as the sequential walk.
+TEST(Su2Parallel, OneTypeSectionsOfTwoZonesReadTheSameBitsAtOneAndTwoThreads) {
+  const std::string path = write_scratch("large_zones.su2", large_su2(2, 10, 4, 150000, false));
+  const auto [one, two] = read_at_one_and_two_threads(path);
+  EXPECT_EQ(block_summary(one), "tetra:300000;triangle:300000");
+  EXPECT_EQ(one.num_points(), 100000);
+  // Zone 2's indices are shifted past zone 1's 50,000 points.
+  const std::vector<std::int64_t> tets = int_values(one.cells[0].connectivity);
+  EXPECT_LT(*std::max_element(tets.begin(), tets.begin() + 150000 * 4), 50000);
+  EXPECT_GE(*std::min_element(tets.begin() + 150000 * 4, tets.end()), 50000);
+  EXPECT_LT(*std::max_element(tets.begin() + 150000 * 4, tets.end()), 100000);
+  ASSERT_EQ(one.regions.size(), 1u);
+  EXPECT_EQ(one.regions[0].entries.size(), 300000u);
+  EXPECT_EQ(int_values(one.regions[0].entries)[0], 300000);
+  expect_same_bits(one, two);
+}
+
+// Wedges are reordered as they are parsed; a section of tetrahedra ended by a hexahedron
+// takes the two-pass path.
+TEST(Su2Parallel, WedgesAndMixedSectionsReadTheSameBitsAtOneAndTwoThreads) {
+  {
+    const std::string path = write_scratch("large_wedges.su2", large_su2(1, 13, 6, 120000, false));
+    const auto [one, two] = read_at_one_and_two_threads(path);
+    EXPECT_EQ(block_summary(one), "wedge:120000;triangle:120000");
+    expect_same_bits(one, two);
+  }
+  {
+    const std::string path = write_scratch("large_mixed.su2", large_su2(1, 10, 4, 150000, true));
+    const auto [one, two] = read_at_one_and_two_threads(path);
+    EXPECT_EQ(block_summary(one), "tetra:150000;hexahedron:1;triangle:150000");
+    expect_same_bits(one, two);
+  }
+}
+
+// An index past NPOIN in a one-type section parsed on all cores: the sequential walk's error.
+TEST(Su2Parallel, IndexOutOfRangeInALargeSectionNamesItsLineAtOneAndTwoThreads) {
+  std::string text = large_su2(1, 10, 4, 150000, false);
+  const std::size_t line_start = text.find("\n10 ", text.size() / 4) + 1;
+  const std::size_t at = text.find(' ', line_start) + 1;
+  text.insert(at, "9");  // the first node index gains a digit: 9xxxxx >= 50000 points
+  const std::string path = write_scratch("large_range.su2", text);
+  set_thread_count(1);
+  const ReadError sequential = expect_read_error([&] { su2::read(path); });
+  set_thread_count(2);
+  const ReadError parallel = expect_read_error([&] { su2::read(path); });
+  set_thread_count(0);
+  EXPECT_EQ(sequential.byte_offset(), std::optional<std::uint64_t>(at));
+  EXPECT_EQ(parallel.byte_offset(), sequential.byte_offset());
+  EXPECT_EQ(parallel.line(), sequential.line());
+  EXPECT_EQ(std::string(parallel.what()), std::string(sequential.what()));
+  EXPECT_NE(parallel.reason().find("outside [0, 50000)"), std::string::npos) << parallel.what();
 }

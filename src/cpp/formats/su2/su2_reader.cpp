@@ -23,14 +23,18 @@
 // record per line, no comment, blank or '=' among them — what writers produce) take both
 // passes on all cores (io::parse_lines_in_parallel): the first parses the points outright
 // and notes each element's type, the second fills the elements at rows known from those
-// types. Any other layout, and any line the fast readers do not take, leaves the whole
-// section to the sequential walk, which words every error as before.
+// types. A large element section of one type (what SU2 and our writer produce for a mesh of
+// one cell type) is parsed outright in the first pass instead, into its own array, which the
+// second pass range-checks and adopts as its block (or copies in): its lines are read once.
+// Any other layout, and any line the fast readers do not take, leaves the whole section to
+// the sequential walk, which words every error as before.
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -107,6 +111,10 @@ struct ElementSection {
   int marker;  // -1: NELEM
   std::array<std::int64_t, kNumTypes> per_type{};
   std::vector<std::uint8_t> types;  // each element's type index when pass 1 ran on all cores
+  // (count, nodes) file indices in our node order when pass 1 parsed a one-type section on
+  // all cores; not yet range-checked (NPOIN may come later) nor shifted by the zone's points.
+  NDArray parsed;
+  int parsed_type = -1;
 };
 
 struct PointSection {
@@ -281,8 +289,8 @@ class Reader {
   void scan_elements(const KeywordLine& keyword, const LineSpan& line, int marker) {
     const std::int64_t count = value_number(keyword, line);
     check_room(count, 4, "elements");
-    ElementSection section{lines_.position(), count, current_zone(), marker, {}, {}};
-    if (scan_elements_in_parallel(section)) {
+    ElementSection section{lines_.position(), count, current_zone(), marker, {}, {}, {}, -1};
+    if (parse_one_type_in_parallel(section) || scan_elements_in_parallel(section)) {
       element_sections_.push_back(std::move(section));
       return;
     }
@@ -305,6 +313,50 @@ class Reader {
       ++section.per_type[type];
     }
     element_sections_.push_back(std::move(section));
+  }
+
+  // Pass 1 and 2 at once over a large plainly written section whose lines all have the first
+  // line's type: the node indices parsed into the section's own array. False (nothing kept)
+  // at the first line of another type or shape: the two-pass path takes the section then.
+  bool parse_one_type_in_parallel(ElementSection& section) {
+    if (section.count < 2 || bytes_left() < io::kParallelLinesMinBytes) return false;
+    const std::optional<std::size_t> start = io::records_begin(bytes_, section.start);
+    if (!start || *start != section.start) return false;
+    const char* const text = bytes_.data();
+    const char* const readable_end = text + bytes_.size();
+    const char* const first_end = io::find_newline(text + section.start, readable_end);
+    std::int64_t vtk_id = 0;
+    if (first_end == nullptr || io::plain_integer(text + section.start, first_end, vtk_id) == nullptr) return false;
+    const int type = detail::type_index_of_vtk(vtk_id);
+    if (type < 0) return false;
+    const int nodes = kElementTypes[type].nodes;
+    const int* const order = vtk_id == 13 ? io::vtk_node_permutation(13) : nullptr;
+    NDArray parsed = NDArray::allocate(DType::int64, {section.count, nodes});
+    std::int64_t* const connectivity = parsed.data_as<std::int64_t>();
+    const std::optional<std::size_t> end = io::parse_lines_in_parallel(
+        bytes_, section.start, static_cast<std::uint64_t>(section.count), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
+          const char* const last = text + stop;
+          std::int64_t line_id = 0;
+          const char* p = io::plain_integer(text + begin, last, line_id, readable_end);
+          if (p == nullptr || line_id != vtk_id) return false;
+          std::int64_t file_nodes[8];
+          for (int k = 0; k < nodes; ++k) {
+            p = io::plain_integer(p, last, file_nodes[k], readable_end);
+            if (p == nullptr) return false;
+          }
+          // An optional element index may follow, nothing else ('=' or '%': the walk decides).
+          const int rest = plain_tokens(p, last);
+          if (rest < 0 || rest > 1) return false;
+          std::int64_t* const row = connectivity + i * static_cast<std::uint64_t>(nodes);
+          for (int k = 0; k < nodes; ++k) row[k] = file_nodes[order != nullptr ? order[k] : k];
+          return true;
+        });
+    if (!end) return false;
+    section.per_type[type] = section.count;
+    section.parsed = std::move(parsed);
+    section.parsed_type = type;
+    lines_.seek(*end);
+    return true;
   }
 
   // Pass 1 over a large plainly written element section on all cores: each line's type and
@@ -454,7 +506,7 @@ class Reader {
 
   void read_elements() {
     const int* wedge_order = io::vtk_node_permutation(13);
-    for (const ElementSection& section : element_sections_) {
+    for (ElementSection& section : element_sections_) {
       lines_.seek(section.start);
       const Zone& zone = zones_[section.zone];
       const std::array<int, kNumTypes>& block_of_type = section.marker < 0 ? volume_block_ : marker_block_;
@@ -466,6 +518,7 @@ class Reader {
         region_entries = mesh_.regions[region].entries.data_as<std::int64_t>();
         region_filled = &region_filled_[region];
       }
+      if (adopt_parsed_elements(section, block_of_type, tag, region_entries, region_filled)) continue;
       if (fill_elements_in_parallel(section, block_of_type, tag, region_entries, region_filled)) continue;
       for (std::int64_t i = 0; i < section.count; ++i) {
         io::TextScanner scanner = lines_.scanner(lines_.require("an element"));
@@ -491,6 +544,41 @@ class Reader {
       }
     }
     if (!mesh_.cells.empty()) mesh_.cell_data.set("su2:tag", std::move(tags_));
+  }
+
+  // Pass 2 over a one-type section pass 1 parsed: its indices checked against the zone's
+  // points, then its array becomes the block's connectivity when it is the whole block, else
+  // is copied to the block's next rows. False (nothing written) where an index is out of
+  // range: the sequential loop reads the section again and words the error.
+  bool adopt_parsed_elements(ElementSection& section, const std::array<int, kNumTypes>& block_of_type, std::int32_t tag,
+                             std::int64_t* region_entries, std::int64_t* region_filled) {
+    if (section.parsed_type < 0) return false;
+    const Zone& zone = zones_[section.zone];
+    const std::span<const std::int64_t> indices(section.parsed.data_as<std::int64_t>(),
+                                                static_cast<std::size_t>(section.parsed.size()));
+    if (io::first_index_outside(indices, zone.num_points) != indices.size()) return false;
+    const int block = block_of_type[section.parsed_type];
+    NDArray& connectivity = mesh_.cells[block].connectivity;
+    const std::int64_t first_row = rows_filled_[block];
+    const std::int64_t shift = zone.first_point;
+    if (first_row == 0 && section.count == mesh_.cells[block].num_cells() && shift == 0) {
+      connectivity = std::move(section.parsed);
+    } else {
+      std::int64_t* const target = connectivity.data_as<std::int64_t>() + first_row * kElementTypes[section.parsed_type].nodes;
+      io::parallel_ranges(indices.size(), std::size_t{1} << 20, [&](std::size_t first, std::size_t last) {
+        for (std::size_t k = first; k < last; ++k) target[k] = indices[k] + shift;
+      });
+      section.parsed = NDArray();
+    }
+    std::int32_t* const tags = tags_[block].data_as<std::int32_t>() + first_row;
+    std::fill(tags, tags + section.count, tag);
+    if (region_entries != nullptr) {
+      const std::int64_t first_cell = bases_[block] + first_row;
+      for (std::int64_t i = 0; i < section.count; ++i) region_entries[*region_filled + i] = first_cell + i;
+      *region_filled += section.count;
+    }
+    rows_filled_[block] += section.count;
+    return true;
   }
 
   // Pass 2 over a section pass 1 scanned on all cores: every element's row is known from the
