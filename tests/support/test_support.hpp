@@ -23,6 +23,7 @@
 #include "io/codecs/zlib_codec.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus::testing_support {
 
@@ -200,6 +201,27 @@ template <class T> NDArray array_of(Shape shape, const std::vector<T>& values) {
 // Same dtype, same shape, same bytes: what "bit-exact" means in the round-trip tests.
 inline bool same_bits(const NDArray& a, const NDArray& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+// `read()` made with `threads` threads (0: the default), the default restored after, also when
+// it throws: the 1-vs-2-thread identity tests of the parallel readers.
+template <class Read> auto read_at_threads(unsigned threads, Read&& read) -> decltype(read()) {
+  struct RestoreDefault {
+    ~RestoreDefault() { set_thread_count(0); }
+  } restore;
+  set_thread_count(threads);
+  return read();
+}
+
+// Points and every block (type, connectivity, offsets) bit for bit.
+inline void expect_same_points_and_cells(const Mesh& a, const Mesh& b) {
+  EXPECT_TRUE(same_bits(a.points, b.points));
+  ASSERT_EQ(a.cells.size(), b.cells.size());
+  for (std::size_t i = 0; i < a.cells.size(); ++i) {
+    EXPECT_EQ(a.cells[i].type, b.cells[i].type) << "block " << i;
+    EXPECT_TRUE(same_bits(a.cells[i].connectivity, b.cells[i].connectivity)) << "block " << i;
+    EXPECT_TRUE(same_bits(a.cells[i].offsets, b.cells[i].offsets)) << "block " << i;
+  }
 }
 
 // The values of an array of any dtype, as int64.

@@ -34,13 +34,6 @@ Mesh large_tetra_mesh() {
   return mesh;
 }
 
-Mesh read_with_threads(const std::string& path, unsigned threads) {
-  set_thread_count(threads);
-  Mesh mesh = dolfin::read(path);
-  set_thread_count(0);
-  return mesh;
-}
-
 ReadError error_with_threads(const std::string& path, unsigned threads) {
   set_thread_count(threads);
   const ReadError error = expect_read_error([&] { dolfin::read(path); });
@@ -55,8 +48,8 @@ TEST(DolfinLines, LargeFileIsTheSameAtOneAndTwoThreads) {
   const Mesh mesh = large_tetra_mesh();
   const std::string path = dir.file("large.xml");
   dolfin::write(path, mesh, {});
-  const Mesh one = read_with_threads(path, 1);
-  const Mesh two = read_with_threads(path, 2);
+  const Mesh one = read_at_threads(1, [&] { return dolfin::read(path); });
+  const Mesh two = read_at_threads(2, [&] { return dolfin::read(path); });
   EXPECT_TRUE(same_bits(one.points, mesh.points));
   EXPECT_TRUE(same_bits(two.points, mesh.points));
   ASSERT_EQ(one.cells.size(), 1u);
@@ -84,7 +77,7 @@ TEST(DolfinLines, OtherLayoutsFallBackToTheXmlScan) {
   text.insert(text.find(" />", other), first);
   const std::string changed = dir.write("changed.xml", text);
   for (unsigned threads : {1u, 2u}) {
-    const Mesh back = read_with_threads(changed, threads);
+    const Mesh back = read_at_threads(threads, [&] { return dolfin::read(changed); });
     EXPECT_TRUE(same_bits(back.points, mesh.points)) << threads;
     EXPECT_TRUE(same_bits(back.cells[0].connectivity, mesh.cells[0].connectivity)) << threads;
   }

@@ -43,20 +43,13 @@ std::string large_msh22() {
   return text + "$EndElements\n";
 }
 
-Mesh read_with_threads(const std::string& path, unsigned threads) {
-  set_thread_count(threads);
-  Mesh mesh = gmsh::read(path);
-  set_thread_count(0);
-  return mesh;
-}
-
 }  // namespace
 
 TEST(Msh22Lines, LargeFileIsTheSameAtOneAndTwoThreads) {
   const ScratchDir dir;
   const std::string path = dir.write("large.msh", large_msh22());
-  const Mesh one = read_with_threads(path, 1);
-  const Mesh two = read_with_threads(path, 2);
+  const Mesh one = read_at_threads(1, [&] { return gmsh::read(path); });
+  const Mesh two = read_at_threads(2, [&] { return gmsh::read(path); });
   ASSERT_EQ(one.points.rows(), 100000);
   EXPECT_TRUE(same_bits(one.points, two.points));
   EXPECT_DOUBLE_EQ(one.points.data_as<double>()[3 * 99999 + 1], 1.0 / 100000);

@@ -34,39 +34,23 @@ std::string large_ply() {
   return text;
 }
 
-Mesh read_with_threads(const std::string& path, unsigned threads) {
-  set_thread_count(threads);
-  Mesh mesh = ply::read(path);
-  set_thread_count(0);
-  return mesh;
-}
-
-void expect_same(const Mesh& a, const Mesh& b) {
-  EXPECT_TRUE(same_bits(a.points, b.points));
-  ASSERT_EQ(a.cells.size(), b.cells.size());
-  for (std::size_t i = 0; i < a.cells.size(); ++i) {
-    EXPECT_EQ(a.cells[i].type, b.cells[i].type);
-    EXPECT_TRUE(same_bits(a.cells[i].connectivity, b.cells[i].connectivity)) << i;
-  }
-  ASSERT_NE(a.point_data.find("red"), nullptr);
-  ASSERT_NE(b.point_data.find("red"), nullptr);
-  EXPECT_TRUE(same_bits(*a.point_data.find("red"), *b.point_data.find("red")));
-}
-
 }  // namespace
 
 TEST(PlyLines, LargeFileIsTheSameAtOneAndTwoThreads) {
   const ScratchDir dir;
   const std::string path = dir.write("large.ply", large_ply());
-  const Mesh one = read_with_threads(path, 1);
-  const Mesh two = read_with_threads(path, 2);
+  const Mesh one = read_at_threads(1, [&] { return ply::read(path); });
+  const Mesh two = read_at_threads(2, [&] { return ply::read(path); });
   ASSERT_EQ(one.points.rows(), kVertices);
   ASSERT_EQ(one.cells.size(), 1u);
   EXPECT_EQ(one.cells[0].type, "triangle");
   EXPECT_EQ(one.cells[0].num_cells(), kFaces);
   EXPECT_EQ(one.cells[0].connectivity.data_as<std::int64_t>()[3 * 200000 + 1], (200000 * 7 + 1) % kVertices);
   EXPECT_EQ(one.point_data.find("red")->data_as<std::uint8_t>()[1000], 1000 % 256);
-  expect_same(one, two);
+  expect_same_points_and_cells(one, two);
+  ASSERT_NE(one.point_data.find("red"), nullptr);
+  ASSERT_NE(two.point_data.find("red"), nullptr);
+  EXPECT_TRUE(same_bits(*one.point_data.find("red"), *two.point_data.find("red")));
 }
 
 TEST(PlyLines, OtherLayoutsAreReadSequentially) {
@@ -78,12 +62,15 @@ TEST(PlyLines, OtherLayoutsAreReadSequentially) {
   const std::size_t vertex = text.find("\n100.000000 ");
   text.replace(text.find(' ', vertex + 1), 1, "\n");
   const std::string path = dir.write("mixed.ply", text);
-  const Mesh one = read_with_threads(path, 1);
-  const Mesh two = read_with_threads(path, 2);
+  const Mesh one = read_at_threads(1, [&] { return ply::read(path); });
+  const Mesh two = read_at_threads(2, [&] { return ply::read(path); });
   ASSERT_EQ(one.cells.size(), 3u);
   EXPECT_EQ(one.cells[1].type, "quad");
   EXPECT_EQ(one.cells[1].connectivity.data_as<std::int64_t>()[0], 7);
-  expect_same(one, two);
+  expect_same_points_and_cells(one, two);
+  ASSERT_NE(one.point_data.find("red"), nullptr);
+  ASSERT_NE(two.point_data.find("red"), nullptr);
+  EXPECT_TRUE(same_bits(*one.point_data.find("red"), *two.point_data.find("red")));
 }
 
 TEST(PlyLines, ErrorsDeepInALargeFileAreTheSequentialReadersOwn) {

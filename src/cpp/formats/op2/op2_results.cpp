@@ -91,14 +91,17 @@ double step_time(std::int32_t approach, const Words& header) {
   }
 }
 
+// The step's (n, 3) point array `name`, NaN where no grid gives a value; made on first use.
+double* nodal_array(TimeStep& out, const std::string& name, std::int64_t n) {
+  if (NDArray* found = out.point_data.find(name)) return found->data_as<double>();
+  NDArray values = NDArray::allocate(DType::float64, {n, 3});
+  std::fill_n(values.data_as<double>(), values.size(), kNaN);
+  return out.point_data.append_new(name, std::move(values)).data_as<double>();
+}
+
 void read_complex_nodal(const File& file, const Geometry& g, const ResultBlock& block, const Words& w, TimeStep& out) {
   const std::int64_t n = g.mesh.num_points();
-  auto array = [&](const std::string& name) -> double* {
-    if (NDArray* found = out.point_data.find(name)) return found->data_as<double>();
-    NDArray values = NDArray::allocate(DType::float64, {n, 3});
-    std::fill_n(values.data_as<double>(), values.size(), kNaN);
-    return out.point_data.append_new(name, std::move(values)).data_as<double>();
-  };
+  auto array = [&](const std::string& name) { return nodal_array(out, name, n); };
   const std::string rotation = block.name == "displacement" ? std::string("rotation") : block.name + "_rotation";
   double* parts[4] = {array(block.name + "_real"), array(block.name + "_imag"), array(rotation + "_real"), array(rotation + "_imag")};
   if (w.size() % 14 != 0) file.fail(w.offset_of(0), block.name + ": data record of " + std::to_string(w.size()) +
@@ -125,12 +128,7 @@ void read_complex_nodal(const File& file, const Geometry& g, const ResultBlock& 
 
 void read_nodal(const File& file, const Geometry& g, const ResultBlock& block, const Words& w, TimeStep& out) {
   const std::int64_t n = g.mesh.num_points();
-  auto array = [&](const std::string& name) -> double* {
-    if (NDArray* found = out.point_data.find(name)) return found->data_as<double>();
-    NDArray values = NDArray::allocate(DType::float64, {n, 3});
-    std::fill_n(values.data_as<double>(), values.size(), kNaN);
-    return out.point_data.append_new(name, std::move(values)).data_as<double>();
-  };
+  auto array = [&](const std::string& name) { return nodal_array(out, name, n); };
   double* translation = array(block.name);
   double* rotation = array(block.name == "displacement" ? std::string("rotation") : block.name + "_rotation");
   if (w.size() % 8 != 0) file.fail(w.offset_of(0), block.name + ": data record of " + std::to_string(w.size()) +
