@@ -310,6 +310,55 @@ TEST(CellsFromFaces, ResultDoesNotDependOnTheThreadCount) {
   EXPECT_EQ(owner_sides(one, faces), owner_sides(four, faces));
 }
 
+TEST(CellsFromFaces, Int32LabelsWithoutOffsetsGiveTheSameCellsAndSides) {
+  // 40,000 cubes in a row, every face a quad: the same list as int64 with offsets and as int32
+  // with face_size 4 (how the OpenFOAM and Fluent readers hand over large meshes) must give the
+  // same cells and sides, at 1 and 4 threads; one block in file order needs no maps.
+  const std::int64_t n = 40000;
+  Faces faces;
+  for (std::int64_t c = 0; c < n; ++c) {
+    const std::int64_t b = 4 * c;
+    if (c == 0) faces.add({b + 0, b + 1, b + 2, b + 3}, c);
+    faces.add({b + 4, b + 7, b + 6, b + 5}, c, c + 1 < n ? c + 1 : -1);
+    faces.add({b + 0, b + 4, b + 5, b + 1}, c);
+    faces.add({b + 1, b + 5, b + 6, b + 2}, c);
+    faces.add({b + 2, b + 6, b + 7, b + 3}, c);
+    faces.add({b + 3, b + 7, b + 4, b + 0}, c);
+  }
+  const std::vector<std::int32_t> nodes(faces.nodes.begin(), faces.nodes.end()), owner(faces.owner.begin(), faces.owner.end()),
+      neighbour(faces.neighbour.begin(), faces.neighbour.end());
+  FaceCellInput narrow;
+  narrow.face_size = 4;
+  narrow.face_nodes = nodes;
+  narrow.owner = owner;
+  narrow.neighbour = neighbour;
+  narrow.num_cells = n;
+  const auto reference = mpp::io::build_cells_from_faces(faces.input(n));
+  ASSERT_EQ(reference.blocks.size(), 1u);
+  EXPECT_TRUE(reference.in_file_order());
+  EXPECT_EQ(reference.block_major(123), 123);
+  EXPECT_EQ(reference.cell_of(456), 456);
+  for (unsigned threads : {1u, 4u}) {
+    mpp::set_thread_count(threads);
+    const auto cells = mpp::io::build_cells_from_faces(narrow);
+    ASSERT_EQ(cells.blocks.size(), 1u);
+    EXPECT_EQ(cells.blocks[0].type, "hexahedron");
+    const auto x = reference.blocks[0].connectivity.values<std::int64_t>();
+    const auto y = cells.blocks[0].connectivity.values<std::int64_t>();
+    EXPECT_TRUE(std::equal(x.begin(), x.end(), y.begin(), y.end()));
+    EXPECT_EQ(owner_sides(cells, faces), owner_sides(reference, faces));
+    EXPECT_EQ(neighbour_sides(cells, faces), neighbour_sides(reference, faces));
+    // Cell values in file order are already in block order: shared, not copied.
+    const mpp::NDArray values = mpp::NDArray::zeros(mpp::DType::float64, {n});
+    const std::vector<mpp::NDArray> by_block = mpp::io::cell_values_by_block(cells, values);
+    ASSERT_EQ(by_block.size(), 1u);
+    EXPECT_EQ(by_block[0].data(), values.data());
+  }
+  mpp::set_thread_count(0);
+  narrow.face_size = 5;  // more nodes than the list holds
+  EXPECT_THROW(mpp::io::build_cells_from_faces(narrow), std::invalid_argument);
+}
+
 TEST(CellsFromFaces, ACellThatDoesNotCloseIsAPolyhedronAndTheOthersKeepTheirSides) {
   // 40,000 cubes in a row; cube 30,001 lists six quads, but one of them names a node of the
   // next cube instead of its own: its face counts promise a hexahedron, its faces do not close

@@ -487,4 +487,68 @@ TEST(OpenFoamWriter, LargeAsciiListsReadTheSameOnOneAndTwoThreadsAndAsBinary) {
   EXPECT_EQ(messages[0], messages[1]);
 }
 
+// Faces of two sizes (wedges: triangles and quads) in large lists: the reader keeps offsets
+// (narrow while parsing, widened after) and 32-bit labels; the cells, sides and cell zone must
+// be the same on one and two threads and from the binary case.
+TEST(OpenFoamWriter, MixedFaceSizesReadTheSameOnOneAndTwoThreadsAndAsBinary) {
+  ScratchDir dir;
+  Mesh mesh = hex_block(60, 60, 30);
+  const auto hexes = mesh.cells[0].connectivity.values<std::int64_t>();
+  I64 wedges;
+  for (std::size_t c = 0; c + 8 <= hexes.size(); c += 8) {
+    const std::int64_t* h = hexes.data() + c;
+    wedges.insert(wedges.end(), {h[0], h[2], h[1], h[4], h[6], h[5], h[0], h[3], h[2], h[4], h[7], h[6]});
+  }
+  const std::int64_t num_wedges = static_cast<std::int64_t>(wedges.size() / 6);
+  mesh.cells = {{"wedge", int64_matrix(num_wedges, 6, wedges), {}, {}}};
+  Region all;
+  all.name = "all";
+  all.kind = RegionKind::Cell;
+  all.dim = 3;
+  all.entries = NDArray::allocate(DType::int64, {num_wedges});
+  for (std::int64_t c = 0; c < num_wedges; ++c) all.entries.data_as<std::int64_t>()[c] = c;
+  mesh.regions.push_back(all);
+  const std::string ascii_case = (dir.path() / "ascii").string(), binary_case = (dir.path() / "binary").string();
+  openfoam::write(ascii_case, mesh, {});
+  WriteOptions binary;
+  binary.set("binary", "true");
+  openfoam::write(binary_case, mesh, binary);
+  ASSERT_GT(fs::file_size(fs::path(ascii_case) / "constant" / "polyMesh" / "faces"), io::kParallelLinesMinBytes);
+  const unsigned threads = thread_count();
+  set_thread_count(1);
+  const Mesh serial = openfoam::read(ascii_case);
+  set_thread_count(2);
+  const Mesh parallel = openfoam::read(ascii_case);
+  const Mesh from_binary = openfoam::read(binary_case);
+  set_thread_count(threads);
+  const auto same = [](const NDArray& a, const NDArray& b) {
+    return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+  };
+  ASSERT_EQ(serial.cells.size(), 1u);
+  EXPECT_EQ(serial.cells[0].type, "wedge");
+  EXPECT_EQ(serial.cells[0].num_cells(), num_wedges);
+  {  // the reader derives its own node order: each wedge has its nodes, not necessarily in order
+    const auto got = serial.cells[0].connectivity.values<std::int64_t>();
+    const auto want = mesh.cells[0].connectivity.values<std::int64_t>();
+    for (const std::size_t row : {std::size_t{0}, static_cast<std::size_t>(num_wedges - 1)}) {
+      I64 a(got.begin() + 6 * row, got.begin() + 6 * row + 6), b(want.begin() + 6 * row, want.begin() + 6 * row + 6);
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      EXPECT_EQ(a, b) << "wedge " << row;
+    }
+  }
+  for (const Mesh* other : {&parallel, &from_binary}) {
+    ASSERT_EQ(other->cells.size(), 1u);
+    EXPECT_TRUE(same(serial.cells[0].connectivity, other->cells[0].connectivity));
+    ASSERT_EQ(serial.regions.size(), other->regions.size());
+    for (std::size_t r = 0; r < serial.regions.size(); ++r) {
+      EXPECT_EQ(serial.regions[r].name, other->regions[r].name);
+      EXPECT_TRUE(same(serial.regions[r].entries, other->regions[r].entries)) << serial.regions[r].name;
+    }
+  }
+  const auto zone = std::find_if(serial.regions.begin(), serial.regions.end(), [](const Region& r) { return r.name == "all"; });
+  ASSERT_NE(zone, serial.regions.end());
+  EXPECT_TRUE(same(zone->entries, all.entries));
+}
+
 }  // namespace

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "io/cells/cells_from_faces.hpp"
+#include "io/source/scratch_vector.hpp"
 #include "meshioplusplus/mesh.hpp"
 
 namespace meshioplusplus::ansys::detail {
@@ -18,19 +20,41 @@ namespace meshioplusplus::ansys::detail {
 // io::build_cells_from_faces wants them (ansys_volume.cpp says how Fluent's c0 / c1 columns
 // become owner and neighbour): nodes are 0-based point rows, in 3-D oriented out of the owner,
 // in 2-D with the owner on the left; cells 0-based file cell numbers (Fluent id - 1), -1 = none.
-// Made so while the sections are parsed: no second copy of the faces is built.
-struct FaceList {
-  std::vector<std::int64_t> offsets{0};
-  std::vector<std::int64_t> nodes;
-  std::vector<std::int64_t> owner;
-  std::vector<std::int64_t> neighbour;
-  bool names_a_cell = false;  // some face of the file, kept or not, names a cell
+// Made so while the sections are parsed: no second copy of the faces is built. Labels are int32
+// when the points and cells allow (half the memory of a large mesh's largest lists), else int64
+// (VolumeInput holds one list of each kind, one used); offsets are kept only once faces of two
+// sizes are seen (a tetrahedral mesh's triangles need none).
+template <class Label>
+struct FaceListOf {
+  io::ScratchVector<std::int64_t> offsets;  // (size + 1) once faces differ in size, else empty
+  int face_size = 0;                        // while offsets is empty: every face's nodes (0: no face yet)
+  io::ScratchVector<Label> nodes;
+  io::ScratchVector<Label> owner;
+  io::ScratchVector<Label> neighbour;
   std::int64_t size() const noexcept { return static_cast<std::int64_t>(owner.size()); }
+  // Face `face` (the list's last, 0-based) ends where `nodes` now ends.
+  void face_ends(std::size_t face, std::size_t end) {
+    if (!offsets.empty()) {
+      offsets.push_back(static_cast<std::int64_t>(end));
+      return;
+    }
+    const std::size_t begin = face * static_cast<std::size_t>(face_size);
+    if (face == 0) {
+      face_size = static_cast<int>(end);
+      return;
+    }
+    if (end - begin == static_cast<std::size_t>(face_size)) return;
+    offsets.resize(face + 2);  // the first face of another size: offsets from here on
+    for (std::size_t f = 0; f <= face; ++f) offsets[f] = static_cast<std::int64_t>(f * static_cast<std::size_t>(face_size));
+    offsets[face + 1] = static_cast<std::int64_t>(end);
+    face_size = 0;
+  }
+  io::Labels offset_labels() const noexcept { return offsets.empty() ? io::Labels() : io::Labels(std::span<const std::int64_t>(offsets)); }
 };
 
 struct FaceZone {
   std::int64_t zone = 0;
-  std::int64_t begin = 0, end = 0;  // faces [begin, end) of the FaceList
+  std::int64_t begin = 0, end = 0;  // faces [begin, end) of the face list
 };
 
 struct CellZone {
@@ -40,7 +64,10 @@ struct CellZone {
 };
 
 struct VolumeInput {
-  FaceList faces;
+  bool wide_labels = false;  // faces64 holds the faces, else faces32
+  FaceListOf<std::int32_t> faces32;
+  FaceListOf<std::int64_t> faces64;
+  bool names_a_cell = false;  // some face of the file, kept or not, names a cell
   std::vector<FaceZone> face_zones;
   std::vector<CellZone> cell_zones;
   std::map<std::int64_t, std::string> zone_names;
@@ -51,7 +78,8 @@ struct VolumeInput {
 // Rebuilds the volume cells from the faces into `mesh` (whose points are set): cell blocks,
 // "ansys:zone" cell data, Cell regions of the named cell zones and Side regions of the named
 // face zones. Throws ReadError(path, "ansys", …) when the faces do not close into cells.
-void add_volume_cells(Mesh& mesh, const VolumeInput& input, const std::string& path);
+// The faces' nodes are freed once the cells are built.
+void add_volume_cells(Mesh& mesh, VolumeInput& input, const std::string& path);
 
 // Writes `mesh` in Fluent's face-based layout (ansys_fluent_writer.cpp); false, writing
 // nothing, when the mesh has no cells of its points' dimension (meshio's layout is used then).

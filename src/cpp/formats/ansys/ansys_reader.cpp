@@ -51,6 +51,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -120,11 +121,18 @@ struct Section {
 
 class Reader {
  public:
-  Reader(std::string_view bytes, const std::string& path) : doc_(bytes), path_(path) {}
+  // `release_pages` (may be empty): lets the file's resident pages go (read again if touched).
+  Reader(std::string_view bytes, const std::string& path, std::function<void()> release_pages = {})
+      : doc_(bytes), path_(path), release_pages_(std::move(release_pages)) {}
 
   Mesh read() {
+    // Each pass over the file leaves the pages it read resident (a text file's index pass reads
+    // all of it): they are let go after each, so that at most one section's pages are held
+    // beside what was parsed from them.
     index_sections();
+    release_file_pages();
     read_points();
+    release_file_pages();
     // Fluent's cells are defined by their faces; only meshio's writer lists a cell's nodes.
     const bool cells_list_nodes = std::any_of(sections_.begin(), sections_.end(), [](const Section& s) { return s.kind == 12; });
     if (!cells_list_nodes && !volume_.cell_zones.empty()) {
@@ -149,15 +157,27 @@ class Reader {
     }
     volume_.num_cells = std::max(volume_.num_cells, declared_cells_);
     volume_.dimension = static_cast<int>(mesh_.points.ndim() == 2 ? mesh_.points.dim(1) : 3);
+    constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+    volume_.wide_labels = mesh_.points.rows() > kInt32Max || volume_.num_cells > kInt32Max;
+    if (volume_.wide_labels) reserve_faces(volume_.faces64);
+    else reserve_faces(volume_.faces32);
     for (const Section& section : sections_)
-      if (section.kind == 13) collect_faces(section);
-    if (!volume_.faces.names_a_cell) return std::nullopt;
+      if (section.kind == 13) {
+        if (volume_.wide_labels) collect_faces(section, volume_.faces64);
+        else collect_faces(section, volume_.faces32);
+      }
+    if (!volume_.names_a_cell) return std::nullopt;
     volume_.zone_names = zone_names_;
+    release_file_pages();  // every byte needed is parsed
     detail::add_volume_cells(mesh_, volume_, path_);
     return std::move(mesh_);
   }
 
  private:
+  void release_file_pages() const {
+    if (release_pages_) release_pages_();
+  }
+
   // ---- pass 1: find the sections -----------------------------------------------------------
 
   void index_sections() {
@@ -545,21 +565,36 @@ class Reader {
   // kept as the cell builder wants it (ansys_volume.cpp says which side owns it and why). A face
   // with no cell on either side, or with fewer nodes than a face has (Fluent writes faces of no
   // nodes in some special zones), bounds no cell and is left out.
-  void collect_faces(const Section& section) {
+  // Room for the faces of every face section at once (growing the lists zone by zone held the
+  // old and the new copy together); sections whose body cannot hold their count fail here.
+  template <class Label> void reserve_faces(detail::FaceListOf<Label>& faces) {
+    std::size_t total_faces = 0, total_nodes = 0;
+    for (const Section& section : sections_) {
+      if (section.kind != 13) continue;
+      check_room(section, 3);
+      const auto count = static_cast<std::size_t>(section.count());
+      const int corners = face_corners(section.header[4]);
+      total_faces += count;
+      total_nodes += count * static_cast<std::size_t>(corners > 0 ? corners : 4);
+    }
+    faces.owner.reserve(total_faces);
+    faces.neighbour.reserve(total_faces);
+    faces.nodes.reserve(total_nodes);
+  }
+
+  template <class Label> void collect_faces(const Section& section, detail::FaceListOf<Label>& faces) {
     const std::int64_t zone_type = section.header[4];
     if (zone_type != 0 && zone_type != 5 && face_corners(zone_type) == 0)
       fail_at(section.offset, "unknown face type " + hex(zone_type));
     check_room(section, 3);
-    detail::FaceList& faces = volume_.faces;
     const std::int64_t begin = faces.size();
     const auto count = static_cast<std::size_t>(section.count());  // bounded by the body (check_room)
-    faces.offsets.reserve(faces.offsets.size() + count);
     faces.owner.reserve(faces.owner.size() + count);
     faces.neighbour.reserve(faces.neighbour.size() + count);
     const int fixed_corners = face_corners(zone_type);
     faces.nodes.reserve(faces.nodes.size() + count * static_cast<std::size_t>(fixed_corners > 0 ? fixed_corners : 2));
     const int dimension = volume_.dimension;
-    if (fixed_corners > 0 && collect_faces_in_parallel(section, fixed_corners)) {
+    if (fixed_corners > 0 && collect_faces_in_parallel(section, fixed_corners, faces)) {
       volume_.face_zones.push_back({section.zone(), begin, faces.size()});
       return;
     }
@@ -569,20 +604,20 @@ class Reader {
       const std::size_t start = faces.nodes.size();
       for (std::int64_t k = 0; k < corners; ++k) {
         const std::size_t offset = values.position();
-        faces.nodes.push_back(node_row(values.next("a face node"), offset));
+        faces.nodes.push_back(static_cast<Label>(node_row(values.next("a face node"), offset)));
       }
       const std::int64_t right = cell_index(values, "the face's right cell (c0)");
       const std::int64_t left = cell_index(values, "the face's left cell (c1)");
-      faces.names_a_cell |= right >= 0 || left >= 0;
+      volume_.names_a_cell |= right >= 0 || left >= 0;
       if ((right < 0 && left < 0) || corners < dimension) {
         faces.nodes.resize(start);
         continue;
       }
       const bool owner_is_right = right >= 0;
       if (owner_is_right == (dimension == 3)) std::reverse(faces.nodes.begin() + static_cast<std::ptrdiff_t>(start), faces.nodes.end());
-      faces.offsets.push_back(static_cast<std::int64_t>(faces.nodes.size()));
-      faces.owner.push_back(owner_is_right ? right : left);
-      faces.neighbour.push_back(owner_is_right ? left : -1);
+      faces.face_ends(faces.owner.size(), faces.nodes.size());
+      faces.owner.push_back(static_cast<Label>(owner_is_right ? right : left));
+      faces.neighbour.push_back(static_cast<Label>(owner_is_right ? left : -1));
     }
     values.finish();
     volume_.face_zones.push_back({section.zone(), begin, faces.size()});
@@ -595,9 +630,8 @@ class Reader {
   // reads them — then kept, turned and packed in place, in file order, by collect_faces'
   // rules. Any other layout, or a value the sequential loop would reject, sends the whole zone
   // the sequential way, which words the error. False: nothing was added.
-  bool collect_faces_in_parallel(const Section& section, int corners) {
+  template <class Label> bool collect_faces_in_parallel(const Section& section, int corners, detail::FaceListOf<Label>& faces) {
     if (thread_count() < 2 || section.body_end - section.body_begin < io::kParallelLinesMinBytes) return false;
-    detail::FaceList& faces = volume_.faces;
     const auto count = static_cast<std::size_t>(section.count());
     const std::size_t node_base = faces.nodes.size(), face_base = faces.owner.size();
     const auto width = static_cast<std::size_t>(corners);
@@ -607,15 +641,15 @@ class Reader {
     const std::int64_t num_points = mesh_.points.rows(), num_cells = volume_.num_cells;
     // Face i's values in file order; false where the sequential loop would fail.
     const auto place = [&](std::size_t i, const std::int64_t* values) {
-      std::int64_t* nodes = faces.nodes.data() + node_base + i * width;
+      Label* nodes = faces.nodes.data() + node_base + i * width;
       for (std::size_t k = 0; k < width; ++k) {
         if (values[k] < first_node_ || values[k] - first_node_ >= num_points) return false;
-        nodes[k] = values[k] - first_node_;
+        nodes[k] = static_cast<Label>(values[k] - first_node_);
       }
       const std::int64_t right = values[width], left = values[width + 1];
       if (right < 0 || right > num_cells || left < 0 || left > num_cells) return false;
-      faces.owner[face_base + i] = right - 1;
-      faces.neighbour[face_base + i] = left - 1;
+      faces.owner[face_base + i] = static_cast<Label>(right - 1);
+      faces.neighbour[face_base + i] = static_cast<Label>(left - 1);
       return true;
     };
     const bool filled = section.encoding == Encoding::ascii ? fill_text_faces(section, width, place)
@@ -630,17 +664,17 @@ class Reader {
     std::size_t kept = face_base, kept_nodes = node_base;
     for (std::size_t i = 0; i < count; ++i) {
       const std::int64_t right = faces.owner[face_base + i], left = faces.neighbour[face_base + i];
-      faces.names_a_cell |= right >= 0 || left >= 0;
+      volume_.names_a_cell |= right >= 0 || left >= 0;
       if ((right < 0 && left < 0) || corners < dimension) continue;
       const bool owner_is_right = right >= 0;
-      std::int64_t corner_nodes[4];  // read before writing: the packed face may overlap its source
+      Label corner_nodes[4];  // read before writing: the packed face may overlap its source
       std::copy_n(faces.nodes.data() + node_base + i * width, width, corner_nodes);
       if (owner_is_right == (dimension == 3)) std::reverse(corner_nodes, corner_nodes + width);
       std::copy_n(corner_nodes, width, faces.nodes.data() + kept_nodes);
       kept_nodes += width;
-      faces.offsets.push_back(static_cast<std::int64_t>(kept_nodes));
-      faces.owner[kept] = owner_is_right ? right : left;
-      faces.neighbour[kept] = owner_is_right ? left : -1;
+      faces.face_ends(kept, kept_nodes);
+      faces.owner[kept] = static_cast<Label>(owner_is_right ? right : left);
+      faces.neighbour[kept] = static_cast<Label>(owner_is_right ? left : -1);
       ++kept;
     }
     faces.nodes.resize(kept_nodes);
@@ -871,6 +905,7 @@ class Reader {
   std::int64_t declared_cells_ = 0;  // "(12 (0 1 last 0))"
   detail::VolumeInput volume_;
   Mesh mesh_;
+  std::function<void()> release_pages_;
 };
 
 }  // namespace
@@ -879,7 +914,7 @@ Mesh read(const std::string& path) {
   const io::MappedFile file(path, kFormat);
   io::reject_empty_file(file.bytes(), path, kFormat);
   std::string inflated;  // .msh.gz / .cas.gz: decided by content, as io/codecs does for every reader
-  return Reader(io::maybe_gunzip(file.bytes(), inflated, path, kFormat), path).read();
+  return Reader(io::maybe_gunzip(file.bytes(), inflated, path, kFormat), path, [&file] { file.release_pages(); }).read();
 }
 
 bool looks_like(std::string_view head) noexcept {

@@ -285,13 +285,12 @@ class CaseReader {
     NDArray zone_of_cell = NDArray::allocate(DType::int64, {num_cells_});
     std::span<std::int64_t> zone_ids = zone_of_cell.values<std::int64_t>();
     std::fill(zone_ids.begin(), zone_ids.end(), -1);  // a cell in no zone (not written by Fluent)
-    const std::span<const std::int64_t> block_major = cells_.block_major_of_cell.values<std::int64_t>();
     for (const Zone& zone : cell_zones) {
       NDArray entries = NDArray::allocate(DType::int64, {zone.count});
       std::span<std::int64_t> out = entries.values<std::int64_t>();
       for (std::int64_t i = 0; i < zone.count; ++i) {
         zone_ids[static_cast<std::size_t>(zone.first + i)] = zone.id;
-        out[static_cast<std::size_t>(i)] = block_major[static_cast<std::size_t>(zone.first + i)];
+        out[static_cast<std::size_t>(i)] = cells_.block_major(zone.first + i);
       }
       std::sort(out.begin(), out.end());
       mesh.regions.push_back(Region{zone.name, RegionKind::Cell, static_cast<int>(dimension_), zone.id, std::move(entries)});

@@ -45,7 +45,10 @@ struct PolyMesh {
 
 // Reads `dir` (points, faces, owner, neighbour, boundary; zones and *ProcAddressing when
 // present) and checks that the files agree (sizes, labels in range). `note` ends messages.
-PolyMesh read_poly_mesh(const std::string& dir, const std::string& note);
+// `cell_zones` false: cellZones is left for the caller (read_cell_zones), to be read once the
+// cells are built (a zone of every cell is as large as the cell list; not held while building).
+PolyMesh read_poly_mesh(const std::string& dir, const std::string& note, bool cell_zones = true);
+std::vector<Zone> read_cell_zones(const std::string& dir, std::int64_t num_cells, const std::string& note);
 // Only the points file of a polyMesh directory (a moving mesh's per-time points).
 NDArray read_points(const std::string& dir, const std::string& note);
 

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -542,8 +544,11 @@ bool read_lines_in_parallel(Cursor& cursor, ElementKind kind, int width, std::ui
 
 }  // namespace
 
-NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view what) {
+NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view what, bool scratch, bool int32_labels) {
   const FoamFile& file = cursor.file();
+  const auto allocate = [scratch](DType type, Shape shape) {
+    return scratch ? NDArray::allocate_scratch(type, std::move(shape)) : NDArray::allocate(type, std::move(shape));
+  };
   const std::string_view text = file.text();
   if (!cursor.skip_space()) cursor.fail("the file ends where the list " + std::string(what) + " was expected");
   const DType dtype = dtype_of_kind(kind);
@@ -562,7 +567,7 @@ NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view 
     }
     cursor.seek(open);
     cursor.expect('(', what);
-    NDArray out = NDArray::allocate(dtype, list_shape(count, width));
+    NDArray out = allocate(dtype, list_shape(count, width));
     for (std::int64_t i = 0; i < count; ++i) read_ascii_element(cursor, kind, width, out, static_cast<std::size_t>(i), what);
     cursor.expect(')', what);
     return out;
@@ -579,7 +584,7 @@ NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view 
     NDArray one = NDArray::allocate_scratch(dtype, list_shape(1, width));
     read_ascii_element(cursor, kind, width, one, 0, what);
     cursor.expect('}', what);
-    NDArray out = NDArray::allocate(dtype, list_shape(count, width));
+    NDArray out = allocate(dtype, list_shape(count, width));
     const std::size_t row = component_bytes * static_cast<std::size_t>(width);
     for (std::uint64_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(out.data()) + i * row, one.data(), row);
     return out;
@@ -594,7 +599,15 @@ NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view 
     check_list_claim(file, count_at, std::string(what) + " elements", n,
                      static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(size), text.size() - open - 1,
                      component_bytes * static_cast<std::size_t>(width));
-    NDArray out = NDArray::allocate(dtype, list_shape(count, width));
+    if (int32_labels && kind == ElementKind::label && size == 4) {
+      // A temporary's 32-bit labels stay 32-bit (half the memory; the reader narrows the rest).
+      NDArray out = allocate(DType::int32, list_shape(count, width));
+      convert_raw<std::int32_t>(text.data() + open + 1, n * static_cast<std::size_t>(width), file.header().swap_bytes,
+                                out.data_as<std::int32_t>());
+      cursor.seek(open + 1 + n * static_cast<std::size_t>(width) * static_cast<std::size_t>(size) + 1);
+      return out;
+    }
+    NDArray out = allocate(dtype, list_shape(count, width));
     copy_binary(cursor, open + 1, n, width, kind, size, out);
     cursor.seek(open + 1 + n * static_cast<std::size_t>(width) * static_cast<std::size_t>(size) + 1);
     return out;
@@ -604,7 +617,7 @@ NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view 
                    static_cast<std::uint64_t>(width) * 2 + (width > 1 ? 2 : 0), text.size() - open,
                    component_bytes * static_cast<std::size_t>(width));
   cursor.expect('(', what);
-  NDArray out = NDArray::allocate(dtype, list_shape(count, width));
+  NDArray out = allocate(dtype, list_shape(count, width));
   if (!read_lines_in_parallel(cursor, kind, width, n, out))
     for (std::uint64_t i = 0; i < n; ++i) read_ascii_element(cursor, kind, width, out, i, what);
   if (cursor.peek() != ')') {
@@ -639,43 +652,54 @@ std::vector<std::string> read_word_list(Cursor& cursor, std::string_view what) {
   return words;
 }
 
-NDArray read_list_file(const FoamFile& file, ElementKind kind, int width, std::string_view what) {
+NDArray read_list_file(const FoamFile& file, ElementKind kind, int width, std::string_view what, bool scratch,
+                       bool int32_labels) {
   Cursor cursor(file, file.body());
   if (!cursor.skip_space_and_directives()) file.fail(file.body(), "no " + std::string(what) + " list in the file");
-  return read_list(cursor, kind, width, what);
+  return read_list(cursor, kind, width, what, scratch, int32_labels);
 }
 
 namespace {
 
 // faceList's "k(a b c …)" lines on every core: the sizes first (into offsets[1..n], each
-// bounded by its line: a label takes two bytes), then the labels straight into place. False:
-// not so laid out, the cursor untouched and `faces` unset.
-bool read_faces_in_parallel(Cursor& cursor, std::uint64_t n, Faces& faces) {
+// bounded by its line: a label takes two bytes), then the labels straight into place, as int32
+// (half the memory of a large mesh's largest list). False: not so laid out, or a label outside
+// int32 (the sequential int64 path then reads it and the reader names a bad one), the cursor
+// untouched and `faces` unset.
+// Offsets are int32 where the text is under 2 GiB (a label takes two bytes: they fit), which the
+// reader widens once the file is closed.
+template <class Offset>
+bool read_faces_in_parallel_as(Cursor& cursor, std::uint64_t n, Faces& faces) {
   const std::optional<std::size_t> begin = first_line_after(cursor);
   if (!begin) return false;
   const std::string_view text = cursor.file().text();
-  NDArray offsets = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(n) + 1});
-  std::int64_t* offset = offsets.data_as<std::int64_t>();
+  NDArray offsets = NDArray::allocate_scratch(sizeof(Offset) == 4 ? DType::int32 : DType::int64, {static_cast<std::int64_t>(n) + 1});
+  Offset* offset = offsets.data_as<Offset>();
   const auto size_of = [&](std::uint64_t i, std::size_t first, std::size_t last) {
     const char* end = text.data() + last;
     std::int64_t k = 0;
     const char* p = plain_label(skip_blanks(text.data() + first, end), end, k);
     if (p == nullptr || k < 0 || static_cast<std::uint64_t>(k) > (last - first) / 2) return false;
-    offset[i + 1] = k;
+    offset[i + 1] = static_cast<Offset>(k);
     return true;
   };
   if (!io::parse_lines_in_parallel(text, *begin, n, size_of)) return false;
   offset[0] = 0;
   for (std::uint64_t f = 0; f < n; ++f) offset[f + 1] += offset[f];  // at most half the list's bytes
-  NDArray nodes = NDArray::allocate(DType::int64, {offset[n]});
-  std::int64_t* node = nodes.data_as<std::int64_t>();
+  NDArray nodes = NDArray::allocate_scratch(DType::int32, {offset[n]});
+  std::int32_t* node = nodes.data_as<std::int32_t>();
   const auto labels_of = [&](std::uint64_t i, std::size_t first, std::size_t last) {
     const char* end = text.data() + last;
     std::int64_t k = 0;
     const char* p = plain_label(skip_blanks(text.data() + first, end), end, k);
     if (p == nullptr || k != offset[i + 1] - offset[i] || (p = skip_blanks(p, end)) >= end || *p != '(') return false;
     ++p;
-    for (std::int64_t j = 0; j < k && p != nullptr; ++j) p = plain_label(skip_blanks(p, end), end, node[offset[i] + j]);
+    for (std::int64_t j = 0; j < k && p != nullptr; ++j) {
+      std::int64_t label = 0;
+      p = plain_label(skip_blanks(p, end), end, label);
+      if (label < std::numeric_limits<std::int32_t>::min() || label > std::numeric_limits<std::int32_t>::max()) return false;
+      node[offset[i] + j] = static_cast<std::int32_t>(label);
+    }
     if (p == nullptr || (p = skip_blanks(p, end)) >= end || *p != ')') return false;
     return skip_blanks(p + 1, end) == end;
   };
@@ -687,6 +711,11 @@ bool read_faces_in_parallel(Cursor& cursor, std::uint64_t n, Faces& faces) {
   return true;
 }
 
+bool read_faces_in_parallel(Cursor& cursor, std::uint64_t n, Faces& faces) {
+  if (cursor.file().text().size() < (std::size_t{1} << 31)) return read_faces_in_parallel_as<std::int32_t>(cursor, n, faces);
+  return read_faces_in_parallel_as<std::int64_t>(cursor, n, faces);
+}
+
 }  // namespace
 
 Faces read_faces_file(const FoamFile& file) {
@@ -695,8 +724,8 @@ Faces read_faces_file(const FoamFile& file) {
   const std::string_view text = file.text();
   Faces faces;
   if (file.header().class_name == "faceCompactList") {
-    faces.offsets = read_list(cursor, ElementKind::label, 1, "faces (offsets)");
-    faces.nodes = read_list(cursor, ElementKind::label, 1, "faces (nodes)");
+    faces.offsets = read_list(cursor, ElementKind::label, 1, "faces (offsets)", true);
+    faces.nodes = read_list(cursor, ElementKind::label, 1, "faces (nodes)", true, true);
     const auto offsets = faces.offsets.values<std::int64_t>();
     if (offsets.empty()) {
       faces.offsets = NDArray::zeros(DType::int64, {1});
@@ -731,7 +760,7 @@ Faces read_faces_file(const FoamFile& file) {
     cursor.expect(')', "faces");
     return faces;
   }
-  faces.offsets = NDArray::allocate(DType::int64, {count + 1});
+  faces.offsets = NDArray::allocate_scratch(DType::int64, {count + 1});
   std::int64_t* offsets = faces.offsets.data_as<std::int64_t>();
   offsets[0] = 0;
   std::vector<std::int64_t> nodes;
@@ -766,7 +795,7 @@ Faces read_faces_file(const FoamFile& file) {
   }
   if (cursor.peek() != ')') cursor.fail("faces: more faces than the " + std::to_string(count) + " the list says");
   cursor.expect(')', "faces");
-  faces.nodes = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(nodes.size())});
+  faces.nodes = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(nodes.size())});
   if (!nodes.empty()) std::memcpy(faces.nodes.data(), nodes.data(), nodes.size() * sizeof(std::int64_t));
   return faces;
 }

@@ -136,17 +136,27 @@ int components_of(std::string_view type_name, ElementKind* kind = nullptr) noexc
 // A list at the cursor (after any List<T> prefix): `width` components per element, ASCII or
 // binary per the file's header. Labels come back int64, scalars float64, booleans uint8; shape
 // (n,) when width is 1, else (n, width). Checks every count against the bytes left and the
-// array limit. `what` names the list in messages ("owner", "internalField").
-NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view what);
+// array limit. `what` names the list in messages ("owner", "internalField"). `scratch`: the
+// list is a temporary of the read (faces, owner …), its memory given back at once when freed
+// (NDArray::allocate_scratch) rather than kept for a later array. `int32_labels`: labels come
+// back int32 where a binary file stores them so (else int64).
+NDArray read_list(Cursor& cursor, ElementKind kind, int width, std::string_view what, bool scratch = false,
+                  bool int32_labels = false);
 // A List<word> ("N(a b c)" or "(a b c)"), as inGroups is written.
 std::vector<std::string> read_word_list(Cursor& cursor, std::string_view what);
 
 // The whole body of a polyMesh list file (points, owner, neighbour, *ProcAddressing …).
-NDArray read_list_file(const FoamFile& file, ElementKind kind, int width, std::string_view what);
+NDArray read_list_file(const FoamFile& file, ElementKind kind, int width, std::string_view what, bool scratch = false,
+                       bool int32_labels = false);
 
-struct Faces {
-  NDArray offsets;  // int64 (n + 1)
-  NDArray nodes;    // int64 (offsets[n])
+struct Faces {  // temporaries of a read: scratch arrays
+  NDArray offsets;  // int64 (n + 1); int32 from a large ASCII faceList, which the reader widens
+  NDArray nodes;    // int64 or int32 (offsets[n]): the reader narrows what fits (openfoam_reader.cpp)
+  // Set by the reader when every face has this many nodes: offsets is then an empty handle.
+  int face_size = 0;
+  std::int64_t face_begin(std::int64_t f) const noexcept {
+    return face_size > 0 ? f * face_size : offsets.data_as<std::int64_t>()[f];
+  }
 };
 // The faces file: faceList or faceCompactList, ASCII or binary.
 Faces read_faces_file(const FoamFile& file);

@@ -50,6 +50,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <tuple>
 #include <numeric>
 #include <stdexcept>
@@ -148,6 +149,27 @@ std::vector<detail::Zone> read_zones(const fs::path& dir, const std::string& nam
 
 std::string case_note_of(const std::string& entry) { return " (case " + entry + ")"; }
 
+// Labels as int32 where every one fits (half the memory of a large mesh's faces, owner and
+// neighbour lists, which the cell builder reads either way), else as they are.
+NDArray narrowed(NDArray labels) {
+  if (labels.dtype() != DType::int64) return labels;
+  const auto values = labels.values<std::int64_t>();
+  const auto fits = [](std::int64_t v) {
+    return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+  };
+  if (!std::all_of(values.begin(), values.end(), fits)) return labels;
+  NDArray out = NDArray::allocate_scratch(DType::int32, labels.shape());
+  std::copy(values.begin(), values.end(), out.data_as<std::int32_t>());
+  return out;
+}
+
+io::Labels labels_of(const NDArray& labels) {
+  if (labels.dtype() == DType::int32) return io::Labels(labels.values<std::int32_t>());
+  return io::Labels(labels.values<std::int64_t>());
+}
+
+io::Labels labels_of_or_empty(const NDArray& labels) { return labels.empty_handle() ? io::Labels() : labels_of(labels); }
+
 }  // namespace
 
 namespace detail {
@@ -157,53 +179,93 @@ NDArray read_points(const std::string& dir, const std::string& note) {
   return read_list_file(file, ElementKind::scalar, 3, "points");
 }
 
-PolyMesh read_poly_mesh(const std::string& dir_text, const std::string& note) {
+std::vector<Zone> read_cell_zones(const std::string& dir, std::int64_t num_cells, const std::string& note) {
+  return read_zones(dir, "cellZones", "cellLabels", num_cells, "cell", note);
+}
+
+PolyMesh read_poly_mesh(const std::string& dir_text, const std::string& note, bool cell_zones) {
   const fs::path dir(dir_text);
   PolyMesh mesh;
   mesh.dir = dir_text;
   mesh.points = read_points(dir_text, note);
   const std::int64_t num_points = mesh.points.rows();
 
-  FoamFile faces_file((dir / "faces").string(), note);
-  mesh.faces = read_faces_file(faces_file);
+  // Each file is closed (its mapping, resident once parsed, let go) as soon as it is parsed,
+  // and its labels narrowed to int32 where they fit, so that the largest of them is not held
+  // twice; a failed check opens the file again for its message.
+  const auto file_of = [&](const char* name) { return FoamFile((dir / name).string(), note); };
+  mesh.faces = read_faces_file(file_of("faces"));
+  if (mesh.faces.offsets.dtype() == DType::int32) {  // widened now that the file is closed
+    NDArray wide = NDArray::allocate_scratch(DType::int64, mesh.faces.offsets.shape());
+    const auto narrow = mesh.faces.offsets.values<std::int32_t>();
+    std::copy(narrow.begin(), narrow.end(), wide.data_as<std::int64_t>());
+    mesh.faces.offsets = std::move(wide);
+  }
+  mesh.faces.nodes = narrowed(std::move(mesh.faces.nodes));
   const std::int64_t num_faces = mesh.faces.offsets.rows() - 1;
   {
-    const std::int64_t* nodes = mesh.faces.nodes.data_as<std::int64_t>();
-    const std::int64_t* offsets = mesh.faces.offsets.data_as<std::int64_t>();
+    // Faces all of one size (a tetrahedral mesh's triangles) need no offsets.
+    const auto offsets = mesh.faces.offsets.values<std::int64_t>();
+    int face_size = offsets.size() > 1 ? static_cast<int>(std::min<std::int64_t>(offsets[1], 1 << 20)) : 0;
+    for (std::size_t f = 0; f + 1 < offsets.size() && face_size > 0; ++f)
+      if (offsets[f + 1] - offsets[f] != face_size) face_size = 0;
+    if (face_size > 0) {
+      mesh.faces.offsets = NDArray();
+      mesh.faces.face_size = face_size;
+    }
+  }
+  {
+    const io::Labels nodes = labels_of(mesh.faces.nodes);
     const std::int64_t total = mesh.faces.nodes.rows();
     for (std::int64_t i = 0; i < total; ++i)
-      if (!io::id_within(nodes[i], num_points)) {
-        const std::int64_t face = std::upper_bound(offsets, offsets + num_faces + 1, i) - offsets - 1;
-        faces_file.fail(faces_file.body(), "face " + std::to_string(face) + " names point " + std::to_string(nodes[i]) +
+      if (!io::id_within(nodes[static_cast<std::size_t>(i)], num_points)) {
+        std::int64_t face = i / std::max(mesh.faces.face_size, 1);
+        if (mesh.faces.face_size == 0) {
+          const std::int64_t* offsets = mesh.faces.offsets.data_as<std::int64_t>();
+          face = std::upper_bound(offsets, offsets + num_faces + 1, i) - offsets - 1;
+        }
+        const FoamFile faces_file = file_of("faces");
+        faces_file.fail(faces_file.body(), "face " + std::to_string(face) + " names point " +
+                                               std::to_string(nodes[static_cast<std::size_t>(i)]) +
                                                ", but the points file has " + std::to_string(num_points) + " points");
       }
   }
 
-  FoamFile owner_file((dir / "owner").string(), note);
-  mesh.owner = read_list_file(owner_file, ElementKind::label, 1, "owner");
+  mesh.owner = read_list_file(file_of("owner"), ElementKind::label, 1, "owner", true, true);
+  const auto owner_fail = [&](const std::string& message) {
+    const FoamFile owner_file = file_of("owner");
+    owner_file.fail(owner_file.body(), message);
+  };
   if (mesh.owner.rows() != num_faces)
-    owner_file.fail(owner_file.body(), "owner has " + std::to_string(mesh.owner.rows()) + " labels, but faces lists " +
-                                           std::to_string(num_faces) + " faces (one owner per face)");
+    owner_fail("owner has " + std::to_string(mesh.owner.rows()) + " labels, but faces lists " + std::to_string(num_faces) +
+               " faces (one owner per face)");
   const auto neighbour_path = FoamFile::locate((dir / "neighbour").string());
   if (neighbour_path) {
-    FoamFile neighbour_file((dir / "neighbour").string(), note);
-    mesh.neighbour = read_list_file(neighbour_file, ElementKind::label, 1, "neighbour");
+    mesh.neighbour = read_list_file(file_of("neighbour"), ElementKind::label, 1, "neighbour", true, true);
+    const auto neighbour_fail = [&](const std::string& message) {
+      const FoamFile neighbour_file = file_of("neighbour");
+      neighbour_file.fail(neighbour_file.body(), message);
+    };
     if (mesh.neighbour.rows() > num_faces)
-      neighbour_file.fail(neighbour_file.body(), "neighbour has " + std::to_string(mesh.neighbour.rows()) +
-                                                     " labels, more than the " + std::to_string(num_faces) +
-                                                     " faces (and owner labels) of the mesh");
-    for (std::int64_t cell : mesh.neighbour.values<std::int64_t>())
-      if (cell < 0) neighbour_file.fail(neighbour_file.body(), "neighbour holds a negative cell " + std::to_string(cell));
+      neighbour_fail("neighbour has " + std::to_string(mesh.neighbour.rows()) + " labels, more than the " +
+                     std::to_string(num_faces) + " faces (and owner labels) of the mesh");
+    const io::Labels neighbour = labels_of(mesh.neighbour);
+    for (std::size_t f = 0; f < neighbour.size(); ++f)
+      if (const std::int64_t cell = neighbour[f]; cell < 0) neighbour_fail("neighbour holds a negative cell " + std::to_string(cell));
   } else {
     mesh.neighbour = NDArray::allocate(DType::int64, {0});
   }
   std::int64_t max_cell = -1;
-  for (std::int64_t cell : mesh.owner.values<std::int64_t>()) {
-    if (cell < 0) owner_file.fail(owner_file.body(), "owner holds a negative cell " + std::to_string(cell));
+  const io::Labels owner = labels_of(mesh.owner), neighbour = labels_of(mesh.neighbour);
+  for (std::size_t f = 0; f < owner.size(); ++f) {
+    const std::int64_t cell = owner[f];
+    if (cell < 0) owner_fail("owner holds a negative cell " + std::to_string(cell));
     max_cell = std::max(max_cell, cell);
   }
-  for (std::int64_t cell : mesh.neighbour.values<std::int64_t>()) max_cell = std::max(max_cell, cell);
+  for (std::size_t f = 0; f < neighbour.size(); ++f) max_cell = std::max(max_cell, neighbour[f]);
   mesh.num_cells = max_cell + 1;
+  mesh.owner = narrowed(std::move(mesh.owner));
+  mesh.neighbour = narrowed(std::move(mesh.neighbour));
 
   if (has_file(dir, "boundary")) {
     FoamFile boundary((dir / "boundary").string(), note);
@@ -230,7 +292,7 @@ PolyMesh read_poly_mesh(const std::string& dir_text, const std::string& note) {
       mesh.patches.push_back(std::move(patch));
     }
   }
-  mesh.cell_zones = read_zones(dir, "cellZones", "cellLabels", mesh.num_cells, "cell", note);
+  if (cell_zones) mesh.cell_zones = read_cell_zones(dir_text, mesh.num_cells, note);
   mesh.face_zones = read_zones(dir, "faceZones", "faceLabels", num_faces, "face", note);
   mesh.point_zones = read_zones(dir, "pointZones", "pointLabels", num_points, "point", note);
   const auto check_map = [&](std::optional<NDArray> map, const std::string& name, std::int64_t rows) -> NDArray {
@@ -323,12 +385,16 @@ std::vector<TimeDir> case_times(const CaseMesh& mesh) {
 
 namespace {
 
-io::FaceCells build(const PolyMesh& poly, std::span<const std::int64_t> owner, std::span<const std::int64_t> neighbour,
-                    std::span<const std::int64_t> offsets, std::span<const std::int64_t> nodes, std::int64_t num_cells,
-                    const std::string& note) {
+// `offsets` empty: every face has `face_size` nodes. `cells_listed` (may be empty) runs once
+// the builder no longer reads owner and neighbour.
+io::FaceCells build(const PolyMesh& poly, io::Labels owner, io::Labels neighbour, io::Labels offsets, io::Labels nodes,
+                    int face_size, std::int64_t num_cells, const std::string& note,
+                    std::function<void()> cells_listed = {}) {
   io::FaceCellInput input;
+  input.cells_listed = std::move(cells_listed);
   input.face_offsets = offsets;
   input.face_nodes = nodes;
+  input.face_size = face_size;
   input.owner = owner;
   input.neighbour = neighbour;
   input.num_cells = num_cells;
@@ -340,10 +406,12 @@ io::FaceCells build(const PolyMesh& poly, std::span<const std::int64_t> owner, s
   }
 }
 
-// The cells on both sides of every face, as the builder was given them.
+// The cells on both sides of faces first, first + 1, … (every face, as the builder was given
+// them, or the tail of the list that patches and zones name).
 struct FaceSides {
-  std::span<const std::int64_t> owner;
-  std::span<const std::int64_t> neighbour;  // shorter than owner: the faces past its end have none
+  io::Labels owner;
+  io::Labels neighbour;  // shorter than owner: the faces past its end have none
+  std::size_t first = 0;
 };
 
 // Side entries (owner side; the neighbour side where `flips` says so and there is one) of faces.
@@ -354,7 +422,7 @@ NDArray side_entries(const io::FaceCells& cells, const FaceSides& sides, std::sp
   const std::uint8_t* flip = flips.empty_handle() ? nullptr : flips.data_as<std::uint8_t>();
   for (std::size_t i = 0; i < faces.size(); ++i) {
     const std::int64_t f = faces[i];
-    const auto face = static_cast<std::size_t>(f);
+    const auto face = static_cast<std::size_t>(f) - sides.first;
     const std::int64_t neighbour = face < sides.neighbour.size() ? sides.neighbour[face] : -1;
     const bool flipped = flip != nullptr && flip[i] != 0 && neighbour >= 0;
     const std::array<std::int64_t, 2> side = flipped ? cells.side(f, neighbour, true) : cells.side(f, sides.owner[face], false);
@@ -366,10 +434,15 @@ NDArray side_entries(const io::FaceCells& cells, const FaceSides& sides, std::sp
 
 NDArray cell_entries(const io::FaceCells& cells, std::span<const std::int64_t> file_cells) {
   NDArray entries = NDArray::allocate(DType::int64, {static_cast<std::int64_t>(file_cells.size())});
-  const std::int64_t* block_major = cells.block_major_of_cell.data_as<std::int64_t>();
   std::int64_t* out = entries.data_as<std::int64_t>();
-  for (std::size_t i = 0; i < file_cells.size(); ++i) out[i] = block_major[file_cells[i]];
+  for (std::size_t i = 0; i < file_cells.size(); ++i) out[i] = cells.block_major(file_cells[i]);
   return entries;
+}
+
+// A cell zone's labels as block-major cells: the labels themselves (shared) when the cells are in
+// file order.
+NDArray zone_cell_entries(const io::FaceCells& cells, const NDArray& labels) {
+  return cells.in_file_order() ? labels : cell_entries(cells, labels.values<std::int64_t>());
 }
 
 NDArray int64_array(const std::vector<std::int64_t>& values) {
@@ -406,13 +479,35 @@ std::span<const std::int64_t> span_of(const NDArray& array) { return array.value
 
 // One polyMesh is the whole mesh.
 CaseMesh assemble_single(const CaseLayout& layout) {
-  PolyMesh poly = read_poly_mesh(layout.mesh_dir, layout.note);
+  PolyMesh poly = read_poly_mesh(layout.mesh_dir, layout.note, false);
   CaseMesh result;
   result.note = layout.note;
   result.region = layout.region;
-  result.cells = build(poly, span_of(poly.owner), span_of(poly.neighbour), span_of(poly.faces.offsets),
-                       span_of(poly.faces.nodes), poly.num_cells, layout.note);
-  const FaceSides poly_sides{span_of(poly.owner), span_of(poly.neighbour)};
+  // Patches and face zones need the cells of their faces, which lie at the end of the list (a
+  // patch's faces are boundary faces, after the internal ones): from the first face any of them
+  // names on, the owner and neighbour are kept; the whole lists go as soon as the builder has
+  // listed each cell's faces (half its peak input on a large mesh).
+  const auto num_faces = static_cast<std::size_t>(poly.owner.rows());
+  std::size_t first_named = num_faces;
+  for (const detail::Patch& patch : poly.patches)
+    if (patch.size > 0) first_named = std::min(first_named, static_cast<std::size_t>(patch.start));
+  for (const detail::Zone& zone : poly.face_zones)
+    for (const std::int64_t f : zone.labels.values<std::int64_t>()) first_named = std::min(first_named, static_cast<std::size_t>(f));
+  io::ScratchVector<std::int64_t> tail_owner(num_faces - first_named), tail_neighbour;
+  {
+    const io::Labels owner = labels_of(poly.owner), neighbour = labels_of(poly.neighbour);
+    for (std::size_t f = first_named; f < num_faces; ++f) tail_owner[f - first_named] = owner[f];
+    for (std::size_t f = first_named; f < neighbour.size(); ++f) tail_neighbour.push_back(neighbour[f]);
+  }
+  result.cells = build(poly, labels_of(poly.owner), labels_of(poly.neighbour), labels_of_or_empty(poly.faces.offsets),
+                       labels_of(poly.faces.nodes), poly.faces.face_size, poly.num_cells, layout.note, [&poly] {
+                         poly.owner = NDArray();
+                         poly.neighbour = NDArray();
+                       });
+  poly.faces = {};  // sides need only the kept owners and neighbours; fields, nothing of the faces
+  poly.cell_zones = read_cell_zones(poly.dir, poly.num_cells, layout.note);
+  const FaceSides poly_sides{std::span<const std::int64_t>(tail_owner.data(), tail_owner.size()),
+                             std::span<const std::int64_t>(tail_neighbour.data(), tail_neighbour.size()), first_named};
   Mesh& mesh = result.mesh;
   mesh.points = poly.points;
   mesh.cells = result.cells.blocks;
@@ -428,7 +523,7 @@ CaseMesh assemble_single(const CaseLayout& layout) {
   add_patch_lists(mesh, patches);
   for (std::size_t z = 0; z < poly.cell_zones.size(); ++z)
     mesh.regions.push_back(make_region(poly.cell_zones[z].name, RegionKind::Cell, 3, static_cast<std::int64_t>(z),
-                                       cell_entries(result.cells, span_of(poly.cell_zones[z].labels))));
+                                       zone_cell_entries(result.cells, poly.cell_zones[z].labels)));
   for (std::size_t z = 0; z < poly.face_zones.size(); ++z)
     mesh.regions.push_back(make_region(poly.face_zones[z].name, RegionKind::Side, 2,
                                        static_cast<std::int64_t>(poly.patches.size() + z),
@@ -529,22 +624,22 @@ CaseMesh assemble_decomposed(const CaseLayout& layout) {
     const std::int64_t* pmap = point_maps[k].data_as<std::int64_t>();
     const std::int64_t* cmap = cell_maps[k].data_as<std::int64_t>();
     for (std::int64_t c = 0; c < p.num_cells; ++c) cell_seen[static_cast<std::size_t>(cmap[c])] = 1;
-    const std::int64_t* local_offsets = p.faces.offsets.data_as<std::int64_t>();
-    const std::int64_t* local_nodes = p.faces.nodes.data_as<std::int64_t>();
-    const std::int64_t* local_owner = p.owner.data_as<std::int64_t>();
-    const std::int64_t* local_neighbour = p.neighbour.data_as<std::int64_t>();
+    const io::Labels local_nodes = labels_of(p.faces.nodes);
+    const io::Labels local_owner = labels_of(p.owner);
+    const io::Labels local_neighbour = labels_of(p.neighbour);
     const std::int64_t faces_here = p.owner.rows();
     for (std::int64_t f = 0; f < faces_here; ++f) {
-      for (std::int64_t i = local_offsets[f]; i < local_offsets[f + 1]; ++i) node_out[node_at++] = pmap[local_nodes[i]];
+      for (std::int64_t i = p.faces.face_begin(f); i < p.faces.face_begin(f + 1); ++i)
+        node_out[node_at++] = pmap[local_nodes[static_cast<std::size_t>(i)]];
       const std::int64_t global = face_base[k] + f;
       offset_out[global + 1] = node_at;
-      owner_out[global] = cmap[local_owner[f]];
-      neighbour_out[global] = f < p.neighbour.rows() ? cmap[local_neighbour[f]] : -1;
+      owner_out[global] = cmap[local_owner[static_cast<std::size_t>(f)]];
+      neighbour_out[global] = f < p.neighbour.rows() ? cmap[local_neighbour[static_cast<std::size_t>(f)]] : -1;
     }
   }
   if (std::find(cell_seen.begin(), cell_seen.end(), 0) != cell_seen.end())
     fail(layout.entry, "cellProcAddressing leaves cells of the undecomposed mesh unnumbered" + layout.note);
-  result.cells = build(procs.front(), span_of(owner), span_of(neighbour), span_of(offsets), span_of(nodes), num_cells,
+  result.cells = build(procs.front(), span_of(owner), span_of(neighbour), span_of(offsets), span_of(nodes), 0, num_cells,
                        layout.note);
   const FaceSides joined_sides{span_of(owner), span_of(neighbour)};
   Mesh& mesh = result.mesh;

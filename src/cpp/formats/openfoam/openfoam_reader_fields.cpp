@@ -123,7 +123,7 @@ void scatter(const NDArray& part, const NDArray& map, NDArray& whole) {
 
 TimeFields read_time(const CaseMesh& mesh, const std::string& time, const std::vector<std::string>* only) {
   TimeFields result;
-  const std::int64_t num_cells = mesh.cells.block_major_of_cell.rows();
+  const std::int64_t num_cells = mesh.cells.num_cells;
   const std::int64_t num_points = mesh.mesh.points.rows();
   std::map<std::string, NDArray> cell_fields;  // whole-mesh arrays in file cell order
   std::vector<std::string> cell_order, point_order;

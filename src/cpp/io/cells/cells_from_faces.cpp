@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "io/source/parallel.hpp"
+#include "io/source/scratch_vector.hpp"
 
 namespace meshioplusplus::io {
 namespace {
@@ -40,37 +41,42 @@ constexpr std::array<std::string_view, 5> kShapeNames3{"tetra", "pyramid", "wedg
 constexpr std::array<std::string_view, 3> kShapeNames2{"triangle", "quad", "polygon"};
 constexpr std::array<int, 5> kShapeNodes3{4, 5, 6, 8, 0};
 
-// One face as a cell sees it: its nodes (from the face list) and whether to walk them backwards.
+// One face as a cell sees it: its nodes and whether to walk them backwards. The nodes are a
+// copy (`nodes`, pass 3's gathered standard cells) or a range of the input's face list.
 struct FaceView {
-  const std::int64_t* nodes;
+  const std::int64_t* nodes;  // null: (*list)[first ...]
   int count;
   bool reversed;
-  std::int64_t at(int i) const noexcept { return reversed ? nodes[count - 1 - i] : nodes[i]; }
+  const Labels* list = nullptr;
+  std::int64_t first = 0;
+  std::int64_t node(int i) const noexcept {
+    return nodes != nullptr ? nodes[i] : (*list)[static_cast<std::size_t>(first + i)];
+  }
+  std::int64_t at(int i) const noexcept { return node(reversed ? count - 1 - i : i); }
 };
 
 // The faces of one cell: entries of the cell -> faces list are 2 * face + (1 if the cell is the
 // face's neighbour).
 struct CellFaces {
-  std::span<const std::int64_t> entries;
+  std::span<const std::uint32_t> entries;
   const FaceCellInput* input;
   std::size_t size() const noexcept { return entries.size(); }
   std::int64_t face(std::size_t k) const noexcept { return entries[k] >> 1; }
   int corners(std::size_t k) const noexcept {
     const auto f = static_cast<std::size_t>(face(k));
-    return static_cast<int>(input->face_offsets[f + 1] - input->face_offsets[f]);
+    return static_cast<int>(input->face_begin(f + 1) - input->face_begin(f));
   }
   FaceView view(std::size_t k) const noexcept {
-    const std::int64_t f = face(k);
-    const std::int64_t first = input->face_offsets[static_cast<std::size_t>(f)];
-    const std::int64_t last = input->face_offsets[static_cast<std::size_t>(f) + 1];
-    return {input->face_nodes.data() + first, static_cast<int>(last - first), (entries[k] & 1) != 0};
+    const auto f = static_cast<std::size_t>(face(k));
+    const std::int64_t first = input->face_begin(f);
+    return {nullptr, static_cast<int>(input->face_begin(f + 1) - first), (entries[k] & 1) != 0, &input->face_nodes, first};
   }
 };
 
 
 // The base face of a shape seen from outside gives the bottom nodes in VTK order by walking it
 // backwards (the bottom facets of side_regions' tables, listed outward, are (0, m-1, ..., 1)).
-void bottom_from_base(const FaceView& base, std::int64_t* nodes) noexcept {
+template <class View> void bottom_from_base(const View& base, std::int64_t* nodes) noexcept {
   nodes[0] = base.at(0);
   for (int i = 1; i < base.count; ++i) nodes[i] = base.at(base.count - i);
 }
@@ -96,12 +102,12 @@ bool derive_standard(const Faces& faces, std::size_t base, int m, bool prism, st
   std::size_t top_face = faces.size();
   for (std::size_t k = 0; k < faces.size(); ++k) {
     if (k == base) continue;
-    const FaceView view = faces.view(k);
+    const auto view = faces.view(k);
     const int corners = view.count;
     int position[4];
     int bottom = 0;
     for (int i = 0; i < corners; ++i) {
-      position[i] = static_cast<int>(std::find(nodes, nodes + m, view.nodes[i]) - nodes);
+      position[i] = static_cast<int>(std::find(nodes, nodes + m, view.node(i)) - nodes);
       if (position[i] == m) {
         position[i] = -1;
       } else {
@@ -128,8 +134,8 @@ bool derive_standard(const Faces& faces, std::size_t base, int m, bool prism, st
       return true;
     };
     if (prism) {
-      if (!claim(top[a], view.nodes[(first + 3) % 4]) || !claim(top[b], view.nodes[(first + 2) % 4])) return false;
-    } else if (!claim(top[0], view.nodes[(first + 2) % 3])) {
+      if (!claim(top[a], view.node((first + 3) % 4)) || !claim(top[b], view.node((first + 2) % 4))) return false;
+    } else if (!claim(top[0], view.node((first + 2) % 3))) {
       return false;
     }
   }
@@ -139,9 +145,9 @@ bool derive_standard(const Faces& faces, std::size_t base, int m, bool prism, st
     for (int j = 0; j < i; ++j)
       if (top[i] == top[j]) return false;
   if (top_face == faces.size()) return false;
-  const FaceView view = faces.view(top_face);
+  const auto view = faces.view(top_face);
   for (int i = 0; i < m; ++i)
-    if (std::find(top, top + m, view.nodes[i]) == top + m) return false;
+    if (std::find(top, top + m, view.node(i)) == top + m) return false;
   facet_of_face[top_face] = m + 1;
   return true;
 }
@@ -193,14 +199,21 @@ struct GatheredCell {
   std::size_t faces = 0;
   std::size_t size() const noexcept { return faces; }
   int corners(std::size_t k) const noexcept { return counts[k]; }
-  FaceView view(std::size_t k) const noexcept { return {nodes[k], counts[k], reversed[k]}; }
+  // A view of the copy (no branch on where the nodes are: derive_standard's inner loop).
+  struct View {
+    const std::int64_t* nodes;
+    int count;
+    bool reversed;
+    std::int64_t node(int i) const noexcept { return nodes[i]; }
+    std::int64_t at(int i) const noexcept { return reversed ? nodes[count - 1 - i] : nodes[i]; }
+  };
+  View view(std::size_t k) const noexcept { return {nodes[k], counts[k], reversed[k]}; }
 };
 // The faces of the batch's standard cells (shape_by_counts() named them: 4 to 6 faces of 3 or 4
 // corners) in two sweeps, each of loads independent of one another: every face's offsets (its
 // node range) first, then its nodes.
-void gather_batch(const FaceCellInput& input, const std::uint8_t* shape, std::span<const std::int64_t> entries,
-                  const std::int64_t* cell_first, std::size_t first, std::size_t last, GatheredCell* out) noexcept {
-  const std::int64_t* offsets = input.face_offsets.data();
+void gather_batch(const FaceCellInput& input, const std::uint8_t* shape, std::span<const std::uint32_t> entries,
+                  const std::uint32_t* cell_first, std::size_t first, std::size_t last, GatheredCell* out) noexcept {
   for (std::size_t c = first; c < last; ++c) {
     if (shape[c] == kPolyhedron) continue;
     GatheredCell& cell = out[c - first];
@@ -208,21 +221,21 @@ void gather_batch(const FaceCellInput& input, const std::uint8_t* shape, std::sp
     cell.faces = static_cast<std::size_t>(cell_first[c + 1]) - begin;
     for (std::size_t k = 0; k < cell.faces; ++k) {
       const auto f = static_cast<std::size_t>(entries[begin + k] >> 1);
-      cell.nodes[k][0] = offsets[f];  // the node range, until the second sweep
-      cell.counts[k] = static_cast<int>(offsets[f + 1] - offsets[f]);
+      cell.nodes[k][0] = input.face_begin(f);  // the node range, until the second sweep
+      cell.counts[k] = static_cast<int>(input.face_begin(f + 1) - cell.nodes[k][0]);
       cell.reversed[k] = (entries[begin + k] & 1) != 0;
     }
   }
-  const std::int64_t* nodes = input.face_nodes.data();
+  const Labels& nodes = input.face_nodes;
   for (std::size_t c = first; c < last; ++c) {
     if (shape[c] == kPolyhedron) continue;
     GatheredCell& cell = out[c - first];
     for (std::size_t k = 0; k < cell.faces; ++k) {
-      const std::int64_t* from = nodes + cell.nodes[k][0];
-      cell.nodes[k][0] = from[0];
-      cell.nodes[k][1] = from[1];
-      cell.nodes[k][2] = from[2];
-      if (cell.counts[k] == 4) cell.nodes[k][3] = from[3];
+      const auto from = static_cast<std::size_t>(cell.nodes[k][0]);
+      cell.nodes[k][0] = nodes[from];
+      cell.nodes[k][1] = nodes[from + 1];
+      cell.nodes[k][2] = nodes[from + 2];
+      if (cell.counts[k] == 4) cell.nodes[k][3] = nodes[from + 3];
     }
   }
 }
@@ -266,22 +279,28 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
   const std::int64_t num_cells = input.num_cells;
   if (input.dimension != 2 && input.dimension != 3) fail("cells from faces: dimension must be 2 or 3");
   if (num_cells < 0) fail("cells from faces: negative cell count");
-  if (input.face_offsets.size() != num_faces + 1) fail("cells from faces: face offsets and owner lengths differ");
+  if (num_faces >= (std::size_t{1} << 31)) fail("cells from faces: 2^31 faces or more");
+  if (input.face_offsets.empty()) {
+    if (num_faces > 0 && (input.face_size < 1 || static_cast<std::uint64_t>(input.face_size) * num_faces > input.face_nodes.size()))
+      fail("cells from faces: no face offsets and no face size that the face nodes hold");
+  } else {
+    if (input.face_offsets.size() != num_faces + 1) fail("cells from faces: face offsets and owner lengths differ");
+    if (input.face_offsets[0] != 0) fail("cells from faces: face offsets must start at 0");
+  }
   if (input.neighbour.size() > num_faces) fail("cells from faces: more neighbours than faces");
-  if (input.face_offsets[0] != 0) fail("cells from faces: face offsets must start at 0");
   // The checks run on every core; the first face that fails one (in face order, offsets before
   // cells, as one loop over the faces would find it) is then named by the sequential check.
   const auto check_offsets = [&](std::size_t f) {
-    const std::int64_t corners = input.face_offsets[f + 1] - input.face_offsets[f];
-    if (corners < 0 || input.face_offsets[f + 1] > static_cast<std::int64_t>(input.face_nodes.size()))
+    const std::int64_t corners = input.face_begin(f + 1) - input.face_begin(f);
+    if (corners < 0 || input.face_begin(f + 1) > static_cast<std::int64_t>(input.face_nodes.size()))
       fail("cells from faces: face " + std::to_string(f) + " has bad offsets");
     if (input.dimension == 3 ? corners < 3 : corners != 2)
       fail("cells from faces: face " + std::to_string(f) + " has " + std::to_string(corners) +
            (input.dimension == 3 ? " nodes (at least 3 needed)" : " nodes (a 2-D face is an edge of 2)"));
   };
   const auto bad_offsets = [&](std::size_t f) {
-    const std::int64_t corners = input.face_offsets[f + 1] - input.face_offsets[f];
-    return corners < 0 || input.face_offsets[f + 1] > static_cast<std::int64_t>(input.face_nodes.size()) ||
+    const std::int64_t corners = input.face_begin(f + 1) - input.face_begin(f);
+    return corners < 0 || input.face_begin(f + 1) > static_cast<std::int64_t>(input.face_nodes.size()) ||
            (input.dimension == 3 ? corners < 3 : corners != 2);
   };
   if (const std::size_t f = find_first_in_parallel(0, num_faces, bad_offsets); f < num_faces) check_offsets(f);
@@ -300,10 +319,12 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
   // each: a count that wraps belongs to a cell of far more than 6 faces, a polyhedron anyway),
   // so that pass 2 reads no face offsets.
   const bool three_d = input.dimension == 3;
-  std::vector<std::int64_t> cell_first(static_cast<std::size_t>(num_cells) + 1, 0);
-  std::vector<std::uint32_t> corner_tally(three_d ? static_cast<std::size_t>(num_cells) : 0, 0);
+  // The large temporaries are ScratchVectors (given back to the system when freed) and 32-bit.
+  ScratchVector<std::uint32_t> cell_first(static_cast<std::size_t>(num_cells) + 1, 0);
+  ScratchVector<std::uint32_t> corner_tally(three_d ? static_cast<std::size_t>(num_cells) : 0, 0);
+  const bool one_face_size = input.face_offsets.empty();  // corners = face_size: no offsets to read
   for (std::size_t f = 0; f < num_faces; ++f) {
-    const std::int64_t corners = input.face_offsets[f + 1] - input.face_offsets[f];
+    const std::int64_t corners = one_face_size ? input.face_size : input.face_offsets[f + 1] - input.face_offsets[f];
     const std::uint32_t tally = corners == 3 ? 1u : corners == 4 ? 1u << 16 : 0u;
     const std::int64_t owner = input.owner[f];
     const std::int64_t neighbour = f < input.neighbour.size() ? input.neighbour[f] : -1;
@@ -320,12 +341,12 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
     if (cell_first[static_cast<std::size_t>(c) + 1] == 0) fail("cells from faces: cell " + std::to_string(c) + " has no faces");
     cell_first[static_cast<std::size_t>(c) + 1] += cell_first[static_cast<std::size_t>(c)];
   }
-  std::vector<std::int64_t> entries(static_cast<std::size_t>(cell_first.back()));
+  ScratchVector<std::uint32_t> entries(static_cast<std::size_t>(cell_first.back()));
   {
     // cell_first[c] serves as cell c's fill position, which ends at cell c + 1's start; one
     // shift then gives every cell its start back (no second array of num_cells positions).
     for (std::size_t f = 0; f < num_faces; ++f) {
-      const auto face = static_cast<std::int64_t>(f);
+      const auto face = static_cast<std::uint32_t>(f);
       if (input.owner[f] >= 0) entries[static_cast<std::size_t>(cell_first[static_cast<std::size_t>(input.owner[f])]++)] = 2 * face;
       if (f < input.neighbour.size() && input.neighbour[f] >= 0)
         entries[static_cast<std::size_t>(cell_first[static_cast<std::size_t>(input.neighbour[f])]++)] = 2 * face + 1;
@@ -333,16 +354,17 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
     std::copy_backward(cell_first.begin(), cell_first.begin() + num_cells, cell_first.begin() + num_cells + 1);
     cell_first[0] = 0;
   }
+  if (input.cells_listed) input.cells_listed();  // owner and neighbour are not read again
   auto faces_of = [&](std::int64_t cell) {
     const auto c = static_cast<std::size_t>(cell);
-    return CellFaces{std::span<const std::int64_t>(entries).subspan(static_cast<std::size_t>(cell_first[c]),
+    return CellFaces{std::span<const std::uint32_t>(entries).subspan(static_cast<std::size_t>(cell_first[c]),
                                                                      static_cast<std::size_t>(cell_first[c + 1] - cell_first[c])),
                      &input};
   };
 
   // 2. shapes: 3-D cells by their faces' corner counts only (pass 1's tallies), the nodes
   // derived once, in pass 3, straight into their block rows; 2-D cells by their edge loops.
-  std::vector<std::uint8_t> shape(static_cast<std::size_t>(num_cells));
+  ScratchVector<std::uint8_t> shape(static_cast<std::size_t>(num_cells));
   parallel_ranges(static_cast<std::size_t>(num_cells), kCellGrain, [&](std::size_t first, std::size_t last) {
     std::vector<std::int64_t> loop;
     std::vector<std::size_t> edge_of;
@@ -367,14 +389,20 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
   // a broken or unusual mesh pays for a second pass, a sound one never does).
   const std::size_t num_shapes = three_d ? kShapeNames3.size() : kShapeNames2.size();
   const std::uint8_t ragged_shape = three_d ? std::uint8_t{kPolyhedron} : std::uint8_t{kPolygon};
+  free_now(corner_tally);  // pass 2 was its last reader
   FaceCells result;
   for (;;) {
     std::vector<std::int64_t> shape_count(num_shapes, 0);
     std::vector<int> block_of_shape(num_shapes, -1);
     std::vector<std::uint8_t> shape_of_block;
+    // Cells all of one shape make one block in file order: no maps (FaceCells says so).
+    const bool one_shape =
+        num_cells == 0 || find_first_in_parallel(0, static_cast<std::size_t>(num_cells), [&](std::size_t c) {
+                            return shape[c] != shape[0];
+                          }) == static_cast<std::size_t>(num_cells);
     // Each cell's row in its block until pass 3 adds the block's base (no array of its own).
-    NDArray block_major_of_cell = NDArray::allocate(DType::int64, {num_cells});
-    std::int64_t* row = block_major_of_cell.data_as<std::int64_t>();
+    NDArray block_major_of_cell = one_shape ? NDArray() : NDArray::allocate_scratch(DType::int64, {num_cells});
+    std::int64_t* row = one_shape ? nullptr : block_major_of_cell.data_as<std::int64_t>();
     std::vector<std::int64_t> ragged_faces_before, ragged_nodes_before;  // per ragged cell: prefix sums
     ragged_faces_before.push_back(0);
     ragged_nodes_before.push_back(0);
@@ -384,7 +412,8 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
         block_of_shape[s] = static_cast<int>(shape_of_block.size());
         shape_of_block.push_back(s);
       }
-      row[c] = shape_count[s]++;
+      if (one_shape) ++shape_count[s];
+      else row[c] = shape_count[s]++;
       if (s == ragged_shape) {
         const CellFaces faces = faces_of(c);
         std::int64_t nodes = 0;
@@ -421,16 +450,18 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
       }
       result.blocks.push_back(std::move(block));
     }
+    result.num_cells = num_cells;
     result.block_major_of_cell = std::move(block_major_of_cell);
-    result.cell_of_block_major = NDArray::allocate(DType::int64, {num_cells});
-    std::int64_t* block_major = result.block_major_of_cell.data_as<std::int64_t>();
-    std::int64_t* cell_of = result.cell_of_block_major.data_as<std::int64_t>();
+    if (!one_shape) result.cell_of_block_major = NDArray::allocate_scratch(DType::int64, {num_cells});
+    std::int64_t* block_major = one_shape ? nullptr : result.block_major_of_cell.data_as<std::int64_t>();
+    std::int64_t* cell_of = one_shape ? nullptr : result.cell_of_block_major.data_as<std::int64_t>();
 
     std::atomic<bool> shapes_changed{false};
     parallel_ranges(static_cast<std::size_t>(num_cells), kCellGrain, [&](std::size_t first, std::size_t last) {
       std::int64_t nodes[8], facets[6];
       std::vector<GatheredCell> batch(three_d ? kBatch : 0);
-      std::vector<std::int64_t> loop, in_facet_order;
+      std::vector<std::int64_t> loop;
+      std::vector<std::uint32_t> in_facet_order;
       std::vector<std::size_t> edge_of;
       std::vector<char> used;
       for (std::size_t c = first; c < last; ++c) {
@@ -438,18 +469,20 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
           gather_batch(input, shape.data(), entries, cell_first.data(), c, std::min(last, c + kBatch), batch.data());
         const std::uint8_t s = shape[c];
         const auto b = static_cast<std::size_t>(block_of_shape[s]);
-        const std::int64_t r = block_major[c];  // the row, written in the planning loop
-        const std::int64_t global = block_base[b] + r;
-        block_major[c] = global;
-        cell_of[global] = static_cast<std::int64_t>(c);
+        const std::int64_t r = one_shape ? static_cast<std::int64_t>(c) : block_major[c];  // the row, from the planning loop
+        if (!one_shape) {
+          const std::int64_t global = block_base[b] + r;
+          block_major[c] = global;
+          cell_of[global] = static_cast<std::int64_t>(c);
+        }
         CellBlock& block = result.blocks[b];
         const CellFaces faces = faces_of(static_cast<std::int64_t>(c));
-        std::int64_t* own_entries = entries.data() + cell_first[c];  // only this range touches them
+        std::uint32_t* own_entries = entries.data() + cell_first[c];  // only this range touches them
         if (three_d && s != kPolyhedron) {
           if (derive_shape(static_cast<Shape3>(s), batch[(c - first) % kBatch], nodes, facets)) {
             const int width = kShapeNodes3[s];
             std::copy(nodes, nodes + width, block.connectivity.data_as<std::int64_t>() + r * width);
-            std::int64_t by_facet[6];  // derive_shape found every facet once: a permutation
+            std::uint32_t by_facet[6];  // derive_shape found every facet once: a permutation
             for (std::size_t k = 0; k < faces.size(); ++k) by_facet[facets[k]] = own_entries[k];
             std::copy(by_facet, by_facet + faces.size(), own_entries);
           } else {
@@ -494,26 +527,31 @@ FaceCells build_cells_from_faces(const FaceCellInput& input) {
 
 std::array<std::int64_t, 2> FaceCells::side(std::int64_t face, std::int64_t cell, bool as_neighbour) const noexcept {
   if (cell < 0 || static_cast<std::size_t>(cell) + 1 >= cell_first.size()) return {-1, -1};
-  const std::int64_t wanted = 2 * face + (as_neighbour ? 1 : 0);
+  if (face < 0 || face >= (std::int64_t{1} << 31)) return {-1, -1};
+  const auto wanted = static_cast<std::uint32_t>(2 * face + (as_neighbour ? 1 : 0));
   const auto first = static_cast<std::size_t>(cell_first[static_cast<std::size_t>(cell)]);
   const auto last = static_cast<std::size_t>(cell_first[static_cast<std::size_t>(cell) + 1]);
   for (std::size_t i = first; i < last; ++i)
     if (facet_entries[i] == wanted)
-      return {block_major_of_cell.data_as<std::int64_t>()[cell], static_cast<std::int64_t>(i - first)};
+      return {block_major(cell), static_cast<std::int64_t>(i - first)};
   return {-1, -1};
 }
 
 void FaceCells::forget_sides() noexcept {
-  cell_first = {};
-  facet_entries = {};
+  free_now(cell_first);
+  free_now(facet_entries);
 }
 
 std::vector<NDArray> cell_values_by_block(const FaceCells& cells, const NDArray& values) {
-  const std::int64_t num_cells = cells.block_major_of_cell.rows();
+  const std::int64_t num_cells = cells.num_cells;
   if (values.rows() != num_cells) fail("cell values: " + std::to_string(values.rows()) + " rows for " + std::to_string(num_cells) + " cells");
   const std::size_t row_bytes = values.rows() > 0 ? values.nbytes() / static_cast<std::size_t>(values.rows()) : 0;
   std::vector<NDArray> out;
   Shape shape = values.shape();
+  if (cells.in_file_order()) {  // already in block order
+    out.push_back(values);
+    return out;
+  }
   const std::int64_t* cell_of = cells.cell_of_block_major.data_as<std::int64_t>();
   std::int64_t base = 0;
   for (const CellBlock& block : cells.blocks) {

@@ -223,6 +223,10 @@ bool MappedFile::copy_out(std::size_t offset, void* destination, std::size_t siz
   return error == 0;
 }
 
+void MappedFile::release_pages() const noexcept {
+  if (mapped_ && size_ > 0) ::madvise(const_cast<char*>(data_), size_, MADV_DONTNEED);
+}
+
 bool MappedFile::changed_while_read() const noexcept {
   return guard_slot_ >= 0 && g_slots[static_cast<std::size_t>(guard_slot_)].truncated.load(std::memory_order_acquire);
 }

@@ -45,6 +45,11 @@ class MappedFile {
   // unmapping) cost a third as much as copying them. False when the file ended first (it
   // shrank while being read); a read error is a ReadError.
   bool copy_out(std::size_t offset, void* destination, std::size_t size) const;
+  // Lets a mapped file's resident pages go (madvise MADV_DONTNEED; the bytes stay valid and
+  // are read from the file again if touched), for a reader that has parsed what it needs and
+  // goes on building from it: the file's pages then do not add to its peak memory. A copied
+  // (small) file keeps its bytes.
+  void release_pages() const noexcept;
 
   // Files smaller than this are copied into memory instead of mapped (default 1 MiB).
   static std::size_t small_file_limit() noexcept;
