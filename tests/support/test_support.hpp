@@ -213,14 +213,36 @@ template <class Read> auto read_at_threads(unsigned threads, Read&& read) -> dec
   return read();
 }
 
-// Points and every block (type, connectivity, offsets) bit for bit.
-inline void expect_same_points_and_cells(const Mesh& a, const Mesh& b) {
+// Two reads the same bit for bit: points, every block (type, connectivity, offsets), point,
+// cell and field data, regions (name and entries).
+inline void expect_same_bits(const Mesh& a, const Mesh& b) {
   EXPECT_TRUE(same_bits(a.points, b.points));
   ASSERT_EQ(a.cells.size(), b.cells.size());
   for (std::size_t i = 0; i < a.cells.size(); ++i) {
     EXPECT_EQ(a.cells[i].type, b.cells[i].type) << "block " << i;
     EXPECT_TRUE(same_bits(a.cells[i].connectivity, b.cells[i].connectivity)) << "block " << i;
     EXPECT_TRUE(same_bits(a.cells[i].offsets, b.cells[i].offsets)) << "block " << i;
+  }
+  ASSERT_EQ(a.point_data.size(), b.point_data.size());
+  for (const auto& [name, array] : a.point_data) {
+    ASSERT_NE(b.point_data.find(name), nullptr) << name;
+    EXPECT_TRUE(same_bits(*b.point_data.find(name), array)) << name;
+  }
+  ASSERT_EQ(a.field_data.size(), b.field_data.size());
+  for (const auto& [name, array] : a.field_data) {
+    ASSERT_NE(b.field_data.find(name), nullptr) << name;
+    EXPECT_TRUE(same_bits(*b.field_data.find(name), array)) << name;
+  }
+  ASSERT_EQ(a.cell_data.size(), b.cell_data.size());
+  for (const auto& [name, arrays] : a.cell_data) {
+    ASSERT_NE(b.cell_data.find(name), nullptr) << name;
+    ASSERT_EQ(b.cell_data.find(name)->size(), arrays.size()) << name;
+    for (std::size_t i = 0; i < arrays.size(); ++i) EXPECT_TRUE(same_bits((*b.cell_data.find(name))[i], arrays[i])) << name;
+  }
+  ASSERT_EQ(a.regions.size(), b.regions.size());
+  for (std::size_t r = 0; r < a.regions.size(); ++r) {
+    EXPECT_EQ(a.regions[r].name, b.regions[r].name);
+    EXPECT_TRUE(same_bits(a.regions[r].entries, b.regions[r].entries)) << a.regions[r].name;
   }
 }
 

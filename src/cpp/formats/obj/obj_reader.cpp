@@ -9,9 +9,9 @@
 // What becomes what:
 //  - points float64 (n, 3); "w" values become point data "obj:w" (1 where a vertex has none)
 //    and vertex colours point data "obj:color" (n, 3) (NaN where a vertex has none).
-//  - faces: one block per cell type (triangle, quad, polygon; vertex/line for 1/2 corners)
-//    in order of first appearance. meshio instead starts a new block at every group or size
-//    change.
+//  - faces: one block per run of faces of one cell type (triangle, quad, polygon; vertex/line
+//    for 1/2 corners), in file order (io/cells/face_blocks). meshio also starts a new block at
+//    every group.
 //  - vt / vn: when there are as many as vertices and every corner that names one names the
 //    one with its vertex's number, they are per-vertex data: point data "obj:vt" / "obj:vn"
 //    (meshio's names). Otherwise (e.g. a UV seam duplicates texture coordinates, so there
@@ -25,6 +25,12 @@
 //
 // Arrays: a first pass counts v/vt/vn lines, every face's corners and every region's faces,
 // so each array is allocated once in final shape and the second pass parses straight into it.
+// Threads: a large file is cut into line-aligned pieces of 2 MiB or more that the cores claim
+// one at a time; both passes run on the pieces, each starting from the counts of those before
+// it (so relative indices and runs of mixed faces read the same). A file with "g"/"o" lines
+// (whose running region state the pieces would need) and any file with an error or a late
+// need for index arrays is read by the sequential passes, so results and errors do not
+// depend on threads.
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -42,6 +48,7 @@
 #include "io/source/parallel.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
+#include "meshioplusplus/threads.hpp"
 
 namespace meshioplusplus::obj {
 namespace {
@@ -89,7 +96,7 @@ class RegionState {
   std::optional<std::size_t> object_;
 };
 
-// What the first pass finds.
+// What the first pass finds (over the whole file, or over one piece of it).
 struct Survey {
   std::int64_t vertices = 0;
   std::int64_t texcoords = 0;
@@ -100,6 +107,16 @@ struct Survey {
   std::vector<std::int64_t> corner_counts;
   RegionState regions;
   std::vector<std::int64_t> region_sizes;  // faces per region (index as in `regions`)
+};
+
+// Where the second pass stands: what it has read so far (relative indices count back from
+// there), what the corners named, and which regions the next face joins. A piece read on its
+// own thread starts from the counts of the pieces before it.
+struct PassState {
+  std::int64_t vertices_seen = 0, texcoords_seen = 0, normals_seen = 0, faces_seen = 0;
+  bool texcoords_per_vertex = true, normals_per_vertex = true;
+  bool any_texcoord_index = false, any_normal_index = false;
+  RegionState regions;
 };
 
 // One corner of a face, as 0-based indices (kNone where absent).
@@ -114,18 +131,32 @@ class Reader {
   Reader(std::string_view bytes, const std::string& path) : bytes_(bytes), path_(path) {}
 
   Mesh read() {
-    survey_lines();
+    // Large files are cut into line-aligned pieces for all cores. Both passes run on the
+    // pieces when no "g"/"o" line needs the regions' running state and nothing is wrong;
+    // otherwise the sequential passes read the file and word any error.
+    std::vector<std::size_t> cuts = piece_cuts();
+    std::vector<PassState> piece_starts;
+    if (cuts.size() < 3 || !survey_in_pieces(cuts, piece_starts)) {
+      survey_ = Survey();
+      survey_lines(0, bytes_.size(), survey_);
+      cuts.clear();
+    }
     allocate();
+    if (!cuts.empty() && parse_in_pieces(cuts, piece_starts)) return finish();
     // Per-corner index arrays are allocated only when needed; a file that turns out to need
     // one only halfway through is parsed again from the start (rare: vt/vn counts equal to
     // the vertex count, yet a corner names another one).
     for (;;) {
       try {
-        parse_lines();
+        pass_ = PassState();
+        region_filled_.assign(region_entries_.size(), 0);
+        io::FaceBlockFiller filler(*layout_, mesh_.cells);
+        parse_lines(0, bytes_.size(), pass_, filler);
         break;
-      } catch (const IndicesNeeded&) {
+      } catch (const IndicesNeeded& needed) {
+        texcoord_index_needed_ |= needed.texcoords;
+        normal_index_needed_ |= needed.normals;
         allocate_corner_indices();
-        restart_second_pass();
       }
     }
     return finish();
@@ -134,27 +165,46 @@ class Reader {
  private:
   // ---- line walking ----
 
-  // Calls `on_line(keyword, scanner)` for every line with data; the scanner covers the line
-  // up to its comment and stands after the keyword.
-  template <class OnLine> void for_each_line(OnLine on_line) {
-    io::TextScanner lines(bytes_, path_, kFormat);
+  // Calls `on_line(keyword, scanner)` for every line with data in [begin, end) (line starts);
+  // the scanner covers the line up to its comment and stands after the keyword.
+  template <class OnLine> void for_each_line(std::size_t begin, std::size_t end, OnLine on_line) const {
+    io::TextScanner lines(bytes_, begin, end, path_, kFormat);
     // Where the next '#' is: most files have comments only in a header, so most lines are
     // known to hold none without searching them.
-    const auto comment_from = [this](std::size_t from) {
-      const void* hash = from < bytes_.size() ? std::memchr(bytes_.data() + from, '#', bytes_.size() - from) : nullptr;
-      return hash ? static_cast<std::size_t>(static_cast<const char*>(hash) - bytes_.data()) : bytes_.size();
+    const auto comment_from = [this, end](std::size_t from) {
+      const void* hash = from < end ? std::memchr(bytes_.data() + from, '#', end - from) : nullptr;
+      return hash ? static_cast<std::size_t>(static_cast<const char*>(hash) - bytes_.data()) : end;
     };
-    std::size_t next_comment = comment_from(0);
+    std::size_t next_comment = comment_from(begin);
     while (!lines.at_end()) {
       const std::string_view line = lines.next_line();
-      const std::size_t begin = static_cast<std::size_t>(line.data() - bytes_.data());
-      std::size_t end = begin + line.size();
-      if (next_comment < begin) next_comment = comment_from(begin);
-      if (next_comment < end) end = next_comment;
-      io::TextScanner scanner(bytes_, begin, end, path_, kFormat);
+      const std::size_t line_begin = static_cast<std::size_t>(line.data() - bytes_.data());
+      std::size_t line_end = line_begin + line.size();
+      if (next_comment < line_begin) next_comment = comment_from(line_begin);
+      if (next_comment < line_end) line_end = next_comment;
+      io::TextScanner scanner(bytes_, line_begin, line_end, path_, kFormat);
       const std::string_view keyword = scanner.next_token();
       if (!keyword.empty()) on_line(keyword, scanner);
     }
+  }
+
+  // Line-aligned cuts of the file into pieces of at least 2 MiB, several per core: the cores
+  // claim them one at a time, as a face line costs more per byte than a vertex line, and the
+  // vertices fill the first half of a typical file. {0, size} when too small to split.
+  std::vector<std::size_t> piece_cuts() const {
+    if (thread_count() < 2 || bytes_.size() < io::kParallelLinesMinBytes) return {0, bytes_.size()};
+    constexpr std::size_t kPiecesPerCore = 8;
+    const std::size_t pieces =
+        std::min<std::size_t>(kPiecesPerCore * thread_count(), bytes_.size() / (io::kParallelLinesMinBytes / 2));
+    return io::detail::line_cuts(bytes_.data(), 0, bytes_.size(), pieces);
+  }
+
+  // `work(piece)` for every piece, claimed one at a time by the cores; the exception of the
+  // earliest failing piece is rethrown.
+  template <class Work> static void for_each_piece(std::size_t pieces, Work work) {
+    parallel_claims(pieces, 1, [&](auto claim) {
+      for (std::size_t p = claim(); p < pieces; p = claim()) work(p);
+    });
   }
 
   static std::int64_t count_values(const io::TextScanner& scanner) {
@@ -162,37 +212,81 @@ class Reader {
     return static_cast<std::int64_t>(io::count_tokens(first, scanner.document().data() + scanner.end()));
   }
 
-  void survey_lines() {
-    for_each_line([this](std::string_view keyword, io::TextScanner& scanner) {
+  // Thrown by a piece's survey at a "g" or "o" line: only a sequential pass tracks regions.
+  struct RegionsNamed {};
+
+  // The first pass over [begin, end) into `into`; `piece`: a piece of the file surveyed on
+  // its own, which stops at the first "g"/"o" line (RegionsNamed).
+  void survey_lines(std::size_t begin, std::size_t end, Survey& into, bool piece = false) const {
+    for_each_line(begin, end, [&into, piece](std::string_view keyword, io::TextScanner& scanner) {
       if (keyword == "v") {
         const std::int64_t values = count_values(scanner);
         if (values != 3 && values != 4 && values != 6)
           scanner.fail("a vertex needs x y z, x y z w or x y z r g b");
-        survey_.any_w |= values == 4;
-        survey_.any_color |= values == 6;
-        ++survey_.vertices;
+        into.any_w |= values == 4;
+        into.any_color |= values == 6;
+        ++into.vertices;
       } else if (keyword == "vt") {
         const std::int64_t values = count_values(scanner);
         if (values < 1 || values > 3) scanner.fail("a texture coordinate needs 1 to 3 values");
-        survey_.texcoord_width = std::max(survey_.texcoord_width, values);
-        ++survey_.texcoords;
+        into.texcoord_width = std::max(into.texcoord_width, values);
+        ++into.texcoords;
       } else if (keyword == "vn") {
         if (count_values(scanner) != 3) scanner.fail("a normal needs 3 values");
-        ++survey_.normals;
+        ++into.normals;
       } else if (keyword == "f") {
         const std::int64_t corners = count_values(scanner);
         if (corners < 1) scanner.fail("a face needs corners");
-        survey_.corner_counts.push_back(corners);
-        survey_.regions.for_each_target([this](std::size_t region) {
-          if (region >= survey_.region_sizes.size()) survey_.region_sizes.resize(region + 1, 0);
-          ++survey_.region_sizes[region];
+        into.corner_counts.push_back(corners);
+        into.regions.for_each_target([&into](std::size_t region) {
+          if (region >= into.region_sizes.size()) into.region_sizes.resize(region + 1, 0);
+          ++into.region_sizes[region];
         });
-      } else if (keyword == "g") {
-        survey_.regions.set_groups(scanner);
-      } else if (keyword == "o") {
-        survey_.regions.set_object(scanner);
+      } else if (keyword == "g" || keyword == "o") {
+        if (piece) throw RegionsNamed{};
+        if (keyword == "g") into.regions.set_groups(scanner);
+        else into.regions.set_object(scanner);
       }
     });
+  }
+
+  // The first pass on every piece at once, merged into survey_, with each piece's starting
+  // counts in `piece_starts`. False (survey_ unset) where a line names regions or fails:
+  // the sequential survey then runs, and its error is the one reported.
+  bool survey_in_pieces(const std::vector<std::size_t>& cuts, std::vector<PassState>& piece_starts) {
+    const std::size_t pieces = cuts.size() - 1;
+    std::vector<Survey> surveys(pieces);
+    try {
+      // Counted in a local Survey: neighbouring elements of `surveys` share cache lines.
+      for_each_piece(pieces, [&](std::size_t p) {
+        Survey piece;
+        survey_lines(cuts[p], cuts[p + 1], piece, true);
+        surveys[p] = std::move(piece);
+      });
+    } catch (const ReadError&) {
+      return false;
+    } catch (const RegionsNamed&) {
+      return false;  // no piece is handed out after it: little of the file was surveyed twice
+    }
+    std::size_t faces = 0;
+    for (const Survey& piece : surveys) faces += piece.corner_counts.size();
+    survey_.corner_counts.reserve(faces);
+    for (const Survey& piece : surveys) {
+      PassState start;
+      start.vertices_seen = survey_.vertices;
+      start.texcoords_seen = survey_.texcoords;
+      start.normals_seen = survey_.normals;
+      start.faces_seen = static_cast<std::int64_t>(survey_.corner_counts.size());
+      piece_starts.push_back(start);
+      survey_.vertices += piece.vertices;
+      survey_.texcoords += piece.texcoords;
+      survey_.normals += piece.normals;
+      survey_.texcoord_width = std::max(survey_.texcoord_width, piece.texcoord_width);
+      survey_.any_w |= piece.any_w;
+      survey_.any_color |= piece.any_color;
+      survey_.corner_counts.insert(survey_.corner_counts.end(), piece.corner_counts.begin(), piece.corner_counts.end());
+    }
+    return true;
   }
 
   // ---- arrays, allocated once ----
@@ -225,30 +319,63 @@ class Reader {
 
   // ---- second pass ----
 
-  struct IndicesNeeded {};
+  // Thrown where a corner shows that vt (vn) need per-corner index arrays not yet allocated.
+  struct IndicesNeeded {
+    bool texcoords, normals;
+  };
 
-  void restart_second_pass() {
-    vertices_seen_ = texcoords_seen_ = normals_seen_ = faces_seen_ = 0;
-    texcoords_per_vertex_ = normals_per_vertex_ = true;
-    any_texcoord_index_ = any_normal_index_ = false;
-    regions_ = RegionState();
-    region_filled_.assign(region_entries_.size(), 0);
-  }
-
-  void parse_lines() {
-    io::FaceBlockFiller filler(*layout_, mesh_.cells);
-    for_each_line([&](std::string_view keyword, io::TextScanner& scanner) {
-      if (keyword == "v") parse_vertex(scanner);
-      else if (keyword == "vt") parse_texcoord(scanner);
-      else if (keyword == "vn") scanner.next_numbers(normals_.data_as<double>() + 3 * normals_seen_++, 3);
-      else if (keyword == "f") parse_face(scanner, filler);
-      else if (keyword == "g") regions_.set_groups(scanner);
-      else if (keyword == "o") regions_.set_object(scanner);
+  // The second pass over [begin, end), from `state`; `filler` stands at the range's first face.
+  void parse_lines(std::size_t begin, std::size_t end, PassState& state, io::FaceBlockFiller& filler) {
+    for_each_line(begin, end, [&](std::string_view keyword, io::TextScanner& scanner) {
+      if (keyword == "v") parse_vertex(scanner, state.vertices_seen++);
+      else if (keyword == "vt") parse_texcoord(scanner, state.texcoords_seen++);
+      else if (keyword == "vn") scanner.next_numbers(normals_.data_as<double>() + 3 * state.normals_seen++, 3);
+      else if (keyword == "f") parse_face(scanner, state, filler);
+      else if (keyword == "g") state.regions.set_groups(scanner);
+      else if (keyword == "o") state.regions.set_object(scanner);
     });
   }
 
-  void parse_vertex(io::TextScanner& scanner) {
-    const std::int64_t i = vertices_seen_++;
+  // The second pass on every piece at once, from the starts survey_in_pieces found. False
+  // where a piece fails or needs index arrays: the sequential pass then reads everything
+  // again (overwriting all this one wrote), so errors are its own.
+  bool parse_in_pieces(const std::vector<std::size_t>& cuts, std::vector<PassState>& piece_starts) {
+    const std::size_t pieces = cuts.size() - 1;
+    // Each piece's filler stands at its first face: placed here, in order, since placing a
+    // polygon writes its offset.
+    std::vector<io::FaceBlockFiller> fillers;
+    fillers.reserve(pieces);
+    io::FaceBlockFiller filler(*layout_, mesh_.cells);
+    for (std::size_t p = 0; p < pieces; ++p) {
+      fillers.push_back(filler);
+      if (p + 1 == pieces) break;
+      for (std::int64_t f = piece_starts[p].faces_seen; f < piece_starts[p + 1].faces_seen; ++f)
+        filler.place(survey_.corner_counts[static_cast<std::size_t>(f)]);
+    }
+    try {
+      // Local copies of the state and the filler: neighbouring elements share cache lines, and
+      // both change at every line.
+      for_each_piece(pieces, [&](std::size_t p) {
+        PassState state = piece_starts[p];
+        io::FaceBlockFiller piece_filler = fillers[p];
+        parse_lines(cuts[p], cuts[p + 1], state, piece_filler);
+        piece_starts[p] = std::move(state);
+      });
+    } catch (const ReadError&) {
+      return false;
+    } catch (const IndicesNeeded&) {
+      return false;
+    }
+    for (const PassState& piece : piece_starts) {
+      pass_.texcoords_per_vertex &= piece.texcoords_per_vertex;
+      pass_.normals_per_vertex &= piece.normals_per_vertex;
+      pass_.any_texcoord_index |= piece.any_texcoord_index;
+      pass_.any_normal_index |= piece.any_normal_index;
+    }
+    return true;
+  }
+
+  void parse_vertex(io::TextScanner& scanner, std::int64_t i) {
     double values[6];
     std::size_t count = 0;  // 3, 4 or 6: checked by the survey
     for (scanner.skip_whitespace(); !scanner.at_end() && count < 6; scanner.skip_whitespace())
@@ -260,8 +387,8 @@ class Reader {
         colors_.data_as<double>()[3 * i + c] = count == 6 ? values[3 + c] : std::numeric_limits<double>::quiet_NaN();
   }
 
-  void parse_texcoord(io::TextScanner& scanner) {
-    double* row = texcoords_.data_as<double>() + survey_.texcoord_width * texcoords_seen_++;
+  void parse_texcoord(io::TextScanner& scanner, std::int64_t i) {
+    double* row = texcoords_.data_as<double>() + survey_.texcoord_width * i;
     for (std::int64_t c = 0; c < survey_.texcoord_width; ++c) {
       scanner.skip_whitespace();
       row[c] = scanner.at_end() ? 0.0 : scanner.next_number<double>();
@@ -284,45 +411,42 @@ class Reader {
   }
 
   // "v", "v/vt", "v//vn" or "v/vt/vn".
-  Corner parse_corner(std::string_view token, const io::TextScanner& scanner) const {
+  Corner parse_corner(std::string_view token, const PassState& state, const io::TextScanner& scanner) const {
     Corner corner;
     const std::size_t first_slash = token.find('/');
-    corner.vertex = resolve(token.substr(0, first_slash), vertices_seen_, survey_.vertices, "vertex", scanner);
+    corner.vertex = resolve(token.substr(0, first_slash), state.vertices_seen, survey_.vertices, "vertex", scanner);
     if (first_slash == std::string_view::npos) return corner;
     const std::string_view rest = token.substr(first_slash + 1);
     const std::size_t second_slash = rest.find('/');
     const std::string_view texcoord = rest.substr(0, second_slash);
     // Only "v//vn" may leave the texture coordinate out; "v/" is cut short.
     if (!texcoord.empty() || second_slash == std::string_view::npos)
-      corner.texcoord = resolve(texcoord, texcoords_seen_, survey_.texcoords, "texture coordinate", scanner);
+      corner.texcoord = resolve(texcoord, state.texcoords_seen, survey_.texcoords, "texture coordinate", scanner);
     if (second_slash != std::string_view::npos)
-      corner.normal = resolve(rest.substr(second_slash + 1), normals_seen_, survey_.normals, "normal", scanner);
+      corner.normal = resolve(rest.substr(second_slash + 1), state.normals_seen, survey_.normals, "normal", scanner);
     return corner;
   }
 
-  void parse_face(io::TextScanner& scanner, io::FaceBlockFiller& filler) {
-    const std::int64_t corners = survey_.corner_counts[static_cast<std::size_t>(faces_seen_++)];
+  void parse_face(io::TextScanner& scanner, PassState& state, io::FaceBlockFiller& filler) {
+    const std::int64_t corners = survey_.corner_counts[static_cast<std::size_t>(state.faces_seen++)];
     const io::FaceSlot slot = filler.place(corners);
     const std::int64_t width = layout_->max_corners(slot.block);
     std::int64_t* texcoord_row = texcoord_index_.empty() ? nullptr : texcoord_index_[slot.block].data_as<std::int64_t>() + slot.row * width;
     std::int64_t* normal_row = normal_index_.empty() ? nullptr : normal_index_[slot.block].data_as<std::int64_t>() + slot.row * width;
     for (std::int64_t k = 0; k < width; ++k) {
-      const Corner corner = k < corners ? parse_corner(scanner.next_token(), scanner) : Corner{};
+      const Corner corner = k < corners ? parse_corner(scanner.next_token(), state, scanner) : Corner{};
       if (k < corners) slot.corners[k] = corner.vertex;
       if (texcoord_row != nullptr) texcoord_row[k] = corner.texcoord;
       if (normal_row != nullptr) normal_row[k] = corner.normal;
-      texcoords_per_vertex_ &= corner.texcoord == kNone || corner.texcoord == corner.vertex;
-      normals_per_vertex_ &= corner.normal == kNone || corner.normal == corner.vertex;
-      if ((!texcoords_per_vertex_ && !texcoord_index_needed_) || (!normals_per_vertex_ && !normal_index_needed_)) {
-        texcoord_index_needed_ |= !texcoords_per_vertex_;
-        normal_index_needed_ |= !normals_per_vertex_;
-        throw IndicesNeeded{};
-      }
-      any_texcoord_index_ |= corner.texcoord != kNone;
-      any_normal_index_ |= corner.normal != kNone;
+      state.texcoords_per_vertex &= corner.texcoord == kNone || corner.texcoord == corner.vertex;
+      state.normals_per_vertex &= corner.normal == kNone || corner.normal == corner.vertex;
+      if ((!state.texcoords_per_vertex && !texcoord_index_needed_) || (!state.normals_per_vertex && !normal_index_needed_))
+        throw IndicesNeeded{!state.texcoords_per_vertex, !state.normals_per_vertex};
+      state.any_texcoord_index |= corner.texcoord != kNone;
+      state.any_normal_index |= corner.normal != kNone;
     }
     const std::int64_t cell = layout_->first_cell(slot.block) + slot.row;
-    regions_.for_each_target(
+    state.regions.for_each_target(
         [&](std::size_t region) { region_entries_[region].data_as<std::int64_t>()[region_filled_[region]++] = cell; });
   }
 
@@ -343,16 +467,16 @@ class Reader {
   Mesh finish() {
     if (!w_.empty_handle()) mesh_.point_data.set("obj:w", std::move(w_));
     if (!colors_.empty_handle()) mesh_.point_data.set("obj:color", std::move(colors_));
-    place_corner_attribute("obj:vt", std::move(texcoords_), std::move(texcoord_index_), texcoords_per_vertex_,
-                           any_texcoord_index_);
-    place_corner_attribute("obj:vn", std::move(normals_), std::move(normal_index_), normals_per_vertex_,
-                           any_normal_index_);
+    place_corner_attribute("obj:vt", std::move(texcoords_), std::move(texcoord_index_), pass_.texcoords_per_vertex,
+                           pass_.any_texcoord_index);
+    place_corner_attribute("obj:vn", std::move(normals_), std::move(normal_index_), pass_.normals_per_vertex,
+                           pass_.any_normal_index);
     // Faces join in file order; blocks interleave, so block-major indices need sorting.
     for (std::size_t r = 0; r < region_entries_.size(); ++r) {
       NDArray& entries = region_entries_[r];
       std::int64_t* first = entries.data_as<std::int64_t>();
       std::sort(first, first + entries.rows());
-      mesh_.regions.push_back(Region{regions_.names()[r], RegionKind::Cell, 2, -1, std::move(entries)});
+      mesh_.regions.push_back(Region{pass_.regions.names()[r], RegionKind::Cell, 2, -1, std::move(entries)});
     }
     return std::move(mesh_);
   }
@@ -364,11 +488,8 @@ class Reader {
   std::optional<io::FaceBlockLayout> layout_;
   NDArray w_, colors_, texcoords_, normals_;
   std::vector<NDArray> texcoord_index_, normal_index_;
-  std::int64_t vertices_seen_ = 0, texcoords_seen_ = 0, normals_seen_ = 0, faces_seen_ = 0;
-  bool texcoords_per_vertex_ = true, normals_per_vertex_ = true;
-  bool any_texcoord_index_ = false, any_normal_index_ = false;
   bool texcoord_index_needed_ = false, normal_index_needed_ = false;
-  RegionState regions_;
+  PassState pass_;  // where the second pass ended (merged over the pieces when it ran on them)
   std::vector<NDArray> region_entries_;  // allocated from the survey's counts
   std::vector<std::int64_t> region_filled_;
 };
