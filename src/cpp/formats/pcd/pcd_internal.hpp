@@ -1,6 +1,10 @@
-// What the PCD reader and writer share: the header's TYPE letter and SIZE <-> dtype.
+// What the PCD reader and writer share: the header's TYPE letter and SIZE <-> dtype, and the
+// copy of one field of a binary record.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
@@ -41,6 +45,21 @@ inline char type_letter_of(DType dtype) noexcept {
 // colours are NaN as floats), and its ascii writer prints those bits as an unsigned integer.
 inline bool is_packed_colour(std::string_view name, DType dtype) noexcept {
   return dtype == DType::float32 && (name == "rgb" || name == "rgba");
+}
+
+// One field of a record copied: the sizes fields come in (a value, an xyz, a normal …) as one
+// fixed-size load and store each, where a call of memcpy a field would cost more than the copy.
+inline void copy_field(std::uint8_t* to, const std::uint8_t* from, std::size_t size) noexcept {
+  switch (size) {
+    case 1: *to = *from; break;
+    case 2: std::memcpy(to, from, 2); break;
+    case 4: std::memcpy(to, from, 4); break;
+    case 8: std::memcpy(to, from, 8); break;
+    case 12: std::memcpy(to, from, 12); break;
+    case 16: std::memcpy(to, from, 16); break;
+    case 24: std::memcpy(to, from, 24); break;
+    default: std::memcpy(to, from, size);
+  }
 }
 
 }  // namespace meshioplusplus::pcd::detail

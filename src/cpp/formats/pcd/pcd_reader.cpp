@@ -421,16 +421,7 @@ class Reader {
       for (const RecordRun& run : runs) {
         std::uint8_t* const to = run.base + i * run.stride;
         const std::uint8_t* const from = at + run.from;
-        switch (run.size) {
-          case 4: std::memcpy(to, from, 4); break;
-          case 8: std::memcpy(to, from, 8); break;
-          case 12: std::memcpy(to, from, 12); break;
-          case 16: std::memcpy(to, from, 16); break;
-          case 24: std::memcpy(to, from, 24); break;
-          case 1: *to = *from; break;
-          case 2: std::memcpy(to, from, 2); break;
-          default: std::memcpy(to, from, run.size);
-        }
+        detail::copy_field(to, from, run.size);
       }
     }
   }

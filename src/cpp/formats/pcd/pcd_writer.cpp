@@ -121,16 +121,7 @@ void gather_records(const std::vector<RecordRun>& runs, std::size_t record, std:
         continue;
       }
       const std::uint8_t* const from = run.base + i * run.stride;
-      switch (run.size) {
-        case 4: std::memcpy(to, from, 4); break;
-        case 8: std::memcpy(to, from, 8); break;
-        case 12: std::memcpy(to, from, 12); break;
-        case 16: std::memcpy(to, from, 16); break;
-        case 24: std::memcpy(to, from, 24); break;
-        case 1: *to = *from; break;
-        case 2: std::memcpy(to, from, 2); break;
-        default: std::memcpy(to, from, run.size);
-      }
+      detail::copy_field(to, from, run.size);
     }
   }
 }
