@@ -533,7 +533,11 @@ class BodyReader {
     const Property& property = element.properties[indices];
     const std::string_view document = decoder_.document();
     const std::optional<std::size_t> begin = io::records_begin(document, decoder_.position());
-    if (!begin || element.count < 2 || element.properties.size() != 1) return false;
+    // parse_lines_in_parallel's own bar, asked before allocating: a file the sequential reading
+    // takes allocates nothing it drops (an allocator hook sees every array a read makes).
+    if (!begin || element.properties.size() != 1 || element.count < 2 || meshioplusplus::thread_count() < 2 ||
+        document.size() - *begin < io::kParallelLinesMinBytes)
+      return false;
     const char* const text = document.data();
     const char* const first_end = io::find_newline(text + *begin, text + document.size());
     io::LineValues first{text + *begin, first_end ? first_end : text + document.size(), text + document.size()};

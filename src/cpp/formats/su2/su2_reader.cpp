@@ -319,7 +319,8 @@ class Reader {
   // line's type: the node indices parsed into the section's own array. False (nothing kept)
   // at the first line of another type or shape: the two-pass path takes the section then.
   bool parse_one_type_in_parallel(ElementSection& section) {
-    if (section.count < 2 || bytes_left() < io::kParallelLinesMinBytes) return false;
+    // parse_lines_in_parallel's own bar, asked before allocating `parsed`.
+    if (section.count < 2 || meshioplusplus::thread_count() < 2 || bytes_left() < io::kParallelLinesMinBytes) return false;
     const std::optional<std::size_t> start = io::records_begin(bytes_, section.start);
     if (!start || *start != section.start) return false;
     const char* const text = bytes_.data();
