@@ -310,11 +310,9 @@ TEST(CellsFromFaces, ResultDoesNotDependOnTheThreadCount) {
   EXPECT_EQ(owner_sides(one, faces), owner_sides(four, faces));
 }
 
-TEST(CellsFromFaces, Int32LabelsWithoutOffsetsGiveTheSameCellsAndSides) {
-  // 40,000 cubes in a row, every face a quad: the same list as int64 with offsets and as int32
-  // with face_size 4 (how the OpenFOAM and Fluent readers hand over large meshes) must give the
-  // same cells and sides, at 1 and 4 threads; one block in file order needs no maps.
-  const std::int64_t n = 40000;
+// `n` cubes in a row, every face a quad, each interior face listed once (owner, neighbour);
+// cube `broken` (if any) names a node of the next cube in one face, so it does not close.
+Faces cube_row(std::int64_t n, std::int64_t broken = -1) {
   Faces faces;
   for (std::int64_t c = 0; c < n; ++c) {
     const std::int64_t b = 4 * c;
@@ -322,9 +320,18 @@ TEST(CellsFromFaces, Int32LabelsWithoutOffsetsGiveTheSameCellsAndSides) {
     faces.add({b + 4, b + 7, b + 6, b + 5}, c, c + 1 < n ? c + 1 : -1);
     faces.add({b + 0, b + 4, b + 5, b + 1}, c);
     faces.add({b + 1, b + 5, b + 6, b + 2}, c);
-    faces.add({b + 2, b + 6, b + 7, b + 3}, c);
+    faces.add({b + 2, b + 6, b + 7, c == broken ? b + 11 : b + 3}, c);
     faces.add({b + 3, b + 7, b + 4, b + 0}, c);
   }
+  return faces;
+}
+
+TEST(CellsFromFaces, Int32LabelsWithoutOffsetsGiveTheSameCellsAndSides) {
+  // 40,000 cubes in a row, every face a quad: the same list as int64 with offsets and as int32
+  // with face_size 4 (how the OpenFOAM and Fluent readers hand over large meshes) must give the
+  // same cells and sides, at 1 and 4 threads; one block in file order needs no maps.
+  const std::int64_t n = 40000;
+  const Faces faces = cube_row(n);
   const std::vector<std::int32_t> nodes(faces.nodes.begin(), faces.nodes.end()), owner(faces.owner.begin(), faces.owner.end()),
       neighbour(faces.neighbour.begin(), faces.neighbour.end());
   FaceCellInput narrow;
@@ -365,20 +372,7 @@ TEST(CellsFromFaces, ACellThatDoesNotCloseIsAPolyhedronAndTheOthersKeepTheirSide
   // into one, so the blocks are planned again (the second pass). The other cubes must come out
   // as they do without the broken one, sides included, at 1 and 4 threads.
   const std::int64_t n = 40000, broken = 30001;
-  auto make = [&](bool with_broken) {
-    Faces faces;
-    for (std::int64_t c = 0; c < n; ++c) {
-      const std::int64_t b = 4 * c;
-      if (c == 0) faces.add({b + 0, b + 1, b + 2, b + 3}, c);
-      faces.add({b + 4, b + 7, b + 6, b + 5}, c, c + 1 < n ? c + 1 : -1);
-      faces.add({b + 0, b + 4, b + 5, b + 1}, c);
-      faces.add({b + 1, b + 5, b + 6, b + 2}, c);
-      faces.add({b + 2, b + 6, b + 7, with_broken && c == broken ? b + 11 : b + 3}, c);
-      faces.add({b + 3, b + 7, b + 4, b + 0}, c);
-    }
-    return faces;
-  };
-  const Faces sound = make(false), faces = make(true);
+  const Faces sound = cube_row(n), faces = cube_row(n, broken);
   const auto reference = mpp::io::build_cells_from_faces(sound.input(n));
   for (unsigned threads : {1u, 4u}) {
     mpp::set_thread_count(threads);
