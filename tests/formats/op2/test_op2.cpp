@@ -3,7 +3,10 @@
 // orders, lazy steps, and hostile input with its byte offset.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -184,6 +187,138 @@ TEST(Op2, HostileInput) {
   const std::size_t name = no_geometry.find("GEOM1   ");
   no_geometry.replace(name, 8, "GEOMX   ");
   expect_read_error(no_geometry, "PARAM,POST,-1");
+}
+
+std::string replace_all(std::string bytes, const std::string& from, const std::string& to) {
+  for (std::size_t at = bytes.find(from); at != std::string::npos; at = bytes.find(from, at + to.size()))
+    bytes.replace(at, from.size(), to);
+  return bytes;
+}
+
+// An array's values as bits: equal arrays compare equal, NaN included.
+std::vector<std::uint64_t> bits(const NDArray& array) {
+  std::vector<std::uint64_t> out;
+  for (const double v : array.values<double>()) out.push_back(std::bit_cast<std::uint64_t>(v));
+  return out;
+}
+
+// The (block, row) of element `id`.
+std::pair<std::size_t, std::int64_t> element_at(const Mesh& mesh, std::int64_t id) {
+  const std::vector<NDArray>& ids = *mesh.cell_data.find("nastran:element_id");
+  for (std::size_t b = 0; b < ids.size(); ++b) {
+    const auto values = ids[b].values<std::int64_t>();
+    for (std::size_t r = 0; r < values.size(); ++r)
+      if (values[r] == id) return {b, static_cast<std::int64_t>(r)};
+  }
+  ADD_FAILURE() << "no element " << id;
+  return {0, 0};
+}
+
+// NX thermal transient writing each table twice: SORT1 (OUGV1, OPG1: per time, all grids) and
+// SORT2 (OUGV2, OPG2: per grid, all times). Either alone gives the same nine steps.
+TEST(Op2, Sort2TablesGiveTheStepsSort1Gives) {
+  const std::string bytes = read_file(data_file("time_thermal_elements_sort2_nx.op2"));
+  const std::string sort2_only = replace_all(replace_all(bytes, "OUGV1   ", "XUGV1   "), "OPG1    ", "XPG1    ");
+  const std::string sort1_only = replace_all(replace_all(bytes, "OUGV2   ", "XUGV2   "), "OPG2    ", "XPG2    ");
+  auto both = open_time_series(data_file("time_thermal_elements_sort2_nx.op2"));
+  auto sort2 = open_time_series(write_scratch("sort2.op2", sort2_only));
+  auto sort1 = open_time_series(write_scratch("sort1.op2", sort1_only));
+  // pyNastran 1.4.1's temperatures (SORT2 object): times, sum over the 9 grids per time.
+  const double times[9] = {0, 10, 20, 40, 60, 80, 100, 120, 140};
+  const double sums[9] = {0.0, 5.049911975860596, 10.198526382446289, 20.791759490966797, 31.776874542236328,
+                          43.15194320678711, 54.9150390625, 67.06424713134766, 79.59765625};
+  ASSERT_EQ(sort2->num_steps(), 9u);
+  ASSERT_EQ(sort1->num_steps(), 9u);
+  ASSERT_EQ(both->num_steps(), 9u);
+  for (std::size_t k = 0; k < 9; ++k) {
+    EXPECT_EQ(sort2->time(k), times[k]);
+    const TimeStep a = sort2->read_step(k), b = sort1->read_step(k), c = both->read_step(k);
+    EXPECT_NEAR(sum(*a.point_data.find("temperature")), sums[k], 1e-5);
+    for (const char* name : {"temperature", "temperature_rate", "thermal_load"}) {
+      ASSERT_NE(a.point_data.find(name), nullptr) << name;
+      EXPECT_EQ(bits(*a.point_data.find(name)), bits(*b.point_data.find(name))) << name << " " << k;
+      EXPECT_EQ(bits(*a.point_data.find(name)), bits(*c.point_data.find(name))) << name << " " << k;
+    }
+  }
+  // Grid 99 at t = 140 (pyNastran: 69.99999237060547).
+  const Mesh mesh = sort2->read_mesh();
+  const auto ids = mesh.point_data.find("nastran:grid_id")->values<std::int64_t>();
+  const auto row = static_cast<std::size_t>(std::find(ids.begin(), ids.end(), 99) - ids.begin());
+  EXPECT_FLOAT_EQ(static_cast<float>(sort2->read_step(8).point_data.find("temperature")->values<double>()[row]), 69.99999237060547f);
+}
+
+TEST(Op2, HostileSort2) {
+  const std::string bytes = read_file(data_file("time_thermal_elements_sort2_nx.op2"));
+  std::size_t header = 0, data = 0;  // the first OUGV2 table-3 header and its data (9 times)
+  walk_records(bytes, [&](std::size_t at, std::size_t size, const std::string& table) {
+    if (header == 0 && table == "OUGV2   " && size == 146 * 4) header = at;
+    if (header != 0 && data == 0 && table == "OUGV2   " && size == 9 * 8 * 4) data = at;
+  });
+  ASSERT_NE(header, 0u);
+  ASSERT_NE(data, 0u);
+  std::string no_id = bytes;
+  const std::int32_t zero = 0;
+  std::memcpy(no_id.data() + header + 16, &zero, 4);  // word 5: the grid id * 10 + device code
+  expect_read_error(no_id, "SORT2 id 0", header + 16);
+  std::string unknown = bytes;
+  const std::int32_t grid = 99999 * 10 + 3;
+  std::memcpy(unknown.data() + header + 16, &grid, 4);
+  const std::int32_t grid_type = 1;  // thermal runs write their grids as scalar points (2),
+  std::memcpy(unknown.data() + data + 32 + 4, &grid_type, 4);  // passed over when unknown
+  auto series = open_time_series(write_scratch("unknown_grid.op2", unknown));
+  try {
+    series->read_step(1);
+    FAIL() << "no ReadError";
+  } catch (const ReadError& e) {
+    EXPECT_NE(e.reason().find("grid 99999 is not in GEOM1"), std::string::npos) << e.reason();
+    EXPECT_EQ(e.byte_offset(), data + 32);  // the step's entry
+  }
+}
+
+// Complex element stresses (SOL 108/111 frequency responses): centroid of the solids, both
+// fibres of the shells, as <name>_real / <name>_imag; pyNastran 1.4.1's numbers.
+TEST(Op2, ComplexSolidStresses) {
+  auto series = open_time_series(data_file("complex_tet10.op2"));
+  ASSERT_EQ(series->num_steps(), 3u);
+  const Mesh mesh = series->read_mesh();
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(series->time(k), 10.0 * static_cast<double>(k));
+    const TimeStep step = series->read_step(k);
+    const std::vector<NDArray>& re = *step.cell_data.find("stress_real");
+    const std::vector<NDArray>& im = *step.cell_data.find("stress_imag");
+    EXPECT_NEAR(sum(re[0], true), 785.6729125976562, 1e-3);  // sum |Re| over elements 1, 2
+    EXPECT_EQ(sum(im[0], true), 0.0);                         // undamped
+    const auto [b, row] = element_at(mesh, 1);
+    const double expected[6] = {-248.03097534179688, 186.82723999023438, 57.416473388671875,
+                                -45.62031173706055, -52.593711853027344, 23.702106475830078};
+    for (int c = 0; c < 6; ++c) EXPECT_NEAR(re[b].data_as<double>()[row * 6 + c], expected[c], 1e-5);
+    EXPECT_NEAR(sum((*step.cell_data.find("strain_real"))[0], true), 7.24914571037516e-05, 1e-10);
+  }
+}
+
+TEST(Op2, ComplexShellStressesRealImaginaryAndMagnitudePhase) {
+  // Subcase 1 written as real/imaginary, subcase 2 (the same response) as magnitude/phase.
+  auto series = open_time_series(data_file("api3.op2"));
+  ASSERT_EQ(series->num_steps(), 6u);
+  const Mesh mesh = series->read_mesh();
+  const auto [b1, r1] = element_at(mesh, 3301);
+  const auto [b2, r2] = element_at(mesh, 3302);
+  for (const std::size_t k : {1u, 4u}) {  // 2.5 Hz of subcase 1 and of subcase 2
+    EXPECT_EQ(series->time(k), 2.5);
+    const TimeStep step = series->read_step(k);
+    EXPECT_EQ(step.field_data.find("nastran:subcase")->values<std::int64_t>()[0], k == 1 ? 1 : 2);
+    auto value = [&](const std::string& name, std::size_t b, std::int64_t row, int c) {
+      return std::complex<double>((*step.cell_data.find(name + "_real"))[b].data_as<double>()[row * 6 + c],
+                                  (*step.cell_data.find(name + "_imag"))[b].data_as<double>()[row * 6 + c]);
+    };
+    const double tolerance = k == 1 ? 1e-4 : 2e-3;  // magnitude/phase: float32 turned into parts
+    EXPECT_LT(std::abs(value("stress", b1, r1, 0) - std::complex<double>(777.2803344726562, -26.158533096313477)), tolerance);
+    EXPECT_LT(std::abs(value("stress", b1, r1, 1) - std::complex<double>(1641.24609375, -55.23521423339844)), tolerance);
+    EXPECT_LT(std::abs(value("stress", b1, r1, 3) - std::complex<double>(582.9602661132812, -19.618900299072266)), tolerance);
+    EXPECT_LT(std::abs(value("stress_z2", b1, r1, 0) - std::complex<double>(-772.2037353515625, 25.98932647705078)), tolerance);
+    EXPECT_LT(std::abs(value("stress_z2", b2, r2, 3) - std::complex<double>(-1223.673095703125, 41.15138626098633)), tolerance);
+    EXPECT_EQ(value("stress", b1, r1, 2), std::complex<double>(0, 0));  // no zz in a shell
+  }
 }
 
 TEST(Op2, RegistryRow) {

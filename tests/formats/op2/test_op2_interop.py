@@ -132,3 +132,78 @@ def test_complex_modes_as_real_and_imaginary_parts():
                 got = (np.abs(point_data[f"{name}_real"][rows]).sum(), np.abs(point_data[f"{name}_imag"][rows]).sum(),
                        np.abs(point_data[f"{rotation}_real"][rows]).sum())
                 np.testing.assert_allclose(got, sums[k], rtol=1e-6, atol=1e-15, err_msg=f"{name} mode {k + 1}")
+
+
+def test_sort2_thermal_tables_give_steps():
+    # NX thermal transient with each nodal table written SORT1 and SORT2; pyNastran 1.4.1's
+    # temperatures: times and the sum over the 9 grids per time.
+    sums = [0.0, 5.049911975860596, 10.198526382446289, 20.791759490966797, 31.776874542236328,
+            43.15194320678711, 54.9150390625, 67.06424713134766, 79.59765625]
+    with meshioplusplus.op2.TimeSeriesReader(str(DATA / "time_thermal_elements_sort2_nx.op2")) as reader:
+        np.testing.assert_array_equal(reader.times, [0, 10, 20, 40, 60, 80, 100, 120, 140])
+        for k, expected in enumerate(sums):
+            _, point_data, _ = reader.read_data(k)
+            assert point_data["temperature"].shape == (9,)
+            assert point_data["temperature"].sum() == pytest.approx(expected, rel=1e-6, abs=1e-12)
+            assert {"temperature_rate", "thermal_load"} <= set(point_data)
+
+
+def _pynastran_model(path):
+    op2 = pytest.importorskip("pyNastran.op2.op2", reason="pyNastran (the reference OP2 reader) not installed")
+    try:
+        return op2.read_op2(str(path), debug=None, log=None, build_dataframe=False)
+    except AttributeError as error:  # pyNastran 1.4 uses numpy functions numpy 2.4 removed
+        pytest.skip(f"pyNastran does not run with this numpy: {error}")
+
+
+def test_sort2_against_pynastran():
+    model = _pynastran_model(DATA / "time_thermal_elements_sort2_nx.op2")
+    sort2 = [result for key, result in model.temperatures.items() if key[2] == 2]
+    assert sort2, "pyNastran read no SORT2 temperatures"
+    (result,) = sort2
+    mesh = meshioplusplus.read(DATA / "time_thermal_elements_sort2_nx.op2")
+    rows = np.searchsorted(mesh.point_data["nastran:grid_id"], result.node_gridtype[:, 0])
+    with meshioplusplus.op2.TimeSeriesReader(str(DATA / "time_thermal_elements_sort2_nx.op2")) as reader:
+        for k, time in enumerate(result._times):
+            t, point_data, _ = reader.read_data(k)
+            assert t == time
+            np.testing.assert_array_equal(point_data["temperature"][rows], result.data[k, :, 0])
+
+
+@pytest.mark.parametrize("name", ["complex_tet10.op2", "api3.op2"])
+def test_complex_element_stresses_against_pynastran(name):
+    # Solids: the centroid row; shells: the centre's two fibres (z1, z2) as xx, yy, xy.
+    model = _pynastran_model(DATA / name)
+    mesh = meshioplusplus.read(DATA / name)
+    eids = np.concatenate(mesh.cell_data["nastran:element_id"])
+    order = {int(e): i for i, e in enumerate(eids)}
+    with meshioplusplus.op2.TimeSeriesReader(str(DATA / name)) as reader:
+        steps = {}
+        for k in range(reader.num_steps):
+            _, _, cell_data = reader.read_data(k)
+            steps[(int(reader.field_data["nastran:subcase"][0]), float(reader.times[k]))] = {
+                key: np.concatenate(value) for key, value in cell_data.items()}
+    compared = 0
+    for kind in ("stress", "strain"):
+        results = getattr(model.op2_results, kind)
+        for table in ("ctetra", "chexa", "cpenta", "cquad4", "ctria3", "cquad8", "ctria6", "cquadr", "ctriar"):
+            for subcase, result in getattr(results, f"{table}_{kind}").items():
+                nodes = result.element_node
+                for k, time in enumerate(result._times):
+                    ours = steps[(subcase, float(time))]
+                    if table in ("ctetra", "chexa", "cpenta"):
+                        rows = np.where(nodes[:, 1] == 0)[0]
+                        got = ours[f"{kind}_real"] + 1j * ours[f"{kind}_imag"]
+                        expected = result.data[k, rows]
+                        np.testing.assert_allclose(got[[order[e] for e in nodes[rows, 0]]], expected,
+                                                   rtol=1e-5, atol=1e-6 * np.abs(expected).max())
+                    else:
+                        _, first = np.unique(nodes[:, 0], return_index=True)
+                        for layer, suffix in ((0, ""), (1, "_z2")):
+                            rows = first + layer
+                            got = ours[f"{kind}{suffix}_real"] + 1j * ours[f"{kind}{suffix}_imag"]
+                            expected = result.data[k, rows]
+                            np.testing.assert_allclose(got[[order[e] for e in nodes[rows, 0]]][:, [0, 1, 3]], expected,
+                                                       rtol=1e-5, atol=1e-6 * np.abs(expected).max())
+                    compared += 1
+    assert compared >= 6

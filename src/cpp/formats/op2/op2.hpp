@@ -16,17 +16,22 @@
 //               and buckling, the time, frequency or load factor for those, the subcase id for
 //               statics. Field data per step: nastran:subcase, nastran:approach_code, and for
 //               modes nastran:mode, nastran:eigenvalue, nastran:cycles.
-//   point data  real SORT1 nodal tables (OUG/BOUG/OQG/OPG): displacement / eigenvector ->
-//               "displacement" (n, 3) and "rotation" (n, 3); velocity, acceleration,
-//               spc_force, load_vector likewise ("<name>", "<name>_rotation"). NaN at grids the
-//               table leaves out; scalar and extra points are passed over.
+//   point data  nodal tables (OUG/BOUG/OQG/OPG), SORT1 or SORT2 (SORT2 of frequency,
+//               transient and nonlinear runs: its entries go to the steps SORT1 gives):
+//               displacement / eigenvector -> "displacement" (n, 3) and "rotation" (n, 3);
+//               velocity, acceleration, spc_force, load_vector likewise ("<name>",
+//               "<name>_rotation"); complex ones as "<name>_real" / "<name>_imag"; heat transfer
+//               "temperature", "temperature_rate", "thermal_load" (n,). NaN at grids the table
+//               leaves out; scalar and extra points are passed over.
 //   cell data   real element stresses/strains (OES*/OSTR*) of the solids and shells, one array
 //               per block, NaN for elements without a value: "stress" / "strain" (n, 6) as
 //               [xx, yy, zz, xy, yz, xz] and "von_mises" / "strain_von_mises" (n,); solids give
 //               their centroid values (the corner values are dropped), shells the values of the
 //               bottom fibre (z1) and, beside them, "stress_z2" / "von_mises_z2" of the top
-//               fibre (bilinear CQUAD4: the centre values). Bars, beams, rods, forces (OEF),
-//               grid point forces, energies and complex or SORT2 tables are passed over.
+//               fibre (bilinear CQUAD4: the centre values); complex ones (frequency response,
+//               complex modes) as "<name>_real" / "<name>_imag" (n, 6) and "<name>_z2_real" /
+//               "<name>_z2_imag", no von Mises. Bars, beams, rods, forces (OEF), grid point
+//               forces, energies and random (PSD/RMS/CRM/NO) tables are passed over.
 //   field data  mesh: "nastran:eigenvalues" (float64) from LAMA when the file has it.
 // read() gives the mesh with the first step's arrays (as pyNastran's GUI and ParaView show the
 // first subcase) plus its field data; every step through the time-series reader.

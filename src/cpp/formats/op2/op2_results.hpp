@@ -15,8 +15,13 @@ struct ResultBlock {
   std::size_t table = 0, record = 0;  // the data record: file.tables[table].records[record]
   std::string name;                   // "displacement", "stress" …
   bool nodal = true;
+  bool thermal = false;  // table-3 word 23: heat transfer, one value (temperature …) per grid
   std::int32_t element_type = 0, num_wide = 0;
   std::int32_t format = 1;  // table-3 word 9: 1 real, 2 real/imaginary, 3 magnitude/phase
+  // SORT2 (one grid or element over all times): the id the record holds (table-3 word 5 / 10)
+  // and the entry of this step in it; SORT1 records hold one entry per id (sort2_id 0).
+  std::int32_t sort2_id = 0;
+  std::size_t sort2_entry = 0;
 };
 
 struct Step {
