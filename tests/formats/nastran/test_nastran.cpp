@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 
 #include "formats/nastran/nastran.hpp"
 #include "formats/nastran/nastran_fields.hpp"
+#include "io/source/parallel.hpp"
 #include "meshioplusplus/cell_types.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/mesh.hpp"
@@ -329,4 +331,104 @@ TEST(NastranErrors, WrongCountsAndTruncation) {
   write_file(path, grids + "GRID,3,,0.,0.,0.\n");
   EXPECT_NE(expect_read_error([&] { nastran::read(path); }).reason().find("twice"), std::string::npos);
   EXPECT_THROW(nastran::read(dir.file("absent.bdf")), ReadError);
+}
+
+// ---------------------------------------------------------------------------------------
+
+namespace {
+
+// A deck past two parts' worth of io::kParallelLinesMinBytes: GRIDs in small fixed, large
+// fixed and free format (some with CP), then runs of triangles, tetrahedra (a run crossing
+// the middle of the file, where the parts meet), quads with property ids, tetrahedra again,
+// and hexahedra over a continuation line, then ENDDATA and lines that are not bulk data.
+std::string large_deck(std::int64_t grids, std::int64_t tets_per_run, const std::string& tail) {
+  std::string text = "$ generated\nBEGIN BULK\n";
+  char line[160];
+  for (std::int64_t id = 1; id <= grids; ++id) {
+    const auto ll = static_cast<long long>(id);
+    const double x = 0.5 * static_cast<double>(id % 97), y = -0.25 * static_cast<double>(id % 13);
+    const double z = 1e-3 * static_cast<double>(id);
+    if (id % 5 == 0)
+      std::snprintf(line, sizeof line, "GRID,%lld,%d,%.17g,%.17g,%.17g\n", ll, id % 10 == 0 ? 2 : 0, x, y, z);
+    else if (id % 5 == 1)
+      std::snprintf(line, sizeof line, "GRID*   %-16lld%-16s%-16.9E%-16.9E\n*       %-16.9E\n", ll, "", x, y, z);
+    else
+      std::snprintf(line, sizeof line, "GRID    %-8lld        %-8.3f%-8.3f%-8.4f\n", ll, x, y, z);
+    text += line;
+  }
+  std::int64_t element = 1;
+  const auto node = [grids](std::int64_t k) { return static_cast<long long>(1 + (k * 7919) % grids); };
+  const auto field = [](long long value) {
+    const std::string digits = std::to_string(value);
+    return digits + std::string(8 - digits.size(), ' ');
+  };
+  for (int k = 0; k < 100; ++k, ++element) {
+    std::snprintf(line, sizeof line, "CTRIA3  %-8lld%-8d%-8lld%-8lld%-8lld\n", static_cast<long long>(element), 1,
+                  node(element), node(element + 1), node(element + 2));
+    text += line;
+  }
+  const auto tetra_run = [&] {
+    for (std::int64_t k = 0; k < tets_per_run; ++k, ++element) {
+      std::snprintf(line, sizeof line, "CTETRA  %-8lld        %-8lld%-8lld%-8lld%-8lld\n", static_cast<long long>(element),
+                    node(element), node(element + 1), node(element + 2), node(element + 3));
+      text += line;
+    }
+  };
+  tetra_run();
+  for (int k = 0; k < 50; ++k, ++element) {
+    std::snprintf(line, sizeof line, "CQUAD4,%lld,%d,%lld,%lld,%lld,%lld\n", static_cast<long long>(element), 3 + k % 4,
+                  node(element), node(element + 1), node(element + 2), node(element + 3));
+    text += line;
+  }
+  tetra_run();
+  for (int k = 0; k < 50; ++k, ++element) {
+    text += "CHEXA   " + field(element) + "        ";
+    for (int n = 0; n < 6; ++n) text += field(node(element + n));
+    text += "+\n+       " + field(node(element + 6)) + field(node(element + 7)) + "\n";
+  }
+  return text + "ENDDATA\n" + tail;
+}
+
+}  // namespace
+
+// The parallel read (one pass per part, copied together) gives the very bits the sequential
+// one does, whatever the cards, formats and blocks on either side of the parts' border.
+TEST(NastranReader, OneAndTwoThreadsReadTheSameBits) {
+  ScratchDir dir;
+  const std::string path = dir.write("large.bdf", large_deck(30000, 85000, "CTETRA  not bulk data\n"));
+  ASSERT_GT(fs::file_size(path), 2 * io::kParallelLinesMinBytes + 1024) << "the file must take the parallel path";
+  const Mesh one = read_at_threads(1, [&] { return nastran::read(path); });
+  const Mesh two = read_at_threads(2, [&] { return nastran::read(path); });
+  EXPECT_EQ(block_summary(one), "triangle:100;tetra:85000;quad:50;tetra:85000;hexahedron:50");
+  EXPECT_EQ(one.num_points(), 30000);
+  EXPECT_NE(one.point_data.find("nastran:ref"), nullptr);
+  EXPECT_NE(one.cell_data.find("nastran:ref"), nullptr);
+  expect_same_bits(one, two);
+  EXPECT_EQ(row(two, 4, 49), row(one, 4, 49));
+}
+
+// Errors a part meets are reported as the sequential read reports them: a GRID given twice
+// (in different parts), a missing GRID, a broken number in the second half.
+TEST(NastranErrors, LargeDecksReportLikeTheSequentialRead) {
+  ScratchDir dir;
+  const std::string path = dir.file("large.bdf");
+  std::string deck = large_deck(30000, 85000, "");
+  deck.insert(deck.size() - std::string("ENDDATA\n").size(), "GRID,17,,0.,0.,0.\n");
+  write_file(path, deck);
+  for (const unsigned threads : {1u, 2u}) {
+    const ReadError error = expect_read_error([&] { read_at_threads(threads, [&] { return nastran::read(path); }); });
+    EXPECT_NE(error.reason().find("GRID 17 is defined twice"), std::string::npos) << error.reason();
+    // The line before ENDDATA's.
+    EXPECT_EQ(error.line(), static_cast<std::uint64_t>(std::count(deck.begin(), deck.end(), '\n')) - 1);
+  }
+  deck = large_deck(30000, 85000, "");
+  const std::size_t broken = deck.find("CTETRA", deck.size() * 3 / 4) + 16;
+  deck[broken] = 'x';
+  write_file(path, deck);
+  const auto line =
+      1 + static_cast<std::uint64_t>(std::count(deck.begin(), deck.begin() + static_cast<std::ptrdiff_t>(broken), '\n'));
+  for (const unsigned threads : {1u, 2u}) {
+    const ReadError error = expect_read_error([&] { read_at_threads(threads, [&] { return nastran::read(path); }); });
+    EXPECT_EQ(error.line(), line) << error.what();
+  }
 }

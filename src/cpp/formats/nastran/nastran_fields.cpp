@@ -50,22 +50,6 @@ std::string with_precision(double value, std::chars_format format, int precision
 
 }  // namespace
 
-std::optional<std::int64_t> parse_integer(std::string_view field, const char* readable_end) noexcept {
-  if (!field.empty() && field.front() == '+') field.remove_prefix(1);
-  if (!field.empty()) {
-    const char* const last = field.data() + field.size();
-    const bool negative = field.front() == '-';
-    std::uint64_t magnitude = 0;
-    // At most 18 digits: always in range.
-    if (io::plain_digits(field.data() + (negative ? 1 : 0), last, magnitude, readable_end) == last)
-      return negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
-  }
-  std::int64_t value = 0;
-  const auto [end, error] = io::parse_int64(field.data(), field.data() + field.size(), value);
-  if (field.empty() || error != std::errc{} || end != field.data() + field.size()) return std::nullopt;
-  return value;
-}
-
 std::optional<double> parse_real(std::string_view field) noexcept {
   if (field.size() > kMaxRealText) return std::nullopt;
   double value = 0;

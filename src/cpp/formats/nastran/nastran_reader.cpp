@@ -1,14 +1,16 @@
-// Nastran bulk data reader (see nastran.hpp). Cards carry no counts, so a first pass walks
-// the cards without parsing numbers and counts GRIDs and the rows of each block (a block's
-// cell type depends on how many node fields an element card fills, so those are counted
-// too). Every returned array is then allocated once, in its final shape, and the second
-// pass parses into it. Elements may come before the GRIDs they use, so connectivity holds
-// GRID ids until the end and is turned into point indices in place.
+// Nastran bulk data reader (see nastran.hpp). Cards carry no counts. On one thread a first
+// pass walks the cards without parsing numbers and counts GRIDs and the rows of each block (a
+// block's cell type depends on how many node fields an element card fills, so those are
+// counted too); every returned array is then allocated once, in its final shape, and the
+// second pass parses into it. Elements may come before the GRIDs they use, so connectivity
+// holds GRID ids until the end and is turned into point indices in place.
 //
 // Large bulk data is read on all cores: it is cut into parts that each start at a card (not a
-// continuation), each part is counted and then read on its own core into the rows the parts
-// before it leave free, and the GRID ids are indexed once all are read. Any error, ENDDATA
-// aside, sends the file to the sequential read, which reports it as it always did.
+// continuation), each part is read in one pass on its own core into its own storage (counted
+// as it goes: a counting pass cost a quarter of the read), then copied into the final arrays
+// at the rows the parts before it fill, and the GRID ids are indexed once all are read. Any
+// error, ENDDATA aside, sends the file to the sequential read, which reports it as it always
+// did.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -25,6 +27,7 @@
 #include "io/source/mapped_file.hpp"
 #include "io/source/parallel.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/source/scratch_vector.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/threads.hpp"
 
@@ -142,25 +145,22 @@ struct Arrays {
   std::vector<BlockBuild> blocks;
 };
 
-// Where a run of cards writes first: its first GRID's index, and the block and row of its
-// first element (the block may continue one an earlier run of cards started).
-struct Start {
-  std::int64_t grid = 0;
-  std::size_t block = 0;
-  std::int64_t row = 0;
-};
+// meshio's node order from a card's GRID ids (as the card lists them) into `row`.
+void put_row(const ElementVariant& variant, const std::int64_t* nodes, std::int64_t* row) noexcept {
+  if (variant.file_order.empty()) {
+    for (int k = 0; k < variant.num_nodes; ++k) row[k] = nodes[k];
+  } else {
+    for (int k = 0; k < variant.num_nodes; ++k) row[k] = nodes[variant.file_order[k]];
+  }
+}
 
-// The reading pass over one run of cards: the whole bulk data, or one part of it while other
-// parts fill the rows after (or before) its own. GRID ids go into `grid_index` as they come
-// (which finds repeats), or, for a part, into `grid_ids` for an index built afterwards.
-class CardFiller {
+// The reading pass: each GRID and element card parsed and handed to `sink`, which stores it
+// (ArraysSink: into arrays the counting pass sized; PartSink: into a part's own storage).
+template <class Sink> class CardFiller {
  public:
-  CardFiller(CardReader& cards, Arrays& arrays, Start start, io::LabelIndex* grid_index, std::int64_t* grid_ids)
-      : cards_(cards), arrays_(arrays), start_(start), grid_index_(grid_index), grid_ids_(grid_ids),
-        next_grid_(start.grid) {}
+  CardFiller(CardReader& cards, Sink& sink) : cards_(cards), sink_(sink) {}
 
-  // Reads every card; `grids` GRIDs and `rows` element rows must come (else an internal error).
-  void run(std::int64_t grids, std::int64_t rows) {
+  void run() {
     Card card;
     while (cards_.next(card)) {
       if (card.name == "GRID") {
@@ -169,15 +169,10 @@ class CardFiller {
         read_element(*element, card);
       }
     }
-    if (next_grid_ - start_.grid != grids || rows_ != rows) internal_error(card);
   }
   bool any_cp() const noexcept { return any_cp_; }
 
  private:
-  [[noreturn]] void internal_error(const Card& card) {
-    cards_.fail_at(card.offset, "internal error: the counting pass disagrees with the reading pass");
-  }
-
   std::int64_t integer(const Card& card, std::size_t index, const char* what) {
     const std::string_view field = card.field(index);
     const auto value = detail::parse_integer(field, cards_.readable_end(field));
@@ -202,15 +197,9 @@ class CardFiller {
   void read_grid(const Card& card) {
     const std::int64_t id = integer(card, 0, "GRID id");
     const std::int64_t cp = integer_or(card, 1, 0, "CP");
-    const std::int64_t index = next_grid_;
-    if (grid_index_ != nullptr && !grid_index_->insert(id, index))
-      cards_.fail_on(card, card.field(0), "GRID " + std::to_string(id) + " is defined twice");
-    if (index >= arrays_.points.rows() || (cp != 0 && !arrays_.any_cp_field)) internal_error(card);
-    if (grid_ids_ != nullptr) grid_ids_[index - start_.grid] = id;
-    double* x = arrays_.points.data_as<double>() + 3 * index;
+    double x[3];
     for (std::size_t axis = 0; axis < 3; ++axis) x[axis] = real_or_zero(card, 2 + axis);
-    if (arrays_.any_cp_field) arrays_.grid_cp.data_as<std::int64_t>()[index] = cp;
-    ++next_grid_;
+    sink_.grid(cards_, card, id, cp, x);
     any_cp_ = any_cp_ || cp != 0;
   }
 
@@ -223,25 +212,7 @@ class CardFiller {
       const std::size_t index = element.first_node_field + k * element.node_field_step;
       if (!card.field(index).empty()) nodes_[count++] = integer(card, index, "GRID id");
     }
-    const ElementVariant* variant = variant_for(element, card, count);
-    std::vector<BlockBuild>& blocks = arrays_.blocks;
-    if (current_ == nullptr || !same_cell_type(current_->variant, variant)) {
-      const std::size_t next = current_ == nullptr ? start_.block : static_cast<std::size_t>(current_ - blocks.data()) + 1;
-      if (next >= blocks.size() || !same_cell_type(blocks[next].variant, variant)) internal_error(card);
-      row_ = current_ == nullptr ? start_.row : 0;
-      current_ = &blocks[next];
-    }
-    BlockBuild& block = *current_;
-    if (row_ >= block.connectivity.rows()) internal_error(card);
-    std::int64_t* row = block.connectivity.data_as<std::int64_t>() + row_ * variant->num_nodes;
-    if (variant->file_order.empty()) {
-      for (int k = 0; k < variant->num_nodes; ++k) row[k] = nodes_[k];
-    } else {
-      for (int k = 0; k < variant->num_nodes; ++k) row[k] = nodes_[variant->file_order[k]];
-    }
-    if (arrays_.any_ref) block.refs.data_as<std::int64_t>()[row_] = ref;
-    ++row_;
-    ++rows_;
+    sink_.element(cards_, card, element, *variant_for(element, card, count), nodes_, ref);
   }
 
   const ElementVariant* variant_for(const ElementCard& element, const Card& card, int count) {
@@ -254,17 +225,136 @@ class CardFiller {
   }
 
   CardReader& cards_;
-  Arrays& arrays_;
-  Start start_;
-  io::LabelIndex* grid_index_;
-  std::int64_t* grid_ids_;
+  Sink& sink_;
   ElementCards elements_;
-  std::int64_t next_grid_;
+  bool any_cp_ = false;
+  std::int64_t nodes_[32] = {};  // one element's GRID ids as the card lists them
+};
+
+// The sequential read's storage: the arrays the counting pass sized, GRID ids indexed as
+// they come (so a repeat is reported at its card).
+class ArraysSink {
+ public:
+  ArraysSink(Arrays& arrays, io::LabelIndex& grid_index) : arrays_(arrays), grid_index_(grid_index) {}
+
+  void grid(const CardReader& cards, const Card& card, std::int64_t id, std::int64_t cp, const double* x) {
+    const std::int64_t index = grids_;
+    if (!grid_index_.insert(id, index)) cards.fail_on(card, card.field(0), "GRID " + std::to_string(id) + " is defined twice");
+    if (index >= arrays_.points.rows() || (cp != 0 && !arrays_.any_cp_field)) internal_error(cards, card.offset);
+    std::copy(x, x + 3, arrays_.points.data_as<double>() + 3 * index);
+    if (arrays_.any_cp_field) arrays_.grid_cp.data_as<std::int64_t>()[index] = cp;
+    ++grids_;
+  }
+
+  void element(const CardReader& cards, const Card& card, const ElementCard&, const ElementVariant& variant,
+               const std::int64_t* nodes, std::int64_t ref) {
+    std::vector<BlockBuild>& blocks = arrays_.blocks;
+    if (current_ == nullptr || !same_cell_type(current_->variant, &variant)) {
+      const std::size_t next = current_ == nullptr ? 0 : static_cast<std::size_t>(current_ - blocks.data()) + 1;
+      if (next >= blocks.size() || !same_cell_type(blocks[next].variant, &variant)) internal_error(cards, card.offset);
+      row_ = 0;
+      current_ = &blocks[next];
+    }
+    BlockBuild& block = *current_;
+    if (row_ >= block.connectivity.rows()) internal_error(cards, card.offset);
+    put_row(variant, nodes, block.connectivity.data_as<std::int64_t>() + row_ * variant.num_nodes);
+    if (arrays_.any_ref) block.refs.data_as<std::int64_t>()[row_] = ref;
+    ++row_;
+    ++rows_;
+  }
+
+  // Every GRID and row the counting pass found must have come.
+  void check_counts(const CardReader& cards, const Plan& plan) const {
+    if (grids_ != plan.num_grids || rows_ != plan.rows()) internal_error(cards, 0);
+  }
+
+ private:
+  [[noreturn]] static void internal_error(const CardReader& cards, std::size_t offset) {
+    cards.fail_at(offset, "internal error: the counting pass disagrees with the reading pass");
+  }
+
+  Arrays& arrays_;
+  io::LabelIndex& grid_index_;
+  std::int64_t grids_ = 0;
   BlockBuild* current_ = nullptr;
   std::int64_t row_ = 0;   // in *current_
   std::int64_t rows_ = 0;  // element rows read
-  bool any_cp_ = false;
-  std::int64_t nodes_[32] = {};  // one element's GRID ids as the card lists them
+};
+
+// Values appended in chunks that never move: a growing vector would copy its values and have
+// fresh pages zeroed at each doubling. Read back front to back, once, into the final arrays.
+template <class T> class ChunkedValues {
+ public:
+  static constexpr std::size_t kChunk = (std::size_t{1} << 20) / sizeof(T);  // 1 MiB: its own mapping
+
+  // Room for `n` (≤ kChunk) values in a row.
+  T* append(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - next_) < n) new_chunk();
+    T* const at = next_;
+    next_ += n;
+    return at;
+  }
+  // The next `count` values, copied to `out`.
+  void copy_next(std::size_t count, T* out) {
+    seal();
+    while (count > 0) {
+      const io::ScratchVector<T>& chunk = chunks_[read_chunk_];
+      const std::size_t take = std::min(count, chunk.size() - read_offset_);
+      std::copy_n(chunk.data() + read_offset_, take, out);
+      out += take;
+      count -= take;
+      read_offset_ += take;
+      if (read_offset_ == chunk.size()) {
+        ++read_chunk_;
+        read_offset_ = 0;
+      }
+    }
+  }
+ private:
+  // The last chunk's size: what was appended to it.
+  void seal() {
+    if (!chunks_.empty() && next_ != nullptr) chunks_.back().resize(static_cast<std::size_t>(next_ - chunks_.back().data()));
+    next_ = end_ = nullptr;
+  }
+  void new_chunk() {
+    seal();
+    io::ScratchVector<T>& chunk = chunks_.emplace_back();
+    chunk.resize(kChunk);
+    next_ = chunk.data();
+    end_ = next_ + kChunk;
+  }
+
+  std::vector<io::ScratchVector<T>> chunks_;
+  T* next_ = nullptr;
+  T* end_ = nullptr;
+  std::size_t read_chunk_ = 0, read_offset_ = 0;
+};
+
+// One part of the bulk data read in one pass (counted as it is read) into its own storage;
+// copied into the final arrays once every part is counted.
+class PartSink {
+ public:
+  void grid(const CardReader&, const Card& card, std::int64_t id, std::int64_t cp, const double* x) {
+    ++plan.num_grids;
+    plan.any_cp_field = plan.any_cp_field || !card.field(1).empty();
+    *grid_ids.append(1) = id;
+    *grid_cp.append(1) = cp;
+    std::copy(x, x + 3, points.append(3));
+  }
+
+  void element(const CardReader&, const Card& card, const ElementCard& element, const ElementVariant& variant,
+               const std::int64_t* nodes, std::int64_t ref) {
+    if (element.ref_field >= 0)
+      plan.any_ref = plan.any_ref || !card.field(static_cast<std::size_t>(element.ref_field)).empty();
+    if (plan.blocks.empty() || !same_cell_type(plan.blocks.back().variant, &variant)) plan.blocks.push_back({&variant, 0});
+    ++plan.blocks.back().rows;
+    put_row(variant, nodes, connectivity.append(static_cast<std::size_t>(variant.num_nodes)));
+    *refs.append(1) = ref;  // kept whether or not any card fills it: another part may
+  }
+
+  Plan plan;
+  ChunkedValues<double> points;  // 3 per GRID
+  ChunkedValues<std::int64_t> grid_ids, grid_cp, connectivity, refs;
 };
 
 // The arrays filled, GRID ids turned into point indices: the mesh.
@@ -337,23 +427,34 @@ class MeshBuilder {
   const io::LabelIndex& grid_index_;
 };
 
-// The whole bulk data on one thread: GRIDs indexed as they come, so a repeat is reported at
-// its card, every error in file order.
+// The whole bulk data on one thread, counted first so that every array is allocated once:
+// GRIDs indexed as they come, so a repeat is reported at its card, every error in file order.
 Mesh read_sequentially(std::string_view document, const std::string& path) {
   CardReader counting(document, path);
   const Plan plan = count_cards(counting);
   Arrays arrays(plan);
   io::LabelIndex grid_index;  // GRID id → point index
   CardReader cards(document, path);
-  CardFiller filler(cards, arrays, Start{}, &grid_index, nullptr);
-  filler.run(plan.num_grids, plan.rows());
+  ArraysSink sink(arrays, grid_index);
+  CardFiller<ArraysSink> filler(cards, sink);
+  filler.run();
+  sink.check_counts(cards, plan);
   return MeshBuilder(document, path, arrays, grid_index).build(filler.any_cp());
 }
 
-// Large bulk data on all cores: cut into parts that start at cards, each part counted and
-// then read on its own core into the rows the parts before it leave free. nullopt whenever
-// anything is amiss (a count no variant takes, an error in any part, a GRID given twice):
-// the sequential read then runs and reports the error exactly where and as it always does.
+// Where a part's values go in the final arrays: its first GRID's index, and the block and row
+// of its first element (the block may continue one an earlier part started).
+struct Start {
+  std::int64_t grid = 0;
+  std::size_t block = 0;
+  std::int64_t row = 0;
+};
+
+// Large bulk data on all cores: cut into parts that start at cards, each part read in one
+// pass on its own core into its own storage, then copied into the final arrays at the rows
+// the parts before it fill. nullopt whenever anything is amiss (an error in a part before
+// ENDDATA, a GRID given twice): the sequential read then runs and reports the error exactly
+// where and as it always does.
 std::optional<Mesh> read_in_parallel(std::string_view document, const std::string& path) {
   const std::size_t bulk = CardReader::bulk_begin(document);
   const std::size_t parts = std::min<std::size_t>(thread_count(), (document.size() - bulk) / io::kParallelLinesMinBytes);
@@ -368,27 +469,31 @@ std::optional<Mesh> read_in_parallel(std::string_view document, const std::strin
   }
   bounds.push_back(document.size());
 
-  std::vector<Plan> plans(parts);
-  try {
-    io::parallel_ranges(parts, 1, [&](std::size_t first, std::size_t last) {
-      for (std::size_t p = first; p < last; ++p) {
+  std::vector<PartSink> sinks(parts);
+  std::vector<char> failed(parts, 0), ended(parts, 0), any_cp(parts, 0);
+  io::parallel_ranges(parts, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t p = first; p < last; ++p) {
+      try {
         CardReader cards(document, path, bounds[p], bounds[p + 1]);
-        plans[p] = count_cards(cards);
+        CardFiller<PartSink> filler(cards, sinks[p]);
+        filler.run();
+        ended[p] = cards.ended();
+        any_cp[p] = filler.any_cp();
+      } catch (...) {
+        failed[p] = 1;
       }
-    });
-  } catch (...) {
-    return std::nullopt;
-  }
-  // Parts after the one holding ENDDATA are not bulk data; one stopped short ends the try.
+    }
+  });
+  // Parts after the one holding ENDDATA are not bulk data; a failure before it ends the try.
   std::size_t used = 0;
   while (used < parts) {
-    if (!plans[used].complete) return std::nullopt;
-    if (plans[used++].ended) break;
+    if (failed[used]) return std::nullopt;
+    if (ended[used++]) break;
   }
   Plan whole;
   std::vector<Start> starts(used);
   for (std::size_t p = 0; p < used; ++p) {
-    const Plan& part = plans[p];
+    const Plan& part = sinks[p].plan;
     starts[p].grid = whole.num_grids;
     whole.num_grids += part.num_grids;
     whole.any_cp_field = whole.any_cp_field || part.any_cp_field;
@@ -406,23 +511,30 @@ std::optional<Mesh> read_in_parallel(std::string_view document, const std::strin
 
   Arrays arrays(whole);
   std::vector<std::int64_t> grid_ids(static_cast<std::size_t>(whole.num_grids));
-  std::vector<char> any_cp(used, 0);
-  try {
-    io::parallel_ranges(used, 1, [&](std::size_t first, std::size_t last) {
-      for (std::size_t p = first; p < last; ++p) {
-        CardReader cards(document, path, bounds[p], bounds[p + 1]);
-        CardFiller filler(cards, arrays, starts[p], nullptr, grid_ids.data() + starts[p].grid);
-        filler.run(plans[p].num_grids, plans[p].rows());
-        any_cp[p] = filler.any_cp();
+  io::parallel_ranges(used, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t p = first; p < last; ++p) {
+      PartSink& part = sinks[p];
+      const auto grids = static_cast<std::size_t>(part.plan.num_grids);
+      const auto first_grid = static_cast<std::size_t>(starts[p].grid);
+      part.points.copy_next(3 * grids, arrays.points.data_as<double>() + 3 * first_grid);
+      part.grid_ids.copy_next(grids, grid_ids.data() + first_grid);
+      if (whole.any_cp_field) part.grid_cp.copy_next(grids, arrays.grid_cp.data_as<std::int64_t>() + first_grid);
+      for (std::size_t b = 0; b < part.plan.blocks.size(); ++b) {
+        BlockBuild& block = arrays.blocks[starts[p].block + b];
+        const std::int64_t row = b == 0 ? starts[p].row : 0;
+        const auto rows = static_cast<std::size_t>(part.plan.blocks[b].rows);
+        const auto width = static_cast<std::size_t>(block.variant->num_nodes);
+        part.connectivity.copy_next(rows * width, block.connectivity.data_as<std::int64_t>() + row * block.variant->num_nodes);
+        if (whole.any_ref) part.refs.copy_next(rows, block.refs.data_as<std::int64_t>() + row);
       }
-    });
-  } catch (...) {
-    return std::nullopt;
-  }
+      part = PartSink();  // its storage goes back to the system now
+    }
+  });
   io::LabelIndex grid_index;
   for (std::size_t i = 0; i < grid_ids.size(); ++i)
     if (!grid_index.insert(grid_ids[i], static_cast<std::int64_t>(i))) return std::nullopt;
-  const bool some_cp = std::find(any_cp.begin(), any_cp.end(), 1) != any_cp.end();
+  const bool some_cp = std::find(any_cp.begin(), any_cp.begin() + static_cast<std::ptrdiff_t>(used), 1) !=
+                       any_cp.begin() + static_cast<std::ptrdiff_t>(used);
   return MeshBuilder(document, path, arrays, grid_index).build(some_cp);
 }
 
