@@ -96,3 +96,35 @@ TEST(Msh22Lines, ErrorsDeepInALargeFileAreTheSequentialReadersOwn) {
     EXPECT_EQ(one.line(), two.line());
   }
 }
+
+// Two blocks of one type in a row, written by our writer: its $MeshioplusplusBlocks ends the
+// first where meshio's cuts would join them, in the all-cores read as in the sequential one.
+TEST(Msh22Lines, WrittenBlocksOfOneTypeStayApartAtOneAndTwoThreads) {
+  constexpr std::int64_t kPoints = 60000, kCells = 120000;
+  Mesh mesh;
+  mesh.points = NDArray::allocate(DType::float64, {kPoints, 3});
+  for (std::int64_t i = 0; i < 3 * kPoints; ++i) mesh.points.data_as<double>()[i] = 0.001 * static_cast<double>(i % 7919);
+  for (int b = 0; b < 2; ++b) {
+    CellBlock block;
+    block.type = "triangle";
+    block.connectivity = NDArray::allocate(DType::int64, {kCells, 3});
+    for (std::int64_t i = 0; i < 3 * kCells; ++i)
+      block.connectivity.data_as<std::int64_t>()[i] = (i * 7 + b) % kPoints;
+    mesh.cells.push_back(block);
+  }
+  WriteOptions options;
+  options.set("fmt_version", "2.2");
+  options.set("binary", "false");
+  const ScratchDir dir;
+  const std::string path = dir.file("blocks.msh");
+  gmsh::write(path, mesh, options);
+  const Mesh one = read_at_threads(1, [&] { return gmsh::read(path); });
+  const Mesh two = read_at_threads(2, [&] { return gmsh::read(path); });
+  ASSERT_EQ(two.cells.size(), 2u);
+  ASSERT_EQ(one.cells.size(), 2u);
+  for (std::size_t b = 0; b < 2; ++b) {
+    EXPECT_EQ(two.cells[b].num_cells(), kCells);
+    EXPECT_TRUE(same_bits(one.cells[b].connectivity, two.cells[b].connectivity)) << b;
+    EXPECT_TRUE(same_bits(mesh.cells[b].connectivity, two.cells[b].connectivity)) << b;
+  }
+}

@@ -1,7 +1,9 @@
 #include "formats/abaqus/abaqus_input.hpp"
 
+#include "io/text/byte_masks.hpp"
 #include "io/text/line_values.hpp"
 
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <system_error>
@@ -153,34 +155,79 @@ void InputLines::fail_on(std::string_view where, const std::string& message) con
 std::optional<PlainSection> plain_section(const InputLines& in) {
   const std::optional<std::size_t> begin = in.position();
   if (!begin || thread_count() < 2) return std::nullopt;
-  const std::string_view document = in.document();
-  const char* const text = document.data();
+  const char* const text = in.document().data();
   const std::size_t limit = in.end();
   // Node and element data hold no '*': the section ends at the line of the first one (a
-  // keyword, or a comment, indented or not).
+  // keyword, or a comment, indented or not). A '*' within the first kParallelLinesMinBytes
+  // ends a section too small to split; otherwise the search runs again from the start,
+  // window by window on all cores (on one it cost as much as the parse), each piece counting
+  // its line breaks up to its own first '*', so the line count comes with it. A window goes
+  // at most one window past the section's end.
+  if (std::memchr(text + *begin, '*', std::min(limit - *begin, io::kParallelLinesMinBytes)) != nullptr) return std::nullopt;
+  std::uint64_t lines = 0;
+  std::size_t at = *begin;
   std::size_t stop = limit;
-  if (const void* star = std::memchr(text + *begin, '*', limit - *begin)) {
-    stop = static_cast<std::size_t>(static_cast<const char*>(star) - text);
-    while (stop > *begin && text[stop - 1] != '\n') --stop;
+  struct Piece {
+    const char* star;
+    std::uint64_t newlines;
+  };
+  std::vector<Piece> pieces(thread_count());
+  for (std::size_t window = thread_count() * (io::kParallelLinesMinBytes * 3); at < limit && stop == limit; window *= 2) {
+    const std::size_t window_end = at + std::min(window, limit - at);
+    io::parallel_ranges(pieces.size(), 1, [&](std::size_t first, std::size_t last) {
+      for (std::size_t p = first; p < last; ++p) {
+        const char* const piece_begin = text + at + (window_end - at) * p / pieces.size();
+        const char* const piece_end = text + at + (window_end - at) * (p + 1) / pieces.size();
+        const void* const star = std::memchr(piece_begin, '*', static_cast<std::size_t>(piece_end - piece_begin));
+        pieces[p].star = static_cast<const char*>(star);
+        pieces[p].newlines = io::count_newlines(piece_begin, star != nullptr ? pieces[p].star : piece_end);
+      }
+    });
+    for (const Piece& piece : pieces) {
+      lines += piece.newlines;
+      if (piece.star != nullptr) {
+        stop = static_cast<std::size_t>(piece.star - text);
+        break;
+      }
+    }
+    at = window_end;
   }
+  // Back to the start of the '*' line: no line break lies between it and the '*'.
+  if (stop < limit)
+    while (stop > *begin && text[stop - 1] != '\n') --stop;
   if (stop - *begin < io::kParallelLinesMinBytes) return std::nullopt;
-  std::uint64_t lines = io::count_newlines_in_parallel(text + *begin, text + stop);
   if (text[stop - 1] != '\n') ++lines;  // the last line of the file, without a line break
   return PlainSection{*begin, stop, lines};
 }
 
 std::int64_t filled_lines(std::string_view text) noexcept {
-  std::int64_t lines = 0;
-  bool filled = false;
-  for (const char c : text) {
-    if (c == '\n') {
-      lines += filled;
-      filled = false;
-    } else if (!is_blank(c)) {
-      filled = true;
-    }
+  if (text.empty()) return 0;
+  const char* const first = text.data();
+  const char* const end = first + text.size();
+  // All lines but the blank ones (nothing but blanks): the line breaks are counted at memory
+  // speed, and only a line that starts with a blank or a line break can be blank, which
+  // writers rarely print, so those alone are looked at byte by byte.
+  const auto blank_line = [end](const char* p) {
+    while (p < end && is_blank(*p)) ++p;
+    return p == end || *p == '\n';
+  };
+  std::int64_t blank = blank_line(first) ? 1 : 0;
+  const char* p = first;
+  bool after_newline = false;
+  for (; end - p >= 64; p += 64) {
+    const std::uint64_t newline = io::byte_mask64<'\n'>(p);
+    const std::uint64_t blank_or_newline = io::byte_mask64<'\n', ' ', '\t', '\r'>(p);
+    for (std::uint64_t starts = (newline << 1 | static_cast<std::uint64_t>(after_newline)) & blank_or_newline; starts != 0;
+         starts &= starts - 1)
+      blank += blank_line(p + std::countr_zero(starts)) ? 1 : 0;
+    after_newline = (newline >> 63) != 0;
   }
-  return lines + filled;
+  for (; p < end; ++p) {
+    if (after_newline && (*p == '\n' || is_blank(*p)) && blank_line(p)) ++blank;
+    after_newline = *p == '\n';
+  }
+  const auto lines = static_cast<std::int64_t>(io::count_newlines(first, end)) + (end[-1] != '\n' ? 1 : 0);
+  return lines - blank;
 }
 
 std::size_t plain_line_offset(const InputLines& in, const PlainSection& section, std::uint64_t index) {

@@ -13,6 +13,7 @@
 // comment) is left to the sequential walk, which words every error as before.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -38,6 +40,7 @@
 #include "io/source/parallel.hpp"
 #include "io/source/uninitialized.hpp"
 #include "io/source/read_limits.hpp"
+#include "io/text/byte_masks.hpp"
 #include "io/text/text_scanner.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "meshioplusplus/threads.hpp"
@@ -128,6 +131,10 @@ struct Plan {
   std::int64_t num_nodes = 0;
   int dimension = 0;                       // the most coordinates a node line gives (≤ 3)
   std::vector<std::int64_t> element_rows;  // per *ELEMENT section of a known type
+  // plain_section's answers by (first line, end of the lines searched): the reading pass
+  // reuses the counting pass's instead of searching the same section again (the files stay
+  // mapped, so the addresses hold).
+  std::map<std::pair<const char*, const char*>, std::optional<PlainSection>> sections;
 };
 
 // Files stay mapped for both passes (part bodies are read again from them).
@@ -195,7 +202,18 @@ bool simple_node(std::string_view text, std::int64_t& label, std::array<double, 
 std::int64_t field_starts(std::string_view text) noexcept {
   std::int64_t starts = 0;
   bool separated = true;
-  for (const char c : text) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  // 64 bytes per step (the counting pass reads every element section whole): a field
+  // starts at each non-separator byte after a separator (or the start).
+  for (; end - p >= 64; p += 64) {
+    const std::uint64_t separator = io::byte_mask64<',', ' ', '\n', '\t', '\r'>(p);
+    const std::uint64_t after_separator = separator << 1 | static_cast<std::uint64_t>(separated);
+    starts += std::popcount(~separator & after_separator);
+    separated = (separator >> 63) != 0;
+  }
+  for (; p < end; ++p) {
+    const char c = *p;
     const bool separator = c == ',' || c == '\n' || is_blank(c);  // '\n': several lines at once
     starts += static_cast<std::int64_t>(separated && !separator);
     separated = separator;
@@ -451,6 +469,18 @@ class Reader {
     return placement;
   }
 
+  // plain_section(in), found once for both passes.
+  std::optional<PlainSection> section_from(const InputLines& in) {
+    const std::optional<std::size_t> begin = in.position();
+    if (!begin) return std::nullopt;
+    const std::pair<const char*, const char*> key{in.document().data() + *begin, in.document().data() + in.end()};
+    if (!counting_)
+      if (const auto found = plan_->sections.find(key); found != plan_->sections.end()) return found->second;
+    const std::optional<PlainSection> section = plain_section(in);
+    if (counting_) counted_->sections.emplace(key, section);
+    return section;
+  }
+
   static bool reads_input_file(const KeywordLine& keyword) {
     const std::string* input = keyword.find("INPUT");
     return input != nullptr && !input->empty();
@@ -460,7 +490,7 @@ class Reader {
   // line holding a '*'; false (nothing indexed, `in` where it was) when the sequential
   // walk must read it.
   bool read_nodes_in_parallel(InputLines& in, Scope& here, Members* set) {
-    const std::optional<PlainSection> section = plain_section(in);
+    const std::optional<PlainSection> section = section_from(in);
     if (!section || num_points_ + static_cast<std::int64_t>(section->lines) > plan_->num_nodes) return false;
     const std::int64_t dimension = points_.dim(1);
     double* const points = points_.data_as<double>() + num_points_ * dimension;
@@ -541,7 +571,7 @@ class Reader {
     if (reads_input_file(keyword)) return for_each_data_line(keyword, in, count_line);
     Line line;
     while (counted_->dimension < 3 && in.next_data(line)) count_line(in, line);
-    if (const std::optional<PlainSection> section = plain_section(in)) {
+    if (const std::optional<PlainSection> section = section_from(in)) {
       counted_->num_nodes += sum_over_lines(in.document(), *section, filled_lines);
       in.seek(section->end);
     }
@@ -621,7 +651,7 @@ class Reader {
     constexpr int kMostValues = 64;
     const int width = type.cell->num_nodes;
     if (block == nullptr || width + 1 > kMostValues) return false;
-    const std::optional<PlainSection> section = plain_section(in);
+    const std::optional<PlainSection> section = section_from(in);
     if (!section || static_cast<std::int64_t>(section->lines) != rows) return false;
     io::UninitializedVector<std::int64_t> labels;
     labels.resize(section->lines);
@@ -658,7 +688,7 @@ class Reader {
   void count_elements(const KeywordLine& keyword, InputLines& in, int nodes_per_cell) {
     std::int64_t starts = 0;
     if (!reads_input_file(keyword))
-      if (const std::optional<PlainSection> section = plain_section(in)) {  // no comment among its lines
+      if (const std::optional<PlainSection> section = section_from(in)) {  // no comment among its lines
         starts = sum_over_lines(in.document(), *section, field_starts);
         in.seek(section->end);
       }

@@ -5,6 +5,7 @@
 // encoding. The largest section of the format, and the one the data sections look element
 // tags up in (element_index), so a file of its own.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <optional>
 #include <span>
@@ -197,38 +198,52 @@ bool MshReader::read_elements_2_by_lines() {
   if (!begin || count == 0) return false;
   const char* const text = document.data();
   const char* const readable_end = text + document.size();
-  // Gmsh type ids (all below 256) and line starts, written once each by the pass below.
+  // Gmsh type ids (all below 256), line starts and how far into its line each element's
+  // tag count starts (past the tag and type read here, so the fill does not read them
+  // again), written once each by the pass below.
   io::UninitializedVector<std::uint8_t> type_ids;
+  io::UninitializedVector<std::uint8_t> tags_at;
   io::UninitializedVector<std::size_t> line_starts;
   type_ids.resize(static_cast<std::size_t>(count));
+  tags_at.resize(static_cast<std::size_t>(count));
   line_starts.resize(static_cast<std::size_t>(count) + 1);
+  // The type ids this pass takes (a known type of at most kMostNodes nodes), looked up once.
+  std::array<bool, 256> known{};
+  for (int id = 1; id < 256; ++id) {
+    const GmshElementType* type = element_type_from_gmsh(id);
+    known[static_cast<std::size_t>(id)] = type != nullptr && type->num_nodes <= kMostNodes;
+  }
   const std::optional<std::size_t> end = io::parse_lines_in_parallel(
       document, *begin, count, [&](std::uint64_t e, std::size_t line, std::size_t stop) {
-        io::LineValues reader{text + line, text + stop, readable_end};
         std::uint64_t tag = 0;
         int gmsh_id = 0;
-        if (!reader.next(tag) || !reader.next(gmsh_id) || gmsh_id <= 0 || gmsh_id > 255) return false;
-        const GmshElementType* type = element_type_from_gmsh(gmsh_id);
-        if (type == nullptr || type->num_nodes > kMostNodes) return false;
+        const char* const tag_end = io::plain_integer(text + line, text + stop, tag, readable_end);
+        const char* const type_end = tag_end ? io::plain_integer(tag_end, text + stop, gmsh_id, readable_end) : nullptr;
+        if (type_end == nullptr || gmsh_id <= 0 || gmsh_id > 255 || !known[static_cast<std::size_t>(gmsh_id)] ||
+            type_end - (text + line) > 255)
+          return false;
         type_ids[e] = static_cast<std::uint8_t>(gmsh_id);
+        tags_at[e] = static_cast<std::uint8_t>(type_end - (text + line));
         line_starts[e] = line;
         return true;
       });
   if (!end) return false;
   line_starts[count] = *end;
-  // The runs scan_elements_2 cuts, each at its first element's line.
-  int run_id = 0;
-  for (std::uint64_t e = 0; e < count; ++e) {
-    if (!runs_.empty() && type_ids[e] == run_id && !written_block_ends_before(e)) {
-      ++runs_.back().count;
-      continue;
-    }
-    run_id = type_ids[e];
-    add_run(ElementRun{element_type_from_gmsh(run_id), 1, line_starts[e]});
+  // The runs scan_elements_2 cuts, each at its first element's line: a run ends where the
+  // type changes or a block of $MeshioplusplusBlocks ends.
+  const bool written_ends = !written_ends_.empty();
+  for (std::uint64_t e = 0; e < count;) {
+    const std::uint8_t run_id = type_ids[e];
+    std::uint64_t stop = e + 1;
+    while (stop < count && type_ids[stop] == run_id && !(written_ends && written_block_ends_before(stop))) ++stop;
+    add_run(ElementRun{element_type_from_gmsh(run_id), stop - e, line_starts[e]});
+    e = stop;
   }
   io::UninitializedVector<std::uint8_t>().swap(type_ids);
   if (points_alone()) std::erase_if(runs_, [](const ElementRun& run) { return run.type->dimension != 0; });
   allocate_blocks();
+  // Set once per range, not per element: two threads storing to one cache line per element
+  // would pass it back and forth between their cores.
   std::atomic<bool> any_physical{false};
   std::atomic<bool> one_per_line{true};
   std::uint64_t run_first = 0;  // the run's first element (runs_ are in file order)
@@ -241,12 +256,11 @@ bool MshReader::read_elements_2_by_lines() {
     std::int32_t* const geometrical = block.geometrical.data_as<std::int32_t>() + run.first_row;
     const std::span<const std::uint16_t> order = run.type->meshio_from_gmsh;
     // fill_run_2_ascii's reading of a line, without its errors.
-    const auto fill = [&](std::uint64_t e) {
+    const auto fill = [&](std::uint64_t e, bool& physical_given) {
       const std::size_t line = line_starts[run_first + e];
-      io::LineValues reader{text + line, text + line_starts[run_first + e + 1] - 1, readable_end};
-      std::uint64_t tag = 0;
-      int gmsh_id = 0, num_tags = 0;
-      if (!reader.next(tag) || !reader.next(gmsh_id) || !reader.next(num_tags) || num_tags < 0) return false;
+      io::LineValues reader{text + line + tags_at[run_first + e], text + line_starts[run_first + e + 1] - 1, readable_end};
+      int num_tags = 0;
+      if (!reader.next(num_tags) || num_tags < 0) return false;
       std::int32_t tags[2] = {0, 0};
       for (int t = 0; t < num_tags; ++t) {
         std::int32_t value = 0;
@@ -265,12 +279,14 @@ bool MshReader::read_elements_2_by_lines() {
       }
       physical[e] = tags[0];
       geometrical[e] = tags[1];
-      if (num_tags >= 1) any_physical.store(true, std::memory_order_relaxed);
+      physical_given |= num_tags >= 1;
       return true;
     };
     io::parallel_ranges(static_cast<std::size_t>(run.count), kElementLinesPerThread, [&](std::size_t first, std::size_t last) {
+      bool physical_given = false;
       for (std::size_t e = first; e < last && one_per_line.load(std::memory_order_relaxed); ++e)
-        if (!fill(e)) one_per_line = false;
+        if (!fill(e, physical_given)) one_per_line = false;
+      if (physical_given) any_physical.store(true, std::memory_order_relaxed);
     });
     if (!one_per_line) return false;
     run_first += run.count;
