@@ -1,4 +1,6 @@
-// Abaqus .inp writer (see abaqus.hpp), through a temporary file renamed over the target.
+// Abaqus .inp writer (see abaqus.hpp), through a temporary file renamed over the target. Node
+// and element lines are formatted on all cores (io/output/parallel_rows.hpp), in file order at
+// any thread count.
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -13,6 +15,8 @@
 #include "formats/abaqus/abaqus.hpp"
 #include "formats/abaqus/abaqus_element_types.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/float_format.hpp"
+#include "io/output/parallel_rows.hpp"
 
 namespace meshioplusplus::abaqus {
 namespace {
@@ -56,6 +60,35 @@ class ValueList {
   int count_ = 0;
 };
 
+// ValueList's lines, formatted at a row's place by io::write_rows_in_parallel (the node and
+// element sections).
+class ValueRow {
+ public:
+  explicit ValueRow(char* p) : p_(p) {}
+  void add(std::int64_t value) {
+    separate();
+    p_ = io::put_number(p_, value);
+  }
+  void add(double value, const io::FloatFormat& format) {
+    separate();
+    p_ = io::put_float(p_, value, format);
+  }
+  char* end() {
+    if (count_ > 0) *p_++ = '\n';
+    return p_;
+  }
+  // At most this many bytes for `values` values of at most `value_chars` characters.
+  static std::size_t longest(std::size_t values, std::size_t value_chars) { return values * (value_chars + 2) + 1; }
+
+ private:
+  void separate() {
+    if (count_ > 0) p_ = io::put_text(p_, count_ % kValuesPerLine == 0 ? ",\n" : ", ");
+    ++count_;
+  }
+  char* p_;
+  int count_ = 0;
+};
+
 struct BlockName {
   std::string name;
   std::span<const int> order;  // meshio node k is written at position order[k]
@@ -76,25 +109,26 @@ std::vector<BlockName> block_names(const Mesh& mesh, bool translate) {
   return names;
 }
 
-void write_nodes(io::OutputBuffer& out, const NDArray& points) {
+void write_nodes(io::OutputBuffer& out, io::AtomicFile& file, const NDArray& points, const io::FloatFormat& format) {
   out.text("*NODE\n");
   const std::int64_t dim = points.dim(1);
   visit_dtype(points.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
       const T* x = points.data_as<T>();
-      for (std::int64_t i = 0; i < points.rows(); ++i) {
-        ValueList line(out);
+      const std::size_t longest = ValueRow::longest(static_cast<std::size_t>(dim) + 1, io::max_float_chars(format));
+      io::write_rows_in_parallel(out, file, points.rows(), longest, [&](char* p, std::int64_t i) {
+        ValueRow line(p);
         line.add(i + 1);
-        for (std::int64_t axis = 0; axis < dim; ++axis) line.add(static_cast<double>(x[i * dim + axis]));
-      }
+        for (std::int64_t axis = 0; axis < dim; ++axis) line.add(static_cast<double>(x[i * dim + axis]), format);
+        return line.end();
+      });
     }
   });
 }
 
-void write_elements(io::OutputBuffer& out, const Mesh& mesh, const std::vector<BlockName>& names) {
-  std::int64_t label = 1;
-  std::vector<std::int64_t> row;
+void write_elements(io::OutputBuffer& out, io::AtomicFile& file, const Mesh& mesh, const std::vector<BlockName>& names) {
+  std::int64_t first_label = 1;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const CellBlock& block = mesh.cells[b];
     out.text("*ELEMENT, TYPE=");
@@ -102,16 +136,25 @@ void write_elements(io::OutputBuffer& out, const Mesh& mesh, const std::vector<B
     out.put('\n');
     const std::int64_t nodes = block.connectivity.row_width();
     const std::int64_t* ids = block.connectivity.data_as<std::int64_t>();
-    row.resize(static_cast<std::size_t>(nodes));
-    for (std::int64_t cell = 0; cell < block.num_cells(); ++cell, ++label) {
-      for (std::int64_t k = 0; k < nodes; ++k) {
-        const std::int64_t at = names[b].order.empty() ? k : names[b].order[k];
-        row[static_cast<std::size_t>(at)] = ids[cell * nodes + k] + 1;
+    const std::span<const int> order = names[b].order;
+    const std::size_t longest = ValueRow::longest(static_cast<std::size_t>(nodes) + 1, io::kMaxNumberChars);
+    io::write_rows_in_parallel(out, file, block.num_cells(), longest, [&](char* p, std::int64_t cell) {
+      ValueRow line(p);
+      line.add(first_label + cell);
+      const std::int64_t* row = ids + cell * nodes;
+      if (order.empty()) {
+        for (std::int64_t k = 0; k < nodes; ++k) line.add(row[k] + 1);
+      } else {
+        // order[k] is where meshio node k goes: write position j holds the node whose order is j.
+        std::int64_t small[32];
+        std::vector<std::int64_t> large(nodes > 32 ? static_cast<std::size_t>(nodes) : 0);
+        std::int64_t* written = large.empty() ? small : large.data();
+        for (std::int64_t k = 0; k < nodes; ++k) written[order[static_cast<std::size_t>(k)]] = row[k] + 1;
+        for (std::int64_t j = 0; j < nodes; ++j) line.add(written[j]);
       }
-      ValueList line(out);
-      line.add(label);
-      for (const std::int64_t node : row) line.add(node);
-    }
+      return line.end();
+    });
+    first_label += block.num_cells();
   }
 }
 
@@ -169,10 +212,10 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
     if (block.is_ragged()) throw std::invalid_argument("Abaqus has no element for cells of type '" + block.type + "'");
   io::AtomicFile file(path, "abaqus");
   io::OutputBuffer out(file);
-  out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt, when given
+  const io::FloatFormat float_format = io::parse_float_format(options.get("float_fmt", ""));  // meshio's float_fmt
   out.text("*HEADING\nwritten by meshio++\n");
-  write_nodes(out, mesh.points);
-  write_elements(out, mesh, names);
+  write_nodes(out, file, mesh.points, float_format);
+  write_elements(out, file, mesh, names);
   write_regions(out, mesh);
   out.flush();
   file.commit();

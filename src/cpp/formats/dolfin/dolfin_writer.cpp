@@ -13,7 +13,8 @@
 // integers → "int", unsigned → "uint", floats → "float"; values in their shortest round-trip
 // form. Arrays with more than one value per entity, names that are empty or hold '.', '/' or
 // '\\' (the reader takes the name from the file name) and a name used for both point and cell
-// data are refused. Not written: field data, regions.
+// data are refused. Not written: field data, regions. Vertex, cell and entity lines are
+// formatted on all cores (io/output/parallel_rows.hpp), in file order at any thread count.
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>
@@ -24,6 +25,7 @@
 #include "formats/dolfin/dolfin.hpp"
 #include "formats/dolfin/dolfin_cells.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 
 namespace meshioplusplus::dolfin {
 namespace {
@@ -64,18 +66,18 @@ void write_mesh_function(const std::string& path, std::int64_t dim, const std::v
   out.text("\" size=\"");
   out.number(size);
   out.text("\">\n");
-  std::int64_t index = 0;
-  for (const NDArray* part : parts)
+  std::int64_t first_index = 0;
+  for (const NDArray* part : parts) {
     visit_dtype(part->dtype(), [&](auto zero) {
       const auto* values = static_cast<const decltype(zero)*>(part->data());
-      for (std::int64_t i = 0; i < part->rows(); ++i) {
-        out.text("    <entity index=\"");
-        out.number(index++);
-        out.text("\" value=\"");
-        out.number(values[i]);
-        out.text("\" />\n");
-      }
+      io::write_rows_in_parallel(out, file, part->rows(), 64 + 2 * io::kMaxNumberChars, [&](char* p, std::int64_t i) {
+        p = io::put_number(io::put_text(p, "    <entity index=\""), first_index + i);
+        p = io::put_number(io::put_text(p, "\" value=\""), values[i]);
+        return io::put_text(p, "\" />\n");
+      });
     });
+    first_index += part->rows();
+  }
   out.text("  </mesh_function>\n</dolfin>\n");
   out.flush();
   file.commit();
@@ -116,37 +118,33 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
     out.number(mesh.num_points());
     out.text("\">\n");
     static constexpr std::string_view kAxes[] = {"\" x=\"", "\" y=\"", "\" z=\""};
-    for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
-      out.text("      <vertex index=\"");
-      out.number(i);
-      visit_dtype(mesh.points.dtype(), [&](auto zero) {
-        const auto* xyz = static_cast<const decltype(zero)*>(mesh.points.data()) + i * gdim;
-        for (std::int64_t axis = 0; axis < gdim; ++axis) {
-          out.text(kAxes[axis]);
-          out.number(xyz[axis]);
-        }
+    visit_dtype(mesh.points.dtype(), [&](auto zero) {
+      const auto* xyz = static_cast<const decltype(zero)*>(mesh.points.data());
+      const std::size_t longest = 64 + static_cast<std::size_t>(gdim) * (io::kMaxNumberChars + 8);
+      io::write_rows_in_parallel(out, file, mesh.num_points(), longest, [&](char* p, std::int64_t i) {
+        p = io::put_number(io::put_text(p, "      <vertex index=\""), i);
+        for (std::int64_t axis = 0; axis < gdim; ++axis)
+          p = io::put_number(io::put_text(p, kAxes[axis]), xyz[i * gdim + axis]);
+        return io::put_text(p, "\" />\n");
       });
-      out.text("\" />\n");
-    }
+    });
     out.text("    </vertices>\n    <cells size=\"");
     out.number(mesh.num_cells());
     out.text("\">\n");
-    std::int64_t index = 0;
+    std::int64_t first_index = 0;
+    const std::size_t longest = 64 + static_cast<std::size_t>(type->num_nodes) * (io::kMaxNumberChars + 8);
     for (const CellBlock& block : mesh.cells) {
       const std::int64_t* corners = block.connectivity.data_as<std::int64_t>();
-      for (std::int64_t cell = 0; cell < block.num_cells(); ++cell) {
-        out.text("      <");
-        out.text(type->dolfin_name);
-        out.text(" index=\"");
-        out.number(index++);
+      io::write_rows_in_parallel(out, file, block.num_cells(), longest, [&](char* p, std::int64_t cell) {
+        p = io::put_text(io::put_text(p, "      <"), type->dolfin_name);
+        p = io::put_number(io::put_text(p, " index=\""), first_index + cell);
         for (int k = 0; k < type->num_nodes; ++k) {
-          out.text("\" ");
-          out.text(detail::kVertexAttributes[static_cast<std::size_t>(k)]);
-          out.text("=\"");
-          out.number(corners[cell * type->num_nodes + k]);
+          p = io::put_text(io::put_text(p, "\" "), detail::kVertexAttributes[static_cast<std::size_t>(k)]);
+          p = io::put_number(io::put_text(p, "=\""), corners[cell * type->num_nodes + k]);
         }
-        out.text("\" />\n");
-      }
+        return io::put_text(p, "\" />\n");
+      });
+      first_index += block.num_cells();
     }
     out.text("    </cells>\n  </mesh>\n</dolfin>\n");
     out.flush();

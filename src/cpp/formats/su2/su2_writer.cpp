@@ -13,6 +13,8 @@
 //      value of the boundary cells, in ascending order, named by the value.
 //   3. One marker "1" with every boundary cell (as meshio).
 // Point data, other cell data, field data and Point/Side regions have no place in SU2.
+// Element, point and marker lines are formatted on all cores (io/output/parallel_rows.hpp), in
+// file order at any thread count.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -24,6 +26,7 @@
 #include "formats/su2/su2.hpp"
 #include "formats/su2/su2_types.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "io/cells/integer_cell_data.hpp"
 #include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/cell_types.hpp"
@@ -93,17 +96,22 @@ std::vector<MarkerToWrite> markers_to_write(const Mesh& mesh, const std::vector<
   return markers;
 }
 
-void write_element(io::OutputBuffer& out, const CellBlock& block, int type, std::int64_t row) {
+// The element line of `row` (VTK id, then its nodes) at p; returns the end.
+char* put_element(char* p, const CellBlock& block, int type, std::int64_t row) {
   const ElementType& element = kElementTypes[static_cast<std::size_t>(type)];
   const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>() + row * element.nodes;
   const int* order = element.vtk_id == 13 ? io::vtk_node_permutation(13) : nullptr;
-  out.number(element.vtk_id);
+  p = io::put_number(p, element.vtk_id);
   for (int k = 0; k < element.nodes; ++k) {
-    out.put(' ');
-    out.number(nodes[order != nullptr ? order[k] : k]);
+    *p++ = ' ';
+    p = io::put_number(p, nodes[order != nullptr ? order[k] : k]);
   }
-  out.put('\n');
+  *p++ = '\n';
+  return p;
 }
+
+// Room for any element line: the VTK id and up to 8 nodes (hexahedra), each with a blank.
+constexpr std::size_t kLongestElement = 9 * (io::kMaxNumberChars + 1) + 1;
 
 }  // namespace
 
@@ -137,14 +145,20 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
   out.put('\n');
   for (std::size_t b = 0; b < mesh.cells.size(); ++b)
     if (!is_boundary[b])
-      for (std::int64_t row = 0; row < mesh.cells[b].num_cells(); ++row) write_element(out, mesh.cells[b], types[b], row);
+      io::write_rows_in_parallel(out, file, mesh.cells[b].num_cells(), kLongestElement, [&](char* p, std::int64_t row) {
+        return put_element(p, mesh.cells[b], types[b], row);
+      });
   out.text("NPOIN= ");
   out.number(mesh.num_points());
   out.put('\n');
-  for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
-    io::put_row(out, mesh.points, i);
-    out.put('\n');
-  }
+  visit_dtype(mesh.points.dtype(), [&](auto zero) {
+    const auto* xyz = static_cast<const decltype(zero)*>(mesh.points.data());
+    io::write_rows_in_parallel(out, file, mesh.num_points(), 3 * (io::kMaxNumberChars + 1) + 1, [&](char* p, std::int64_t i) {
+      p = io::put_values(p, xyz + i * dim, dim);
+      *p++ = '\n';
+      return p;
+    });
+  });
   out.text("NMARK= ");
   out.number(static_cast<std::int64_t>(markers.size()));
   out.put('\n');
@@ -154,7 +168,11 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
     out.text("\nMARKER_ELEMS= ");
     out.number(static_cast<std::int64_t>(marker.cells.size()));
     out.put('\n');
-    for (const CellRef& cell : marker.cells) write_element(out, mesh.cells[cell.block], types[cell.block], cell.row);
+    io::write_rows_in_parallel(out, file, static_cast<std::int64_t>(marker.cells.size()), kLongestElement,
+                               [&](char* p, std::int64_t i) {
+                                 const CellRef& cell = marker.cells[static_cast<std::size_t>(i)];
+                                 return put_element(p, mesh.cells[cell.block], types[cell.block], cell.row);
+                               });
   }
   out.flush();
   file.commit();

@@ -37,17 +37,18 @@ FloatFormat parse_float_format(std::string_view spec) {
   return result;
 }
 
-void append_float(std::string& out, double value, const FloatFormat& format) {
-  // Fixed notation of 1e308 with 340 decimals needs 650 characters: enough room for any.
-  std::array<char, 720> scratch;
-  const std::to_chars_result printed =
-      format.shortest ? std::to_chars(scratch.data(), scratch.data() + scratch.size(), value)
-                      : std::to_chars(scratch.data(), scratch.data() + scratch.size(), value, format.format,
-                                      format.precision);
-  char* end = printed.ptr;
+char* put_float(char* p, double value, const FloatFormat& format) noexcept {
+  const std::size_t room = max_float_chars(format);
+  char* end = format.shortest ? std::to_chars(p, p + room, value).ptr
+                              : std::to_chars(p, p + room, value, format.format, format.precision).ptr;
   if (format.upper_case)
-    for (char* c = scratch.data(); c != end; ++c) *c = static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
-  out.append(scratch.data(), static_cast<std::size_t>(end - scratch.data()));
+    for (char* c = p; c != end; ++c) *c = static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
+  return end;
+}
+
+void append_float(std::string& out, double value, const FloatFormat& format) {
+  std::array<char, kMaxFormattedFloatChars> scratch;
+  out.append(scratch.data(), static_cast<std::size_t>(put_float(scratch.data(), value, format) - scratch.data()));
 }
 
 }  // namespace meshioplusplus::io

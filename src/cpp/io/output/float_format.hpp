@@ -10,6 +10,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,18 @@ struct FloatFormat {
 
 // "" (or an option that was not given) → shortest. Throws std::invalid_argument naming the spec.
 FloatFormat parse_float_format(std::string_view spec);
+
+// Fixed notation of 1e308 with 340 decimals needs 650 characters: room for any value in any format.
+inline constexpr std::size_t kMaxFormattedFloatChars = 720;
+
+// At most this many characters for one value printed as `format` (the shortest form: 32).
+constexpr std::size_t max_float_chars(const FloatFormat& format) noexcept {
+  return format.shortest ? 32 : kMaxFormattedFloatChars;
+}
+
+// `value` printed as `format` at p (room for max_float_chars(format)); returns the end. For the
+// rows io::write_rows_in_parallel formats.
+char* put_float(char* p, double value, const FloatFormat& format) noexcept;
 
 // Appends `value` printed as `format` to `out`.
 void append_float(std::string& out, double value, const FloatFormat& format);

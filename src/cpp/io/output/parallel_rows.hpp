@@ -14,9 +14,13 @@
 #include <charconv>
 #include <condition_variable>
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "io/output/atomic_file.hpp"
@@ -111,6 +115,25 @@ void write_rows_in_parallel(OutputBuffer& out, AtomicFile& file, std::int64_t ro
 inline constexpr std::size_t kMaxNumberChars = 32;
 template <class T> [[gnu::always_inline]] inline char* put_number(char* p, T value) noexcept {
   return std::to_chars(p, p + kMaxNumberChars, value).ptr;
+}
+
+// put_row's text at p: `width` values, each preceded by a blank (NaN left out on
+// NanValues::skip); returns the end. At most width * (kMaxNumberChars + 1) bytes.
+template <class T>
+inline char* put_values(char* p, const T* values, std::int64_t width, NanValues nan_values = NanValues::write) noexcept {
+  for (std::int64_t i = 0; i < width; ++i) {
+    if constexpr (std::is_floating_point_v<T>)
+      if (nan_values == NanValues::skip && std::isnan(values[i])) continue;
+    *p++ = ' ';
+    p = put_number(p, values[i]);
+  }
+  return p;
+}
+
+// `text` at p; returns the end (a row's fixed words: tags, keywords, separators).
+[[gnu::always_inline]] inline char* put_text(char* p, std::string_view text) noexcept {
+  std::memcpy(p, text.data(), text.size());
+  return p + text.size();
 }
 
 }  // namespace meshioplusplus::io
