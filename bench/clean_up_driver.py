@@ -4,6 +4,7 @@ for comparing two builds' outputs bit for bit.
 
     python bench/clean_up_driver.py profile OP [--cubes 56] [--times 5]
     python bench/clean_up_driver.py dump OUT.npz [--cubes 56]   # then compare two dumps
+    (extract_surface, merge_points at several tolerances, check, split by type)
     python bench/clean_up_driver.py compare A.npz B.npz
 """
 
@@ -71,6 +72,22 @@ def dump(path, cubes):
         removed = mesh.merge_points(tol)
         out[f"merge_{name}_{tol}_removed"] = np.array(removed)
         flatten(f"merge_{name}_{tol}_", mesh, out)
+    def half_twice(mesh):  # the first half of the first block again: duplicates, non-manifold facets
+        first = mesh.cells[0]
+        mesh.cells.append(type(first)(first.type, np.asarray(first.data)[: len(first.data) // 2]))
+        mesh.cell_data = {}
+        return mesh
+
+    for name in ("whole", "split", "hexed", "exploded"):  # check()
+        for label, mesh in ((name, made[name]()), (f"{name}_twice", half_twice(made[name]()))):
+            found = mio.check(mesh)
+            for field in found._fields:
+                out[f"check_{label}_{field}"] = np.asarray(getattr(found, field))
+    two_types = made["whole"]()  # split by type: the tetrahedra and triangles on a quarter of them
+    two_types.cells.append(type(two_types.cells[0])("triangle", np.asarray(two_types.cells[0].data)[: len(two_types.cells[0].data) // 4, :3]))
+    two_types.cell_data = {}
+    for cell_type, part in mio.split(two_types, by="type").items():
+        flatten(f"split_{cell_type}_", part, out)
     np.savez(path, **out)
     print(path, len(out), "arrays")
 

@@ -2,12 +2,15 @@
 // the counts the operation reports and the invalid inputs it refuses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "meshioplusplus/mesh_ops.hpp"
+#include "meshioplusplus/threads.hpp"
 #include "support/test_support.hpp"
 
 namespace mpp = meshioplusplus;
@@ -342,6 +345,58 @@ TEST(MeshOps, CropAndExtractLeaveTheSourceAsItWas) {
   EXPECT_THROW(mpp::extract_region(mesh, "nothing"), std::invalid_argument);
   EXPECT_THROW(mpp::extract_cell_type(mesh, "hexahedron"), std::invalid_argument);
   EXPECT_EQ("line:1", block_summary(mpp::extract_cell_type(mesh, "line")));
+}
+
+}  // namespace
+
+namespace {
+
+// A grid of m³ hexahedra whose nodes start at `base` (the points before it unused), with one
+// corner hexahedron repeated in a second block: its three inner faces are then shared by three
+// cells. base 0 packs a facet's key and instance into one word; a base of 2^17 makes the key too
+// wide for that (3 × 18 bits and the instance), the two-word path: both must agree, at one
+// thread and at two.
+mpp::Mesh hexahedra_with_a_copy(std::int64_t m, std::int64_t base) {
+  const std::int64_t n = m + 1;
+  mpp::Mesh mesh;
+  mesh.points = mpp::NDArray::allocate(mpp::DType::float64, {base + n * n * n, 3});
+  double* xyz = mesh.points.data_as<double>();
+  for (std::int64_t p = 0; p < base + n * n * n; ++p) {
+    const std::int64_t q = std::max<std::int64_t>(p - base, 0);
+    xyz[3 * p] = static_cast<double>(q % n), xyz[3 * p + 1] = static_cast<double>(q / n % n), xyz[3 * p + 2] = static_cast<double>(q / (n * n));
+  }
+  std::vector<std::int64_t> nodes;
+  for (std::int64_t k = 0; k < m; ++k)
+    for (std::int64_t j = 0; j < m; ++j)
+      for (std::int64_t i = 0; i < m; ++i) {
+        const std::int64_t c = base + i + n * j + n * n * k;
+        for (std::int64_t node : {c, c + 1, c + 1 + n, c + n, c + n * n, c + 1 + n * n, c + 1 + n + n * n, c + n + n * n}) nodes.push_back(node);
+      }
+  mesh.cells.push_back({"hexahedron", int64_matrix(m * m * m, 8, nodes), {}, {}});
+  mesh.cells.push_back({"hexahedron", int64_matrix(1, 8, std::vector<std::int64_t>(nodes.begin(), nodes.begin() + 8)), {}, {}});
+  return mesh;
+}
+
+TEST(MeshOps, CheckAndSurfaceCountFacetsAlikeInEitherKeyLayoutAndThreadCount) {
+  struct ThreadCount {
+    explicit ThreadCount(unsigned count) { mpp::set_thread_count(count); }
+    ~ThreadCount() { mpp::set_thread_count(0); }
+  };
+  const std::int64_t m = 6;
+  for (const std::int64_t base : {std::int64_t{0}, std::int64_t{1} << 17}) {
+    const mpp::Mesh mesh = hexahedra_with_a_copy(m, base);
+    for (const unsigned threads : {1u, 2u}) {
+      const ThreadCount scoped(threads);
+      const mpp::MeshCheck found = mpp::check(mesh);
+      EXPECT_EQ(3, found.non_manifold_facets) << base << " " << threads;
+      // The corner cell, its three neighbours and its copy (block-major: the last cell).
+      EXPECT_EQ((std::vector<std::int64_t>{0, 1, m, m * m, m * m * m}), found.non_manifold_cells) << base << " " << threads;
+      EXPECT_EQ((std::vector<std::int64_t>{m * m * m}), found.duplicate);
+      EXPECT_EQ(base, static_cast<std::int64_t>(found.unused_points.size()));
+      // The surface: 6 m² faces less the copy's three outer ones, now shared by two cells.
+      EXPECT_EQ(6 * m * m - 3, mpp::extract_surface(mesh).num_cells()) << base << " " << threads;
+    }
+  }
 }
 
 }  // namespace

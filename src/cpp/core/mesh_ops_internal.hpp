@@ -16,14 +16,14 @@ namespace meshioplusplus::detail {
 [[noreturn]] void fail(const std::string& message);  // std::invalid_argument
 
 // Rows of `array` in the order `kept` lists them (any dtype and shape).
-NDArray gather_rows(const NDArray& array, const std::vector<std::int64_t>& kept);
+NDArray gather_rows(const NDArray& array, std::span<const std::int64_t> kept);
 
 // int64 connectivity, every node in [0, points): std::invalid_argument otherwise.
 void check_connectivity(const Mesh& mesh);
 
 // Old → new point numbers (-1: removed; no cell may use a removed point), `kept` the old
 // indices of the new points: connectivity, point data and Point regions follow.
-void renumber_points(Mesh& mesh, const std::vector<std::int64_t>& new_index, const std::vector<std::int64_t>& kept);
+void renumber_points(Mesh& mesh, std::span<const std::int64_t> new_index, std::span<const std::int64_t> kept);
 
 // remove_orphaned_nodes; `check_range`: the connectivity's dtype and range are checked as its
 // nodes are read (a std::invalid_argument as check_connectivity's), else known to be right.

@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -190,9 +193,16 @@ class TopCells {
 // sort over the points, a few dozen facets a bucket) with their other corners packed into one
 // integer; a bucket sorted by that integer shows its groups of equal facets. Every pass runs on
 // all cores.
+// With `over_two` (check(), which needs only the facets seen more than twice): no multiplicity
+// array at all (a byte for each of 8 facets a cell, most of its writes at random), only those
+// facets' instances (ascending) and how many distinct facets they are.
 constexpr std::uint8_t kFirstOfItsFacet = 128, kFacetCount = 127;
+struct FacetsOverTwo {
+  std::vector<std::int64_t> instances;
+  std::int64_t facets = 0;
+};
 std::vector<std::uint8_t> facet_multiplicity(const Mesh& mesh, const TopCells& top, const std::int64_t* bases,
-                                             std::string_view operation) {
+                                             std::string_view operation, FacetsOverTwo* over_two = nullptr) {
   const auto num_points = static_cast<std::size_t>(mesh.num_points());
   // A facet's corners, ascending (count of them valid).
   auto sorted_corners = [](const std::int64_t* cell, const FacetCorners& facet) {
@@ -234,13 +244,31 @@ std::vector<std::uint8_t> facet_multiplicity(const Mesh& mesh, const TopCells& t
     start[p + 1] = static_cast<std::int64_t>(running);
   }
   // Buckets are independent: split over the cores (bytes, not bits: threads write side by side).
-  std::vector<std::uint8_t> multiplicity(static_cast<std::size_t>(bases[mesh.cells.size()]) * 8, 0);
-  // The corners after the smallest, each plus one (0: none), in `bits`-bit fields: equal
-  // exactly when the facets' sorted corner lists are.
-  auto count_facets = [&]<class Key>(Key, int bits) {
-    struct Entry {
+  std::vector<std::uint8_t> multiplicity(over_two ? 0 : static_cast<std::size_t>(bases[mesh.cells.size()]) * 8, 0);
+  std::mutex over_two_mutex;  // each range adds what it found once, at its end
+  // The corners after the smallest, each plus one (0: none), in `fields` fields of `bits` bits:
+  // equal exactly when the facets' sorted corner lists are. Packed: that key and the instance
+  // in one 64-bit word (key above, instance below), when they fit — tetrahedra of up to
+  // 2^18 points and 2^20 cells: half the bytes scattered into the buckets, the costliest pass.
+  auto count_facets = [&]<class Key, bool kPacked>(Key, int bits, int fields, int instance_bits) {
+    struct Wide {
       Key rest;
       std::int64_t instance;  // (global cell) * 8 + local facet
+    };
+    using Entry = std::conditional_t<kPacked, std::uint64_t, Wide>;
+    const std::uint64_t instance_mask = (std::uint64_t{1} << instance_bits) - 1;
+    auto rest_of = [&](const Entry& e) -> Key {
+      if constexpr (kPacked) return e >> instance_bits;
+      else return e.rest;
+    };
+    auto instance_of = [&](const Entry& e) -> std::int64_t {
+      if constexpr (kPacked) return static_cast<std::int64_t>(e & instance_mask);
+      else return e.instance;
+    };
+    // Packed entries order by key, then instance: the whole word.
+    auto before = [&](const Entry& x, const Entry& y) {
+      if constexpr (kPacked) return x < y;
+      else return x.rest < y.rest;
     };
     // Scratch from the library's heap: large blocks come on huge pages (fewer faults and TLB
     // misses for the scattered writes).
@@ -254,13 +282,16 @@ std::vector<std::uint8_t> facet_multiplicity(const Mesh& mesh, const TopCells& t
         for (std::size_t f = 0; f < source.facets.size(); ++f) {
           const auto v = sorted_corners(cell, source.facets[f]);
           Key rest = 0;
-          for (int i = 1; i < 4; ++i)
+          for (int i = 1; i <= fields; ++i)
             rest = rest << bits | (i < source.facets[f].count ? static_cast<Key>(v[static_cast<std::size_t>(i)] + 1) : Key{0});
-          bucket[static_cast<std::size_t>(next[v[0]]++)] = {rest, global * 8 + static_cast<std::int64_t>(f)};
+          const std::int64_t instance = global * 8 + static_cast<std::int64_t>(f);
+          if constexpr (kPacked) bucket[static_cast<std::size_t>(next[v[0]]++)] = rest << instance_bits | static_cast<std::uint64_t>(instance);
+          else bucket[static_cast<std::size_t>(next[v[0]]++)] = {rest, instance};
         }
       });
     });
     parallel_ranges(num_points, 4096, [&](std::size_t first, std::size_t last) {
+      FacetsOverTwo found;
       for (std::size_t p = first; p < last; ++p) {
         Entry* begin = bucket.data() + start[p];
         Entry* end = bucket.data() + start[p + 1];
@@ -268,30 +299,53 @@ std::vector<std::uint8_t> facet_multiplicity(const Mesh& mesh, const TopCells& t
           for (Entry* i = begin + 1; i < end; ++i) {
             const Entry moving = *i;
             Entry* j = i;
-            for (; j > begin && j[-1].rest > moving.rest; --j) *j = j[-1];
+            for (; j > begin && before(moving, j[-1]); --j) *j = j[-1];
             *j = moving;
           }
         } else {
-          std::sort(begin, end, [](const Entry& x, const Entry& y) { return x.rest < y.rest; });
+          std::sort(begin, end, before);
         }
         for (Entry* i = begin; i < end;) {
           Entry* j = i + 1;
-          while (j < end && j->rest == i->rest) ++j;
+          while (j < end && rest_of(*j) == rest_of(*i)) ++j;
+          if (over_two) {
+            if (j - i > 2) {
+              ++found.facets;
+              for (Entry* k = i; k < j; ++k) found.instances.push_back(instance_of(*k));
+            }
+            i = j;
+            continue;
+          }
           const auto count = static_cast<std::uint8_t>(std::min<std::ptrdiff_t>(j - i, kFacetCount));
-          std::int64_t first_instance = i->instance;  // instances grow in block-major order
+          std::int64_t first_instance = instance_of(*i);  // instances grow in block-major order
           for (Entry* k = i; k < j; ++k) {
-            multiplicity[static_cast<std::size_t>(k->instance)] = count;
-            first_instance = std::min(first_instance, k->instance);
+            multiplicity[static_cast<std::size_t>(instance_of(*k))] = count;
+            first_instance = std::min(first_instance, instance_of(*k));
           }
           multiplicity[static_cast<std::size_t>(first_instance)] |= kFirstOfItsFacet;
           i = j;
         }
       }
+      if (over_two && found.facets > 0) {
+        const std::lock_guard lock(over_two_mutex);
+        over_two->facets += found.facets;
+        over_two->instances.insert(over_two->instances.end(), found.instances.begin(), found.instances.end());
+      }
     });
   };
-  if (num_points + 1 < (std::size_t{1} << 21)) count_facets(std::uint64_t{0}, 21);
-  else if (num_points + 1 < (std::size_t{1} << 42)) count_facets(static_cast<unsigned __int128>(0), 42);
+  int most_corners = 0;  // of a facet
+  for (const TopCells::Source& source : top.sources)
+    for (const FacetCorners& facet : source.facets) most_corners = std::max(most_corners, facet.count);
+  const int point_bits = std::bit_width(num_points);  // a corner plus one is at most num_points
+  const int instance_bits = std::bit_width(static_cast<std::uint64_t>(bases[mesh.cells.size()]) * 8);
+  if (most_corners >= 2 && (most_corners - 1) * point_bits + instance_bits <= 64)
+    count_facets.template operator()<std::uint64_t, true>(std::uint64_t{0}, point_bits, most_corners - 1, instance_bits);
+  else if (num_points + 1 < (std::size_t{1} << 21))
+    count_facets.template operator()<std::uint64_t, false>(std::uint64_t{0}, 21, 3, 0);
+  else if (num_points + 1 < (std::size_t{1} << 42))
+    count_facets.template operator()<unsigned __int128, false>(static_cast<unsigned __int128>(0), 42, 3, 0);
   else fail(std::string(operation) + ": more than 2^42 points");
+  if (over_two) std::sort(over_two->instances.begin(), over_two->instances.end());  // the ranges' order: the threads'
   return multiplicity;
 }
 
@@ -639,11 +693,11 @@ MeshCheck check(const Mesh& mesh) {
   for (const CellBlock& block : mesh.cells) top = std::max(top, dimension_of(block));
   if (top >= 2) {
     const TopCells cells_of_top(mesh, top, "check");
-    const std::vector<std::uint8_t> multiplicity = facet_multiplicity(mesh, cells_of_top, bases, "check");
-    for (std::size_t instance = 0; instance < multiplicity.size(); ++instance) {
-      if ((multiplicity[instance] & kFacetCount) <= 2) continue;
-      report.non_manifold_facets += (multiplicity[instance] & kFirstOfItsFacet) != 0;
-      const auto cell = static_cast<std::int64_t>(instance / 8);
+    FacetsOverTwo over_two;
+    facet_multiplicity(mesh, cells_of_top, bases, "check", &over_two);
+    report.non_manifold_facets = over_two.facets;
+    for (const std::int64_t instance : over_two.instances) {
+      const std::int64_t cell = instance / 8;
       if (report.non_manifold_cells.empty() || report.non_manifold_cells.back() != cell) report.non_manifold_cells.push_back(cell);
     }
   }

@@ -157,7 +157,8 @@ def split(mesh, by="region"):
         return {name: extract_region(mesh, name) for name in names}
     if by == "type":
         types = list(dict.fromkeys(block.type for block in mesh.cells))
-        return {name: from_core(_core.subset(to_core(mesh), [], [], False, "", name)) for name in types}
+        core = to_core(mesh)  # once for all types: it may copy (a non-contiguous block's view)
+        return {name: from_core(_core.subset(core, [], [], False, "", name)) for name in types}
     raise ValueError(f"split: by is 'region' or 'type', not {by!r}")
 
 
