@@ -325,3 +325,94 @@ def test_legacy_binary_metadata_reports_an_unknown_type_inside_a_long_run(tmp_pa
     for call in (mio.read_metadata, mio.read):
         with pytest.raises(mio.ReadError, match=r"unknown VTK cell type 77 \(cell 70\)"):
             call(path)
+
+
+# Files over the 1 MiB small-file limit are mapped; then legacy CELL_TYPES and VTU's raw
+# appended types are copied out by pread in 64 Ki-value chunks and counted as they come: runs
+# ending one cell before, at and after a chunk's end, a lone cell on a boundary, a long tail.
+CHUNK_RUNS = [65535, 1, 65536, 2, 65535, 100000]
+
+
+def chunk_runs_mesh():
+    points = np.random.default_rng(5).random((8, 3))
+    return [("tetra" if k % 2 == 0 else "hexahedron", np.tile(np.arange(4 if k % 2 == 0 else 8), (n, 1)))
+            for k, n in enumerate(CHUNK_RUNS)], points
+
+
+@pytest.mark.parametrize("extension, options", [
+    (".vtk", {"binary": True}),
+    (".vtu", {"binary": True, "compression": None, "appended": True}),
+    (".vtu", {"binary": True, "compression": None, "appended": False}),
+    (".vtu", {"binary": True, "compression": "zlib"}),
+])
+def test_metadata_of_a_mapped_file_counts_runs_across_chunks(tmp_path, extension, options):
+    cells, points = chunk_runs_mesh()
+    path = tmp_path / f"chunks{extension}"
+    mio.write(path, mio.Mesh(points, cells, point_data={"T": np.arange(8.0)}), **options)
+    if options.get("compression", "") is None or extension == ".vtk":
+        assert path.stat().st_size > 2**20  # mapped, not copied
+    summary = mio.read_metadata(path)
+    assert summary["num_cells"] == sum(CHUNK_RUNS)
+    counted = {}
+    for block in summary["cell_blocks"]:
+        counted[block["type"]] = counted.get(block["type"], 0) + block["count"]
+    assert counted == {"tetra": sum(CHUNK_RUNS[0::2]), "hexahedron": sum(CHUNK_RUNS[1::2])}
+    if extension == ".vtk":  # runs in file order
+        assert [(b["type"], b["count"]) for b in summary["cell_blocks"]] == [(t, len(c)) for t, c in cells]
+    assert [a["name"] for a in summary["arrays"]] == ["T"]
+    full = mio.read(path)
+    assert [(b.type, len(b)) for b in full.cells] == [(t, len(c)) for t, c in cells]
+    assert same_array(full.point_data["T"], np.arange(8.0))
+
+
+def test_mapped_legacy_metadata_reports_an_unknown_type_in_a_later_chunk(tmp_path):
+    cells, points = chunk_runs_mesh()
+    path = tmp_path / "bad.vtk"
+    mio.write(path, mio.Mesh(points, cells), binary=True)
+    data = bytearray(path.read_bytes())
+    header = f"CELL_TYPES {sum(CHUNK_RUNS)}\n".encode()
+    at = data.index(header) + len(header)
+    data[at + 4 * 200000: at + 4 * 200001] = (77).to_bytes(4, "big")
+    path.write_bytes(bytes(data))
+    for call in (mio.read_metadata, mio.read):
+        with pytest.raises(mio.ReadError, match=r"unknown VTK cell type 77 \(cell 200000\)"):
+            call(path)
+
+
+def inline_base64_texts(data):
+    """The (start, end) of every inline base64 DataArray text of a VTU."""
+    spans = []
+    for match in re.finditer(rb'format="binary"[^>]*>', data):
+        start = match.end()
+        spans.append((start, data.index(b"<", start)))
+    return spans
+
+
+@pytest.mark.parametrize("compression", [None, "zlib"])
+def test_inline_base64_ends_found_from_the_header_or_by_search(tmp_path, compression):
+    # The scan jumps over an unbroken base64 text by its size header; wrapped text (line
+    # breaks inside) or a header that does not add up is searched for its end instead.
+    cells, points = chunk_runs_mesh()
+    mesh = mio.Mesh(points, cells[:3], point_data={"T": np.arange(8.0)}, cell_data={"m": [np.arange(len(c)) for _, c in cells[:3]]})
+    path = tmp_path / "inline.vtu"
+    mio.write(path, mesh, binary=True, compression=compression, appended=False)
+    data = path.read_bytes()
+    spans = inline_base64_texts(data)
+    assert spans
+    wrapped = bytearray()
+    last = 0
+    for start, end in spans:
+        text = data[start:end].strip()
+        wrapped += data[last:start] + b"\n" + b"\n".join(text[k:k + 76] for k in range(0, len(text), 76)) + b"\n"
+        last = end
+    wrapped += data[last:]
+    wrapped_path = tmp_path / "wrapped.vtu"
+    wrapped_path.write_bytes(bytes(wrapped))
+    expected = mio.read(path)
+    for candidate in (path, wrapped_path):
+        assert mio.read_metadata(candidate) == mio.read_metadata(path)
+        full = mio.read(candidate)
+        same_cells(full.cells, expected.cells)
+        assert same_array(full.point_data["T"], expected.point_data["T"])
+        for part, other in zip(full.cell_data["m"], expected.cell_data["m"]):
+            assert same_array(part, other)

@@ -213,37 +213,18 @@ void LegacyReader::read_cell_types(const HeaderLine& header) {
   // million-cell list. Unknown ids are reported here, at the section.
   const std::int64_t count = header_count(header, 1, "cell count");
   require_available(static_cast<std::uint64_t>(count), kInt32AsInt64, "CELL_TYPES");
-  cell_types_.resize(static_cast<std::size_t>(count));
   if (binary_) {
-    // Big-endian int32s read in place: an id is the last byte of a value whose first three
-    // are zero (the decode costs more than the rest of a metadata read). Each value is checked
-    // once per run of equal values, the run's end found 8 values (32 bytes) at a time: a mesh
-    // of one type is one run.
-    const auto* bytes = reinterpret_cast<const unsigned char*>(document_.data() + scan_.position());
-    for (std::int64_t c = 0; c < count;) {
-      const unsigned char* at = bytes + 4 * c;
-      const std::uint32_t value = (std::uint32_t{at[0]} << 24) | (std::uint32_t{at[1]} << 16) |
-                                  (std::uint32_t{at[2]} << 8) | std::uint32_t{at[3]};
-      if (value > 255 || !is_known_vtk_id(value))
-        scan_.fail_at(cell_types_offset_, "unknown VTK cell type " + std::to_string(static_cast<std::int32_t>(value)) +
-                                              " (cell " + std::to_string(c) + ")");
-      std::uint32_t raw;
-      std::memcpy(&raw, at, sizeof raw);
-      const std::uint64_t twice = std::uint64_t{raw} | std::uint64_t{raw} << 32;
-      const auto differs = [&](std::int64_t k) {  // values k, k + 1 against the run's
-        std::uint64_t pair;
-        std::memcpy(&pair, bytes + 4 * k, sizeof pair);
-        return pair ^ twice;
-      };
-      std::int64_t end = c + 1;
-      while (count - end >= 8 && (differs(end) | differs(end + 2) | differs(end + 4) | differs(end + 6)) == 0) end += 8;
-      while (end < count && std::memcmp(bytes + 4 * end, &raw, sizeof raw) == 0) ++end;
-      std::memset(cell_types_.data() + c, static_cast<int>(value), static_cast<std::size_t>(end - c));
-      c = end;
+    if (metadata_only_ && file_ != nullptr && file_->is_mapped()) {
+      read_cell_type_runs(count);  // vtk_reader_metadata.cpp: by pread, kept as runs
+    } else {
+      cell_types_.resize(static_cast<std::size_t>(count));
+      decode_binary_cell_types(reinterpret_cast<const unsigned char*>(document_.data() + scan_.position()), count, 0,
+                               cell_types_.data());
     }
     scan_.seek(scan_.position() + static_cast<std::size_t>(count) * 4);
     return;
   }
+  cell_types_.resize(static_cast<std::size_t>(count));
   std::array<std::int64_t, 4096> chunk;
   for (std::int64_t first = 0; first < count; first += static_cast<std::int64_t>(chunk.size())) {
     const auto size = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(chunk.size()), count - first));
@@ -254,6 +235,41 @@ void LegacyReader::read_cell_types(const HeaderLine& header) {
                                               std::to_string(first + static_cast<std::int64_t>(k)) + ")");
       cell_types_[static_cast<std::size_t>(first) + k] = static_cast<std::uint8_t>(chunk[k]);
     }
+  }
+}
+
+// `count` big-endian int32 cell types (cells first_cell…), read in place: an id is the last byte
+// of a value whose first three are zero (the decode costs more than the rest of a metadata read).
+// Each value is checked once per run of equal values, the run's end found 64 values at a time
+// (then 8, then 1): a mesh of one type is one run. Written to `ids` (one byte a cell), or, when null,
+// appended to cell_type_runs_ (a run going on from the previous call is extended).
+void LegacyReader::decode_binary_cell_types(const unsigned char* bytes, std::int64_t count, std::int64_t first_cell,
+                                            std::uint8_t* ids) {
+  for (std::int64_t c = 0; c < count;) {
+    const unsigned char* at = bytes + 4 * c;
+    const std::uint32_t value = (std::uint32_t{at[0]} << 24) | (std::uint32_t{at[1]} << 16) |
+                                (std::uint32_t{at[2]} << 8) | std::uint32_t{at[3]};
+    if (value > 255 || !is_known_vtk_id(value))
+      scan_.fail_at(cell_types_offset_, "unknown VTK cell type " + std::to_string(static_cast<std::int32_t>(value)) +
+                                            " (cell " + std::to_string(first_cell + c) + ")");
+    std::uint32_t raw;
+    std::memcpy(&raw, at, sizeof raw);
+    const std::uint64_t twice = std::uint64_t{raw} | std::uint64_t{raw} << 32;
+    const auto differs = [&](std::int64_t k) {  // values k, k + 1 against the run's
+      std::uint64_t pair;
+      std::memcpy(&pair, bytes + 4 * k, sizeof pair);
+      return pair ^ twice;
+    };
+    std::int64_t end = c + 1;
+    // 64 values equal their predecessors, hence the run's value: one vectorised memcmp.
+    while (count - end >= 64 && std::memcmp(bytes + 4 * (end - 1), bytes + 4 * end, 256) == 0) end += 64;
+    while (count - end >= 8 && (differs(end) | differs(end + 2) | differs(end + 4) | differs(end + 6)) == 0) end += 8;
+    while (end < count && std::memcmp(bytes + 4 * end, &raw, sizeof raw) == 0) ++end;
+    const auto id = static_cast<std::uint8_t>(value);
+    if (ids != nullptr) std::memset(ids + c, id, static_cast<std::size_t>(end - c));
+    else if (!cell_type_runs_.empty() && cell_type_runs_.back().id == id) cell_type_runs_.back().cells += end - c;
+    else cell_type_runs_.push_back({id, end - c});
+    c = end;
   }
 }
 

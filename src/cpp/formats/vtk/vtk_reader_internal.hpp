@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "formats/vtk/vtk_common.hpp"
+#include "io/source/mapped_file.hpp"
 #include "io/text/text_scanner.hpp"
 #include "io/vtk/vtk_cells.hpp"
 #include "meshioplusplus/mesh.hpp"
@@ -70,8 +71,9 @@ struct BlockRows {
 
 class LegacyReader {
  public:
-  LegacyReader(std::string_view bytes, const std::string& path)
-      : document_(bytes), scan_(bytes, path, detail::kFormatName) {}
+  // `file`, when given, holds `bytes`: a metadata read copies CELL_TYPES out of it by pread.
+  LegacyReader(std::string_view bytes, const std::string& path, const io::MappedFile* file = nullptr)
+      : document_(bytes), scan_(bytes, path, detail::kFormatName), file_(file) {}
 
   Mesh read();
   // Reading less (vtk_reader_metadata.cpp). read_selected: attribute arrays `request` does not
@@ -125,6 +127,9 @@ class LegacyReader {
                                      std::int64_t size);
   void read_counted_cells(const HeaderLine& header, CellArray& cells, std::int64_t num_cells, std::int64_t size);
   void read_cell_types(const HeaderLine& header);
+  void decode_binary_cell_types(const unsigned char* bytes, std::int64_t count, std::int64_t first_cell,
+                                std::uint8_t* ids);
+  void read_cell_type_runs(std::int64_t count);
   void read_dimensions(const HeaderLine& header);
   void read_coordinates(const HeaderLine& header);
   Mesh finish();
@@ -180,6 +185,11 @@ class LegacyReader {
   std::size_t points_offset_ = 0;
   CellArray cells_, vertices_, lines_, polygons_, strips_;
   std::vector<std::uint8_t> cell_types_;
+  struct TypeRun {
+    std::uint8_t id = 0;
+    std::int64_t cells = 0;
+  };
+  std::vector<TypeRun> cell_type_runs_;  // a metadata read of a mapped binary file: instead of cell_types_
   bool has_cell_types_ = false;
   std::size_t cell_types_offset_ = 0;
 
@@ -198,6 +208,7 @@ class LegacyReader {
   // what it gathers instead of arrays (POINTS' count and dtype, the arrays' summaries).
   const ReadRequest* request_ = nullptr;
   bool metadata_only_ = false;
+  const io::MappedFile* file_ = nullptr;
   std::int64_t declared_points_ = 0;
   NamedList<ArraySummary> point_summaries_, cell_summaries_, field_summaries_;
 };

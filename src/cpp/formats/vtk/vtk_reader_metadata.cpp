@@ -2,12 +2,13 @@
 // that jumps over the attribute arrays a request does not name (binary: by their byte count;
 // ASCII: token by token, without number conversion) and, for points_only alone, over the cell
 // sections; and a header-only summary of an UNSTRUCTURED_GRID: POINTS and CELLS are jumped
-// over, CELL_TYPES (one small value per cell) is read for the blocks, the attribute headers
+// over, CELL_TYPES (one small value per cell; a mapped file's by pread) is read for the blocks, the attribute headers
 // give the arrays' names, dtypes and shapes. The blocks are the full read's runs of one VTK
 // type (io::cells_from_vtk also cuts a run where a fixed-size type's node count changes, which
 // only a malformed or Lagrange-type file does; such a file's blocks are named by type alone).
 // The other datasets are read and summarised: their blocks (POLYDATA's splits, the structured
 // grids' computed cells) depend on more than the headers.
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -96,6 +97,23 @@ void LegacyReader::read_attribute(std::string_view encoded_name, const LegacyTyp
   list.set(name, ArraySummary{name, association, type.memory_dtype, std::vector<std::int64_t>(shape.begin(), shape.end())});
 }
 
+// CELL_TYPES of a mapped binary file, copied out by pread a cache-sized chunk at a time and kept
+// as runs: mapping its 4 MB (a million cells) in and out cost more than the rest of the summary.
+void LegacyReader::read_cell_type_runs(std::int64_t count) {
+  constexpr std::int64_t kChunkValues = 65536;
+  std::vector<unsigned char> chunk(4 * static_cast<std::size_t>(std::min(count, kChunkValues)));
+  const std::size_t start = scan_.position();
+  cell_type_runs_.clear();  // a second CELL_TYPES replaces the first, as in the full read
+  for (std::int64_t done = 0; done < count;) {
+    const std::int64_t values = std::min(kChunkValues, count - done);
+    const std::size_t offset = start + 4 * static_cast<std::size_t>(done);
+    if (!file_->copy_out(offset, chunk.data(), 4 * static_cast<std::size_t>(values)))
+      scan_.fail_at(offset, "CELL_TYPES: the file ended while being read");
+    decode_binary_cell_types(chunk.data(), values, done, nullptr);
+    done += values;
+  }
+}
+
 std::optional<MeshMetadata> LegacyReader::metadata() {
   metadata_only_ = true;
   read_preamble();
@@ -109,7 +127,13 @@ std::optional<MeshMetadata> LegacyReader::metadata() {
   if (points_offset_ == 0) scan_.fail_at(document_.size(), "UNSTRUCTURED_GRID without POINTS");
   if (cells_.present && !has_cell_types_) scan_.fail_at(cells_.offset, "CELLS without CELL_TYPES");
   if (!cells_.present && has_cell_types_) scan_.fail_at(cell_types_offset_, "CELL_TYPES without CELLS");
-  const auto num_cells = static_cast<std::int64_t>(cell_types_.size());
+  for (std::size_t first = 0; first < cell_types_.size();) {  // not read as runs: cut into runs here
+    const std::size_t end = io::vtk_type_run_end({cell_types_.data(), cell_types_.size()}, first);
+    cell_type_runs_.push_back({cell_types_[first], static_cast<std::int64_t>(end - first)});
+    first = end;
+  }
+  std::int64_t num_cells = 0;
+  for (const TypeRun& run : cell_type_runs_) num_cells += run.cells;
   if (point_data_count_.count >= 0 && point_data_count_.count != declared_points_)
     scan_.fail_at(point_data_count_.offset, "POINT_DATA declares " + std::to_string(point_data_count_.count) +
                                                 " values but the dataset has " + std::to_string(declared_points_) + " points");
@@ -121,15 +145,11 @@ std::optional<MeshMetadata> LegacyReader::metadata() {
   summary.header_only = true;
   summary.variant = binary_ ? "binary" : "ascii";
   summary.num_points = declared_points_;
-  for (std::int64_t first = 0; first < num_cells;) {
-    const std::uint8_t id = cell_types_[static_cast<std::size_t>(first)];
-    const auto end = static_cast<std::int64_t>(
-        io::vtk_type_run_end({cell_types_.data(), cell_types_.size()}, static_cast<std::size_t>(first)));
+  for (const auto& [id, cells] : cell_type_runs_) {
     const CellTypeInfo* type = id == kVtkPolygon      ? find_cell_type("polygon")
                                : id == kVtkPolyhedron ? find_cell_type("polyhedron")
                                                       : cell_type_from_vtk(id, 0);
-    summary.cell_blocks.push_back({type != nullptr ? std::string(type->name) : "vtk" + std::to_string(id), end - first});
-    first = end;
+    summary.cell_blocks.push_back({type != nullptr ? std::string(type->name) : "vtk" + std::to_string(id), cells});
   }
   for (const NamedList<ArraySummary>* list : {&point_summaries_, &cell_summaries_, &field_summaries_})
     for (const auto& [name, entry] : *list) summary.arrays.push_back(entry);
@@ -150,7 +170,7 @@ MeshMetadata read_metadata(const std::string& path) {
   {
     const io::MappedFile file(path, detail::kFormatName);
     io::reject_empty_file(file.bytes(), path, detail::kFormatName);
-    if (std::optional<MeshMetadata> summary = detail::LegacyReader(file.bytes(), path).metadata()) return *std::move(summary);
+    if (std::optional<MeshMetadata> summary = detail::LegacyReader(file.bytes(), path, &file).metadata()) return *std::move(summary);
   }
   return summarize(read(path), detail::kFormatName);
 }

@@ -77,8 +77,7 @@ class Reader {
       summary.num_points += points_[p];
       total_cells += cells_[p];
       if (cells_[p] == 0) continue;
-      const NDArray types = reader_.read_cell_types(require_cell_array(layout.pieces[p], cells_[p], "types"), cells_[p]);
-      counts.add(types.values<std::uint8_t>());
+      reader_.count_cell_types(require_cell_array(layout.pieces[p], cells_[p], "types"), cells_[p], counts);
     }
     const auto& per_type = counts.cells;
     // One entry per type, in file order, named as the reader names its blocks (polygons and

@@ -173,6 +173,27 @@ NDArray DataArrayReader::Impl::read_cell_types(const ArrayInfo& info, std::int64
   return types;
 }
 
+void DataArrayReader::Impl::count_cell_types(const ArrayInfo& info, std::int64_t count, VtkTypeCounts& counts) const {
+  if (*info.dtype == DType::uint8 && info.components == 1 && file_ != nullptr && file_->is_mapped()) {
+    const PreparedArray prepared = prepare(info, static_cast<std::uint64_t>(count));
+    if (prepared.payload && !prepared.payload->base64 && !prepared.payload->compressed) {
+      const std::string_view data = prepared.payload->data;  // checked against the file by prepare
+      constexpr std::size_t kChunk = std::size_t{1} << 16;
+      std::vector<std::uint8_t> chunk(std::min(kChunk, data.size()));
+      for (std::size_t done = 0; done < data.size();) {
+        const std::size_t size = std::min(kChunk, data.size() - done);
+        if (!file_->copy_out(offset_of(data) + done, chunk.data(), size))
+          fail(offset_of(data), label(info) + ": the file ends inside its bytes (file changed size while being read)");
+        counts.add({chunk.data(), size});  // runs cut at a chunk's end add to the same counts
+        done += size;
+      }
+      return;
+    }
+  }
+  const NDArray types = read_cell_types(info, count);
+  counts.add(types.values<std::uint8_t>());
+}
+
 // VTU offsets are the n end positions; the cell converter wants n+1 starts (int64, scratch),
 // written behind the leading 0 on all cores, with the first error a sequential pass finds.
 NDArray DataArrayReader::Impl::read_starts(const ArrayInfo& info, std::int64_t count) const {

@@ -235,6 +235,9 @@ std::vector<std::int64_t> DataArrayReader::read_index_vector(const ArrayInfo& in
 NDArray DataArrayReader::read_cell_types(const ArrayInfo& info, std::int64_t count) const {
   return impl_->read_cell_types(info, count);
 }
+void DataArrayReader::count_cell_types(const ArrayInfo& info, std::int64_t count, VtkTypeCounts& counts) const {
+  impl_->count_cell_types(info, count, counts);
+}
 NDArray DataArrayReader::read_starts(const ArrayInfo& info, std::int64_t count) const {
   return impl_->read_starts(info, count);
 }

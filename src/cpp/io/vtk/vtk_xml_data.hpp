@@ -25,6 +25,7 @@
 #include "io/codecs/block_codec.hpp"
 #include "io/source/mapped_file.hpp"
 #include "io/text/xml_scanner.hpp"
+#include "io/vtk/vtk_type_runs.hpp"
 #include "meshioplusplus/mesh.hpp"
 #include "meshioplusplus/ndarray.hpp"
 #include "meshioplusplus/registry.hpp"
@@ -165,6 +166,9 @@ class DataArrayReader {
   std::vector<std::int64_t> read_index_vector(const ArrayInfo& info, std::int64_t count) const;
   // VTK cell ids, one byte each (all VTK ids fit), scratch.
   NDArray read_cell_types(const ArrayInfo& info, std::int64_t count) const;
+  // The cells per VTK id of a types array, added to `counts` (a metadata read): raw appended
+  // bytes of a mapped file are copied out by pread a chunk at a time, never mapped in.
+  void count_cell_types(const ArrayInfo& info, std::int64_t count, VtkTypeCounts& counts) const;
   // VTK end offsets (n) → the n+1 start offsets io::cells_from_vtk takes (int64, scratch),
   // checked never to decrease.
   NDArray read_starts(const ArrayInfo& info, std::int64_t count) const;

@@ -87,13 +87,16 @@ class DataArrayReader::Impl {
 
   const DocumentLayout& scan(std::span<const std::string_view> expected_types);
   static Attributes attributes_of(const XmlTag& tag);
-  void open_element(const XmlTag& tag, const std::vector<std::string_view>& open,
-                    std::span<const std::string_view> expected_types);
+  // Returns where markup resumes: after the tag, or after an array's text.
+  std::size_t open_element(const XmlTag& tag, const std::vector<std::string_view>& open,
+                           std::span<const std::string_view> expected_types);
   void require_parent(const XmlTag& tag, std::string_view parent, std::string_view expected) const;
   std::optional<std::int64_t> count_attribute(const XmlTag& tag, std::string_view name) const;
   std::int64_t parse_count(std::string_view raw, std::string_view name, std::size_t offset, std::string_view element) const;
   void read_file_attributes(const XmlTag& tag, std::span<const std::string_view> expected_types);
   ArrayInfo describe_array(const XmlTag& tag) const;
+  std::optional<std::size_t> base64_text_end(const XmlTag& tag) const;
+  std::optional<std::vector<std::uint8_t>> unbroken_base64_header(std::string_view text, std::size_t header_size) const;
   void add_array(ArrayInfo info, std::string_view parent, const std::vector<std::string_view>& open, const XmlTag& tag);
   void locate_appended_data(const XmlTag& tag);
 
@@ -135,6 +138,7 @@ class DataArrayReader::Impl {
   NDArray read_integer_array(const ArrayInfo& info, std::int64_t count, Lifetime lifetime) const;
   std::vector<std::int64_t> read_index_vector(const ArrayInfo& info, std::int64_t count) const;
   NDArray read_cell_types(const ArrayInfo& info, std::int64_t count) const;
+  void count_cell_types(const ArrayInfo& info, std::int64_t count, VtkTypeCounts& counts) const;
   NDArray read_starts(const ArrayInfo& info, std::int64_t count) const;
   NDArray gather(const std::vector<DataArrayReader::Slice>& slices, DType dtype, std::int64_t components, bool keep_component_axis) const;
   std::vector<std::uint8_t> string_bytes(const ArrayInfo& info) const;

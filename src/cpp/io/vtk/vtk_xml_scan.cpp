@@ -4,6 +4,8 @@
 // does that); split from it so that no file passes the project's 1,000-line limit.
 #include "io/vtk/vtk_xml_internal.hpp"
 
+#include "io/codecs/base64.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <system_error>
@@ -24,10 +26,11 @@ const DocumentLayout& DataArrayReader::Impl::scan(std::span<const std::string_vi
       open.pop_back();
       continue;
     }
-    open_element(*tag, open, expected_types);
+    const std::size_t resume = open_element(*tag, open, expected_types);
     // Raw appended bytes follow; they are addressed by offset, never scanned as markup.
     if (tag->name == "AppendedData") break;
     if (!tag->self_closing) open.push_back(tag->name);
+    xml.seek(resume);
   }
   if (!layout_.has_appended && !open.empty())
     fail(doc_.size(), "file ends inside <" + std::string(open.back()) + ">");
@@ -43,8 +46,8 @@ Attributes DataArrayReader::Impl::attributes_of(const XmlTag& tag) {
   return attributes;
 }
 
-void DataArrayReader::Impl::open_element(const XmlTag& tag, const std::vector<std::string_view>& open,
-                                         std::span<const std::string_view> expected_types) {
+std::size_t DataArrayReader::Impl::open_element(const XmlTag& tag, const std::vector<std::string_view>& open,
+                                                std::span<const std::string_view> expected_types) {
   const std::string_view name = tag.name;
   const std::string_view parent = open.empty() ? std::string_view() : open.back();
   if (parent.empty()) {
@@ -64,7 +67,10 @@ void DataArrayReader::Impl::open_element(const XmlTag& tag, const std::vector<st
     // Its arrays are collected by add_array, wherever it sits (VTK writes it in the
     // dataset element; some writers put it in a Piece).
   } else if (name == "DataArray" || name == "Array") {
-    add_array(describe_array(tag), parent, open, tag);
+    ArrayInfo info = describe_array(tag);
+    const std::size_t text_end = info.content_end;  // the array's text is never markup
+    add_array(std::move(info), parent, open, tag);
+    return text_end;
   } else if (name == "AppendedData") {
     require_parent(tag, parent, "VTKFile");
     locate_appended_data(tag);
@@ -75,6 +81,7 @@ void DataArrayReader::Impl::open_element(const XmlTag& tag, const std::vector<st
     section.tag_offset = tag.begin;
   }
   // Anything else (InformationKey, Value, ...) is metadata this layer has no use for.
+  return tag.end;
 }
 
 void DataArrayReader::Impl::require_parent(const XmlTag& tag, std::string_view parent,
@@ -160,8 +167,76 @@ ArrayInfo DataArrayReader::Impl::describe_array(const XmlTag& tag) const {
     fail(tag.begin, DataArrayReader::label(info) + " has unknown format '" + std::string(format_name) + "'");
   }
   info.content_begin = info.content_end = tag.end;
-  if (!tag.self_closing) info.content_end = std::min(doc_.find('<', tag.end), doc_.size());
+  if (tag.self_closing) return info;
+  const std::optional<std::size_t> stated_end =
+      info.encoding == Encoding::inline_base64 ? base64_text_end(tag) : std::nullopt;
+  info.content_end = stated_end ? *stated_end : std::min(doc_.find('<', tag.end), doc_.size());
   return info;
+}
+
+// Where an inline base64 array's text ends (its closing tag), from the size header at its start,
+// without reading the text: searching 23 MB of base64 for the next '<' touched every page of it
+// and was most of a metadata read. Only for an unbroken stream (VTK's, meshio's), header and data
+// encoded together or as two padded streams, followed by whitespace and this element's closing
+// tag; anything else (line breaks inside, an empty or broken header) is nullopt and searched. A
+// header that lies about the size lands inside base64 text, where no closing tag is (searched
+// then), or, in a crafted file, on a later array's closing tag: decoding this array's text then
+// meets the skipped markup and fails with a ReadError.
+std::optional<std::size_t> DataArrayReader::Impl::base64_text_end(const XmlTag& tag) const {
+  constexpr std::size_t kSpaceLimit = 4096;  // indentation before and after the text
+  std::size_t begin = tag.end;
+  while (begin < doc_.size() && begin - tag.end < kSpaceLimit && is_space(doc_[begin])) ++begin;
+  const std::string_view text = doc_.substr(begin);
+  const std::size_t word = layout_.header_bytes;
+  std::uint64_t header_size = word;
+  std::uint64_t data_size = 0;
+  if (!compressed()) {
+    const std::optional<std::vector<std::uint8_t>> header = unbroken_base64_header(text, word);
+    if (!header) return std::nullopt;
+    data_size = read_word(header->data());
+  } else {
+    const std::optional<std::vector<std::uint8_t>> first = unbroken_base64_header(text, 3 * word);
+    if (!first) return std::nullopt;
+    const std::uint64_t blocks = read_word(first->data());
+    if (blocks > text.size() / word) return std::nullopt;  // every word takes more than a character
+    header_size = (3 + blocks) * word;
+    const std::optional<std::vector<std::uint8_t>> header = unbroken_base64_header(text, static_cast<std::size_t>(header_size));
+    if (!header) return std::nullopt;
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+      const std::uint64_t size = read_word(header->data() + (3 + b) * word);
+      if (size > text.size() || data_size > text.size()) return std::nullopt;
+      data_size += size;
+    }
+  }
+  if (data_size > text.size()) return std::nullopt;
+  std::string closing("</");
+  closing.append(tag.name).push_back('>');
+  const auto ends_at = [&](std::uint64_t length) -> std::optional<std::size_t> {
+    if (length > text.size()) return std::nullopt;
+    std::size_t at = begin + static_cast<std::size_t>(length);
+    const std::size_t spaces_from = at;
+    while (at < doc_.size() && at - spaces_from < kSpaceLimit && is_space(doc_[at])) ++at;
+    if (doc_.compare(at, closing.size(), closing) != 0) return std::nullopt;
+    return at;
+  };
+  const auto encoded = [](std::uint64_t bytes) { return (bytes + 2) / 3 * 4; };
+  if (std::optional<std::size_t> end = ends_at(encoded(header_size + data_size))) return end;  // one stream
+  return ends_at(encoded(header_size) + encoded(data_size));                                   // two streams
+}
+
+// The first `header_size` bytes of base64 `text` whose characters up to there are all symbols
+// (no whitespace, no markup); nullopt otherwise.
+std::optional<std::vector<std::uint8_t>> DataArrayReader::Impl::unbroken_base64_header(std::string_view text,
+                                                                                      std::size_t header_size) const {
+  const std::size_t needed = base64_encoded_size(header_size);
+  if (header_size == 0 || needed > text.size()) return std::nullopt;
+  const std::string_view quanta = text.substr(0, needed);
+  if (std::any_of(quanta.begin(), quanta.end(), [](char c) { return is_space(c); })) return std::nullopt;
+  std::vector<std::uint8_t> decoded(base64_decoded_capacity(needed));
+  const std::optional<std::size_t> size = base64_decode(quanta, decoded.data());
+  if (!size || *size < header_size) return std::nullopt;
+  decoded.resize(header_size);
+  return decoded;
 }
 
 void DataArrayReader::Impl::add_array(ArrayInfo info, std::string_view parent,
