@@ -134,7 +134,8 @@ def test_library_findings_are_read_errors_and_this_process_survives():
     """The saved crashes, hangs and leaks inside libhdf5/libnetcdf/libcgns (tests/data/
     fuzz-library-findings/README.md): in-process they take this process down; isolated each is a
     ReadError (or, where a release build survives the input, a mesh)."""
-    formats = {"hmf": "hmf", "h5m": "h5m", "vtkhdf": "vtkhdf", "med": "med", "cgns": "cgns", "exodus": "exodus"}
+    formats = {"hmf": "hmf", "h5m": "h5m", "vtkhdf": "vtkhdf", "med": "med", "cgns": "cgns", "exodus": "exodus",
+               "fluent_cff": "fluent_cff"}
     outcomes = {}
     for path in sorted(FINDINGS.glob("*/*")):
         file_format = formats[path.parent.name]
