@@ -321,6 +321,91 @@ TEST(Op2, ComplexShellStressesRealImaginaryAndMagnitudePhase) {
   }
 }
 
+// Random responses (SOL 111 + RANDPS): PSD and CRM per frequency step, RMS and NO in one step of
+// their own; pyNastran 1.4.1's numbers (op2_results.psd / crm / rms / no).
+TEST(Op2, RandomNodalTables) {
+  auto series = open_time_series(data_file("random_rms_tri.op2"));  // SORT2 PSD/CRM, 2 frequencies
+  ASSERT_EQ(series->num_steps(), 3u);
+  EXPECT_EQ(series->time(0), 20.0);
+  EXPECT_EQ(series->time(1), 30.0);
+  EXPECT_EQ(series->time(2), 0.0);
+  const TimeStep psd20 = series->read_step(0), psd30 = series->read_step(1), summary = series->read_step(2);
+  EXPECT_EQ(psd20.field_data.find("nastran:random_summary"), nullptr);
+  ASSERT_NE(summary.field_data.find("nastran:random_summary"), nullptr);
+  EXPECT_EQ(summary.field_data.find("nastran:subcase")->values<std::int64_t>()[0], 1);
+  EXPECT_NEAR(sum(*psd20.point_data.find("displacement_psd"), true), 0.00016331664301106962, 1e-12);
+  EXPECT_NEAR(sum(*psd30.point_data.find("acceleration_psd"), true), 74805.79199273694, 1e-2);
+  EXPECT_NEAR(sum(*summary.point_data.find("displacement_no"), true), 148.75007820129395, 1e-4);
+  EXPECT_NEAR(sum(*summary.point_data.find("load_vector_rms"), true), 10000.0, 1e-3);
+  // The cumulative RMS at the last frequency is the RMS.
+  for (const char* name : {"displacement", "velocity", "acceleration", "rotation", "load_vector"})
+    EXPECT_EQ(bits(*psd30.point_data.find(std::string(name) + "_crm")),
+              bits(*summary.point_data.find(std::string(name) + "_rms"))) << name;
+  EXPECT_EQ(summary.point_data.find("displacement_psd"), nullptr);
+
+  auto sort1 = open_time_series(data_file("random_sort1_vba.op2"));  // OUGPSD1: 14 frequencies
+  ASSERT_EQ(sort1->num_steps(), 15u);
+  EXPECT_EQ(sort1->time(2), 31.5);
+  EXPECT_NEAR(sum(*sort1->read_step(13).point_data.find("acceleration_psd"), true), 38094.054611290805, 1e-2);
+  EXPECT_NEAR(sum(*sort1->read_step(14).point_data.find("spc_force_no"), true), 5948.767364501953, 1e-3);
+}
+
+// Random shell stresses/strains (CQUAD4 5, CTRIA3 6): pyNastran 1.4.1's psd/rms/no plate arrays.
+TEST(Op2, RandomShellStresses) {
+  auto series = open_time_series(data_file("random_rms_tri.op2"));
+  const Mesh mesh = series->read_mesh();
+  const auto [quad_block, quad_row] = element_at(mesh, 5);
+  const auto [tria_block, tria_row] = element_at(mesh, 6);
+  auto value = [](const TimeStep& step, const std::string& name, std::size_t block, std::int64_t row, int width, int c) {
+    return (*step.cell_data.find(name))[block].data_as<double>()[row * width + c];
+  };
+  const TimeStep psd30 = series->read_step(1), summary = series->read_step(2);
+  EXPECT_FLOAT_EQ(value(psd30, "stress_psd", quad_block, quad_row, 6, 0), 4.175155936536612e-07f);
+  EXPECT_FLOAT_EQ(value(psd30, "stress_psd", quad_block, quad_row, 6, 3), 0.0015486335614696145f);
+  EXPECT_FLOAT_EQ(value(psd30, "stress_z2_psd", quad_block, quad_row, 6, 1), 0.0001818859309423715f);
+  EXPECT_EQ(value(psd30, "stress_psd", quad_block, quad_row, 6, 2), 0.0);  // no zz in a shell
+  EXPECT_EQ(psd30.cell_data.find("von_mises_psd"), nullptr);              // the 9-word layout
+  EXPECT_FLOAT_EQ(value(summary, "von_mises_rms", tria_block, tria_row, 1, 0), 0.35768818855285645f);
+  EXPECT_FLOAT_EQ(value(summary, "stress_z2_rms", tria_block, tria_row, 6, 0), 0.012398243881762028f);
+  EXPECT_FLOAT_EQ(value(summary, "strain_z2_no", quad_block, quad_row, 6, 3), 24.032567977905273f);
+}
+
+TEST(Op2, HostileRandomTables) {
+  const std::string bytes = read_file(data_file("random_rms_tri.op2"));
+  std::size_t psd_header = 0, rms_header = 0, rms_data = 0;  // the first OUGPSD2 and OUGRMS1 records
+  walk_records(bytes, [&](std::size_t at, std::size_t size, const std::string& table) {
+    if (psd_header == 0 && table == "OUGPSD2 " && size == 146 * 4) psd_header = at;
+    if (rms_header == 0 && table == "OUGRMS1 " && size == 146 * 4) rms_header = at;
+    else if (rms_header != 0 && rms_data == 0 && table == "OUGRMS1 " && size % 32 == 0) rms_data = at;
+  });
+  ASSERT_NE(psd_header, 0u);
+  ASSERT_NE(rms_data, 0u);
+  std::string no_id = bytes;
+  const std::int32_t zero = 0;
+  std::memcpy(no_id.data() + psd_header + 16, &zero, 4);  // SORT2: word 5 is the grid id * 10 + device
+  expect_read_error(no_id, "SORT2 id 0", psd_header + 16);
+  std::string unknown = bytes;
+  const std::int32_t grid = 99999 * 10 + 1;
+  std::memcpy(unknown.data() + rms_data, &grid, 4);
+  auto series = open_time_series(write_scratch("unknown_grid.op2", unknown));
+  try {
+    series->read_step(2);
+    FAIL() << "no ReadError";
+  } catch (const ReadError& e) {
+    EXPECT_NE(e.reason().find("grid 99999 is not in GEOM1"), std::string::npos) << e.reason();
+    EXPECT_EQ(e.byte_offset(), rms_data);
+  }
+  // A kind not read (7: ATO, over time lags) is passed over: the RMS arrays of that table go.
+  std::string ato = bytes;
+  const std::int32_t ato_code = 4000 + 701;
+  std::memcpy(ato.data() + rms_header + 4, &ato_code, 4);
+  auto passed_over = open_time_series(write_scratch("ato.op2", ato));
+  ASSERT_EQ(passed_over->num_steps(), 3u);
+  const TimeStep step = passed_over->read_step(2);
+  EXPECT_EQ(step.point_data.find("displacement_rms"), nullptr);
+  EXPECT_NE(step.point_data.find("velocity_rms"), nullptr);
+}
+
 TEST(Op2, RegistryRow) {
   EXPECT_EQ(std::string(format_for_path("run.op2")->name), "op2");
   EXPECT_EQ(meshioplusplus::read(data_file("plate.op2")).num_points(), 36);

@@ -207,3 +207,125 @@ def test_complex_element_stresses_against_pynastran(name):
                                                        rtol=1e-5, atol=1e-6 * np.abs(expected).max())
                     compared += 1
     assert compared >= 6
+
+
+# Random response (pyNastran's op2_results.psd/crm/rms/no): PSD and CRM per frequency step as
+# "<name>_psd" / "<name>_crm"; RMS and NO in one step per subcase of their own (time 0, field
+# data nastran:random_summary), as "<name>_rms" / "<name>_no".
+RANDOM_FILES = ["random_rms_tri.op2", "random_sort1_vba.op2", "pn_mwe_s-sol_111.op2"]
+RANDOM_RESULTS = {"displacements": "displacement", "velocities": "velocity", "accelerations": "acceleration",
+                  "spc_forces": "spc_force", "load_vectors": "load_vector"}
+
+
+def _random_steps(path):
+    """{(subcase, time, is_summary): point_data} of every step."""
+    steps = {}
+    with meshioplusplus.op2.TimeSeriesReader(str(path)) as reader:
+        for k in range(reader.num_steps):
+            t, point_data, _ = reader.read_data(k)
+            field = reader.field_data
+            key = (int(field["nastran:subcase"][0]), float(t), "nastran:random_summary" in field)
+            assert key not in steps
+            steps[key] = point_data
+    return steps
+
+
+@pytest.mark.parametrize("name", RANDOM_FILES)
+def test_random_nodal_tables_against_pynastran(name):
+    model = _pynastran_model(DATA / name)
+    mesh = meshioplusplus.read(DATA / name)
+    ids = mesh.point_data["nastran:grid_id"]
+    steps = _random_steps(DATA / name)
+    compared = 0
+    for kind in ("psd", "crm", "rms", "no"):
+        for attribute, ours in RANDOM_RESULTS.items():
+            for subcase, result in getattr(getattr(model.op2_results, kind), attribute).items():
+                subcase = subcase[0] if isinstance(subcase, tuple) else subcase
+                grids = result.node_gridtype[:, 1] == 1
+                rows = np.searchsorted(ids, result.node_gridtype[grids, 0])
+                assert (ids[rows] == result.node_gridtype[grids, 0]).all()
+                rotation = "rotation" if ours == "displacement" else f"{ours}_rotation"
+                for k, time in enumerate(result._times):
+                    summary = kind in ("rms", "no")
+                    point_data = steps[(subcase, 0.0 if summary else float(time), summary)]
+                    np.testing.assert_array_equal(point_data[f"{ours}_{kind}"][rows], result.data[k, grids, :3])
+                    np.testing.assert_array_equal(point_data[f"{rotation}_{kind}"][rows], result.data[k, grids, 3:])
+                    compared += 1
+    assert compared >= 3
+
+
+# pyNastran 1.4.1's values: the file's step times, then per (step, array) the sum of |T1..T3| over
+# the grids (NaN rows: grids the table leaves out).
+RANDOM_VALUES = {
+    "random_rms_tri.op2": ([20, 30, 0], {
+        (0, "displacement_psd"): 0.00016331664301106962, (1, "displacement_psd"): 5.925578261710919e-05,
+        (0, "acceleration_psd"): 40725.83593750296, (1, "velocity_psd"): 2.1053920984422825,
+        (0, "load_vector_psd"): 9999999.0, (1, "displacement_crm"): 0.04639523556391828,
+        (1, "acceleration_crm"): 1040.765423755834, (1, "load_vector_crm"): 10000.0,
+        (2, "displacement_rms"): 0.04639523556391828, (2, "acceleration_rms"): 1040.765423755834,
+        (2, "displacement_no"): 148.75007820129395, (2, "load_vector_no"): 25.166114807128906,
+        (2, "spc_force_rms"): 0.0,
+    }),
+    "random_sort1_vba.op2": ([20, 25, 31.5, 40, 50, 63, 80, 100, 125, 160, 200, 250, 315, 400, 0], {
+        (0, "displacement_psd"): 1.2902794429688544e-06, (13, "displacement_psd"): 9.54767771087311e-10,
+        (0, "acceleration_psd"): 321.75347914556346, (13, "acceleration_psd"): 38094.054611290805,
+        (14, "displacement_rms"): 0.004564306359782222, (14, "spc_force_rms"): 41294.96389770508,
+        (14, "acceleration_no"): 923.0320587158203, (14, "spc_force_no"): 5948.767364501953,
+    }),
+    "pn_mwe_s-sol_111.op2": (None, {
+        (0, "acceleration_psd"): 0.07548931892961264, (126, "acceleration_psd"): 0.027939268274341345,
+        (127, "acceleration_rms"): 36.97795867963636, (127, "acceleration_no"): 18103.23789215088,
+    }),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_VALUES))
+def test_random_nodal_tables_values(name):
+    times, sums = RANDOM_VALUES[name]
+    points = len(meshioplusplus.read(DATA / name).points)
+    with meshioplusplus.op2.TimeSeriesReader(str(DATA / name)) as reader:
+        if times is not None:
+            np.testing.assert_allclose(reader.times, times, rtol=1e-7)
+        else:  # 127 frequencies (OUGPSD2), then the RMS/NO step
+            assert reader.num_steps == 128 and reader.times[0] == 20 and reader.times[127] == 0
+        last = reader.num_steps - 1
+        for (k, array), expected in sums.items():
+            _, point_data, _ = reader.read_data(k)
+            assert ("nastran:random_summary" in reader.field_data) == (k == last)
+            assert point_data[array].shape == (points, 3)
+            assert np.nansum(np.abs(point_data[array])) == pytest.approx(expected, rel=1e-6, abs=1e-300), (k, array)
+
+
+def test_random_shell_stresses_against_pynastran():
+    # CQUAD4 33 / CTRIA3 74: both fibres (xx, yy, xy), and MSC's RMS von Mises (OESXRMS1).
+    name = "random_rms_tri.op2"
+    model = _pynastran_model(DATA / name)
+    mesh = meshioplusplus.read(DATA / name)
+    eids = np.concatenate(mesh.cell_data["nastran:element_id"])
+    order = {int(e): i for i, e in enumerate(eids)}
+    steps = {}
+    with meshioplusplus.op2.TimeSeriesReader(str(DATA / name)) as reader:
+        for k in range(reader.num_steps):
+            t, _, cell_data = reader.read_data(k)
+            summary = "nastran:random_summary" in reader.field_data
+            steps[(float(t), summary)] = {key: np.concatenate(value) for key, value in cell_data.items()}
+    compared = 0
+    for kind in ("psd", "crm", "rms", "no"):
+        summary = kind in ("rms", "no")
+        for quantity in ("stress", "strain"):
+            for table in ("cquad4", "ctria3"):
+                for result in getattr(getattr(model.op2_results, kind), f"{table}_{quantity}").values():
+                    nodes = result.element_node
+                    for k, time in enumerate(result._times):
+                        ours = steps[(0.0 if summary else float(time), summary)]
+                        for layer, fibre in ((0, ""), (1, "_z2")):
+                            rows = np.arange(layer, len(nodes), 2)
+                            cells = [order[e] for e in nodes[rows, 0]]
+                            got = ours[f"{quantity}{fibre}_{kind}"][cells][:, [0, 1, 3]]
+                            np.testing.assert_array_equal(got, result.data[k, rows, :3])
+                            if result.data.shape[2] == 4:  # RMS von Mises
+                                vm = "von_mises" if quantity == "stress" else "strain_von_mises"
+                                np.testing.assert_array_equal(ours[f"{vm}{fibre}_{kind}"][cells], result.data[k, rows, 3])
+                                compared += 1
+                            compared += 1
+    assert compared >= 30

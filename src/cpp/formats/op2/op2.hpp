@@ -22,7 +22,11 @@
 //               velocity, acceleration, spc_force, load_vector likewise ("<name>",
 //               "<name>_rotation"); complex ones as "<name>_real" / "<name>_imag"; heat transfer
 //               "temperature", "temperature_rate", "thermal_load" (n,). NaN at grids the table
-//               leaves out; scalar and extra points are passed over.
+//               leaves out; scalar and extra points are passed over. Random responses (SOL 111
+//               + RANDPS): PSD and CRM per frequency step as "<name>_psd" / "<name>_crm" (and
+//               "rotation_psd" …); RMS and NO (one value per grid for the subcase) in one step
+//               per subcase of their own, time 0, field data nastran:random_summary = 1, as
+//               "<name>_rms" / "<name>_no".
 //   cell data   real element stresses/strains (OES*/OSTR*) of the solids and shells, one array
 //               per block, NaN for elements without a value: "stress" / "strain" (n, 6) as
 //               [xx, yy, zz, xy, yz, xz] and "von_mises" / "strain_von_mises" (n,); solids give
@@ -30,8 +34,10 @@
 //               bottom fibre (z1) and, beside them, "stress_z2" / "von_mises_z2" of the top
 //               fibre (bilinear CQUAD4: the centre values); complex ones (frequency response,
 //               complex modes) as "<name>_real" / "<name>_imag" (n, 6) and "<name>_z2_real" /
-//               "<name>_z2_imag", no von Mises. Bars, beams, rods, forces (OEF), grid point
-//               forces, energies and random (PSD/RMS/CRM/NO) tables are passed over.
+//               "<name>_z2_imag", no von Mises; random ones of CQUAD4/CTRIA3 (centroid) as
+//               "<name>_<kind>" / "<name>_z2_<kind>" and, where written (RMS), "von_mises_rms".
+//               Bars, beams, rods, forces (OEF), grid point forces, energies, random solids and
+//               corner-point shells, ATO and peak tables are passed over.
 //   field data  mesh: "nastran:eigenvalues" (float64) from LAMA when the file has it.
 // read() gives the mesh with the first step's arrays (as pyNastran's GUI and ParaView show the
 // first subcase) plus its field data; every step through the time-series reader.

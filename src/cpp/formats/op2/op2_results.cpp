@@ -27,7 +27,22 @@
 // Complex stress/strain tables, the same element types: solids 13 words per point (grid, the six
 // real parts xx yy zz xy yz zx, the six imaginary parts), shells 7 per fibre (distance, then
 // real and imaginary parts of xx, yy, xy pairwise).
-// Other element types and tables (random: PSD/RMS/CRM/NO; OEF forces; SORT2 of statics and
+// Random response nodal tables (sort code bit 4: OUGPSD1/2, OUGCRM2, OUGRMS1, OUGNO1, and the
+// OQG/OPG ones alike; always real, 8 words per entry): table code = 100 * kind + the code above,
+// kind 5 CRM (cumulative RMS), 6 PSD, 8 RMS, 9 NO (zero crossings per unit time), as pyNastran
+// reads them. PSD and CRM are values per frequency, SORT1 (word 5 the frequency) or SORT2: their
+// entries go to the frequency steps as "<name>_psd" / "<rotation>_psd", "_crm" likewise. RMS
+// and NO hold one value per grid for the whole subcase (word 5 is 0): pyNastran gives them as a
+// result of one time, 0; here they make one step per subcase of their own (time 0, field data
+// nastran:random_summary = 1) with "<name>_rms", "<name>_no", so no frequency step holds
+// values that are no frequency's.
+// Random stresses/strains (OESPSD2, OESCRM2, OESXRMS1, OESNO1, OSTR… alike) of CQUAD4 33 and
+// CTRIA3 74: id, then per fibre (z1, z2) distance, xx, yy, xy, and von Mises where the layout has
+// it (11 words: MSC's OESXRMS1), else 9 words; as "<name><suffix>" and "<name>_z2<suffix>" (n, 6)
+// (zz, yz, xz 0) and "von_mises<suffix>" / "von_mises_z2<suffix>" when written.
+// Other element types and tables (random solids, shells with corner points and bars; random
+// tables without a kind in the table code (older MSC: the kind only in the table name), ATO
+// autocorrelations over time lags, complex random tables; OEF forces; SORT2 of statics and
 // modes) are passed over.
 #include "io/cells/nastran_blocks.hpp"
 #include "formats/op2/op2_results.hpp"
@@ -70,6 +85,17 @@ std::string thermal_nodal_name(std::int32_t table_code) {
   }
 }
 
+// The array-name suffix of a random table's kind (table code / 100); empty: not read.
+std::string random_suffix(std::int32_t kind) {
+  switch (kind) {
+    case 5: return "_crm";
+    case 6: return "_psd";
+    case 8: return "_rms";
+    case 9: return "_no";
+    default: return {};  // 7 ATO (over time lags, no frequency step) and codes not known
+  }
+}
+
 enum class Layout { none, solid, shell, shell_points };
 
 Layout element_layout(std::int32_t type) {
@@ -97,6 +123,11 @@ bool layout_fits(Layout layout, std::int32_t num_wide) {
     case Layout::none: return false;
   }
   return false;
+}
+
+// Random tables: CQUAD4 33 / CTRIA3 74 only, 4 words per fibre, or 5 with von Mises.
+bool random_layout_fits(Layout layout, std::int32_t num_wide) {
+  return layout == Layout::shell && (num_wide == 9 || num_wide == 11);
 }
 
 // Complex tables, by element layout: solids 13 words per point (grid, six real parts, six
@@ -204,8 +235,9 @@ void read_thermal_nodal(const File& file, const Geometry& g, const ResultBlock& 
 void read_nodal(const File& file, const Geometry& g, const ResultBlock& block, const Words& w, TimeStep& out) {
   const std::int64_t n = g.mesh.num_points();
   auto array = [&](const std::string& name) { return nodal_array(out, name, n); };
-  double* translation = array(block.name);
-  double* rotation = array(block.name == "displacement" ? std::string("rotation") : block.name + "_rotation");
+  const std::string& suffix = block.random_suffix;
+  double* translation = array(block.name + suffix);
+  double* rotation = array((block.name == "displacement" ? std::string("rotation") : block.name + "_rotation") + suffix);
   const Entries e = entries_of(file, block, w, 8, "grid");
   for (std::size_t at = e.begin; at < e.end; at += e.wide) {
     if (w.integer(at + 1) != 1) continue;  // scalar or extra point: one value, no place in (n, 3)
@@ -264,6 +296,37 @@ void read_element(const File& file, const Geometry& g, const ResultBlock& block,
   }
 }
 
+// Random stresses/strains of CQUAD4 33 / CTRIA3 74 (random_layout_fits): both fibres, with the
+// kind's suffix; von Mises only from the 11-word layout.
+void read_random_element(const File& file, const Geometry& g, const ResultBlock& block, const Words& w, TimeStep& out) {
+  const Entries e = entries_of(file, block, w, static_cast<std::size_t>(block.num_wide), "element (random)");
+  const std::string& suffix = block.random_suffix;
+  const std::size_t per_fibre = (static_cast<std::size_t>(block.num_wide) - 1) / 2;  // 4 or 5
+  const bool von_mises = per_fibre == 5;
+  const std::string vm_name = block.name == "strain" ? "strain_von_mises" : "von_mises";
+  std::vector<std::string> names = {block.name + suffix, block.name + "_z2" + suffix};
+  if (von_mises) names.insert(names.end(), {vm_name + suffix, vm_name + "_z2" + suffix});
+  // Created first, looked up after: adding an array moves the list's vectors.
+  for (std::size_t k = 0; k < names.size(); ++k) io::nastran_cell_results(out.cell_data, names[k], g.mesh, k < 2 ? 6 : 1);
+  std::vector<std::vector<NDArray>*> arrays;
+  for (const std::string& name : names) arrays.push_back(out.cell_data.find(name));
+  for (std::size_t at = e.begin; at < e.end; at += e.wide) {
+    const std::int64_t element = g.elements.find(e.id(w, at));
+    if (element < 0) continue;  // an element of a card the mesh leaves out
+    const auto b = static_cast<std::size_t>(g.element_block[static_cast<std::size_t>(element)]);
+    const std::int64_t row = g.element_row[static_cast<std::size_t>(element)];
+    for (std::size_t f = 0; f < 2; ++f) {
+      const std::size_t s = at + 1 + per_fibre * f;  // distance, xx, yy, xy[, von Mises]
+      double* t = (*arrays[f])[b].data_as<double>() + row * 6;
+      t[0] = w.real(s + 1);
+      t[1] = w.real(s + 2);
+      t[3] = w.real(s + 3);
+      t[2] = t[4] = t[5] = 0;
+      if (von_mises) (*arrays[2 + f])[b].data_as<double>()[row] = w.real(s + 4);
+    }
+  }
+}
+
 // Complex stresses/strains: "<name>_real" / "<name>_imag" (n, 6) per block as the real tables
 // "<name>", and the shells' top fibre as "<name>_z2_real" / "<name>_z2_imag"; no von Mises (the
 // OES1X complex layouts hold none).
@@ -309,7 +372,7 @@ void read_complex_element(const File& file, const Geometry& g, const ResultBlock
 
 std::vector<Step> find_steps(const File& file) {
   std::vector<Step> steps;
-  std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t>, std::size_t> index;
+  std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, bool>, std::size_t> index;
   std::string storage, data_storage;
   for (std::size_t t = 0; t < file.tables.size(); ++t) {
     const Table& table = file.tables[t];
@@ -325,10 +388,18 @@ std::vector<Step> find_steps(const File& file) {
       const std::int32_t approach = header.integer(0) / 10;
       // Table code + 1000 × sort code, whose bits say complex (1), SORT2 (2), random (4).
       const std::int32_t sort_code = header.integer(1) / 1000;
-      const std::int32_t table_code = header.integer(1) % 1000;
       const std::int32_t written_format = header.integer(8);
-      if (sort_code < 0 || sort_code > 3 || written_format < 1 || written_format > 3) continue;  // random
+      if (sort_code < 0 || sort_code > 7 || written_format < 1 || written_format > 3) continue;
+      const bool random = (sort_code & 4) != 0;
+      // Random tables are real; complex random codes are passed over.
+      if (random && ((sort_code & 1) != 0 || written_format != 1)) continue;
+      // Random: table code = 100 × kind + the result's code.
+      const std::int32_t table_code = random ? header.integer(1) % 100 : header.integer(1) % 1000;
+      const std::string suffix = random ? random_suffix(header.integer(1) % 1000 / 100) : std::string();
+      if (random && suffix.empty()) continue;
+      const bool summary = suffix == "_rms" || suffix == "_no";  // one value per grid and subcase
       const bool sort2 = (sort_code & 2) != 0;
+      if (summary && sort2) continue;  // no such layout written: no frequency to sort by
       if (sort2 && !sort2_is_read(approach)) continue;
       // Complex: a complex sort code (complex modes write format 1 there: real/imaginary), or
       // format 2 (real/imaginary) or 3 (magnitude/phase).
@@ -339,26 +410,31 @@ std::vector<Step> find_steps(const File& file) {
       block.element_type = header.integer(2);
       block.num_wide = header.integer(9);
       block.format = format;
+      block.random_suffix = suffix;
       if (nodal_table) {
         block.thermal = header.integer(22) == 1;
         block.name = block.thermal ? thermal_nodal_name(table_code) : nodal_name(table_code);
-        if (block.name.empty() || block.num_wide != (format == 1 ? 8 : 14) || (block.thermal && format != 1)) continue;
+        if (block.name.empty() || block.num_wide != (format == 1 ? 8 : 14) || (block.thermal && (format != 1 || random)))
+          continue;
       } else {
         const Layout layout = element_layout(block.element_type);
-        if (table_code != 5 || !(format == 1 ? layout_fits(layout, block.num_wide) : complex_layout_fits(layout, block.num_wide)))
-          continue;
+        const bool fits = random        ? random_layout_fits(layout, block.num_wide)
+                          : format == 1 ? layout_fits(layout, block.num_wide)
+                                        : complex_layout_fits(layout, block.num_wide);
+        if (table_code != 5 || !fits) continue;
         block.nodal = false;
         block.name = table.name.starts_with("OSTR") ? "strain" : "stress";
       }
       auto add = [&](std::int32_t key_word, const ResultBlock& entry) {
-        const auto key = std::make_tuple(header.integer(3), approach, key_word);
+        const auto key = std::make_tuple(header.integer(3), approach, key_word, summary);
         auto [it, added] = index.emplace(key, steps.size());
         if (added) {
           Step step;
           step.subcase = header.integer(3);
           step.approach = approach;
           step.key_word = key_word;
-          step.time = step_time(approach, key_word, header);
+          step.random_summary = summary;
+          step.time = summary ? 0.0 : step_time(approach, key_word, header);
           step.eigenvalue = header.real(5);
           steps.push_back(step);
         }
@@ -397,11 +473,13 @@ TimeStep read_step(const File& file, const Geometry& geometry, const Step& step)
     if (block.nodal && block.format != 1) read_complex_nodal(file, geometry, block, w, out);
     else if (block.nodal && block.thermal) read_thermal_nodal(file, geometry, block, w, out);
     else if (block.nodal) read_nodal(file, geometry, block, w, out);
+    else if (!block.random_suffix.empty()) read_random_element(file, geometry, block, w, out);
     else if (block.format != 1) read_complex_element(file, geometry, block, w, out);
     else read_element(file, geometry, block, w, out);
   }
   out.field_data.append_new("nastran:subcase", NDArray::from_values<std::int64_t>({step.subcase}));
   out.field_data.append_new("nastran:approach_code", NDArray::from_values<std::int64_t>({step.approach}));
+  if (step.random_summary) out.field_data.append_new("nastran:random_summary", NDArray::from_values<std::int64_t>({1}));
   if (step.approach == 9) out.field_data.append_new("nastran:mode", NDArray::from_values<std::int64_t>({step.key_word}));
   if (step.approach == 2) {
     out.field_data.append_new("nastran:mode", NDArray::from_values<std::int64_t>({step.key_word}));
