@@ -70,6 +70,9 @@ run_one() {
   # A collection index of 8 KiB lists hundreds of piece files, each read in full: 4 KiB (still
   # ~150 pieces) doubles the executions; tests/data/fuzz-regressions keeps the longer lists.
   case "$target" in pvtu|pvtp|vtm|pvd) [ "$length" -le 4096 ] || length=4096 ;; esac
+  # OP2 result tables lie past the geometry tables: at 8 KiB the random-response and SORT2
+  # records of the seeds (tests/data/op2, 19–270 KiB) are cut off before they are reached.
+  case "$target" in op2) [ "$length" -ge 262144 ] || length=262144 ;; esac
   if is_library_target "$target"; then
     # A file cut at 8 KiB only exercises the library's refusal. HDF5 and CGNS leak on the error
     # paths of some corrupt files (their own allocations, freed by nothing): leak checks off
