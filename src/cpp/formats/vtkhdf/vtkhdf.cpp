@@ -83,12 +83,15 @@ std::int64_t sum_range(const std::vector<std::int64_t>& values, std::int64_t fir
 NDArray read_rows_counted(const io::hdf5::File& file, const std::string& dataset, std::int64_t first,
                           std::int64_t count, std::optional<DType> dtype, const std::string& offsets_from,
                           std::int64_t* bytes_read) {
-  const io::hdf5::DatasetInfo info = file.dataset_info(dataset);
-  const std::int64_t rows = info.shape.empty() ? 0 : info.shape[0];
-  if (first < 0 || count < 0 || first > rows || count > rows - first)
-    file.fail(dataset, "rows [" + std::to_string(first) + ", " + std::to_string(first + count) + ") outside its " +
-                           std::to_string(rows) + " rows" +
-                           (offsets_from.empty() ? std::string() : " (offset from " + offsets_from + ")"));
+  // read_rows checks the range itself; the rows are looked up first (a second open of the
+  // dataset) only to name the Steps offset that put them out of range.
+  if (!offsets_from.empty()) {
+    const io::hdf5::DatasetInfo info = file.dataset_info(dataset);
+    const std::int64_t rows = info.shape.empty() ? 0 : info.shape[0];
+    if (first < 0 || count < 0 || first > rows || count > rows - first)
+      file.fail(dataset, "rows [" + std::to_string(first) + ", " + std::to_string(first + count) + ") outside its " +
+                             std::to_string(rows) + " rows (offset from " + offsets_from + ")");
+  }
   NDArray array = file.read_rows(dataset, first, count, dtype);
   if (bytes_read) *bytes_read += static_cast<std::int64_t>(array.nbytes());
   return array;
@@ -188,7 +191,18 @@ void append_blocks(const io::hdf5::File& file, const std::string& where, const T
   }
 }
 
+// The kind of `name` among a group's members (File::members), missing when absent.
+io::hdf5::ObjectKind kind_of(const std::vector<io::hdf5::Member>& members, std::string_view name) {
+  for (const io::hdf5::Member& member : members)
+    if (member.name == name) return member.kind;
+  return io::hdf5::ObjectKind::missing;
+}
+
 constexpr std::array<std::string_view, 4> kPolyGroups{"Vertices", "Lines", "Polygons", "Strips"};
+// The members of /VTKHDF whose presence and kind the reader asks about (Layout::root_kind).
+constexpr std::array<std::string_view, 9> kRootNamesAsked{"FaceConnectivity", "Steps",    "PointData",
+                                                          "CellData",         "FieldData", "Vertices",
+                                                          "Lines",            "Polygons", "Strips"};
 
 // What a read touched: bytes of the rows read, and the files they came from (the file itself
 // and, for virtual datasets, the partition files behind the rows).
@@ -225,21 +239,25 @@ class Layout {
  public:
   explicit Layout(const std::string& path) : file(io::hdf5::File::open(path, kFormat)) {
     if (file.kind(kRoot) != io::hdf5::ObjectKind::group) file.fail(kRoot, "no such group: not a VTKHDF file");
+    // Only the names the reader asks about are looked at (the big datasets' headers are not).
+    for (const std::string& name : file.children(kRoot))
+      if (std::find(kRootNamesAsked.begin(), kRootNamesAsked.end(), name) != kRootNamesAsked.end())
+        root_members.push_back({name, file.kind(at(name))});
     type = file.string_attribute(kRoot, "Type").value_or("");
     const std::int64_t major = file.integer_attribute(kRoot, "Version").value_or(0);
     if (major < 1 || major > 2)
       file.fail(kRoot, "VTKHDF version " + std::to_string(major) + " is not supported (1 or 2)");
     if (type != "UnstructuredGrid" && type != "PolyData")
       file.fail(kRoot, "VTKHDF Type '" + type + "' is not read (UnstructuredGrid or PolyData)");
-    if (file.exists(at("FaceConnectivity"))) file.fail(at("FaceConnectivity"), "polyhedra are not read");
+    if (root_kind("FaceConnectivity") != io::hdf5::ObjectKind::missing) file.fail(at("FaceConnectivity"), "polyhedra are not read");
     points_per_part = int_values(file, at("NumberOfPoints"));
     if (type == "UnstructuredGrid") {
       groups.push_back({std::string(kRoot), "", 0, int_values(file, at("NumberOfCells")),
                         int_values(file, at("NumberOfConnectivityIds"))});
     } else {
       for (std::size_t g = 0; g < kPolyGroups.size(); ++g) {
+        if (root_kind(kPolyGroups[g]) != io::hdf5::ObjectKind::group) continue;
         const std::string where = at(kPolyGroups[g]);
-        if (file.kind(where) != io::hdf5::ObjectKind::group) continue;
         groups.push_back({where, std::string(kPolyGroups[g]), g, int_values(file, where + "/NumberOfCells"),
                           int_values(file, where + "/NumberOfConnectivityIds")});
       }
@@ -264,7 +282,7 @@ class Layout {
       check_counts(group.ids, group.path + "/NumberOfConnectivityIds");
     }
     const std::int64_t parts = static_cast<std::int64_t>(points_per_part.size());
-    temporal = file.kind(at("Steps")) == io::hdf5::ObjectKind::group;
+    temporal = root_kind("Steps") == io::hdf5::ObjectKind::group;
     if (!temporal) {
       values = {0.0};
       part_offsets = {0};
@@ -276,9 +294,10 @@ class Layout {
       return;
     }
     const std::string steps_group = at("Steps");
+    const std::vector<io::hdf5::Member> steps_members = file.members(steps_group);
     std::optional<std::int64_t> declared = file.integer_attribute(steps_group, "NSteps");
     if (!declared) declared = file.integer_attribute(steps_group, "NumberOfSteps");
-    if (file.exists(steps_group + "/Values")) {
+    if (kind_of(steps_members, "Values") != io::hdf5::ObjectKind::missing) {
       const NDArray times = file.read(steps_group + "/Values", DType::float64);
       values.assign(times.values<double>().begin(), times.values<double>().end());
     }
@@ -297,7 +316,8 @@ class Layout {
     };
     auto per_step = [&](std::string_view name, std::int64_t fallback) {
       const std::string dataset = steps_group + "/" + std::string(name);
-      if (!file.exists(dataset)) return std::vector<std::int64_t>(static_cast<std::size_t>(steps), fallback);
+      if (kind_of(steps_members, name) == io::hdf5::ObjectKind::missing)
+        return std::vector<std::int64_t>(static_cast<std::size_t>(steps), fallback);
       std::vector<std::int64_t> result = int_values(file, dataset);
       if (result.size() < static_cast<std::size_t>(steps))
         file.fail(dataset, "holds " + std::to_string(result.size()) + " values for " + std::to_string(steps) + " steps");
@@ -315,7 +335,7 @@ class Layout {
     for (const auto& [group_name, target] : {std::pair{"PointDataOffsets", &point_data_offsets},
                                              std::pair{"CellDataOffsets", &cell_data_offsets}}) {
       const std::string where = steps_group + "/" + group_name;
-      if (file.kind(where) != io::hdf5::ObjectKind::group) continue;
+      if (kind_of(steps_members, group_name) != io::hdf5::ObjectKind::group) continue;
       for (const std::string& name : file.children(where)) {
         std::vector<std::int64_t> offsets = int_values(file, where + "/" + name);
         check_offsets(offsets, where + "/" + name);
@@ -405,12 +425,12 @@ class Layout {
     TimeStep step;
     step.time = values[range.step];
     const std::int64_t before = range.first - range.step_first;
-    if (file.kind(at("PointData")) == io::hdf5::ObjectKind::group) {
+    if (root_kind("PointData") == io::hdf5::ObjectKind::group) {
       const std::int64_t num_points = sum_range(points_per_part, range.first, range.count);
       const std::int64_t within = sum_range(points_per_part, range.step_first, before);
-      for (const std::string& name : file.children(at("PointData"))) {
+      for (const auto& [name, kind] : file.members(at("PointData"))) {
+        if (kind != io::hdf5::ObjectKind::dataset || !wanted(name)) continue;
         const std::string dataset = at("PointData/" + name);
-        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset || !wanted(name)) continue;
         std::int64_t base = 0;
         std::string from;
         if (temporal) {
@@ -421,7 +441,7 @@ class Layout {
         step.point_data.set(name, read_rows(dataset, base + within, num_points, std::nullopt, from, accounting));
       }
     }
-    if (file.kind(at("CellData")) == io::hdf5::ObjectKind::group) {
+    if (root_kind("CellData") == io::hdf5::ObjectKind::group) {
       // Per partition, cell data runs over that partition's groups in order (PolyData:
       // vertices, lines, polygons, strips); the mesh's blocks run group by group.
       std::int64_t within = 0, total = 0;
@@ -431,9 +451,9 @@ class Layout {
       }
       std::int64_t default_base = 0;
       for (const Group& group : groups) default_base += cell_offset(range.step, group);
-      for (const std::string& name : file.children(at("CellData"))) {
+      for (const auto& [name, kind] : file.members(at("CellData"))) {
+        if (kind != io::hdf5::ObjectKind::dataset || !wanted(name)) continue;
         const std::string dataset = at("CellData/" + name);
-        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset || !wanted(name)) continue;
         std::int64_t base = 0;
         std::string from;
         if (temporal) {
@@ -453,10 +473,10 @@ class Layout {
   }
 
   void read_field_data(Mesh& mesh) const {
-    if (file.kind(at("FieldData")) != io::hdf5::ObjectKind::group) return;
-    for (const std::string& name : file.children(at("FieldData"))) {
+    if (root_kind("FieldData") != io::hdf5::ObjectKind::group) return;
+    for (const auto& [name, kind] : file.members(at("FieldData"))) {
+      if (kind != io::hdf5::ObjectKind::dataset || !wanted(name)) continue;
       const std::string object = at("FieldData/" + name);
-      if (file.kind(object) != io::hdf5::ObjectKind::dataset || !wanted(name)) continue;
       if (temporal && file.exists(at("Steps/FieldDataOffsets/" + name))) continue;  // per-step field data: not read
       const io::hdf5::DatasetInfo info = file.dataset_info(object);
       if (info.string) mesh.string_field_data.set(name, file.read_strings(object));
@@ -517,25 +537,30 @@ class Layout {
       if (group.name.empty()) {
         types = read_rows_counted(file, at("Types"), cell_row, count, DType::uint8, std::string(), nullptr);
         // Lagrange cells (any node count) split runs by size: only then are the Offsets read.
+        // The runs are found once: they are the blocks unless sizes must split them.
         std::array<bool, 256> present{};
+        std::vector<std::int64_t> run_ends;
         const std::span<const std::uint8_t> ids = types.values<std::uint8_t>();
-        for (std::size_t first = 0; first < ids.size(); first = io::vtk_type_run_end(ids, first)) present[ids[first]] = true;
+        for (std::size_t first = 0; first < ids.size(); first = static_cast<std::size_t>(run_ends.back())) {
+          present[ids[first]] = true;
+          run_ends.push_back(static_cast<std::int64_t>(io::vtk_type_run_end(ids, first)));
+        }
         bool any_count = false;
         for (int id = 0; id < 256; ++id) {
           const CellTypeInfo* info = present[id] ? cell_type_from_vtk(id, 0) : nullptr;
           any_count |= info != nullptr && info->num_nodes == kAnyNodeCount;
         }
-        add_blocks(summary, group, range, cell_row, types, any_count);
+        add_blocks(summary, group, range, cell_row, types, any_count, run_ends);
       } else {
-        add_blocks(summary, group, range, cell_row, types, true);
+        add_blocks(summary, group, range, cell_row, types, true, {});
       }
       total_cells += count;
     }
     const auto add_arrays = [&](std::string_view where, DataAssociation association, std::int64_t rows) {
-      if (file.kind(at(where)) != io::hdf5::ObjectKind::group) return;
-      for (const std::string& name : file.children(at(where))) {
+      if (root_kind(where) != io::hdf5::ObjectKind::group) return;
+      for (const auto& [name, kind] : file.members(at(where))) {
+        if (kind != io::hdf5::ObjectKind::dataset) continue;
         const std::string dataset = at(std::string(where) + "/" + name);
-        if (file.kind(dataset) != io::hdf5::ObjectKind::dataset) continue;
         const io::hdf5::DatasetInfo info = file.dataset_info(dataset);
         std::vector<std::int64_t> shape{rows};
         if (!info.shape.empty()) shape.insert(shape.end(), info.shape.begin() + 1, info.shape.end());
@@ -544,10 +569,10 @@ class Layout {
     };
     add_arrays("PointData", DataAssociation::point, summary.num_points);
     add_arrays("CellData", DataAssociation::cell, total_cells);
-    if (file.kind(at("FieldData")) == io::hdf5::ObjectKind::group) {
-      for (const std::string& name : file.children(at("FieldData"))) {
+    if (root_kind("FieldData") == io::hdf5::ObjectKind::group) {
+      for (const auto& [name, kind] : file.members(at("FieldData"))) {
+        if (kind != io::hdf5::ObjectKind::dataset) continue;
         const std::string object = at("FieldData/" + name);
-        if (file.kind(object) != io::hdf5::ObjectKind::dataset) continue;
         if (temporal && file.exists(at("Steps/FieldDataOffsets/" + name))) continue;
         const io::hdf5::DatasetInfo info = file.dataset_info(object);
         if (info.string || info.compound) continue;
@@ -566,6 +591,9 @@ class Layout {
   }
 
   io::hdf5::File file;
+  // /VTKHDF's members among kRootNamesAsked, listed once: which of them exist is asked of this.
+  std::vector<io::hdf5::Member> root_members;
+  io::hdf5::ObjectKind root_kind(std::string_view name) const { return kind_of(root_members, name); }
   std::string type;
   std::vector<std::int64_t> points_per_part;
   std::vector<Group> groups;
@@ -620,9 +648,10 @@ class Layout {
 
   // The blocks cells_from_vtk makes of a group's cells (io/vtk/vtk_cells.hpp): runs of one type
   // and, but for polygons, one node count. `types` of a PolyData group is empty (they follow
-  // from the sizes); `with_sizes` reads the Offsets for the sizes.
+  // from the sizes); `with_sizes` reads the Offsets for the sizes. Without them, the blocks are
+  // the runs of one type byte, which end at `run_ends`.
   void add_blocks(MeshMetadata& summary, const Group& group, const Range& range, std::int64_t cell_row,
-                  const NDArray& types, bool with_sizes) const {
+                  const NDArray& types, bool with_sizes, const std::vector<std::int64_t>& run_ends) const {
     const std::int64_t count = sum_range(group.cells, range.first, range.count);
     std::vector<std::int64_t> sizes;
     if (with_sizes) {
@@ -645,12 +674,14 @@ class Layout {
       return types.data_as<std::uint8_t>()[c];
     };
     std::int64_t first = 0;
+    std::size_t run = 0;
     while (first < count) {
       const int id = type_of(first);
       const bool ragged = id == kVtkPolygon || id == kVtkPolyhedron;
       std::int64_t stop = first + 1;
       if (sizes.empty()) {  // types alone: the run ends at the first other byte
-        stop = static_cast<std::int64_t>(io::vtk_type_run_end(types.values<std::uint8_t>(), static_cast<std::size_t>(first)));
+        if (run >= run_ends.size()) file.fail(group.path, "cell types and counts disagree");
+        stop = run_ends[run++];
       } else {
         while (stop < count && type_of(stop) == id && (ragged || sizes[stop] == sizes[first])) ++stop;
       }

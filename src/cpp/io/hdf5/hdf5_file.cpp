@@ -72,6 +72,11 @@ herr_t collect_link_name(hid_t, const char* name, const H5L_info_t*, void* data)
   return 0;
 }
 
+herr_t collect_member(hid_t group, const char* name, const H5L_info_t*, void* data) {
+  static_cast<std::vector<Member>*>(data)->push_back({name, object_kind(group, name)});
+  return 0;
+}
+
 }  // namespace
 
 namespace detail {
@@ -198,6 +203,29 @@ Handle link_creation_plist() {
   return plist;
 }
 
+ObjectKind object_kind(hid_t location, const char* name) {
+  // The type from the object header alone (H5O_INFO_BASIC): opening the object instead
+  // (H5Oopen) would, for a dataset, build its whole in-memory state (layout, property
+  // lists) only to close it again.
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info{};
+  const herr_t status = H5Oget_info_by_name3(location, name, &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#else
+  H5O_info_t info{};
+  const herr_t status = H5Oget_info_by_name2(location, name, &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#endif
+  if (status < 0) {  // a dangling soft or external link
+    H5Eclear2(H5E_DEFAULT);
+    return ObjectKind::missing;
+  }
+  switch (info.type) {
+    case H5O_TYPE_GROUP: return ObjectKind::group;
+    case H5O_TYPE_DATASET: return ObjectKind::dataset;
+    case H5O_TYPE_NAMED_DATATYPE: return ObjectKind::named_datatype;
+    default: return ObjectKind::other;
+  }
+}
+
 int sec2_descriptor(hid_t file_id) {
   Handle file_plist = plist_handle(H5Fget_create_plist(file_id));
   Handle access_plist = plist_handle(H5Fget_access_plist(file_id));
@@ -249,15 +277,43 @@ File File::unopened(const std::string& path, std::string_view format, Mode mode,
   if (missing != nullptr) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error)) file.fail({}, missing);
-    if (H5Fis_hdf5(path.c_str()) <= 0) file.fail({}, std::string("not an HDF5 file (no HDF5 signature)") + line_ending_hint(path));
+    if (mode != Mode::read) file.fail_unless_hdf5();
   }
   return file;
+}
+
+void File::fail_unless_hdf5() const {
+  if (H5Fis_hdf5(path_.c_str()) <= 0)
+    fail({}, std::string("not an HDF5 file (no HDF5 signature)") + line_ending_hint(path_));
+}
+
+void File::fail_dataset_open(const std::string& path) const {
+  // kind() clears HDF5's error stack (every API call does on entry): H5Dopen2's is kept aside.
+  const hid_t open_errors = H5Eget_current_stack();
+  const bool dataset = kind(path) == ObjectKind::dataset;
+  if (open_errors >= 0) {
+    if (dataset) H5Eset_current_stack(open_errors);  // (closes open_errors)
+    else H5Eclose_stack(open_errors);
+  }
+  if (!dataset) fail(path, "no such dataset");
+  fail(path, "cannot open the dataset");
 }
 
 File File::open(const std::string& path, std::string_view format) {
   File file = unopened(path, format, Mode::read, "no such HDF5 file");
   file.id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file.id_ < 0) file.fail({}, "cannot open the HDF5 file (truncated or damaged)");
+  if (file.id_ < 0) {
+    // Why, asked only now: the signature check opens the file a second time. It clears
+    // HDF5's error stack on entry, so H5Fopen's stack is kept aside for the message.
+    const hid_t open_errors = H5Eget_current_stack();
+    const bool signature = H5Fis_hdf5(path.c_str()) > 0;
+    if (open_errors >= 0) {
+      if (signature) H5Eset_current_stack(open_errors);  // (closes open_errors)
+      else H5Eclose_stack(open_errors);
+    }
+    if (!signature) file.fail_unless_hdf5();
+    file.fail({}, "cannot open the HDF5 file (truncated or damaged)");
+  }
   // The size of the file HDF5 opened, through its own descriptor: a writer may have put a new
   // file under the path since the checks above (a size taken by name then belonged to the
   // other file, and chunks of this one looked out of bounds).
@@ -346,31 +402,14 @@ void File::commit() {
 ObjectKind File::kind(std::string_view object_path) const {
   const std::string path = absolute_object_path(object_path);
   if (path == "/") return ObjectKind::group;
-  // H5Lexists fails (rather than saying no) when a parent is missing: walk down the path.
-  std::size_t slash = 0;
-  while (slash != std::string::npos) {
-    const std::size_t next = path.find('/', slash + 1);
-    const std::string prefix = path.substr(0, next);
-    if (prefix.size() > 1 && prefix.back() != '/') {
-      const htri_t present = H5Lexists(id_, prefix.c_str(), H5P_DEFAULT);
-      if (present <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return ObjectKind::missing;
-      }
-    }
-    slash = next;
-  }
-  Handle object = object_handle(H5Oopen(id_, path.c_str(), H5P_DEFAULT));
-  if (!object.valid()) {  // a dangling soft or external link
+  // H5Lexists says no for a missing last name and fails for a missing (or dangling) parent:
+  // both are "missing", so one call on the whole path settles existence.
+  const htri_t present = H5Lexists(id_, path.c_str(), H5P_DEFAULT);
+  if (present <= 0) {
     H5Eclear2(H5E_DEFAULT);
     return ObjectKind::missing;
   }
-  switch (H5Iget_type(object.get())) {
-    case H5I_GROUP: return ObjectKind::group;
-    case H5I_DATASET: return ObjectKind::dataset;
-    case H5I_DATATYPE: return ObjectKind::named_datatype;
-    default: return ObjectKind::other;
-  }
+  return object_kind(id_, path.c_str());
 }
 
 std::vector<std::string> File::children(std::string_view group_path) const {
@@ -381,6 +420,16 @@ std::vector<std::string> File::children(std::string_view group_path) const {
                          H5P_DEFAULT) < 0)
     fail(path, "cannot list the group's members");
   return names;
+}
+
+std::vector<Member> File::members(std::string_view group_path) const {
+  const std::string path = absolute_object_path(group_path);
+  if (kind(path) != ObjectKind::group) fail(path, "expected a group");
+  std::vector<Member> members;
+  if (H5Literate_by_name(id_, path.c_str(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_member, &members,
+                         H5P_DEFAULT) < 0)
+    fail(path, "cannot list the group's members");
+  return members;
 }
 
 DatasetInfo File::dataset_info(std::string_view dataset_path) const {
@@ -447,6 +496,7 @@ void File::set_fixed_string_attribute(std::string_view path, std::string_view, s
 }
 ObjectKind File::kind(std::string_view) const { return ObjectKind::missing; }
 std::vector<std::string> File::children(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
+std::vector<Member> File::members(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
 DatasetInfo File::dataset_info(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }
 void File::expect_shape(std::string_view path, const Shape&, const Shape&) const { fail(path, std::string(kMissingLibrary)); }
 NDArray File::read(std::string_view path) const { fail(path, std::string(kMissingLibrary)); }

@@ -40,6 +40,12 @@ enum class ObjectKind { missing, group, dataset, named_datatype, other };
 // What a dataset holds, before reading it. Elements of an HDF5 array type (H5M stores
 // k-component tags that way) count as trailing dimensions: an (n,) dataset of int[3]
 // elements has shape (n, 3).
+// A member of a group: its link name and what the link leads to (missing: a dangling link).
+struct Member {
+  std::string name;
+  ObjectKind kind = ObjectKind::missing;
+};
+
 struct DatasetInfo {
   DType dtype = DType::float64;
   Shape shape;
@@ -87,6 +93,9 @@ class File {
   bool exists(std::string_view object_path) const { return kind(object_path) != ObjectKind::missing; }
   // The names of a group's members, in the order HDF5 lists them (by name).
   std::vector<std::string> children(std::string_view group_path) const;
+  // The same names with their kinds, in one pass over the group: for readers that look at
+  // every member (or at several names of one group), cheaper than kind() per name.
+  std::vector<Member> members(std::string_view group_path) const;
   DatasetInfo dataset_info(std::string_view dataset_path) const;
 
   // ---- reading (all results allocated once, through the allocator hook) ----
@@ -190,6 +199,11 @@ class File {
  private:
   File() = default;
   static File unopened(const std::string& path, std::string_view format, Mode mode, const char* missing);
+  // Throws ReadError/WriteError "not an HDF5 file" unless `path_` starts with HDF5's signature.
+  void fail_unless_hdf5() const;
+  // After H5Dopen2 failed on `path`: "no such dataset" when no dataset is there, else
+  // "cannot open the dataset" with HDF5's reason.
+  [[noreturn]] void fail_dataset_open(const std::string& path) const;
   void close() noexcept;
 
   std::string path_;

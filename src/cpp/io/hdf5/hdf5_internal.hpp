@@ -94,6 +94,10 @@ std::uint64_t element_count(const Shape& shape);
 
 Handle link_creation_plist();
 
+// The kind of the object `name` leads to from `location` (a file or an open group), read from
+// its header without opening it; missing for a dangling link or any failure.
+ObjectKind object_kind(hid_t location, const char* name);
+
 // HDF5's own descriptor of the file (the sec2 driver's), where an address HDF5 gives
 // (H5Dget_offset, H5Dget_chunk_info) is the byte offset in the file: no user block. -1 for
 // other drivers, a user block, or any failure. Raw reads and block reservations go through
@@ -160,13 +164,14 @@ void write_deflate_rows(const File& file, const std::string& path, hid_t dataset
 
 #ifdef MESHIOPLUSPLUS_HAVE_HDF5
 // Opens `path` (absolute) as an OpenDataset named `result`, or fails naming it: for File's
-// members, since it calls kind() and fail() and reads id_.
+// members, since it calls fail_dataset_open() and fail() and reads id_. H5Dopen2 is tried
+// first; only when it fails is the path looked at (fail_dataset_open: "no such dataset" or
+// "cannot open the dataset"), so a dataset that opens costs no lookups of its own.
 #define MESHIOPLUSPLUS_OPEN_DATASET(result, path)                                               \
   OpenDataset result;                                                                          \
   do {                                                                                         \
-    if (kind(path) != ObjectKind::dataset) fail(path, "no such dataset");                      \
     result.dataset = dataset_handle(H5Dopen2(id_, path.c_str(), H5P_DEFAULT));                 \
-    if (!result.dataset.valid()) fail(path, "cannot open the dataset");                        \
+    if (!result.dataset.valid()) fail_dataset_open(path);                                      \
     result.type = type_handle(H5Dget_type(result.dataset.get()));                              \
     result.space = space_handle(H5Dget_space(result.dataset.get()));                           \
     if (!result.type.valid() || !result.space.valid()) fail(path, "cannot read the dataset's type or extent"); \
