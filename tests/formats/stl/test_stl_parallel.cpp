@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "formats/stl/stl.hpp"
@@ -79,4 +80,37 @@ TEST(StlParallel, ABrokenNumberIsReportedAsOnOneThread) {
     ASSERT_TRUE(parallel.line().has_value());
     EXPECT_EQ(*parallel.line(), 1 + static_cast<std::uint64_t>(std::count(broken.begin(), broken.begin() + at, '\n')));
   }
+}
+
+// Many corners welded at 1 and 2 threads: the same points in the same order, -0 welded with
+// 0 and a NaN corner never welded (binary STL, whose corners are welded straight from the
+// file). A guard for any parallel welding: points must stay numbered by first appearance.
+TEST(StlParallel, WeldingOnTwoThreadsNumbersPointsAsOneThread) {
+  ScratchDir dir;
+  constexpr std::uint32_t kTriangles = 90000;  // 270,000 corners
+  std::string bytes(80, ' ');
+  bytes.append(reinterpret_cast<const char*>(&kTriangles), 4);
+  for (std::uint32_t t = 0; t < kTriangles; ++t) {
+    float record[12] = {0, 0, 1};
+    for (int corner = 0; corner < 3; ++corner) {
+      const std::uint32_t n = (t * 7 + static_cast<std::uint32_t>(corner) * 5) % 40000;  // shared corners
+      record[3 + 3 * corner] = static_cast<float>(n % 200) * 0.5f;
+      record[4 + 3 * corner] = static_cast<float>(n / 200) * 0.25f;
+      record[5 + 3 * corner] = n % 3 == 0 ? (t % 2 == 0 ? -0.0f : 0.0f) : 1.5f;
+    }
+    if (t == 4321) record[4] = std::numeric_limits<float>::quiet_NaN();
+    bytes.append(reinterpret_cast<const char*>(record), sizeof record);
+    bytes.append(2, '\0');
+  }
+  const std::string path = dir.write("welded.stl", bytes);
+  const Mesh one = read_at_threads(1, [&] { return stl::read(path); });
+  const Mesh two = read_at_threads(2, [&] { return stl::read(path); });
+  expect_same_bits(one, two);
+  EXPECT_EQ(two.num_points(), 40000 + 1);  // every shared position once, the NaN corner alone
+  ASSERT_EQ(two.cells.size(), 1u);
+  EXPECT_EQ(two.cells[0].num_cells(), kTriangles);
+  const std::int64_t* corners = two.cells[0].connectivity.data_as<std::int64_t>();
+  EXPECT_EQ(corners[0], 0);  // points numbered by first appearance
+  EXPECT_EQ(corners[1], 1);
+  EXPECT_EQ(corners[2], 2);
 }

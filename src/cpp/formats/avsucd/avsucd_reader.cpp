@@ -16,10 +16,13 @@
 // Arrays: the header gives every count, so points and data are allocated once in final shape.
 // Cells take two passes: the first finds the type runs and where each cell's line starts, the
 // second fills the blocks on all cores (each cell's line is known, and ranges of cells report
-// the earliest error, as one walk would). Large node sections of one node per line are read
+// the earliest error, as one walk would). When the first pass runs on all cores it also reads
+// each cell of the first cell's type whole, into a block of every cell: a section of one type
+// plainly written (what meshio and LaGriT write) then needs no second pass. Large node sections of one node per line are read
 // on all cores (io::parse_lines_in_parallel); any other layout, and any node line the plain
 // reader does not take, sends the section to the sequential walk, which words the errors.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -208,15 +211,7 @@ class Reader {
   // parsing the first two (the second pass reads them); a line that does not fit that shape
   // is read word by word, so its first problem is reported as always.
   int cell_type_of(const LineSpan& line) const {
-    const char* data = doc_.data();
-    std::size_t pos = line.begin;
-    for (int word = 0; word < 2; ++word) {
-      while (pos < line.end && !io::is_space(data[pos])) ++pos;
-      while (pos < line.end && io::is_space(data[pos])) ++pos;
-    }
-    std::size_t stop = pos;
-    while (stop < line.end && !io::is_space(data[stop])) ++stop;
-    const int type = detail::find_by_ucd_name(doc_.substr(pos, stop - pos));
+    const int type = third_word_type(line.begin, line.end);
     if (type >= 0) return type;
     io::TextScanner s = scanner(line);
     s.next_number<std::int64_t>();
@@ -224,31 +219,67 @@ class Reader {
     return cell_type_at(s);
   }
 
-  // Pass 1 on all cores for a section of one cell per line whose third words are known type
-  // names: each line's start and type. False (lines_ untouched) when the walk must do it.
-  bool find_cell_lines_in_parallel(std::int64_t count, std::vector<std::int8_t>& types) {
-    const std::optional<std::size_t> records = io::records_begin(doc_, lines_.position());
-    if (!records) return false;
-    types.resize(static_cast<std::size_t>(count));
+  // The first cells' block when pass 1 read every cell whole (cells of one type, plainly
+  // written); empty otherwise.
+  struct WholeBlock {
+    NDArray connectivity, materials;
+  };
+
+  // The type of the cell on the line starting at `begin` by its third word; -1 when unknown.
+  int third_word_type(std::size_t begin, std::size_t stop) const {
     const char* const data = doc_.data();
+    std::size_t pos = begin;
+    while (pos < stop && io::is_space(data[pos])) ++pos;
+    for (int word = 0; word < 2; ++word) {
+      while (pos < stop && !io::is_space(data[pos])) ++pos;
+      while (pos < stop && io::is_space(data[pos])) ++pos;
+    }
+    std::size_t word_end = pos;
+    while (word_end < stop && !io::is_space(data[word_end])) ++word_end;
+    return detail::find_by_ucd_name(doc_.substr(pos, word_end - pos));
+  }
+
+  // Pass 1 on all cores for a section of one cell per line whose third words are known type
+  // names: each line's start and type, and each cell of the first cell's type read whole into
+  // `whole` (with its id) until one is not plainly written or of another type. False (lines_
+  // untouched) when the walk must do it.
+  bool find_cell_lines_in_parallel(std::int64_t count, std::vector<std::int8_t>& types, std::vector<std::int64_t>& ids,
+                                   WholeBlock& whole) {
+    const std::optional<std::size_t> records = io::records_begin(doc_, lines_.position());
+    if (!records || count < 2) return false;
+    const char* const data = doc_.data();
+    const char* const newline = io::find_newline(data + *records, data + doc_.size());
+    const int guess = third_word_type(*records, newline != nullptr ? static_cast<std::size_t>(newline - data) : doc_.size());
+    std::atomic<bool> all_read{guess >= 0};
+    NDArray connectivity, materials;
+    if (guess >= 0) {
+      connectivity = NDArray::allocate(DType::int64, {count, kCellTypes[static_cast<std::size_t>(guess)].num_nodes});
+      materials = NDArray::allocate(DType::int64, {count});
+    }
+    types.resize(static_cast<std::size_t>(count));
     const std::optional<std::size_t> end = io::parse_lines_in_parallel(
         doc_, *records, static_cast<std::uint64_t>(count), [&](std::uint64_t i, std::size_t begin, std::size_t stop) {
           std::size_t pos = begin;
           while (pos < stop && io::is_space(data[pos])) ++pos;
           if (pos == stop || data[pos] == '#') return false;
           cell_starts_[i] = pos;
-          for (int word = 0; word < 2; ++word) {
-            while (pos < stop && !io::is_space(data[pos])) ++pos;
-            while (pos < stop && io::is_space(data[pos])) ++pos;
-          }
-          std::size_t word_end = pos;
-          while (word_end < stop && !io::is_space(data[word_end])) ++word_end;
-          const int type = detail::find_by_ucd_name(doc_.substr(pos, word_end - pos));
+          const int type = third_word_type(pos, stop);
           types[i] = static_cast<std::int8_t>(type);
-          return type >= 0;
+          if (type < 0) return false;
+          if (!all_read.load(std::memory_order_relaxed)) return true;
+          const auto& info = kCellTypes[static_cast<std::size_t>(type)];
+          std::int64_t id = 0;
+          if (type != guess || !read_plain_cell(data + pos, data + stop, info, id, materials.data_as<std::int64_t>()[i],
+                                                connectivity.data_as<std::int64_t>() + i * info.num_nodes)) {
+            all_read.store(false, std::memory_order_relaxed);
+            return true;
+          }
+          ids[i] = id;
+          return true;
         });
     if (!end) return false;
     lines_.seek(*end);
+    if (all_read.load()) whole = {std::move(connectivity), std::move(materials)};
     return true;
   }
 
@@ -262,7 +293,14 @@ class Reader {
       ++runs.back().cells;
     };
     std::vector<std::int8_t> types;
-    if (find_cell_lines_in_parallel(count, types)) {
+    WholeBlock whole;
+    if (find_cell_lines_in_parallel(count, types, ids, whole)) {
+      if (!whole.connectivity.empty_handle()) {  // every cell read: one block
+        mesh_.cells.push_back({std::string(kCellTypes[static_cast<std::size_t>(types[0])].name),
+                               std::move(whole.connectivity), {}, {}});
+        mesh_.cell_data.set(std::string(detail::kMaterial), {std::move(whole.materials)});
+        return;
+      }
       for (const std::int8_t type : types) add_to_runs(type);
     } else {
       for (std::int64_t i = 0; i < count; ++i) {
@@ -301,26 +339,35 @@ class Reader {
     return {begin, stop};
   }
 
+  // The cell on [first, last) when it is plainly written ("id material type n1 …", every node
+  // defined, nothing after): its id, material and corners (meshio's order); false for anything
+  // else, which the scanner path then reads and words the error for.
+  bool read_plain_cell(const char* first, const char* last, const detail::UcdCellType& info, std::int64_t& id,
+                       std::int64_t& material, std::int64_t* corners) const {
+    io::LineValues values(first, last, doc_.data() + doc_.size());
+    std::int64_t file_order[8];
+    std::int64_t file_id = 0, file_material = 0;
+    if (!values.next(file_id) || !values.next(file_material) || !values.skip_tokens(1)) return false;
+    for (int k = 0; k < info.num_nodes; ++k) {
+      std::int64_t node = 0;
+      if (!values.next(node) || (file_order[k] = node_ids_.find(node)) < 0) return false;
+    }
+    if (!values.done()) return false;
+    id = file_id;
+    material = file_material;
+    for (int k = 0; k < info.num_nodes; ++k) corners[k] = file_order[info.from_ucd[k]];
+    return true;
+  }
+
   void read_cell(std::size_t cell, int type, std::size_t row, std::vector<std::int64_t>& ids, CellBlock& block,
                  NDArray& materials) const {
     const auto& info = kCellTypes[static_cast<std::size_t>(type)];
     std::int64_t file_order[8];
     const LineSpan line = line_from(cell_starts_[cell]);
     // Plainly written cells (every node defined) without the scanner; the rest through it.
-    io::LineValues values(doc_.data() + line.begin, doc_.data() + line.end, doc_.data() + doc_.size());
-    std::int64_t id = 0, material = 0;
-    bool plain = values.next(id) && values.next(material) && values.skip_tokens(1);
-    for (int k = 0; plain && k < info.num_nodes; ++k) {
-      std::int64_t node = 0;
-      plain = values.next(node) && (file_order[k] = node_ids_.find(node)) >= 0;
-    }
-    if (plain && values.done()) {
-      ids[cell] = id;
-      materials.data_as<std::int64_t>()[row] = material;
-      std::int64_t* corners = block.connectivity.data_as<std::int64_t>() + row * info.num_nodes;
-      for (int k = 0; k < info.num_nodes; ++k) corners[k] = file_order[info.from_ucd[k]];
+    if (read_plain_cell(doc_.data() + line.begin, doc_.data() + line.end, info, ids[cell],
+                        materials.data_as<std::int64_t>()[row], block.connectivity.data_as<std::int64_t>() + row * info.num_nodes))
       return;
-    }
     io::TextScanner s = scanner(line);
     ids[cell] = s.next_number<std::int64_t>();
     materials.data_as<std::int64_t>()[row] = s.next_number<std::int64_t>();

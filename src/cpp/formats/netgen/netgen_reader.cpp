@@ -10,10 +10,15 @@
 // Large sections of one record per line (what Netgen and meshio write) are read on all cores
 // in both passes through io/text/parallel_records.hpp: the first pass then keeps each
 // record's kind, the second fills each record's row from it; plainly written points are read
-// as the first pass reaches them, so no pass walks their lines one by one. Anything else
+// as the first pass reaches them, so no pass walks their lines one by one. The first pass
+// also reads records of the section's first kind whole, into a block of the whole section:
+// when every record was of that kind and plainly written (what Netgen and meshio write) and
+// every node is within the points (checked once the point count is known), that block is
+// the section's and the second pass skips it. Anything else
 // (blank or comment lines, records it cannot read plainly) falls back to the sequential walk,
 // which words every error with its line and byte offset as before.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -59,6 +64,12 @@ struct CellSection {
   // 1 per element of fresh memory) when the first pass read the section on all cores (else
   // empty): the second pass then reads it on all cores too.
   std::vector<std::uint8_t> kinds;
+  // When that parallel pass found every record plainly written and of one kind, it read them
+  // whole into these, the rows of the section's block (nodes 0-based in meshio's order, not
+  // yet checked against the point count: the points may come later); otherwise empty, and
+  // the second pass reads the records again.
+  NDArray prefilled_cells, prefilled_index;
+  std::int64_t largest_node = 0;  // 1-based, of the prefilled records
 };
 
 struct BlockPlan {
@@ -152,7 +163,7 @@ class Reader {
         if (!read_points_early()) skip_lines(num_points_, "points");
       } else if (is_cells) {
         const std::int64_t count = read_count(word);
-        CellSection section{kind, lines_.position(), count, kind == SectionKind::edge && two_line_edges, {}};
+        CellSection section{kind, lines_.position(), count, kind == SectionKind::edge && two_line_edges, {}, {}, {}, 0};
         plan_section(section);
         sections_.push_back(std::move(section));
       } else if (word == "endmesh") {
@@ -259,32 +270,72 @@ class Reader {
       blocks_.push_back({kind, 1});
   }
 
+  // The kind of the record on the line at `lines_`' position when that line is plainly
+  // written (what the first parallel pass guesses every record of the section to be).
+  const detail::ElementKind* first_record_kind(SectionKind section) const {
+    const std::string_view document = lines_.document();
+    const std::size_t begin = lines_.position();
+    const char* newline = io::find_newline(document.data() + begin, document.data() + document.size());
+    io::LineValues values(document.data() + begin, newline != nullptr ? newline : document.data() + document.size(),
+                          document.data() + document.size());
+    std::int64_t index = 0;
+    return plain_record_head(section, values, index);
+  }
+
   // The section's record kinds on all cores; false (nothing planned, lines_ where it was) when
-  // the sequential walk must read it.
+  // the sequential walk must read it. Records of the first record's kind are read whole on
+  // the way (the second pass then need not read the section again), until one is not.
   bool plan_section_in_parallel(CellSection& section) {
     if (section.two_lines) return false;
     std::vector<std::uint8_t> kinds(static_cast<std::size_t>(section.count));
     const auto place = [](const detail::ElementKind* kind) { return static_cast<std::uint8_t>(kind - detail::kKinds); };
+    const detail::ElementKind* const guess = first_record_kind(section.kind);
+    NDArray cells, index_of_row;
+    if (guess != nullptr) {
+      cells = NDArray::allocate(DType::int64, {section.count, guess->num_nodes});
+      index_of_row = NDArray::allocate(DType::int64, {section.count});
+    }
+    std::atomic<bool> whole{guess != nullptr};  // every record so far read into `cells`
+    // The largest node per 4096 records (a slot shared only where two pieces meet).
+    constexpr int kSlotShift = 12;
+    std::vector<std::atomic<std::int64_t>> largest(static_cast<std::size_t>(section.count >> kSlotShift) + 1);
     const auto fast = [&](std::int64_t i, const char* first, const char* last) {
       io::LineValues values(first, last, lines_.document().data() + lines_.document().size());
       std::int64_t index = 0;
       const detail::ElementKind* kind = plain_record_head(section.kind, values, index);
+      if (kind == nullptr) return false;
+      std::int64_t netgen_nodes[20];
+      std::int64_t top = 0;
+      const bool read = read_plain_nodes(section.kind, *kind, values, netgen_nodes, index, top);
       // A point element's head holds no number: its whole record must be there, so that a
       // blank line is never taken for a record.
-      std::int64_t point_record[2];
-      if (section.kind == SectionKind::point && !(values.next(point_record[0]) && values.next(point_record[1])))
-        return false;
-      if (kind == nullptr) return false;
+      if (section.kind == SectionKind::point && !read) return false;
       kinds[static_cast<std::size_t>(i)] = place(kind);
+      if (!whole.load(std::memory_order_relaxed)) return true;
+      if (!read || kind != guess) {
+        whole.store(false, std::memory_order_relaxed);
+        return true;
+      }
+      store_record(kind, netgen_nodes, index, cells.data_as<std::int64_t>(), index_of_row.data_as<std::int64_t>(), i);
+      std::atomic<std::int64_t>& slot = largest[static_cast<std::size_t>(i >> kSlotShift)];
+      for (std::int64_t seen = slot.load(std::memory_order_relaxed);
+           top > seen && !slot.compare_exchange_weak(seen, top, std::memory_order_relaxed);) {
+      }
       return true;
     };
     const auto parse = [&](io::TextScanner& scanner, std::size_t line_begin, std::int64_t i) {
       std::int64_t index = 0;
       kinds[static_cast<std::size_t>(i)] = place(read_record_head(section.kind, scanner, LineSpan{line_begin, line_begin}, index));
+      whole.store(false, std::memory_order_relaxed);
     };
     if (!io::parse_records_in_parallel(lines_, lines_.document(), section.count, fast, parse)) return false;
     for (const std::uint8_t kind : kinds) add_to_plan(&detail::kKinds[kind]);
     section.kinds = std::move(kinds);
+    if (whole.load()) {
+      section.prefilled_cells = std::move(cells);
+      section.prefilled_index = std::move(index_of_row);
+      for (const std::atomic<std::int64_t>& slot : largest) section.largest_node = std::max(section.largest_node, slot.load());
+    }
     return true;
   }
 
@@ -425,23 +476,63 @@ class Reader {
                          std::int64_t* nodes, std::int64_t& index) const {
     io::LineValues values = line_values(line);
     kind = plain_record_head(section, values, index);
-    if (kind == nullptr) return false;
-    for (int k = 0; k < kind->num_nodes; ++k) {
-      if (!values.next(nodes[k]) || nodes[k] < 1 || nodes[k] > num_points_) return false;
+    std::int64_t largest = 0;
+    return kind != nullptr && read_plain_nodes(section, *kind, values, nodes, index, largest) && largest <= num_points_;
+  }
+
+  // The nodes after a plainly written record head (0-based; `largest` gets the largest
+  // 1-based one, which the caller checks against the point count), then a point element's
+  // index; false when they are not plainly written or a node is below 1.
+  static bool read_plain_nodes(SectionKind section, const detail::ElementKind& kind, io::LineValues& values,
+                               std::int64_t* nodes, std::int64_t& index, std::int64_t& largest) {
+    for (int k = 0; k < kind.num_nodes; ++k) {
+      if (!values.next(nodes[k]) || nodes[k] < 1) return false;
+      largest = std::max(largest, nodes[k]);
       --nodes[k];
     }
     return section != SectionKind::point || values.next(index);
   }
 
-  void read_cells() {
-    std::vector<NDArray> indices;
-    for (const BlockPlan& plan : blocks_) {
-      mesh_.cells.push_back({std::string(plan.kind->type), NDArray::allocate(DType::int64, {plan.count, plan.kind->num_nodes}), {}, {}});
-      indices.push_back(NDArray::allocate(DType::int64, {plan.count}));
+  // Per section, the block its prefilled records are, whole: a block of exactly its records,
+  // every node within the points. Otherwise none, and read_cells reads the section again.
+  std::vector<std::optional<std::size_t>> prefilled_blocks() const {
+    std::vector<std::optional<std::size_t>> owned(sections_.size());
+    std::int64_t section_first = 0, block_first = 0;
+    std::size_t block = 0;
+    for (std::size_t s = 0; s < sections_.size(); ++s) {
+      const CellSection& section = sections_[s];
+      while (block < blocks_.size() && block_first < section_first) block_first += blocks_[block++].count;
+      if (!section.prefilled_cells.empty_handle() && section.count > 0 && section.largest_node <= num_points_ &&
+          block < blocks_.size() && block_first == section_first && blocks_[block].count == section.count)
+        owned[s] = block;
+      section_first += section.count;
     }
+    return owned;
+  }
+
+  void read_cells() {
+    const std::vector<std::optional<std::size_t>> owned = prefilled_blocks();
+    std::vector<NDArray> indices(blocks_.size());
+    for (const BlockPlan& plan : blocks_) mesh_.cells.push_back({std::string(plan.kind->type), NDArray{}, {}, {}});
+    for (std::size_t s = 0; s < sections_.size(); ++s)
+      if (owned[s]) {
+        mesh_.cells[*owned[s]].connectivity = std::move(sections_[s].prefilled_cells);
+        indices[*owned[s]] = std::move(sections_[s].prefilled_index);
+      }
+    for (std::size_t b = 0; b < blocks_.size(); ++b)
+      if (indices[b].empty_handle()) {
+        mesh_.cells[b].connectivity = NDArray::allocate(DType::int64, {blocks_[b].count, blocks_[b].kind->num_nodes});
+        indices[b] = NDArray::allocate(DType::int64, {blocks_[b].count});
+      }
     std::size_t block = 0;
     std::int64_t row = 0;
-    for (const CellSection& section : sections_) {
+    for (std::size_t s = 0; s < sections_.size(); ++s) {
+      const CellSection& section = sections_[s];
+      if (owned[s]) {  // read whole by the first pass: the walk goes on after it
+        block = *owned[s];
+        row = section.count;
+        continue;
+      }
       lines_.seek(section.start);
       if (!section.kinds.empty() && fill_section_in_parallel(section, indices, block, row)) continue;
       std::int64_t netgen_nodes[20];
@@ -481,11 +572,15 @@ class Reader {
   }
 
   static void store_record(const detail::ElementKind* kind, const std::int64_t* netgen_nodes, std::int64_t index,
-                           CellBlock& cells, NDArray& indices, std::int64_t row) {
+                           std::int64_t* connectivity, std::int64_t* indices, std::int64_t row) {
     const auto n = static_cast<std::size_t>(kind->num_nodes);
-    std::int64_t* nodes = cells.connectivity.data_as<std::int64_t>() + row * kind->num_nodes;
+    std::int64_t* nodes = connectivity + row * kind->num_nodes;
     for (std::size_t k = 0; k < n; ++k) nodes[k] = netgen_nodes[kind->to_meshio[k]];
-    indices.data_as<std::int64_t>()[row] = index;
+    indices[row] = index;
+  }
+  static void store_record(const detail::ElementKind* kind, const std::int64_t* netgen_nodes, std::int64_t index,
+                           CellBlock& cells, NDArray& indices, std::int64_t row) {
+    store_record(kind, netgen_nodes, index, cells.connectivity.data_as<std::int64_t>(), indices.data_as<std::int64_t>(), row);
   }
 
   // A section whose kinds the first pass read on all cores, read on all cores into the rows

@@ -179,7 +179,7 @@ class AsciiParser {
   void parse_facets() {
     scanner_.skip_whitespace();
     while (!scanner_.at_end()) {
-      expect_keyword("facet");
+      expect_lowercase_keyword("facet");
       parse_facet();
       scanner_.skip_whitespace();
     }
@@ -269,6 +269,21 @@ class AsciiParser {
     scanner_.fail_at(offset_of(token), "expected '" + std::string(keyword) + "', found " + describe(token) + std::string(hint));
   }
 
+  // expect_keyword for the lowercase spelling every writer uses, compared where it stands
+  // (no token scan); any other text goes to expect_keyword, which decides it and words errors.
+  void expect_lowercase_keyword(std::string_view keyword, std::string_view hint = {}) {
+    scanner_.skip_whitespace();
+    const std::size_t at = scanner_.position();
+    const std::size_t after = at + keyword.size();
+    const std::string_view document = scanner_.document();
+    if (after <= scanner_.end() && document.compare(at, keyword.size(), keyword) == 0 &&
+        (after == scanner_.end() || io::is_space(document[after]))) {
+      scanner_.seek(after);
+      return;
+    }
+    expect_keyword(keyword, hint);
+  }
+
   void read_vector(std::vector<double>& out) {
     for (int axis = 0; axis < 3; ++axis) out.push_back(scanner_.next_number<double>());
   }
@@ -291,20 +306,20 @@ class AsciiParser {
   }
 
   void parse_facet() {
-    expect_keyword("normal");
+    expect_lowercase_keyword("normal");
     // The facet count is known only at the end, so normals are parsed then, straight into
     // their array; here their tokens are only stepped over.
     normal_offsets_.push_back(scanner_.position());
     for (int axis = 0; axis < 3; ++axis)
       if (scanner_.next_token().empty()) scanner_.fail("unexpected end of data while reading a number");
-    expect_keyword("outer");
-    expect_keyword("loop");
+    expect_lowercase_keyword("outer");
+    expect_lowercase_keyword("loop");
     for (int corner = 0; corner < 3; ++corner) {
-      expect_keyword("vertex");
+      expect_lowercase_keyword("vertex");
       read_vector(corners_);
     }
-    expect_keyword("endloop", " (STL facets are triangles)");
-    expect_keyword("endfacet");
+    expect_lowercase_keyword("endloop", " (STL facets are triangles)");
+    expect_lowercase_keyword("endfacet");
   }
 
   // `corners`: 9 per facet, in facet order.
