@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -396,6 +397,70 @@ TEST(MeshOps, CheckAndSurfaceCountFacetsAlikeInEitherKeyLayoutAndThreadCount) {
       // The surface: 6 m² faces less the copy's three outer ones, now shared by two cells.
       EXPECT_EQ(6 * m * m - 3, mpp::extract_surface(mesh).num_cells()) << base << " " << threads;
     }
+  }
+}
+
+
+// merge_points' search takes a shortcut for exact copies of a cell's first point (the cell
+// hashes computed on all cores first): groups of exact copies, copies with -0 for 0, near copies
+// within the tolerance and NaN points, shuffled, weld into the first of their group at either
+// thread count (NaN welds nowhere), enough points for the parallel hashing to split.
+TEST(MeshOps, MergePointsWeldsCopiesNearCopiesAndNaNAlikeAtEitherThreadCount) {
+  struct ThreadCount {
+    explicit ThreadCount(unsigned count) { mpp::set_thread_count(count); }
+    ~ThreadCount() { mpp::set_thread_count(0); }
+  };
+  const std::int64_t groups = 7000, members = 10;
+  const double tolerance = 1e-3;
+  std::vector<std::int64_t> group_of;
+  std::vector<double> xyz;
+  std::uint64_t state = 12345;
+  auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL; };
+  for (std::int64_t g = 0; g < groups; ++g)
+    for (std::int64_t m = 0; m < members; ++m) {
+      const double centre[3] = {static_cast<double>(g % 20), static_cast<double>(g / 20 % 20) * 0.5, static_cast<double>(g / 400) * 0.25};
+      for (int k = 0; k < 3; ++k) {
+        double value = centre[k];
+        if (m % 3 == 1 && value == 0.0) value = -0.0;  // a copy with -0
+        if (m % 3 == 2) value += (static_cast<double>(next() >> 40) / static_cast<double>(1 << 24) - 0.5) * 0.5 * tolerance;
+        xyz.push_back(value);
+      }
+      group_of.push_back(g);
+    }
+  for (std::int64_t i = 0; i < 5; ++i) {  // NaN points: each its own
+    xyz.insert(xyz.end(), {std::nan(""), 1.0, 2.0});
+    group_of.push_back(-1 - i);
+  }
+  const auto n = static_cast<std::int64_t>(group_of.size());
+  for (std::int64_t i = n - 1; i > 0; --i) {  // shuffled: a group's first anywhere
+    const auto j = static_cast<std::int64_t>(next() >> 33) % (i + 1);
+    std::swap(group_of[static_cast<std::size_t>(i)], group_of[static_cast<std::size_t>(j)]);
+    for (int k = 0; k < 3; ++k) std::swap(xyz[static_cast<std::size_t>(3 * i + k)], xyz[static_cast<std::size_t>(3 * j + k)]);
+  }
+  std::vector<std::int64_t> ids(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) ids[static_cast<std::size_t>(i)] = i;
+  std::vector<std::int64_t> first_nodes;
+  for (const unsigned threads : {1u, 2u}) {
+    const ThreadCount scoped(threads);
+    mpp::Mesh mesh;
+    mesh.points = array_of<double>({n, 3}, xyz);
+    mesh.cells.push_back({"vertex", int64_matrix(n, 1, ids), {}, {}});
+    EXPECT_EQ(n - groups - 5, mpp::merge_points(mesh, tolerance)) << threads;
+    ASSERT_EQ(groups + 5, mesh.num_points());
+    const std::vector<std::int64_t> nodes = nodes_of(mesh.cells[0]);
+    // New points in order of the groups' first points: each group's points share one.
+    std::vector<std::int64_t> node_of_group(static_cast<std::size_t>(groups), -1);
+    std::int64_t next_new = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t g = group_of[static_cast<std::size_t>(i)];
+      std::int64_t expected = -1;
+      if (g < 0) expected = next_new++;
+      else if (node_of_group[static_cast<std::size_t>(g)] < 0) expected = node_of_group[static_cast<std::size_t>(g)] = next_new++;
+      else expected = node_of_group[static_cast<std::size_t>(g)];
+      ASSERT_EQ(expected, nodes[static_cast<std::size_t>(i)]) << "point " << i << " at " << threads << " threads";
+    }
+    if (first_nodes.empty()) first_nodes = nodes;
+    EXPECT_EQ(first_nodes, nodes);
   }
 }
 

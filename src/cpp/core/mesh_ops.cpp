@@ -358,7 +358,11 @@ inline std::int64_t floor_to_int(double q) noexcept {
 // when most are copies), so it stays in cache where a table sized by the points would not.
 // The loop is sequential (whether a point is a representative depends on all before it) and
 // bound by memory waits: a representative's cell and coordinates share one cache line (no
-// trip to the point array), and the table slot of a point a few steps ahead is prefetched.
+// trip to the point array), and the table slot of a point some steps ahead is prefetched. The
+// cell hashes are computed before it on all cores, and a point with the bits of its cell's
+// first representative (a mesh's copies of a point: most points) is settled without its cell.
+// (Settling cells without neighbours on all cores, as a first pass, costs a second look-up a
+// point: more CPU than it saves on 2 cores, measured.)
 template <class T>
 NDArray weld_targets(const T* xyz, std::size_t n, std::size_t width, double tolerance) {
   using Cell = std::array<std::int64_t, 3>;
@@ -422,33 +426,60 @@ NDArray weld_targets(const T* xyz, std::size_t n, std::size_t width, double tole
       mark(head.hash);
     }
   };
-  // The next points' cells and hashes, computed `ahead` steps early so their slots are prefetched.
-  constexpr std::size_t ahead = 16;
-  std::array<Cell, ahead> upcoming_cell{};
-  std::array<std::uint64_t, ahead> upcoming_hash{};
-  auto prepare = [&](std::size_t i) {
-    const Cell c = cell_of(i);
-    const std::uint64_t h = hash(c);
-    upcoming_cell[i % ahead] = c;
-    upcoming_hash[i % ahead] = h;
-    __builtin_prefetch(&table[h & (table.size() - 1)]);
-  };
-  for (std::size_t i = 0; i < std::min(n, ahead); ++i) prepare(i);
-  // Scratch from the library's heap: huge pages, reused by the next call of the same size.
+  // Every point's cell hash first, on all cores (three divisions and three mixes a point: half
+  // the loop's work when it was done in it). The loop computes a point's cell only when it
+  // needs it: a copy of its cell's first representative (equal bits, so the same cell) welds
+  // into that one, as the full search would, without it.
+  // The hashes are kept where the results go: the loop reads a point's hash (and those of the
+  // points ahead) before it writes the point's result, and no other array is faulted in.
   NDArray representative_array = NDArray::allocate_scratch(DType::int64, {static_cast<std::int64_t>(n)});
   std::int64_t* representative = representative_array.data_as<std::int64_t>();
+  auto* hashes = reinterpret_cast<std::uint64_t*>(representative);
+  parallel_ranges(n, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) hashes[i] = hash(cell_of(i));
+  });
+  // The table slot of a point `ahead` steps on is prefetched, and its representative half as far.
+  constexpr std::size_t ahead = 64;
+  for (std::size_t i = 0; i < std::min(n, ahead); ++i) __builtin_prefetch(&table[hashes[i] & (table.size() - 1)]);
   const double squared = tolerance * tolerance;
   const std::size_t probes = tolerance > 0 ? (std::size_t{1} << width) : 1;
+  using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t,
+                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint8_t>>>;
+  auto welds = [&](const T* p, const Representative& rep) {
+    double distance = 0;
+    bool equal = true;
+    for (std::size_t k = 0; k < width; ++k) {
+      const double d = static_cast<double>(p[k]) - static_cast<double>(rep.at[k]);
+      distance += d * d;
+      equal = equal && p[k] == rep.at[k];  // -0 == +0
+    }
+    return tolerance > 0 ? distance <= squared : equal;
+  };
   for (std::size_t i = 0; i < n; ++i) {
     const T* p = xyz + i * width;
     std::int64_t found = -1;
-    const Cell home = upcoming_cell[i % ahead];
-    const std::uint64_t home_hash = upcoming_hash[i % ahead];
-    if (i + ahead < n) prepare(i + ahead);
+    const std::uint64_t home_hash = hashes[i];
+    if (i + ahead < n) __builtin_prefetch(&table[hashes[i + ahead] & (table.size() - 1)]);
     if (i + ahead / 2 < n) {  // its slot is in cache by now: fetch the representative it names
-      const std::int64_t head = table[upcoming_hash[(i + ahead / 2) % ahead] & (table.size() - 1)].head;
+      const std::int64_t head = table[hashes[i + ahead / 2] & (table.size() - 1)].head;
       if (head >= 0) __builtin_prefetch(&reps[static_cast<std::size_t>(head)]);
     }
+    // A copy: among the slots of p's hash, one whose first representative has p's bits is p's
+    // cell's (equal bits, equal cell), and the search would try that representative first.
+    for (std::size_t slot = home_hash & (table.size() - 1); table[slot].head >= 0; slot = (slot + 1) & (table.size() - 1)) {
+      if (table[slot].hash != home_hash) continue;
+      const Representative& head = reps[static_cast<std::size_t>(table[slot].head)];
+      bool same_bits = true;
+      for (std::size_t k = 0; k < width; ++k) same_bits = same_bits && std::bit_cast<Bits>(head.at[k]) == std::bit_cast<Bits>(p[k]);
+      if (!same_bits) continue;
+      if (welds(p, head)) found = head.point;
+      break;
+    }
+    if (found >= 0) {
+      representative[i] = found;
+      continue;
+    }
+    const Cell home = cell_of(i);
     Cell toward{0, 0, 0};  // -1 or +1: the nearer neighbour along each axis (needed once p's cell failed)
     for (std::size_t probe_bits = 0; probe_bits < probes && found < 0; ++probe_bits) {
       if (probe_bits == 1)
@@ -461,14 +492,7 @@ NDArray weld_targets(const T* xyz, std::size_t n, std::size_t width, double tole
       if (probe_bits != 0 && !maybe_occupied(probe_hash)) continue;
       for (std::int64_t r = table[slot_of(probe, probe_hash)].head; r >= 0; r = reps[static_cast<std::size_t>(r)].next) {
         const Representative& rep = reps[static_cast<std::size_t>(r)];
-        double distance = 0;
-        bool equal = true;
-        for (std::size_t k = 0; k < width; ++k) {
-          const double d = static_cast<double>(p[k]) - static_cast<double>(rep.at[k]);
-          distance += d * d;
-          equal = equal && p[k] == rep.at[k];  // -0 == +0
-        }
-        if (tolerance > 0 ? distance <= squared : equal) {
+        if (welds(p, rep)) {
           found = rep.point;
           break;
         }
