@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -378,11 +380,57 @@ mpp::Mesh hexahedra_with_a_copy(std::int64_t m, std::int64_t base) {
   return mesh;
 }
 
+// A thread count for one scope, the default restored after.
+struct ThreadCount {
+  explicit ThreadCount(unsigned count) { mpp::set_thread_count(count); }
+  ~ThreadCount() { mpp::set_thread_count(0); }
+};
+
+// extract_surface keeps the points its facets use (flagged_positions on all cores): each
+// range once wrote past its last kept point into the next range's first slot, racing the
+// thread that filled it, and an interior point (and -1 in the cells) came out at 2 threads.
+// A box of tetrahedra large enough to split; the surface equal at 1 and 2 threads, and every
+// node of it a point of the surface.
+TEST(MeshOps, SurfacePointsAreTheSameAtOneAndTwoThreads) {
+  const std::int64_t m = 40;  // (m+1)^3 = 68,921 points: over the 65,536 flags that split
+  mpp::Mesh mesh;
+  std::vector<double> xyz;
+  for (std::int64_t k = 0; k <= m; ++k)
+    for (std::int64_t j = 0; j <= m; ++j)
+      for (std::int64_t i = 0; i <= m; ++i) xyz.insert(xyz.end(), {double(i), double(j), double(k)});
+  mesh.points = mpp::NDArray::allocate(mpp::DType::float64, {(m + 1) * (m + 1) * (m + 1), 3});
+  std::copy(xyz.begin(), xyz.end(), mesh.points.data_as<double>());
+  const auto at = [m](std::int64_t i, std::int64_t j, std::int64_t k) { return (k * (m + 1) + j) * (m + 1) + i; };
+  std::vector<std::int64_t> nodes;
+  for (std::int64_t k = 0; k < m; ++k)
+    for (std::int64_t j = 0; j < m; ++j)
+      for (std::int64_t i = 0; i < m; ++i) {
+        const std::int64_t c[8] = {at(i, j, k), at(i + 1, j, k), at(i + 1, j + 1, k), at(i, j + 1, k),
+                                   at(i, j, k + 1), at(i + 1, j, k + 1), at(i + 1, j + 1, k + 1), at(i, j + 1, k + 1)};
+        // Kuhn's six tetrahedra around the diagonal 0-6: conforming from cube to cube.
+        for (const auto& t : {std::array<int, 4>{0, 1, 2, 6}, {0, 2, 3, 6}, {0, 3, 7, 6}, {0, 7, 4, 6}, {0, 4, 5, 6}, {0, 5, 1, 6}})
+          for (const int v : t) nodes.push_back(c[v]);
+      }
+  mesh.cells.push_back({"tetra", mpp::NDArray::allocate(mpp::DType::int64, {static_cast<std::int64_t>(nodes.size() / 4), 4}), {}, {}});
+  std::copy(nodes.begin(), nodes.end(), mesh.cells[0].connectivity.data_as<std::int64_t>());
+  mpp::Mesh one;
+  {
+    const ThreadCount scoped(1);
+    one = mpp::extract_surface(mesh);
+  }
+  const std::int64_t boundary_points = (m + 1) * (m + 1) * (m + 1) - (m - 1) * (m - 1) * (m - 1);
+  ASSERT_EQ(boundary_points, one.num_points());
+  for (int run = 0; run < 20; ++run) {
+    const ThreadCount scoped(2);
+    const mpp::Mesh two = mpp::extract_surface(mesh);
+    expect_same_bits(one, two);
+    const std::span<const std::int64_t> cells = two.cells[0].connectivity.values<std::int64_t>();
+    ASSERT_TRUE(std::all_of(cells.begin(), cells.end(), [&](std::int64_t v) { return v >= 0 && v < two.num_points(); }))
+        << "run " << run;
+  }
+}
+
 TEST(MeshOps, CheckAndSurfaceCountFacetsAlikeInEitherKeyLayoutAndThreadCount) {
-  struct ThreadCount {
-    explicit ThreadCount(unsigned count) { mpp::set_thread_count(count); }
-    ~ThreadCount() { mpp::set_thread_count(0); }
-  };
   const std::int64_t m = 6;
   for (const std::int64_t base : {std::int64_t{0}, std::int64_t{1} << 17}) {
     const mpp::Mesh mesh = hexahedra_with_a_copy(m, base);
@@ -406,10 +454,6 @@ TEST(MeshOps, CheckAndSurfaceCountFacetsAlikeInEitherKeyLayoutAndThreadCount) {
 // within the tolerance and NaN points, shuffled, weld into the first of their group at either
 // thread count (NaN welds nowhere), enough points for the parallel hashing to split.
 TEST(MeshOps, MergePointsWeldsCopiesNearCopiesAndNaNAlikeAtEitherThreadCount) {
-  struct ThreadCount {
-    explicit ThreadCount(unsigned count) { mpp::set_thread_count(count); }
-    ~ThreadCount() { mpp::set_thread_count(0); }
-  };
   const std::int64_t groups = 7000, members = 10;
   const double tolerance = 1e-3;
   std::vector<std::int64_t> group_of;

@@ -72,7 +72,7 @@ std::size_t count_flagged(std::span<const std::uint8_t> flags) {
 }
 
 std::vector<std::int64_t> flagged_positions(std::span<const std::uint8_t> flags, std::size_t count) {
-  std::vector<std::int64_t> positions(count + 1);  // one past: the branch-free fill below writes every index
+  std::vector<std::int64_t> positions(count);
   const std::size_t ranges = flags.size() >= (std::size_t{1} << 16) ? std::max(1u, thread_count()) : 1;
   std::vector<std::size_t> first_of(ranges + 1, 0);  // each range's count, then its first output
   parallel_ranges(ranges, 1, [&](std::size_t first, std::size_t last) {
@@ -87,13 +87,18 @@ std::vector<std::int64_t> flagged_positions(std::span<const std::uint8_t> flags,
   parallel_ranges(ranges, 1, [&](std::size_t first, std::size_t last) {
     for (std::size_t range = first; range < last; ++range) {
       std::size_t at = first_of[range];
-      for (std::size_t i = flags.size() * range / ranges; i < flags.size() * (range + 1) / ranges; ++i) {
+      const std::size_t begin = flags.size() * range / ranges;
+      // Up to the range's last flagged index only: past it every write would land in the next
+      // range's first slot, which that range's thread may already have filled (a race that put
+      // an unused point into extract_surface's output and -1 into its cells at 2 threads).
+      std::size_t end = flags.size() * (range + 1) / ranges;
+      while (end > begin && flags[end - 1] == 0) --end;
+      for (std::size_t i = begin; i < end; ++i) {
         positions[at] = static_cast<std::int64_t>(i);  // kept only when flagged: no branch to mispredict
         at += flags[i] != 0;
       }
     }
   });
-  positions.pop_back();
   return positions;
 }
 
