@@ -10,6 +10,9 @@
 // Refused (std::invalid_argument): cell types AVS-UCD has no name for (polygon, quadratic …),
 // points that are not 2-D or 3-D, data names holding ',' or a line break (they end a label).
 // Not written: field data and regions (AVS-UCD has no slot for them).
+// Node, cell and data lines are formatted on all cores (io/output/parallel_rows.hpp), in file
+// order at any thread count.
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -19,6 +22,7 @@
 #include "formats/avsucd/avsucd.hpp"
 #include "formats/avsucd/avsucd_cells.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "io/cells/integer_cell_data.hpp"
 
 namespace meshioplusplus::avsucd {
@@ -33,11 +37,22 @@ void check_label(std::string_view name) {
     throw std::invalid_argument("AVS-UCD data labels cannot be empty or hold ',' or a line break: '" + std::string(name) + "'");
 }
 
+// Row `row` of `array` at p as io::put_row writes it (each value after a blank); returns the end.
+char* put_array_row(char* p, const NDArray& array, std::int64_t row) {
+  visit_dtype(array.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const std::int64_t width = array.row_width();
+    p = io::put_values(p, static_cast<const T*>(array.data()) + row * width, width);
+  });
+  return p;
+}
+
 // "nfields c1 … cn", the labels, then one row per entity: its id and every field's values.
-// `rows(i)` yields the arrays holding entity i and its row within each.
+// `locate(f, i)` yields the array holding entity i's values of field f and its row there; it
+// runs on several threads at once.
 template <class RowLocator>
-void write_data_block(io::OutputBuffer& out, const std::vector<std::string_view>& labels,
-                      const std::vector<std::int64_t>& widths, std::int64_t entities, RowLocator&& locate) {
+void write_data_block(io::OutputBuffer& out, io::AtomicFile& file, const std::vector<std::string_view>& labels,
+                      const std::vector<std::int64_t>& widths, std::int64_t entities, const RowLocator& locate) {
   out.number(static_cast<std::int64_t>(labels.size()));
   for (std::int64_t width : widths) {
     out.put(' ');
@@ -48,14 +63,18 @@ void write_data_block(io::OutputBuffer& out, const std::vector<std::string_view>
     out.text(label);
     out.text(", real\n");
   }
-  for (std::int64_t i = 0; i < entities; ++i) {
-    out.number(i + 1);
+  std::int64_t values = 0;
+  for (std::int64_t width : widths) values += width;
+  const auto longest = static_cast<std::size_t>(1 + values) * (io::kMaxNumberChars + 1) + 1;
+  io::write_rows_in_parallel(out, file, entities, longest, [&](char* p, std::int64_t i) {
+    p = io::put_number(p, i + 1);
     for (std::size_t f = 0; f < labels.size(); ++f) {
       const auto [array, row] = locate(f, i);
-      io::put_row(out, *array, row);
+      p = put_array_row(p, *array, row);
     }
-    out.put('\n');
-  }
+    *p++ = '\n';
+    return p;
+  });
 }
 
 }  // namespace
@@ -113,42 +132,51 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
   out.text("0\n");
 
   const bool pad_z = mesh.points.dim(1) == 2;
-  for (std::int64_t i = 0; i < num_points; ++i) {
-    out.number(i + 1);
-    io::put_row(out, mesh.points, i);
-    if (pad_z) out.text(" 0");
-    out.put('\n');
-  }
+  io::write_rows_in_parallel(out, file, num_points, 5 * (io::kMaxNumberChars + 1), [&](char* p, std::int64_t i) {
+    p = io::put_number(p, i + 1);
+    p = put_array_row(p, mesh.points, i);
+    if (pad_z) p = io::put_text(p, " 0");
+    *p++ = '\n';
+    return p;
+  });
 
   std::int64_t id = 0;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const auto& info = kCellTypes[static_cast<std::size_t>(types[b])];
     const CellBlock& block = mesh.cells[b];
     const std::int64_t* corners = block.connectivity.data_as<std::int64_t>();
-    for (std::int64_t cell = 0; cell < block.num_cells(); ++cell) {
-      out.number(++id);
-      out.put(' ');
-      out.number(material != nullptr ? io::integer_at((*material)[b], cell) : std::int64_t{0});
-      out.put(' ');
-      out.text(info.ucd_name);
+    const std::size_t longest = (3 + static_cast<std::size_t>(info.num_nodes)) * (io::kMaxNumberChars + 1) + std::string_view(info.ucd_name).size();
+    io::write_rows_in_parallel(out, file, block.num_cells(), longest, [&](char* p, std::int64_t cell) {
+      p = io::put_number(p, id + cell + 1);
+      *p++ = ' ';
+      p = io::put_number(p, material != nullptr ? io::integer_at((*material)[b], cell) : std::int64_t{0});
+      *p++ = ' ';
+      p = io::put_text(p, info.ucd_name);
       for (int k = 0; k < info.num_nodes; ++k) {
-        out.put(' ');
-        out.number(corners[cell * info.num_nodes + info.to_ucd[k]] + 1);
+        *p++ = ' ';
+        p = io::put_number(p, corners[cell * info.num_nodes + info.to_ucd[k]] + 1);
       }
-      out.put('\n');
-    }
+      *p++ = '\n';
+      return p;
+    });
+    id += block.num_cells();
   }
 
   if (!point_labels.empty())
-    write_data_block(out, point_labels, point_widths, num_points,
+    write_data_block(out, file, point_labels, point_widths, num_points,
                      [&](std::size_t f, std::int64_t i) { return std::pair{point_arrays[f], i}; });
   if (!cell_labels.empty()) {
-    // Global cell number -> (block, row), advanced in step with the rows written.
-    std::size_t block = 0;
-    std::int64_t base = 0;
-    write_data_block(out, cell_labels, cell_widths, num_cells, [&](std::size_t f, std::int64_t i) {
-      while (i - base >= mesh.cells[block].num_cells()) base += mesh.cells[block++].num_cells();
-      return std::pair{&(*cell_arrays[f])[block], i - base};
+    // Global cell number -> (block, row): the last block starting at or before it (empty blocks
+    // share their start with the next one, upper_bound steps past them).
+    std::vector<std::int64_t> starts;
+    std::int64_t start = 0;
+    for (const CellBlock& block : mesh.cells) {
+      starts.push_back(start);
+      start += block.num_cells();
+    }
+    write_data_block(out, file, cell_labels, cell_widths, num_cells, [&](std::size_t f, std::int64_t i) {
+      const auto block = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), i) - starts.begin()) - 1;
+      return std::pair{&(*cell_arrays[f])[block], i - starts[block]};
     });
   }
   out.flush();

@@ -15,6 +15,8 @@
 // (ASCII) or "Default" (binary), the slots meshio writes. Point and Side regions, point
 // and cell data (including "cell_ids": ids are renumbered) and field data have no place in
 // a grid file and are not written.
+// ASCII gridpoint, zone and face lines are formatted on all cores (io/output/parallel_rows.hpp),
+// in file order at any thread count.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -28,6 +30,8 @@
 #include "formats/flac3d/flac3d.hpp"
 #include "formats/flac3d/flac3d_cells.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/float_format.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "io/source/byte_order.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
@@ -79,7 +83,10 @@ class Writer {
     collect_groups();
   }
 
-  void write(io::OutputBuffer& out) {
+  // `file` is `out`'s file; `float_format` the one `out` prints floats with.
+  void write(io::OutputBuffer& out, io::AtomicFile& file, const io::FloatFormat& float_format) {
+    file_ = &file;
+    float_format_ = float_format;
     if (binary_) {
       put_u32(out, detail::kBinaryMagic);
       put_u32(out, detail::kBinaryVersion);
@@ -170,15 +177,17 @@ class Writer {
       return;
     }
     out.text("* GRIDPOINTS\n");
-    for (std::int64_t i = 0; i < n; ++i) {
-      out.text("G ");
-      out.number(i + 1);
+    const std::size_t longest = io::kMaxNumberChars + 3 * (io::max_float_chars(float_format_) + 1) + 3;
+    io::write_rows_in_parallel(out, *file_, n, longest, [&](char* p, std::int64_t i) {
+      p = io::put_text(p, "G ");
+      p = io::put_number(p, i + 1);
       for (int axis = 0; axis < 3; ++axis) {
-        out.put(' ');
-        out.number(coordinate(i, axis));
+        *p++ = ' ';
+        p = io::put_float(p, coordinate(i, axis), float_format_);
       }
-      out.put('\n');
-    }
+      *p++ = '\n';
+      return p;
+    });
   }
 
   // Corner order for one cell: FLAC3D wants the first four corners right-handed.
@@ -210,25 +219,31 @@ class Writer {
       const CellBlock& block = mesh_.cells[b];
       const std::int64_t width = block.connectivity.row_width();
       const std::int64_t* connectivity = block.connectivity.data_as<std::int64_t>();
+      if (!binary_) {
+        const std::size_t longest = 3 + std::string_view(kind.keyword).size() + static_cast<std::size_t>(1 + kind.nodes) * (io::kMaxNumberChars + 1);
+        io::write_rows_in_parallel(out, *file_, block.num_cells(), longest, [&](char* p, std::int64_t cell) {
+          const std::int64_t* nodes = connectivity + cell * width;
+          const std::array<int, 8>& order = zone_order(kind, nodes);
+          p = io::put_text(p, zones ? "Z " : "F ");
+          p = io::put_text(p, kind.keyword);
+          *p++ = ' ';
+          p = io::put_number(p, first_number_[b] + cell);
+          for (int k = 0; k < kind.nodes; ++k) {
+            *p++ = ' ';
+            p = io::put_number(p, nodes[order[static_cast<std::size_t>(k)]] + 1);
+          }
+          *p++ = '\n';
+          return p;
+        });
+        continue;
+      }
       for (std::int64_t cell = 0; cell < block.num_cells(); ++cell) {
         const std::int64_t* nodes = connectivity + cell * width;
         const std::array<int, 8>& order = zone_order(kind, nodes);
         const std::int64_t number = first_number_[b] + cell;
-        if (binary_) {
-          put_u32(out, static_cast<std::uint64_t>(number));
-          put_u32(out, static_cast<std::uint64_t>(kind.nodes));
-          for (int k = 0; k < kind.nodes; ++k) put_u32(out, static_cast<std::uint64_t>(nodes[order[static_cast<std::size_t>(k)]] + 1));
-          continue;
-        }
-        out.text(zones ? "Z " : "F ");
-        out.text(kind.keyword);
-        out.put(' ');
-        out.number(number);
-        for (int k = 0; k < kind.nodes; ++k) {
-          out.put(' ');
-          out.number(nodes[order[static_cast<std::size_t>(k)]] + 1);
-        }
-        out.put('\n');
+        put_u32(out, static_cast<std::uint64_t>(number));
+        put_u32(out, static_cast<std::uint64_t>(kind.nodes));
+        for (int k = 0; k < kind.nodes; ++k) put_u32(out, static_cast<std::uint64_t>(nodes[order[static_cast<std::size_t>(k)]] + 1));
       }
     }
   }
@@ -282,6 +297,8 @@ class Writer {
   const Mesh& mesh_;
   bool binary_;
   std::vector<std::size_t> kinds_;
+  io::AtomicFile* file_ = nullptr;  // write()'s file, for the text sections formatted on all cores
+  io::FloatFormat float_format_;
   std::vector<std::int64_t> first_number_;
   std::int64_t num_zones_ = 0, num_faces_ = 0;
   std::vector<Group> zone_groups_, face_groups_;
@@ -294,8 +311,9 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   Writer writer(mesh, binary);
   io::AtomicFile file(path, kFormat);
   io::OutputBuffer out(file);
-  out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt (text), when given
-  writer.write(out);
+  const io::FloatFormat float_format = io::parse_float_format(options.get("float_fmt", ""));  // meshio's float_fmt (text), when given
+  out.set_float_format(float_format);
+  writer.write(out, file, float_format);
   out.flush();
   file.commit();
 }

@@ -23,6 +23,7 @@
 #include "formats/gmsh/gmsh_time_series.hpp"
 #include "formats/gmsh/gmsh_writer_internal.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "io/source/parallel.hpp"
 
 namespace meshioplusplus::gmsh::detail::writer {
@@ -57,8 +58,9 @@ Options parse_options(const WriteOptions& options) {
 
 class MshWriter {
  public:
-  MshWriter(io::OutputBuffer& out, const Mesh& mesh, const WritePlan& plan, const Options& options)
-      : out_(out, options.binary), mesh_(mesh), plan_(plan), options_(options), data_(out_, plan_.blocks, false) {}
+  // `file` is `out`'s file: the 2.2 text node and element lines go to it straight from all cores.
+  MshWriter(io::OutputBuffer& out, io::AtomicFile& file, const Mesh& mesh, const WritePlan& plan, const Options& options)
+      : out_(out, options.binary), file_(file), mesh_(mesh), plan_(plan), options_(options), data_(out_, plan_.blocks, false) {}
 
   void write() {
     write_mesh_sections();
@@ -365,6 +367,22 @@ class MshWriter {
     out_.begin_section("Nodes");
     out_.text_line(number_text(num_points()));
     const double* points = xyz();
+    if (!out_.binary()) {
+      // "tag x y z" per node, formatted on all cores (io/output/parallel_rows.hpp).
+      const io::FloatFormat& format = options_.float_format;
+      const std::size_t longest = io::kMaxNumberChars + 3 * (io::max_float_chars(format) + 1) + 1;
+      io::write_rows_in_parallel(out_.out(), file_, num_points(), longest, [&](char* p, std::int64_t i) {
+        p = io::put_number(p, static_cast<std::int32_t>(i + 1));
+        for (int a = 0; a < 3; ++a) {
+          *p++ = ' ';
+          p = io::put_float(p, points[3 * i + a], format);
+        }
+        *p++ = '\n';
+        return p;
+      });
+      out_.end_section("Nodes");
+      return;
+    }
     char record[28];
     for (std::int64_t i = 0; i < num_points(); ++i) {
       const auto tag = static_cast<std::int32_t>(i + 1);
@@ -402,19 +420,37 @@ class MshWriter {
             });
         continue;
       }
-      for_each_element(run, [&](std::int64_t tag, const GmshElementType& element_type, const std::int64_t* nodes,
-                                std::int32_t signature) {
-        const std::int32_t physical = plan_.physical_of(signature);
-        out_.int32(static_cast<std::int32_t>(tag));
-        out_.int32(element_type.gmsh_id);
-        out_.int32(2);
-        out_.int32(physical);
-        out_.int32(entity.tag);
-        for (int j = 0; j < element_type.num_nodes; ++j) out_.int32(static_cast<std::int32_t>(nodes[j] + 1));
-        out_.end_record();
-      });
+      write_text_elements_22(run, entity);
     }
     out_.end_section("Elements");
+  }
+
+  // A run's 2.2 text element lines "tag type 2 physical elementary nodes…", formatted on all
+  // cores (io/output/parallel_rows.hpp); the numbers as ValueWriter::int32 writes them.
+  void write_text_elements_22(const ElementRun& run, const Entity& entity) {
+    const BlockPlan& block = plan_.blocks[run.block];
+    const GmshElementType& type = *block.type;
+    const std::int64_t k = type.num_nodes;
+    const std::int64_t* connectivity = block.cells->connectivity.data_as<std::int64_t>();
+    const std::size_t longest = static_cast<std::size_t>(5 + k) * (io::kMaxNumberChars + 1) + 1;
+    io::write_rows_in_parallel(out_.out(), file_, run.count, longest, [&](char* p, std::int64_t i) {
+      const std::int64_t row = run.first + i;
+      const std::int64_t* cell = connectivity + row * k;
+      const std::span<const std::uint16_t> order = type.gmsh_from_meshio;
+      p = io::put_number(p, static_cast<std::int32_t>(block.base + row + 1));
+      *p++ = ' ';
+      p = io::put_number(p, type.gmsh_id);
+      p = io::put_text(p, " 2 ");
+      p = io::put_number(p, plan_.physical_of(plan_.cell_signature_of(block.base + row)));
+      *p++ = ' ';
+      p = io::put_number(p, entity.tag);
+      for (std::int64_t j = 0; j < k; ++j) {
+        *p++ = ' ';
+        p = io::put_number(p, static_cast<std::int32_t>(cell[order.empty() ? j : order[static_cast<std::size_t>(j)]] + 1));
+      }
+      *p++ = '\n';
+      return p;
+    });
   }
 
   // ---- $Periodic: 4.1 in the file's encoding, 2.2 as text (Gmsh writes it so in binary
@@ -546,6 +582,7 @@ class MshWriter {
   }
 
   ValueWriter out_;
+  io::AtomicFile& file_;
   const Mesh& mesh_;
   const WritePlan& plan_;
   Options options_;
@@ -566,7 +603,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   io::AtomicFile file(path, kFormatName);
   io::OutputBuffer out(file);
   out.set_float_format(parsed.float_format);
-  MshWriter(out, mesh, plan, parsed).write();
+  MshWriter(out, file, mesh, plan, parsed).write();
   out.flush();
   file.commit();
 }
@@ -593,7 +630,7 @@ MshStream::~MshStream() = default;
 
 void MshStream::write_mesh(const Mesh& mesh) {
   const WritePlan plan = plan_write(mesh, state_->options);
-  MshWriter(state_->out, mesh, plan, state_->options).write_mesh_sections();
+  MshWriter(state_->out, state_->file, mesh, plan, state_->options).write_mesh_sections();
   state_->blocks = plan.blocks;
   for (BlockPlan& block : state_->blocks) block.cells = nullptr;
   state_->num_points = mesh.num_points();

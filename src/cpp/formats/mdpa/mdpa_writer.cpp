@@ -18,6 +18,8 @@
 // written. Cell types other than vertex, line, line3, triangle, triangle6, quad, quad8,
 // quad9, tetra, tetra10, pyramid, wedge, wedge15, hexahedron, hexahedron20, hexahedron27,
 // and names with blanks, are refused (std::invalid_argument).
+// Node, element/condition and data lines are formatted on all cores
+// (io/output/parallel_rows.hpp), in file order at any thread count.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -33,6 +35,8 @@
 #include "formats/mdpa/mdpa.hpp"
 #include "formats/mdpa/mdpa_types.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/float_format.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "meshioplusplus/cell_types.hpp"
 
 namespace meshioplusplus::mdpa {
@@ -123,7 +127,10 @@ class Writer {
     }
   }
 
-  void write(io::OutputBuffer& out) {
+  // `file` is `out`'s file; `float_format` the one `out` prints floats with.
+  void write(io::OutputBuffer& out, io::AtomicFile& file, const io::FloatFormat& float_format) {
+    file_ = &file;
+    float_format_ = float_format;
     out.text("Begin ModelPartData\n//  VARIABLE_NAME value\nEnd ModelPartData\n\n");
     write_properties(out);
     write_nodes(out);
@@ -158,16 +165,18 @@ class Writer {
     visit_dtype(mesh_.points.dtype(), [&](auto zero) {
       using T = decltype(zero);
       const T* xyz = mesh_.points.data_as<T>();
-      for (std::int64_t i = 0; i < mesh_.num_points(); ++i) {
-        out.put(' ');
-        out.number(i + 1);
+      const std::size_t longest = io::kMaxNumberChars + 3 * (io::max_float_chars(float_format_) + 1) + 2;
+      io::write_rows_in_parallel(out, *file_, mesh_.num_points(), longest, [&](char* p, std::int64_t i) {
+        *p++ = ' ';
+        p = io::put_number(p, i + 1);
         for (std::int64_t axis = 0; axis < 3; ++axis) {
-          out.put(' ');
+          *p++ = ' ';
           // Through double: a float32 written in its own shortest form reads back as another double.
-          out.number(axis < width ? static_cast<double>(xyz[i * width + axis]) : 0.0);
+          p = io::put_float(p, axis < width ? static_cast<double>(xyz[i * width + axis]) : 0.0, float_format_);
         }
-        out.put('\n');
-      }
+        *p++ = '\n';
+        return p;
+      });
     });
     out.text("End Nodes\n\n");
   }
@@ -196,20 +205,23 @@ class Writer {
     const std::int64_t width = block.connectivity.row_width();
     const std::int64_t* nodes = block.connectivity.data_as<std::int64_t>();
     const NDArray* properties = property_array(mesh_, b);
-    std::vector<std::int64_t> kratos(static_cast<std::size_t>(width));
-    for (std::int64_t cell = 0; cell < block.num_cells(); ++cell) {
+    // kratos_order(type)[k]: the Kratos position of meshio node k; its inverse picks the nodes in Kratos order.
+    std::vector<std::int64_t> meshio_of(static_cast<std::size_t>(width));
+    for (std::int64_t k = 0; k < width; ++k) meshio_of[static_cast<std::size_t>(order.empty() ? k : order[static_cast<std::size_t>(k)])] = k;
+    const auto longest = static_cast<std::size_t>(2 + width) * (io::kMaxNumberChars + 1) + 1;
+    io::write_rows_in_parallel(out, *file_, block.num_cells(), longest, [&](char* p, std::int64_t cell) {
       const std::int64_t* row = nodes + cell * width;
-      for (std::int64_t k = 0; k < width; ++k) kratos[static_cast<std::size_t>(order.empty() ? k : order[static_cast<std::size_t>(k)])] = row[k];
-      out.put(' ');
-      out.number(first_id_[b] + cell);
-      out.put(' ');
-      out.number(properties ? integer_at(*properties, cell) : std::int64_t{0});
-      for (std::int64_t node : kratos) {
-        out.put(' ');
-        out.number(node + 1);
+      *p++ = ' ';
+      p = io::put_number(p, first_id_[b] + cell);
+      *p++ = ' ';
+      p = io::put_number(p, properties ? integer_at(*properties, cell) : std::int64_t{0});
+      for (const std::int64_t k : meshio_of) {
+        *p++ = ' ';
+        p = io::put_number(p, row[k] + 1);
       }
-      out.put('\n');
-    }
+      *p++ = '\n';
+      return p;
+    });
     out.text("End ");
     out.text(entity);
     out.text("\n\n");
@@ -227,45 +239,52 @@ class Writer {
     });
   }
 
-  // One entity's value: scalar or "[k](v1, …, vk)".
-  static void put_value(io::OutputBuffer& out, const NDArray& array, std::int64_t row) {
+  // Room for put_value's text of one row of `array`.
+  std::size_t longest_value(const NDArray& array) const {
+    return static_cast<std::size_t>(array.row_width() + 1) * (io::max_float_chars(float_format_) + 2) + 8;
+  }
+
+  // One entity's value at p: scalar or "[k](v1, …, vk)"; returns the end.
+  char* put_value(char* p, const NDArray& array, std::int64_t row) const {
     const std::int64_t width = array.row_width();
     visit_dtype(array.dtype(), [&](auto zero) {
       using T = decltype(zero);
       const T* values = array.data_as<T>() + row * width;
-      // float32 through double, so the text reads back to the same value as float64.
+      // Floats through double (float32 too, so the text reads back to the same value as float64).
       const auto emit = [&](T v) {
-        if constexpr (std::is_same_v<T, float>) out.number(static_cast<double>(v));
-        else out.number(v);
+        if constexpr (std::is_floating_point_v<T>) p = io::put_float(p, static_cast<double>(v), float_format_);
+        else p = io::put_number(p, v);
       };
-      out.put(' ');
+      *p++ = ' ';
       if (width == 1) {
         emit(values[0]);
         return;
       }
-      out.put('[');
-      out.number(width);
-      out.text("] (");
+      *p++ = '[';
+      p = io::put_number(p, width);
+      p = io::put_text(p, "] (");
       for (std::int64_t k = 0; k < width; ++k) {
-        if (k > 0) out.text(", ");
+        if (k > 0) p = io::put_text(p, ", ");
         emit(values[k]);
       }
-      out.put(')');
+      *p++ = ')';
     });
+    return p;
   }
 
   void write_nodal_data(io::OutputBuffer& out, const std::string& name, const NDArray& array) const {
     out.text("Begin NodalData ");
     out.text(name);
     out.put('\n');
-    for (std::int64_t i = 0; i < mesh_.num_points(); ++i) {
-      if (!has_value(array, i)) continue;
-      out.put(' ');
-      out.number(i + 1);
-      out.text(" 0");
-      put_value(out, array, i);
-      out.put('\n');
-    }
+    io::write_rows_in_parallel(out, *file_, mesh_.num_points(), longest_value(array) + io::kMaxNumberChars + 4, [&](char* p, std::int64_t i) {
+      if (!has_value(array, i)) return p;
+      *p++ = ' ';
+      p = io::put_number(p, i + 1);
+      p = io::put_text(p, " 0");
+      p = put_value(p, array, i);
+      *p++ = '\n';
+      return p;
+    });
     out.text("End NodalData\n\n");
   }
 
@@ -281,13 +300,16 @@ class Writer {
     out.put('\n');
     for (std::size_t b = 0; b < mesh_.cells.size(); ++b) {
       if (is_condition_[b] != conditions) continue;
-      for (std::int64_t cell = 0; cell < mesh_.cells[b].num_cells(); ++cell) {
-        if (!has_value(arrays[b], cell)) continue;
-        out.put(' ');
-        out.number(first_id_[b] + cell);
-        put_value(out, arrays[b], cell);
-        out.put('\n');
-      }
+      const NDArray& array = arrays[b];
+      io::write_rows_in_parallel(out, *file_, mesh_.cells[b].num_cells(), longest_value(array) + io::kMaxNumberChars + 2,
+                                 [&](char* p, std::int64_t cell) {
+                                   if (!has_value(array, cell)) return p;
+                                   *p++ = ' ';
+                                   p = io::put_number(p, first_id_[b] + cell);
+                                   p = put_value(p, array, cell);
+                                   *p++ = '\n';
+                                   return p;
+                                 });
     }
     out.text("End ");
     out.text(tag);
@@ -335,6 +357,8 @@ class Writer {
   }
 
   const Mesh& mesh_;
+  io::AtomicFile* file_ = nullptr;  // write()'s file, for the sections formatted on all cores
+  io::FloatFormat float_format_;
   int dim_ = 2;
   std::vector<bool> is_condition_;
   std::vector<std::int64_t> first_id_;
@@ -348,8 +372,9 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   Writer writer(mesh);
   io::AtomicFile file(path, kFormat);
   io::OutputBuffer out(file);
-  out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt, when given
-  writer.write(out);
+  const io::FloatFormat float_format = io::parse_float_format(options.get("float_fmt", ""));  // meshio's float_fmt, when given
+  out.set_float_format(float_format);
+  writer.write(out, file, float_format);
   out.flush();
   file.commit();
 }

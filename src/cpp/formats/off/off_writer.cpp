@@ -10,6 +10,9 @@
 // Cells must be vertex, line, triangle, quad or polygon (meshio writes triangles only and
 // drops the rest; a silent drop would lose data, so other types are a WriteError). Other
 // data, field data and regions have no place in OFF and are not written.
+// Vertex and face lines are formatted on all cores (io/output/parallel_rows.hpp), in file
+// order at any thread count.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -17,6 +20,7 @@
 
 #include "formats/off/off.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "io/cells/face_blocks.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -60,31 +64,61 @@ void write_header(io::OutputBuffer& out, const Mesh& mesh, const VertexColumns& 
   out.text(" 0\n");
 }
 
-void write_vertices(io::OutputBuffer& out, const Mesh& mesh, const VertexColumns& columns) {
-  const bool pad_z = mesh.points.row_width() == 2;
-  for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
-    io::put_row(out, mesh.points, i);
-    if (pad_z) out.text(" 0");
-    for (const NDArray* column : {columns.normals, columns.colors, columns.texcoords})
-      if (column != nullptr) io::put_row(out, *column, i, io::NanValues::skip);
-    out.put('\n');
-  }
+// Row `row` of `array` at p as io::put_row writes it (each value after a blank); returns the end.
+char* put_array_row(char* p, const NDArray& array, std::int64_t row, io::NanValues nan_values) {
+  visit_dtype(array.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const std::int64_t width = array.row_width();
+    p = io::put_values(p, static_cast<const T*>(array.data()) + row * width, width, nan_values);
+  });
+  return p;
 }
 
-void write_faces(io::OutputBuffer& out, const Mesh& mesh) {
+// Room for put_array_row's text of one row of `array`.
+std::size_t longest_row(const NDArray& array) { return static_cast<std::size_t>(array.row_width()) * (io::kMaxNumberChars + 1); }
+
+void write_vertices(io::OutputBuffer& out, io::AtomicFile& file, const Mesh& mesh, const VertexColumns& columns) {
+  const bool pad_z = mesh.points.row_width() == 2;
+  std::size_t longest = longest_row(mesh.points) + 3;
+  for (const NDArray* column : {columns.normals, columns.colors, columns.texcoords})
+    if (column != nullptr) longest += longest_row(*column);
+  io::write_rows_in_parallel(out, file, mesh.num_points(), longest, [&](char* p, std::int64_t i) {
+    p = put_array_row(p, mesh.points, i, io::NanValues::write);
+    if (pad_z) p = io::put_text(p, " 0");
+    for (const NDArray* column : {columns.normals, columns.colors, columns.texcoords})
+      if (column != nullptr) p = put_array_row(p, *column, i, io::NanValues::skip);
+    *p++ = '\n';
+    return p;
+  });
+}
+
+// The most corners a cell of `block` has.
+std::int64_t max_corners(const CellBlock& block) {
+  if (!block.is_ragged()) return block.connectivity.row_width();
+  const std::int64_t* offsets = block.offsets.data_as<std::int64_t>();
+  std::int64_t most = 0;
+  for (std::int64_t cell = 0; cell < block.num_cells(); ++cell) most = std::max(most, offsets[cell + 1] - offsets[cell]);
+  return most;
+}
+
+void write_faces(io::OutputBuffer& out, io::AtomicFile& file, const Mesh& mesh) {
   const std::vector<NDArray>* colors = face_colors(mesh);
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const CellBlock& block = mesh.cells[b];
-    for (std::int64_t cell = 0; cell < block.num_cells(); ++cell) {
+    const NDArray* color = colors != nullptr ? &(*colors)[b] : nullptr;
+    const std::size_t longest = static_cast<std::size_t>(1 + max_corners(block)) * (io::kMaxNumberChars + 1) +
+                                (color != nullptr ? longest_row(*color) : 0) + 1;
+    io::write_rows_in_parallel(out, file, block.num_cells(), longest, [&](char* p, std::int64_t cell) {
       const auto corners = io::cell_nodes(block, cell);
-      out.number(static_cast<std::int64_t>(corners.size()));
+      p = io::put_number(p, static_cast<std::int64_t>(corners.size()));
       for (std::int64_t corner : corners) {
-        out.put(' ');
-        out.number(corner);
+        *p++ = ' ';
+        p = io::put_number(p, corner);
       }
-      if (colors != nullptr) io::put_row(out, (*colors)[b], cell, io::NanValues::skip);
-      out.put('\n');
-    }
+      if (color != nullptr) p = put_array_row(p, *color, cell, io::NanValues::skip);
+      *p++ = '\n';
+      return p;
+    });
   }
 }
 
@@ -102,8 +136,8 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions&) {
   io::AtomicFile file(path, kFormat);
   io::OutputBuffer out(file);
   write_header(out, mesh, columns);
-  write_vertices(out, mesh, columns);
-  write_faces(out, mesh);
+  write_vertices(out, file, mesh, columns);
+  write_faces(out, file, mesh);
   out.flush();
   file.commit();
 }

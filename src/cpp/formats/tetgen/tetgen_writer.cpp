@@ -12,16 +12,21 @@
 // data) first, then every other numeric cell data with one row per cell, column by column.
 // Field data and regions have no place in TetGen (regions are only reflected through
 // "tetgen:ref").
+// Node and element lines are formatted on all cores (io/output/parallel_rows.hpp), in file order
+// at any thread count.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "formats/tetgen/tetgen.hpp"
 #include "formats/tetgen/tetgen_paths.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/float_format.hpp"
+#include "io/output/parallel_rows.hpp"
 
 namespace meshioplusplus::tetgen {
 namespace {
@@ -90,7 +95,32 @@ std::string name_list(const std::vector<std::string>& names) {
   return text;
 }
 
-void write_nodes(io::OutputBuffer& out, const Mesh& mesh) {
+// Row `row` of `array` at p as io::put_row writes it through an OutputBuffer printing floats as
+// `format` (each value after a blank); returns the end.
+char* put_array_row(char* p, const NDArray& array, std::int64_t row, const io::FloatFormat& format) {
+  visit_dtype(array.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const std::int64_t width = array.row_width();
+    const T* values = static_cast<const T*>(array.data()) + row * width;
+    if constexpr (std::is_floating_point_v<T>)
+      if (!format.shortest) {
+        for (std::int64_t i = 0; i < width; ++i) {
+          *p++ = ' ';
+          p = io::put_float(p, static_cast<double>(values[i]), format);
+        }
+        return;
+      }
+    p = io::put_values(p, values, width);
+  });
+  return p;
+}
+
+// Room for one row of `array` as put_array_row writes it.
+std::size_t longest_row(const NDArray& array, const io::FloatFormat& format) {
+  return static_cast<std::size_t>(array.row_width()) * (io::max_float_chars(format) + 1);
+}
+
+void write_nodes(io::OutputBuffer& out, io::AtomicFile& file, const Mesh& mesh, const io::FloatFormat& format) {
   std::vector<Column> attrs, markers;
   point_columns(mesh, attrs, markers);
   std::int64_t num_attrs = 0;
@@ -108,16 +138,20 @@ void write_nodes(io::OutputBuffer& out, const Mesh& mesh) {
   out.put(' ');
   out.number(static_cast<std::int64_t>(markers.size()));
   out.put('\n');
-  for (std::int64_t i = 0; i < mesh.num_points(); ++i) {
-    out.number(i);
-    io::put_row(out, mesh.points, i);
-    for (const Column& column : attrs) io::put_row(out, *column.array, i);
-    for (const Column& column : markers) io::put_row(out, *column.array, i);
-    out.put('\n');
-  }
+  std::size_t longest = io::kMaxNumberChars + longest_row(mesh.points, format) + 1;
+  for (const Column& column : attrs) longest += longest_row(*column.array, format);
+  for (const Column& column : markers) longest += longest_row(*column.array, format);
+  io::write_rows_in_parallel(out, file, mesh.num_points(), longest, [&](char* p, std::int64_t i) {
+    p = io::put_number(p, i);
+    p = put_array_row(p, mesh.points, i, format);
+    for (const Column& column : attrs) p = put_array_row(p, *column.array, i, format);
+    for (const Column& column : markers) p = put_array_row(p, *column.array, i, format);
+    *p++ = '\n';
+    return p;
+  });
 }
 
-void write_elements(io::OutputBuffer& out, const Mesh& mesh) {
+void write_elements(io::OutputBuffer& out, io::AtomicFile& file, const Mesh& mesh) {
   const std::vector<CellColumn> columns = cell_columns(mesh);
   std::vector<std::string> names;
   // Widths must agree between blocks for the column count to be one number.
@@ -136,18 +170,23 @@ void write_elements(io::OutputBuffer& out, const Mesh& mesh) {
   out.text(" 4 ");
   out.number(num_attrs);
   out.put('\n');
+  const io::FloatFormat shortest;  // the .ele file's numbers: float_fmt is for the .node file
   std::int64_t index = 0;
   for (std::size_t b = 0; b < mesh.cells.size(); ++b) {
     const std::int64_t* nodes = mesh.cells[b].connectivity.data_as<std::int64_t>();
-    for (std::int64_t row = 0; row < mesh.cells[b].num_cells(); ++row, ++index) {
-      out.number(index);
+    std::size_t longest = 5 * (io::kMaxNumberChars + 1) + 1;
+    for (const CellColumn& column : columns) longest += longest_row((*column.arrays)[b], shortest);
+    io::write_rows_in_parallel(out, file, mesh.cells[b].num_cells(), longest, [&](char* p, std::int64_t row) {
+      p = io::put_number(p, index + row);
       for (int k = 0; k < 4; ++k) {
-        out.put(' ');
-        out.number(nodes[row * 4 + k]);
+        *p++ = ' ';
+        p = io::put_number(p, nodes[row * 4 + k]);
       }
-      for (const CellColumn& column : columns) io::put_row(out, (*column.arrays)[b], row);
-      out.put('\n');
-    }
+      for (const CellColumn& column : columns) p = put_array_row(p, (*column.arrays)[b], row, shortest);
+      *p++ = '\n';
+      return p;
+    });
+    index += mesh.cells[b].num_cells();
   }
 }
 
@@ -164,13 +203,14 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   io::AtomicFile ele_file(*stem + ".ele", kFormat);
   {
     io::OutputBuffer out(node_file);
-    out.set_float_format(io::parse_float_format(options.get("float_fmt", "")));  // meshio's float_fmt, when given
-    write_nodes(out, mesh);
+    const io::FloatFormat float_format = io::parse_float_format(options.get("float_fmt", ""));  // meshio's float_fmt, when given
+    out.set_float_format(float_format);
+    write_nodes(out, node_file, mesh, float_format);
     out.flush();
   }
   {
     io::OutputBuffer out(ele_file);
-    write_elements(out, mesh);
+    write_elements(out, ele_file, mesh);
     out.flush();
   }
   node_file.commit();
