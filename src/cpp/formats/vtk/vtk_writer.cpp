@@ -27,8 +27,10 @@
 //    string_field_data and regions have no place in a legacy file and are not written.
 //
 // Binary values are converted to big-endian chunk by chunk while they stream out, so no
-// array is copied whole; everything goes through a temporary file renamed over the target
+// array is copied whole; ASCII lines are formatted on all cores (io/output/parallel_rows.hpp),
+// in file order, so the file is the same at any thread count; everything goes through a temporary file renamed over the target
 // on success (io::AtomicFile), so a failed write leaves an existing file untouched.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -44,6 +46,7 @@
 #include "formats/vtk/vtk.hpp"
 #include "formats/vtk/vtk_common.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "io/source/byte_order.hpp"
 #include "io/vtk/vtk_cells.hpp"
 #include "io/vtk/vtk_face_stream.hpp"
@@ -117,11 +120,47 @@ void push_values(ValueSink<T>& sink, const NDArray& array, std::int64_t per_line
   }
 }
 
-// All `parts` (same dtype) as one array body, `per_line` values to an ASCII line.
-void write_values(io::OutputBuffer& out, bool binary, std::span<const NDArray> parts, std::int64_t per_line) {
+// Room for one ASCII value and the blank before it.
+constexpr std::size_t kValueRoom = io::kMaxNumberChars + 1;
+
+// `count` values as ValueSink writes them with end_line() after every `per_line`-th: the lines
+// formatted on all cores. `line_open` says whether the line before them is still open (its
+// first value then follows a blank) and, on return, whether the last line is.
+template <class T>
+void write_ascii_run(io::OutputBuffer& out, io::AtomicFile& file, const T* values, std::int64_t count,
+                     std::int64_t per_line, bool& line_open) {
+  if (count <= 0) return;
+  const bool joins = line_open;
+  const std::int64_t lines = (count + per_line - 1) / per_line;
+  io::write_rows_in_parallel(out, file, lines, static_cast<std::size_t>(per_line) * kValueRoom + 1,
+                             [&](char* p, std::int64_t line) {
+                               const std::int64_t first = line * per_line, end = std::min(count, first + per_line);
+                               for (std::int64_t i = first; i < end; ++i) {
+                                 if (i != first || (line == 0 && joins)) *p++ = ' ';
+                                 p = io::put_number(p, values[i]);
+                               }
+                               if (end % per_line == 0) *p++ = '\n';
+                               return p;
+                             });
+  line_open = count % per_line != 0;
+}
+
+// All `parts` (same dtype) as one array body, `per_line` values to an ASCII line (the count
+// starting again with each part, as a part's values follow an open line of the one before).
+void write_values(io::OutputBuffer& out, io::AtomicFile& file, bool binary, std::span<const NDArray> parts,
+                  std::int64_t per_line) {
   if (parts.empty()) return;
   visit_dtype(parts.front().dtype(), [&](auto tag) {
     using T = decltype(tag);
+    // A line longer than a chunk (tuples of thousands of components) would need a buffer of
+    // its own per thread: such arrays stream out value by value, as binary ones do.
+    if (!binary && static_cast<std::size_t>(per_line) * kValueRoom <= io::kChunkBytes) {
+      bool line_open = false;
+      for (const NDArray& part : parts)
+        write_ascii_run(out, file, part.data_as<T>(), static_cast<std::int64_t>(part.size()), per_line, line_open);
+      if (line_open) out.put('\n');
+      return;
+    }
     ValueSink<T> sink(out, binary);
     for (const NDArray& part : parts) push_values(sink, part, per_line);
     sink.finish();
@@ -186,11 +225,18 @@ struct BlockCells {
   std::int64_t total_ids() const noexcept {
     return polyhedra ? polyhedra->total_size() : offsets ? offsets[count] - offsets[0] : count * nodes;
   }
+  std::int64_t longest() const noexcept {
+    if (!polyhedra && !offsets) return nodes;
+    std::int64_t most = 0;
+    for (std::int64_t cell = 0; cell < count; ++cell) most = std::max(most, size(cell));
+    return most;
+  }
 };
 
 class LegacyWriter {
  public:
-  LegacyWriter(io::OutputBuffer& out, bool binary, bool version5) : out_(out), binary_(binary), version5_(version5) {}
+  LegacyWriter(io::OutputBuffer& out, io::AtomicFile& file, bool binary, bool version5)
+      : out_(out), file_(file), binary_(binary), version5_(version5) {}
 
   void write(const Mesh& mesh) {
     out_.text(version5_ ? "# vtk DataFile Version 5.1\n" : "# vtk DataFile Version 4.2\n");
@@ -234,7 +280,7 @@ class LegacyWriter {
     const NDArray& first = parts.front();
     line({encode_name(name), count_text(components_of(first)), count_text(tuples),
           legacy_type_name(first.dtype(), version5_)});
-    write_values(out_, binary_, parts, ascii_line_width(first));
+    write_values(out_, file_, binary_, parts, ascii_line_width(first));
   }
 
   void write_points(const NDArray& points) {
@@ -245,6 +291,17 @@ class LegacyWriter {
       using T = decltype(tag);
       if constexpr (std::is_floating_point_v<T>) {
         const T* values = points.data_as<T>();
+        if (!binary_) {
+          io::write_rows_in_parallel(out_, file_, count, 3 * kValueRoom + 1, [&](char* p, std::int64_t row) {
+            for (std::int64_t axis = 0; axis < 3; ++axis) {
+              if (axis != 0) *p++ = ' ';
+              p = io::put_number(p, axis < dim ? values[row * dim + axis] : T{0});
+            }
+            *p++ = '\n';
+            return p;
+          });
+          return;
+        }
         ValueSink<T> sink(out_, binary_);
         for (std::int64_t p = 0; p < count; ++p) {
           for (std::int64_t axis = 0; axis < 3; ++axis) sink.push(axis < dim ? values[p * dim + axis] : T{0});
@@ -270,6 +327,20 @@ class LegacyWriter {
   void write_counted_cells(const std::vector<BlockCells>& blocks) {
     const std::int64_t cells = total_cells(blocks);
     line({"CELLS", count_text(cells), count_text(cells + total_ids(blocks))});
+    if (!binary_) {
+      for (const BlockCells& block : blocks)
+        io::write_rows_in_parallel(out_, file_, block.count, static_cast<std::size_t>(1 + block.longest()) * kValueRoom + 1,
+                                   [&block](char* p, std::int64_t c) {
+                                     p = io::put_number(p, static_cast<std::int32_t>(block.size(c)));
+                                     block.emit(c, [&p](std::int64_t value) {
+                                       *p++ = ' ';
+                                       p = io::put_number(p, static_cast<std::int32_t>(value));
+                                     });
+                                     *p++ = '\n';
+                                     return p;
+                                   });
+      return;
+    }
     ValueSink<std::int32_t> sink(out_, binary_);
     for (const BlockCells& block : blocks)
       for (std::int64_t c = 0; c < block.count; ++c) {
@@ -284,6 +355,10 @@ class LegacyWriter {
     const std::int64_t cells = total_cells(blocks);
     line({"CELLS", count_text(cells + 1), count_text(total_ids(blocks))});
     line({"OFFSETS", "vtktypeint64"});
+    if (!binary_) {
+      write_ascii_offsets_and_connectivity(blocks, cells);
+      return;
+    }
     {
       ValueSink<std::int64_t> sink(out_, binary_);
       std::int64_t written = 0, offset = 0;
@@ -309,8 +384,44 @@ class LegacyWriter {
     sink.finish();
   }
 
+  // The ASCII OFFSETS (kValuesPerAsciiLine to a line; the running sum of the cell sizes) and
+  // CONNECTIVITY (a line per cell, none for a cell without values) after the OFFSETS line.
+  void write_ascii_offsets_and_connectivity(const std::vector<BlockCells>& blocks, std::int64_t cells) {
+    std::vector<std::int64_t> offsets;
+    offsets.reserve(static_cast<std::size_t>(cells) + 1);
+    offsets.push_back(0);
+    for (const BlockCells& block : blocks)
+      for (std::int64_t c = 0; c < block.count; ++c) offsets.push_back(offsets.back() + block.size(c));
+    bool line_open = false;
+    write_ascii_run(out_, file_, offsets.data(), static_cast<std::int64_t>(offsets.size()), kValuesPerAsciiLine, line_open);
+    if (line_open) out_.put('\n');
+    line({"CONNECTIVITY", "vtktypeint64"});
+    for (const BlockCells& block : blocks)
+      io::write_rows_in_parallel(out_, file_, block.count, static_cast<std::size_t>(block.longest()) * kValueRoom + 1,
+                                 [&block](char* p, std::int64_t c) {
+                                   char* const start = p;
+                                   block.emit(c, [&](std::int64_t value) {
+                                     if (p != start) *p++ = ' ';
+                                     p = io::put_number(p, value);
+                                   });
+                                   if (p != start) *p++ = '\n';
+                                   return p;
+                                 });
+  }
+
   void write_cell_types(const std::vector<BlockCells>& blocks) {
     line({"CELL_TYPES", count_text(total_cells(blocks))});
+    if (!binary_) {
+      for (const BlockCells& block : blocks) {
+        char line_text[io::kMaxNumberChars + 1];
+        char* end = io::put_number(line_text, block.vtk_id);
+        *end++ = '\n';
+        const std::string_view text(line_text, static_cast<std::size_t>(end - line_text));
+        io::write_rows_in_parallel(out_, file_, block.count, text.size(),
+                                   [&text](char* p, std::int64_t) { return io::put_text(p, text); });
+      }
+      return;
+    }
     ValueSink<std::int32_t> sink(out_, binary_);
     for (const BlockCells& block : blocks)
       for (std::int64_t c = 0; c < block.count; ++c) {
@@ -346,12 +457,12 @@ class LegacyWriter {
         case Layout::scalars:
           line({"SCALARS", encode_name(array.name), type, "1"});
           line({"LOOKUP_TABLE", "default"});
-          write_values(out_, binary_, array.parts, 1);
+          write_values(out_, file_, binary_, array.parts, 1);
           ++i;
           break;
         case Layout::tensors:
           line({"TENSORS", encode_name(array.name), type});
-          write_values(out_, binary_, array.parts, 3);
+          write_values(out_, file_, binary_, array.parts, 3);
           ++i;
           break;
         case Layout::field: {
@@ -366,6 +477,7 @@ class LegacyWriter {
   }
 
   io::OutputBuffer& out_;
+  io::AtomicFile& file_;  // what out_ writes to: ASCII lines formatted on all cores go straight there
   bool binary_;
   bool version5_;
 };
@@ -427,7 +539,7 @@ void write(const std::string& path, const Mesh& mesh, const WriteOptions& option
   check_writable(mesh, version5);
   io::AtomicFile file(path, detail::kFormatName);
   io::OutputBuffer out(file);
-  LegacyWriter(out, binary, version5).write(mesh);
+  LegacyWriter(out, file, binary, version5).write(mesh);
   out.flush();
   file.commit();
 }

@@ -1,8 +1,9 @@
 // The writing side of the VTK XML <DataArray> layer: the write options, the plans shared by
 // every file kind (points, point/cell/field data), the size headers and compressed blocks of
-// binary arrays (compressed on every core), and the document streamed out atomically as ascii,
-// inline base64 or appended raw data. Split from the reader (vtk_xml_data.cpp and the files it
-// names) so that no file passes the project's 1,000-line limit.
+// binary arrays (compressed on every core), and the document streamed out atomically as ascii
+// (its lines formatted on every core), inline base64 or appended raw data. Split from the
+// reader (vtk_xml_data.cpp and the files it names) so that no file passes the project's
+// 1,000-line limit.
 #include "io/vtk/vtk_xml_data.hpp"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "core/parallel_ranges.hpp"
 #include "io/codecs/base64.hpp"
 #include "io/output/atomic_file.hpp"
+#include "io/output/parallel_rows.hpp"
 #include "io/source/byte_order.hpp"
 #include "meshioplusplus/errors.hpp"
 
@@ -134,7 +136,8 @@ NDArray padded_to_3d(const NDArray& points) {
 
 class DocumentWriter {
  public:
-  DocumentWriter(OutputBuffer& out, const WriteSettings& settings) : out_(out), settings_(settings) {}
+  DocumentWriter(OutputBuffer& out, AtomicFile& file, const WriteSettings& settings)
+      : out_(out), file_(file), settings_(settings) {}
 
   void write(const DocumentPlan& plan) {
     write_prologue(plan.type);
@@ -239,15 +242,52 @@ class DocumentWriter {
     out_.text(">\n");
   }
 
+  // `per_line` values to a line, each line indented, the values running on across segments
+  // (the blocks' parts of one array); the lines are formatted on all cores
+  // (io/output/parallel_rows.hpp), in file order at any thread count.
   void write_ascii_values(std::string_view indent, const ArrayPlan& array) {
-    const auto per_line = static_cast<std::size_t>(array.components > 1 ? array.components : kAsciiValuesPerLine);
+    const auto per_line = static_cast<std::int64_t>(array.components > 1 ? array.components : kAsciiValuesPerLine);
+    // A line longer than a chunk (tuples of thousands of components) would need a buffer of
+    // its own per thread: such arrays stream out value by value.
+    if (static_cast<std::size_t>(per_line) * (kMaxNumberChars + 1) > kChunkBytes)
+      return write_ascii_values_sequentially(indent, array, static_cast<std::size_t>(per_line));
+    visit_dtype(array.dtype, [&](auto tag) {
+      using Value = decltype(tag);
+      // Values before each segment, and in all of them (the last entry).
+      std::vector<std::int64_t> starts{0};
+      starts.reserve(array.segments.size() + 1);
+      for (ByteSpan segment : array.segments)
+        starts.push_back(starts.back() + static_cast<std::int64_t>(segment.size() / sizeof(Value)));
+      const std::int64_t total = starts.back();
+      const std::int64_t lines = (total + per_line - 1) / per_line;
+      const std::size_t longest = indent.size() + 2 + static_cast<std::size_t>(per_line) * (kMaxNumberChars + 1) + 1;
+      write_rows_in_parallel(out_, file_, lines, longest, [&](char* p, std::int64_t line) {
+        const std::int64_t first = line * per_line, end = std::min(total, first + per_line);
+        auto segment = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), first) - starts.begin() - 1);
+        p = put_text(p, indent);
+        p = put_text(p, "  ");
+        for (std::int64_t at = first; at < end; ++at) {
+          while (at >= starts[segment + 1]) ++segment;  // past the end of this one (or an empty one)
+          Value value;
+          std::memcpy(&value, array.segments[segment].data() + static_cast<std::size_t>(at - starts[segment]) * sizeof(Value),
+                      sizeof(Value));  // segments need not be aligned
+          if (at != first) *p++ = ' ';
+          p = put_number(p, value);
+        }
+        *p++ = '\n';
+        return p;
+      });
+    });
+  }
+
+  void write_ascii_values_sequentially(std::string_view indent, const ArrayPlan& array, std::size_t per_line) {
     std::size_t column = 0;
     visit_dtype(array.dtype, [&](auto tag) {
       using Value = decltype(tag);
       for (ByteSpan segment : array.segments) {
         for (std::size_t at = 0; at + sizeof(Value) <= segment.size(); at += sizeof(Value)) {
           Value value;
-          std::memcpy(&value, segment.data() + at, sizeof(Value));  // segments need not be aligned
+          std::memcpy(&value, segment.data() + at, sizeof(Value));
           if (column == 0) {
             out_.text(indent);
             out_.text("  ");
@@ -302,6 +342,7 @@ class DocumentWriter {
   }
 
   OutputBuffer& out_;
+  AtomicFile& file_;  // what out_ writes to: ascii lines formatted on all cores go straight there
   const WriteSettings& settings_;
 };
 
@@ -425,7 +466,7 @@ void write_document(const std::string& path, std::string_view format, DocumentPl
     }
     AtomicFile file(path, format);
     OutputBuffer out(file);
-    DocumentWriter(out, settings).write(plan);
+    DocumentWriter(out, file, settings).write(plan);
     out.flush();
     file.commit();
   } catch (const MeshIOError&) {
