@@ -349,7 +349,10 @@ namespace {
 
 // static_cast<std::int64_t>(std::floor(q)) without the call into libm (the build targets plain
 // x86-64, which has no rounding instruction): the same value wherever that one is defined.
+// NaN and values past int64's range (a NaN point; a coordinate over 2^63 tolerances) give
+// INT64_MIN, what x86-64's conversion gives them, without the undefined cast.
 inline std::int64_t floor_to_int(double q) noexcept {
+  if (!(q >= -0x1p63 && q < 0x1p63)) return INT64_MIN;
   const auto truncated = static_cast<std::int64_t>(q);
   return truncated - (truncated != INT64_MIN && static_cast<double>(truncated) > q ? 1 : 0);
 }
