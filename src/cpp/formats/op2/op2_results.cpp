@@ -115,11 +115,16 @@ Layout element_layout(std::int32_t type) {
   }
 }
 
-bool layout_fits(Layout layout, std::int32_t num_wide) {
+// Whether `num_wide` words are an entry of `layout` with `point_words` words per solid point
+// after the 4 of the head (real 21, complex 13) and `fibre_words` per shell fibre (real 8,
+// complex 7: distance, then real and imaginary of xx, yy, xy pairwise): a shell is its id and
+// two fibres, a shell with corner points 2 words and per point the grid and two fibres.
+bool layout_fits(Layout layout, std::int32_t num_wide, std::int32_t point_words, std::int32_t fibre_words) {
+  const std::int32_t shell_point = 1 + 2 * fibre_words;
   switch (layout) {
-    case Layout::solid: return num_wide >= 25 && (num_wide - 4) % 21 == 0;
-    case Layout::shell: return num_wide == 17;
-    case Layout::shell_points: return num_wide >= 19 && (num_wide - 2) % 17 == 0;
+    case Layout::solid: return num_wide >= 4 + point_words && (num_wide - 4) % point_words == 0;
+    case Layout::shell: return num_wide == shell_point;
+    case Layout::shell_points: return num_wide >= 2 + shell_point && (num_wide - 2) % shell_point == 0;
     case Layout::none: return false;
   }
   return false;
@@ -128,18 +133,6 @@ bool layout_fits(Layout layout, std::int32_t num_wide) {
 // Random tables: CQUAD4 33 / CTRIA3 74 only, 4 words per fibre, or 5 with von Mises.
 bool random_layout_fits(Layout layout, std::int32_t num_wide) {
   return layout == Layout::shell && (num_wide == 9 || num_wide == 11);
-}
-
-// Complex tables, by element layout: solids 13 words per point (grid, six real parts, six
-// imaginary parts), shells 7 per fibre (distance, then real and imaginary of xx, yy, xy).
-bool complex_layout_fits(Layout layout, std::int32_t num_wide) {
-  switch (layout) {
-    case Layout::solid: return num_wide >= 17 && (num_wide - 4) % 13 == 0;
-    case Layout::shell: return num_wide == 15;
-    case Layout::shell_points: return num_wide >= 17 && (num_wide - 2) % 15 == 0;
-    case Layout::none: return false;
-  }
-  return false;
 }
 
 // key_word: table-3 word 5 (SORT1) or an entry's first word (SORT2), the same bits.
@@ -419,8 +412,8 @@ std::vector<Step> find_steps(const File& file) {
       } else {
         const Layout layout = element_layout(block.element_type);
         const bool fits = random        ? random_layout_fits(layout, block.num_wide)
-                          : format == 1 ? layout_fits(layout, block.num_wide)
-                                        : complex_layout_fits(layout, block.num_wide);
+                          : format == 1 ? layout_fits(layout, block.num_wide, 21, 8)
+                                        : layout_fits(layout, block.num_wide, 13, 7);
         if (table_code != 5 || !fits) continue;
         block.nodal = false;
         block.name = table.name.starts_with("OSTR") ? "strain" : "stress";
