@@ -243,6 +243,17 @@ void read_nodal(const File& file, const Geometry& g, const ResultBlock& block, c
   }
 }
 
+// The step's per-block cell arrays `names` (made where missing, NaN-filled): the first
+// `tensors` (n, 6), the rest (n,). Created first, looked up after: adding an array moves the
+// list's vectors.
+std::vector<std::vector<NDArray>*> cell_results(TimeStep& out, const Geometry& g, const std::vector<std::string>& names,
+                                                std::size_t tensors) {
+  for (std::size_t k = 0; k < names.size(); ++k) io::nastran_cell_results(out.cell_data, names[k], g.mesh, k < tensors ? 6 : 1);
+  std::vector<std::vector<NDArray>*> arrays;
+  for (const std::string& name : names) arrays.push_back(out.cell_data.find(name));
+  return arrays;
+}
+
 void read_element(const File& file, const Geometry& g, const ResultBlock& block, const Words& w, TimeStep& out) {
   const Layout layout = element_layout(block.element_type);
   const Entries e = entries_of(file, block, w, static_cast<std::size_t>(block.num_wide), "element");
@@ -299,10 +310,7 @@ void read_random_element(const File& file, const Geometry& g, const ResultBlock&
   const std::string vm_name = block.name == "strain" ? "strain_von_mises" : "von_mises";
   std::vector<std::string> names = {block.name + suffix, block.name + "_z2" + suffix};
   if (von_mises) names.insert(names.end(), {vm_name + suffix, vm_name + "_z2" + suffix});
-  // Created first, looked up after: adding an array moves the list's vectors.
-  for (std::size_t k = 0; k < names.size(); ++k) io::nastran_cell_results(out.cell_data, names[k], g.mesh, k < 2 ? 6 : 1);
-  std::vector<std::vector<NDArray>*> arrays;
-  for (const std::string& name : names) arrays.push_back(out.cell_data.find(name));
+  const std::vector<std::vector<NDArray>*> arrays = cell_results(out, g, names, 2);
   for (std::size_t at = e.begin; at < e.end; at += e.wide) {
     const std::int64_t element = g.elements.find(e.id(w, at));
     if (element < 0) continue;  // an element of a card the mesh leaves out
@@ -329,10 +337,7 @@ void read_complex_element(const File& file, const Geometry& g, const ResultBlock
   const bool solid = layout == Layout::solid;
   std::vector<std::string> names = {block.name + "_real", block.name + "_imag"};
   if (!solid) names.insert(names.end(), {block.name + "_z2_real", block.name + "_z2_imag"});
-  // Created first, looked up after: adding an array moves the list's vectors.
-  for (const std::string& name : names) io::nastran_cell_results(out.cell_data, name, g.mesh, 6);
-  std::vector<std::vector<NDArray>*> arrays;
-  for (const std::string& name : names) arrays.push_back(out.cell_data.find(name));
+  const std::vector<std::vector<NDArray>*> arrays = cell_results(out, g, names, names.size());
   for (std::size_t at = e.begin; at < e.end; at += e.wide) {
     const std::int64_t element = g.elements.find(e.id(w, at));
     if (element < 0) continue;  // an element of a card the mesh leaves out
