@@ -18,13 +18,11 @@
 #include "meshioplusplus/ndarray.hpp"
 #include "meshioplusplus/threads.hpp"
 #include "support/test_support.hpp"
+#include "support/hdf5_skip.hpp"
 
 namespace hdf5 = meshioplusplus::io::hdf5;
 using namespace meshioplusplus;
 using namespace meshioplusplus::testing_support;
-
-#define SKIP_WITHOUT_HDF5() \
-  if (!hdf5::available()) GTEST_SKIP() << "built without HDF5 (install libhdf5-dev and rebuild)"
 
 namespace {
 

@@ -10,12 +10,10 @@
 #include "meshioplusplus/errors.hpp"
 #include "support/test_data.hpp"
 #include "support/test_support.hpp"
+#include "support/hdf5_skip.hpp"
 
 using namespace meshioplusplus;
 using namespace meshioplusplus::testing_support;
-
-#define SKIP_WITHOUT_HDF5() \
-  if (!io::hdf5::available()) GTEST_SKIP() << "built without HDF5 (install libhdf5-dev and rebuild)"
 
 TEST(H5m, RoundTripsTagsAndBlocks) {
   SKIP_WITHOUT_HDF5();

@@ -12,9 +12,7 @@
 
 #include "io/hdf5/hdf5_file.hpp"
 #include "support/test_support.hpp"
-
-#define SKIP_WITHOUT_HDF5() \
-  if (!io::hdf5::available()) GTEST_SKIP() << "built without HDF5"
+#include "support/hdf5_skip.hpp"
 
 namespace meshioplusplus::testing_support {
 

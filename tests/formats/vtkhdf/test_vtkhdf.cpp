@@ -8,12 +8,10 @@
 #include "io/hdf5/hdf5_file.hpp"
 #include "meshioplusplus/errors.hpp"
 #include "support/test_support.hpp"
+#include "support/hdf5_skip.hpp"
 
 using namespace meshioplusplus;
 using namespace meshioplusplus::testing_support;
-
-#define SKIP_WITHOUT_HDF5() \
-  if (!io::hdf5::available()) GTEST_SKIP() << "built without HDF5 (install libhdf5-dev and rebuild)"
 
 TEST(Vtkhdf, ReadsTheCorpusFileWithTheReferenceCounts) {
   SKIP_WITHOUT_CORPUS_FILE("vtkhdf/can-vtu.hdf");

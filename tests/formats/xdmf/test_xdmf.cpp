@@ -14,13 +14,11 @@
 #include "meshioplusplus/registry.hpp"
 #include "meshioplusplus/time_series.hpp"
 #include "support/test_support.hpp"
+#include "support/hdf5_skip.hpp"
 
 using namespace meshioplusplus;
 using namespace meshioplusplus::testing_support;
 namespace fs = std::filesystem;
-
-#define SKIP_WITHOUT_HDF5() \
-  if (!io::hdf5::available()) GTEST_SKIP() << "built without HDF5 (install libhdf5-dev and rebuild)"
 
 namespace {
 
